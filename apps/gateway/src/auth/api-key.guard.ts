@@ -1,0 +1,39 @@
+import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { API_KEY_PATTERN, DomainError } from '@dossier/domain';
+import { ApiKeysRepository } from '@dossier/persistence';
+import { IS_PUBLIC } from './public.decorator';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The one global guard: every route needs a live API key unless it is marked @Public(). */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  private readonly logger = new Logger(ApiKeyGuard.name);
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const header = request.headers.authorization;
+    if (!header) throw new DomainError('unauthorized', 'send your API key as Authorization: Bearer <API_KEY>');
+    const match = BEARER.exec(header);
+    if (!match?.[1]) throw new DomainError('unauthorized', 'the Authorization header must be: Bearer <API_KEY>');
+    const key = match[1];
+    if (!API_KEY_PATTERN.test(key)) throw new DomainError('unauthorized', 'the API key is not valid');
+    const found = await this.keys.authenticate(key);
+    if (!found) throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
+    request.auth = { keyId: found.key_id, accountId: found.account_id };
+    if (found.stale) {
+      // Best effort and off the hot path: last_used_at is informational (minute resolution).
+      this.keys.touch(found.key_id).catch((err: unknown) => this.logger.warn(`could not touch key: ${String(err)}`));
+    }
+    return true;
+  }
+}

@@ -1,0 +1,114 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { DomainError } from '@dossier/domain';
+import { CurrentAuth, type AuthContext } from './auth-context';
+import { Public } from './public.decorator';
+import { AuthService } from './auth.service';
+import { parseBody } from '../http/validation';
+import { ApiDoc } from '../openapi/api-doc.decorator';
+import {
+  accountResponse,
+  createKeyBody,
+  keyIssuedResponse,
+  keyListResponse,
+  keyRevokedResponse,
+  loginBody,
+  registerBody,
+  registerResponse,
+} from './auth.schema';
+
+const KEY_ID = /^key_[0-9A-Za-z]{1,64}$/;
+
+@Controller('v1')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Public()
+  @Post('auth/register')
+  @HttpCode(201)
+  @ApiDoc({
+    tag: 'auth',
+    summary: 'Create an account',
+    description: 'Returns the first API key (shown once) and the signup credit grant. `passwort` is accepted as an alias of `password`.',
+    auth: false,
+    body: registerBody,
+    status: 201,
+    response: registerResponse,
+    errors: ['invalid_json', 'validation_error', 'email_taken', 'unsupported_media_type', 'payload_too_large', 'rate_limited', 'unavailable'],
+  })
+  register(@Body() body: unknown) {
+    const { email, password } = parseBody(registerBody, body);
+    return this.auth.register(email, password);
+  }
+
+  @Public()
+  @Post('auth/login')
+  @HttpCode(200)
+  @ApiDoc({
+    tag: 'auth',
+    summary: 'Log in and get a new API key',
+    auth: false,
+    body: loginBody,
+    status: 200,
+    response: keyIssuedResponse,
+    errors: ['invalid_json', 'validation_error', 'invalid_credentials', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+  })
+  login(@Body() body: unknown) {
+    const { email, password } = parseBody(loginBody, body);
+    return this.auth.login(email, password);
+  }
+
+  @Get('auth/keys')
+  @ApiDoc({
+    tag: 'auth',
+    summary: "List the account's API keys",
+    status: 200,
+    response: keyListResponse,
+    errors: ['unauthorized', 'rate_limited', 'unavailable'],
+  })
+  listKeys(@CurrentAuth() auth: AuthContext) {
+    return this.auth.listKeys(auth.accountId);
+  }
+
+  @Post('auth/keys')
+  @HttpCode(201)
+  @ApiDoc({
+    tag: 'auth',
+    summary: 'Create an API key',
+    body: createKeyBody,
+    status: 201,
+    response: keyIssuedResponse,
+    errors: ['invalid_json', 'validation_error', 'unauthorized', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+  })
+  createKey(@CurrentAuth() auth: AuthContext, @Body() body: unknown) {
+    const { name } = parseBody(createKeyBody, body);
+    return this.auth.createKey(auth.accountId, name ?? null);
+  }
+
+  @Delete('auth/keys/:id')
+  @HttpCode(200)
+  @ApiDoc({
+    tag: 'auth',
+    summary: 'Revoke an API key',
+    description: 'The key is refused from the next request on. Revoking the key the request is made with is allowed.',
+    status: 200,
+    response: keyRevokedResponse,
+    pathParams: { id: 'key id (key_…)' },
+    errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
+  })
+  revokeKey(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
+    if (!KEY_ID.test(id)) throw new DomainError('not_found', 'no such key');
+    return this.auth.revokeKey(auth.accountId, id);
+  }
+
+  @Get('account')
+  @ApiDoc({
+    tag: 'account',
+    summary: 'The account and its credit balance',
+    status: 200,
+    response: accountResponse,
+    errors: ['unauthorized', 'rate_limited', 'unavailable'],
+  })
+  account(@CurrentAuth() auth: AuthContext) {
+    return this.auth.account(auth.accountId);
+  }
+}

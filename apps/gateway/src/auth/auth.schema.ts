@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+const str = () => z.string({ error: 'must be a string' });
+
+export const emailField = str()
+  .trim()
+  .min(1, 'must be a non-empty string')
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ error: 'must be an e-mail address' }));
+
+const passwordField = str().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters');
+
+export const registerBody = z
+  .object({
+    email: emailField,
+    password: passwordField.optional(),
+    /** German rendering of the same request; accepted as an alias. */
+    passwort: passwordField.optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.password === undefined && v.passwort === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['password'], message: 'is required' });
+    } else if (v.password !== undefined && v.passwort !== undefined && v.password !== v.passwort) {
+      ctx.addIssue({ code: 'custom', path: ['passwort'], message: 'differs from password; send only one of them' });
+    }
+  })
+  .transform((v) => ({ email: v.email, password: (v.password ?? v.passwort) as string }));
+
+export const loginBody = z
+  .object({ email: emailField, password: str().min(1, 'must be a non-empty string').max(128, 'must be at most 128 characters') })
+  .strict();
+
+export const createKeyBody = z
+  .object({ name: str().trim().min(1, 'must be a non-empty string').max(100, 'must be at most 100 characters').optional() })
+  .strict();
+
+const timestamp = z.string().describe('RFC 3339 UTC timestamp');
+
+export const accountSchema = z.object({ id: z.string(), email: z.string(), created_at: timestamp });
+
+export const registerResponse = z.object({
+  status: z.literal('success'),
+  account: accountSchema,
+  api_key: z.string().describe('dsk_… — shown once, store it'),
+  credits_remaining: z.number().int(),
+});
+
+export const keyIssuedResponse = z.object({
+  status: z.literal('success'),
+  api_key: z.string().describe('dsk_… — shown once, store it'),
+  key_id: z.string(),
+});
+
+export const keyView = z.object({
+  id: z.string(),
+  prefix: z.string(),
+  name: z.string().nullable(),
+  created_at: timestamp,
+  last_used_at: timestamp.nullable(),
+  revoked_at: timestamp.nullable(),
+});
+
+export const keyListResponse = z.object({ status: z.literal('success'), keys: z.array(keyView) });
+export const keyRevokedResponse = z.object({ status: z.literal('success'), key: keyView });
+
+export const accountResponse = z.object({
+  status: z.literal('success'),
+  account: accountSchema,
+  credits_remaining: z.number().int(),
+});

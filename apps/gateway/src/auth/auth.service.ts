@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@dossier/domain';
+import type { GatewayConfig } from '@dossier/config';
+import { AccountsRepository, ApiKeysRepository, type ApiKeyView } from '@dossier/persistence';
+import { GATEWAY_CONFIG } from '../infra/tokens';
+import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function keyViewOf(k: ApiKeyView) {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    created_at: k.created_at.toISOString(),
+    last_used_at: iso(k.last_used_at),
+    revoked_at: iso(k.revoked_at),
+  };
+}
+
+@Injectable()
+export class AuthService {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(AccountsRepository) private readonly accounts: AccountsRepository,
+    @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
+  ) {}
+
+  async register(email: string, password: string) {
+    const hash = await hashPassword(password);
+    const account = await this.accounts.create(email, hash, this.config.signupCredits);
+    const key = await this.keys.create(account.id, 'default');
+    return {
+      status: 'success' as const,
+      account: { id: account.id, email: account.email, created_at: account.created_at.toISOString() },
+      api_key: key.apiKey,
+      credits_remaining: account.balance,
+    };
+  }
+
+  /** Same answer, and about the same time, for an unknown e-mail and a wrong password. */
+  async login(email: string, password: string) {
+    const creds = await this.accounts.findCredentials(email);
+    const ok = await verifyPassword(password, creds?.password_hash ?? (await dummyPasswordHash()));
+    if (!creds || !ok) throw new DomainError('invalid_credentials', 'the e-mail or password is wrong');
+    const key = await this.keys.create(creds.id, 'login');
+    return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
+  }
+
+  async createKey(accountId: string, name: string | null) {
+    const key = await this.keys.create(accountId, name);
+    return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
+  }
+
+  async listKeys(accountId: string) {
+    const keys = await this.keys.list(accountId);
+    return { status: 'success' as const, keys: keys.map(keyViewOf) };
+  }
+
+  async revokeKey(accountId: string, keyId: string) {
+    const key = await this.keys.revoke(accountId, keyId);
+    if (!key) throw new DomainError('not_found', 'no such key');
+    return { status: 'success' as const, key: keyViewOf(key) };
+  }
+
+  async account(accountId: string) {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw new DomainError('unauthorized', 'the account no longer exists');
+    return {
+      status: 'success' as const,
+      account: { id: account.id, email: account.email, created_at: account.created_at.toISOString() },
+      credits_remaining: account.balance,
+    };
+  }
+}

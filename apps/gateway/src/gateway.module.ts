@@ -1,0 +1,35 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import type { GatewayConfig } from '@dossier/config';
+import { InfraModule } from './infra/infra.module';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { AuthController } from './auth/auth.controller';
+import { AuthService } from './auth/auth.service';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { LookupsController } from './lookups/lookups.controller';
+import { LookupsService } from './lookups/lookups.service';
+import { ResultWaiterService } from './lookups/result-waiter.service';
+import { QueuePressureService } from './lookups/queue-pressure.service';
+import { HealthController } from './health/health.controller';
+
+@Module({})
+export class GatewayModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [InfraModule.forRoot(config)],
+      controllers: [AuthController, LookupsController, HealthController],
+      providers: [
+        // Order matters: authenticate first, then rate-limit per key.
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        AuthService,
+        RateLimiterService,
+        LookupsService,
+        ResultWaiterService,
+        QueuePressureService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { Public } from '../auth/public.decorator';
+import { ApiDoc } from '../openapi/api-doc.decorator';
+import { DATA_SOURCE, REDIS } from '../infra/tokens';
+
+const CHECK_TIMEOUT_MS = 1000;
+
+const healthResponse = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional(),
+});
+
+async function probe(check: () => Promise<unknown>): Promise<'ok' | 'unavailable'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([check(), timeout]);
+    return 'ok';
+  } catch {
+    return 'unavailable';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  @Get('live')
+  @ApiDoc({ tag: 'operations', summary: 'Liveness: the process answers', auth: false, status: 200, response: healthResponse, errors: [] })
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiDoc({
+    tag: 'operations',
+    summary: 'Readiness: Redis and Postgres reachable (503 otherwise)',
+    auth: false,
+    status: 200,
+    response: healthResponse,
+    errors: [],
+  })
+  async ready(@Res() res: FastifyReply) {
+    const [postgres, redis] = await Promise.all([probe(() => this.db.query('SELECT 1')), probe(() => this.redis.ping())]);
+    const ok = postgres === 'ok' && redis === 'ok';
+    void res.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, redis } });
+  }
+}

@@ -1,0 +1,67 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, isDomainError, isInfrastructureError, type ErrorCode, type FieldIssue } from '@dossier/domain';
+
+/** The one table from error code to HTTP status. */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  invalid_json: 400,
+  validation_error: 400,
+  unauthorized: 401,
+  invalid_credentials: 401,
+  insufficient_credits: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  email_taken: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  unavailable: 503,
+  internal_error: 500,
+};
+
+export interface ErrorEnvelope {
+  status: 'error';
+  error: { code: ErrorCode; message: string; details?: FieldIssue[] };
+  request_id: string;
+}
+
+/** Fastify's own errors (raised before a handler runs) mapped onto contract codes. */
+const FASTIFY_CODES: Record<string, () => DomainError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new DomainError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new DomainError('payload_too_large', 'the body is larger than 64 KiB'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new DomainError('invalid_json', 'the body length does not match Content-Length'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new DomainError('invalid_json', 'the body is empty'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new DomainError('invalid_json', 'the body is not valid JSON'),
+};
+
+/**
+ * Turns anything thrown into a DomainError. Unknown errors become `internal_error` with a generic
+ * message: no stack trace, SQL or path ever reaches a client.
+ */
+export function toDomainError(err: unknown): DomainError {
+  if (isDomainError(err)) return err;
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
+  if (err instanceof SyntaxError) return new DomainError('invalid_json', 'the body is not valid JSON');
+  if (isInfrastructureError(err)) return DomainError.unavailable('a backing service is unavailable; try again shortly', err);
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    if (status === 404) return new DomainError('not_found', 'no such route');
+    if (status === 413) return new DomainError('payload_too_large', 'the body is larger than 64 KiB');
+    if (status === 415) return new DomainError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
+  }
+  const status = typeof err === 'object' && err !== null ? (err as { statusCode?: unknown }).statusCode : undefined;
+  if (status === 413) return new DomainError('payload_too_large', 'the body is larger than 64 KiB');
+  if (status === 415) return new DomainError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
+  return new DomainError('internal_error', 'an internal error occurred', { cause: err });
+}
+
+export function envelopeOf(err: DomainError, requestId: string): ErrorEnvelope {
+  return {
+    status: 'error',
+    error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
+    request_id: requestId,
+  };
+}

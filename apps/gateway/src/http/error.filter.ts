@@ -1,0 +1,46 @@
+import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '@dossier/domain';
+import { HTTP_STATUS, envelopeOf, toDomainError } from './error-envelope';
+import type { RouteTable } from './route-table';
+
+/** The one global filter: every failure leaves as the contract's error envelope. */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  constructor(private readonly routes: RouteTable) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    this.send(exception, request, reply);
+  }
+
+  send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    let error = toDomainError(exception);
+    if (error.code === 'not_found' && !(exception instanceof DomainError)) {
+      const allowed = this.routes.allowedMethods(request.url);
+      if (allowed.length > 0) {
+        error = new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`);
+        void reply.header('Allow', allowed.join(', '));
+      }
+    }
+    const status = HTTP_STATUS[error.code];
+    if (status >= 500) {
+      const cause = error.code === 'internal_error' ? exception : (error.cause ?? exception);
+      this.logger.error(
+        `request_id=${request.id} ${request.method} ${request.url} -> ${status} ${error.code}: ${describe(cause)}`,
+      );
+    }
+    if (error.code === 'unauthorized') void reply.header('WWW-Authenticate', 'Bearer realm="dossier"');
+    if (error.retryAfterS !== undefined) void reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
+    void reply.status(status).header('Content-Type', 'application/json; charset=utf-8').send(envelopeOf(error, String(request.id)));
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}${err.stack ? `\n${err.stack}` : ''}`;
+  return String(err);
+}

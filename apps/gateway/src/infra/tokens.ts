@@ -1,0 +1,5 @@
+/** Injection tokens for the gateway's infrastructure. */
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+export const DATA_SOURCE = Symbol('DATA_SOURCE');
+export const REDIS = Symbol('REDIS');
+export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');

@@ -1,0 +1,27 @@
+import { SetMetadata } from '@nestjs/common';
+import type { z } from 'zod';
+import type { ErrorCode } from '@dossier/domain';
+
+export const API_DOC = 'dossier:api-doc';
+
+/** What the OpenAPI document says about one route. The schemas are the ones the handler validates with. */
+export interface ApiDocOptions {
+  summary: string;
+  tag: 'auth' | 'account' | 'lookups' | 'operations';
+  description?: string;
+  body?: z.ZodType;
+  /** Success status and body schema. */
+  status: number;
+  response?: z.ZodType;
+  /** Additional success answers (e.g. 202 pending for lookups). */
+  alternatives?: { status: number; description: string; response: z.ZodType }[];
+  errors: ErrorCode[];
+  /** Bearer key required (default true). */
+  auth?: boolean;
+  /** Lookup endpoints take `Prefer` and `Idempotency-Key`. */
+  lookup?: boolean;
+  pathParams?: Record<string, string>;
+  contentType?: string;
+}
+
+export const ApiDoc = (options: ApiDocOptions): MethodDecorator => SetMetadata(API_DOC, options);

@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { LookupKind } from '@dossier/domain';
+import type { WorkerConfig } from '@dossier/config';
+import { lookupJobSchema, type LookupJob, type LookupJobOf, type LookupJobResult } from '@dossier/contracts';
+import type { Provider } from '@dossier/providers';
+import type { SearchesRepository } from '@dossier/persistence';
+import { fanOut } from '../fan-out/fan-out';
+
+/** The most a lookup's providers may take, all together. */
+const LOOKUP_DEADLINE_MS = 20_000;
+
+/**
+ * Processes one kind's jobs: parse the payload with the shared schema, fan out to the kind's
+ * providers, store the outcome and settle the credits in Postgres (idempotently), then complete
+ * with a pointer. A redelivered job finds its search settled and does nothing twice.
+ */
+export class LookupProcessor<K extends LookupKind> {
+  private readonly logger: Logger;
+
+  constructor(
+    readonly kind: K,
+    private readonly providers: readonly Provider<K>[],
+    private readonly searches: SearchesRepository,
+    private readonly settings: Readonly<Record<string, string | undefined>>,
+    private readonly testHold: WorkerConfig['testHold'],
+  ) {
+    this.logger = new Logger(`${kind}-lookup`);
+  }
+
+  async process(job: Job<unknown>): Promise<LookupJobResult> {
+    const parsed = lookupJobSchema.safeParse(job.data);
+    if (!parsed.success || parsed.data.kind !== this.kind) {
+      throw new UnrecoverableError(`job ${job.id} has an invalid ${this.kind} payload`);
+    }
+    const data = parsed.data as LookupJobOf<K>;
+    if (job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0) {
+      // A retry or a redelivery after a crash: the search may already be settled.
+      const status = await this.searches.statusOf(data.search_id);
+      if (status === 'succeeded' || status === 'failed') return this.pointer(data, status);
+    }
+    await this.hold('before');
+
+    const outcome = await fanOut(this.kind, data.input, this.providers, {
+      settings: this.settings,
+      deadlineMs: LOOKUP_DEADLINE_MS,
+      onError: (provider, error) => this.logger.warn(`search ${data.search_id}: ${provider} failed: ${String(error)}`),
+    });
+    if (outcome.ran > 0 && outcome.failures.length === outcome.ran) {
+      // Every provider that ran failed: let BullMQ retry with backoff; the final failure releases the credits.
+      throw new Error(`all ${outcome.ran} provider(s) failed for ${data.search_id}`);
+    }
+    await this.searches.settle(data.search_id, { status: 'succeeded', results: outcome.items, sources: outcome.sources });
+    await this.hold('after');
+    return this.pointer(data, 'succeeded');
+  }
+
+  /** Called when a job has failed for good (attempts exhausted, unrecoverable, stalled too often). */
+  async fail(job: Job<unknown>, reason: string): Promise<void> {
+    const searchId = searchIdOf(job);
+    if (!searchId) return;
+    await this.searches.settle(searchId, {
+      status: 'failed',
+      error: { code: 'unavailable', message: 'the lookup failed; nothing was charged' },
+      sources: [],
+    });
+    this.logger.warn(`search ${searchId} failed for good and was released: ${reason}`);
+  }
+
+  private pointer(data: LookupJob, status: LookupJobResult['status']): LookupJobResult {
+    return { v: 1, search_id: data.search_id, status };
+  }
+
+  /** Test-only fault injection point (NODE_ENV=test and WORKER_TEST_HOLD set): widens a crash window. */
+  private async hold(at: 'before' | 'after'): Promise<void> {
+    if (this.testHold?.at === at) await sleep(this.testHold.ms);
+  }
+}
+
+function searchIdOf(job: Job<unknown>): string | null {
+  const id = (job.data as { search_id?: unknown } | null)?.search_id;
+  return typeof id === 'string' && /^srch_[0-9A-Za-z]+$/.test(id) ? id : null;
+}

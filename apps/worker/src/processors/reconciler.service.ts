@@ -1,0 +1,68 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+import { failFastRedisOptions, type WorkerConfig } from '@dossier/config';
+import { QUEUE_NAMES } from '@dossier/contracts';
+import { SearchesRepository } from '@dossier/persistence';
+import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+
+/**
+ * Finds searches left pending with no live job — a gateway that died between reserving and
+ * enqueueing, a failure whose release could not reach Postgres — fails them and releases their
+ * credits. Settling is idempotent, so several workers may run this at once.
+ */
+@Injectable()
+export class ReconcilerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('reconciler');
+  private queues?: Record<LookupKind, Queue>;
+  private timer?: NodeJS.Timeout;
+  private running = false;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const connection = failFastRedisOptions(this.config.redisUrl);
+    this.queues = Object.fromEntries(
+      LOOKUP_KINDS.map((k) => [k, new Queue(QUEUE_NAMES[k], { connection, prefix: this.config.queuePrefix })]),
+    ) as Record<LookupKind, Queue>;
+    this.timer = setInterval(() => void this.runOnce(), this.config.reconcileIntervalMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled(Object.values(this.queues ?? {}).map((q) => q.close()));
+  }
+
+  async runOnce(): Promise<number> {
+    if (this.running || !this.queues) return 0;
+    this.running = true;
+    let released = 0;
+    try {
+      const searches = new SearchesRepository(this.db);
+      for (const stale of await searches.findStalePending(this.config.reconcileAfterS, 200)) {
+        const job = await this.queues[stale.kind].getJob(stale.id);
+        const state = job ? await job.getState() : 'missing';
+        if (state !== 'missing' && state !== 'failed' && state !== 'unknown') continue;
+        const settled = await searches.settle(stale.id, {
+          status: 'failed',
+          error: { code: 'unavailable', message: 'the lookup was lost before it ran; nothing was charged' },
+          sources: [],
+        });
+        if (settled) {
+          released += 1;
+          this.logger.warn(`released stale search ${stale.id} (job ${state})`);
+        }
+      }
+    } catch (err) {
+      this.logger.warn(`reconcile pass failed: ${String(err)}`);
+    } finally {
+      this.running = false;
+    }
+    return released;
+  }
+}

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+
+/** Thrown at boot when the environment is wrong; the message names every bad variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const costs = {
+  COST_PERSON: int(0, 1_000_000).default(1),
+  COST_COMPANY: int(0, 1_000_000).default(1),
+  COST_EMAIL: int(0, 1_000_000).default(1),
+  COST_PHONE: int(0, 1_000_000).default(1),
+};
+
+const common = {
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/dossier'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _ - { } only (no ":")')
+    .default('dossier'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  DB_POOL_SIZE: int(1, 200).default(10),
+  RESULTS_TTL_DAYS: int(1, 3650).default(30),
+};
+
+const gatewaySchema = z.object({
+  ...common,
+  ...costs,
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
+  RATE_LIMIT_RPS: z.coerce.number().positive().default(50),
+  RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
+  SYNC_WAIT_DEFAULT_S: z.coerce.number().min(0).max(600).default(10),
+  SYNC_WAIT_MAX_S: z.coerce.number().min(0).max(600).default(60),
+  QUEUE_MAX_WAITING: int(1, 100_000_000).default(50_000),
+  REQUIRE_PERMISSIBLE_PURPOSE: z.enum(['true', 'false']).default('false'),
+  ADMIN_USER: z.string().min(1).optional(),
+  ADMIN_PASSWORD: z.string().min(1).optional(),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+});
+
+const workerSchema = z.object({
+  ...common,
+  LOOKUP_QUEUES: z.string().default(LOOKUP_KINDS.join(',')),
+  WORKER_CONCURRENCY: int(1, 1000).default(16),
+  WORKER_CONCURRENCY_PERSON: int(1, 1000).optional(),
+  WORKER_CONCURRENCY_COMPANY: int(1, 1000).optional(),
+  WORKER_CONCURRENCY_EMAIL: int(1, 1000).optional(),
+  WORKER_CONCURRENCY_PHONE: int(1, 1000).optional(),
+  WORKER_LOCK_MS: int(1000, 600_000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: int(500, 600_000).default(30_000),
+  WORKER_SHUTDOWN_GRACE_MS: int(0, 600_000).default(30_000),
+  /** A search still pending this long with no live job is failed and its reservation released. */
+  RECONCILE_AFTER_S: int(5, 86_400).default(300),
+  RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000),
+  DNS_SERVERS: z.string().optional(),
+  /** Test-only fault injection: hold each job this long `before` or `after` settling (ignored unless NODE_ENV=test). */
+  WORKER_TEST_HOLD: z
+    .string()
+    .regex(/^(before|after):\d+$/)
+    .optional(),
+});
+
+const cliSchema = z.object({ ...common, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
+
+function parse<T extends z.ZodTypeAny>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export type Costs = Record<LookupKind, number>;
+
+function costsOf(env: { COST_PERSON: number; COST_COMPANY: number; COST_EMAIL: number; COST_PHONE: number }): Costs {
+  return { person: env.COST_PERSON, company: env.COST_COMPANY, email: env.COST_EMAIL, phone: env.COST_PHONE };
+}
+
+function commonOf(env: z.infer<z.ZodObject<typeof common>>) {
+  return {
+    env: env.NODE_ENV,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    queuePrefix: env.QUEUE_PREFIX,
+    logLevel: env.LOG_LEVEL,
+    dbPoolSize: env.DB_POOL_SIZE,
+    resultsTtlDays: env.RESULTS_TTL_DAYS,
+  };
+}
+
+export type CommonConfig = ReturnType<typeof commonOf>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(gatewaySchema, env);
+  if (e.SYNC_WAIT_DEFAULT_S > e.SYNC_WAIT_MAX_S) {
+    throw new ConfigError('invalid environment:\n  SYNC_WAIT_DEFAULT_S: must not exceed SYNC_WAIT_MAX_S');
+  }
+  if ((e.ADMIN_USER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
+    throw new ConfigError('invalid environment:\n  ADMIN_USER/ADMIN_PASSWORD: set both or neither');
+  }
+  return {
+    ...commonOf(e),
+    port: e.PORT,
+    host: e.HOST,
+    signupCredits: e.SIGNUP_CREDITS,
+    costs: costsOf(e),
+    rateLimit: { rps: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },
+    syncWaitDefaultS: e.SYNC_WAIT_DEFAULT_S,
+    syncWaitMaxS: e.SYNC_WAIT_MAX_S,
+    queueMaxWaiting: e.QUEUE_MAX_WAITING,
+    requirePermissiblePurpose: e.REQUIRE_PERMISSIBLE_PURPOSE === 'true',
+    admin: e.ADMIN_USER && e.ADMIN_PASSWORD ? { user: e.ADMIN_USER, password: e.ADMIN_PASSWORD } : null,
+    trustProxy: e.TRUST_PROXY === 'true',
+  };
+}
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(workerSchema, env);
+  const queues = e.LOOKUP_QUEUES.split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  const unknown = queues.filter((q) => !(LOOKUP_KINDS as readonly string[]).includes(q));
+  if (queues.length === 0 || unknown.length > 0) {
+    throw new ConfigError(
+      `invalid environment:\n  LOOKUP_QUEUES: unknown lookup kind(s) ${JSON.stringify(unknown)}; use a comma-separated subset of ${LOOKUP_KINDS.join(',')}`,
+    );
+  }
+  const kinds = [...new Set(queues)] as LookupKind[];
+  const perKind: Record<LookupKind, number | undefined> = {
+    person: e.WORKER_CONCURRENCY_PERSON,
+    company: e.WORKER_CONCURRENCY_COMPANY,
+    email: e.WORKER_CONCURRENCY_EMAIL,
+    phone: e.WORKER_CONCURRENCY_PHONE,
+  };
+  const concurrency = Object.fromEntries(
+    LOOKUP_KINDS.map((k) => [k, perKind[k] ?? e.WORKER_CONCURRENCY]),
+  ) as Record<LookupKind, number>;
+  const hold = e.NODE_ENV === 'test' && e.WORKER_TEST_HOLD ? e.WORKER_TEST_HOLD.split(':') : null;
+  return {
+    ...commonOf(e),
+    kinds,
+    concurrency,
+    lockDurationMs: e.WORKER_LOCK_MS,
+    stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+    shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
+    reconcileAfterS: e.RECONCILE_AFTER_S,
+    reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    dnsServers: e.DNS_SERVERS ? e.DNS_SERVERS.split(',').map((s) => s.trim()) : [],
+    testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
+  };
+}
+export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
+
+export function loadCliConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(cliSchema, env);
+  return { ...commonOf(e), signupCredits: e.SIGNUP_CREDITS };
+}
+export type CliConfig = ReturnType<typeof loadCliConfig>;
+
+/** The raw values of the given provider configuration keys (API keys, base URLs). Read here and only here. */
+export function loadProviderSettings(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+  return Object.fromEntries(keys.map((k) => [k, env[k] === '' ? undefined : env[k]]));
+}

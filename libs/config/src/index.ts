@@ -1,0 +1,3 @@
+export * from './env';
+export * from './redis';
+export * from './log-levels';

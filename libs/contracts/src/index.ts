@@ -1,0 +1,5 @@
+export * from './queues';
+export * from './lookup-input.schema';
+export * from './lookup-job.schema';
+export * from './enqueue';
+export * from './lookup-result.schema';

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/**
+ * Normalised lookup inputs: what a job carries and what providers receive. The gateway maps
+ * every HTTP body (generic search, person, company, …) onto one of these.
+ */
+export const personInputSchema = z
+  .object({
+    name: z.string().optional(),
+    email: z.string().optional(),
+    phone: z.string().optional(),
+    username: z.string().optional(),
+    location: z.string().optional(),
+    age_range: z.string().optional(),
+    country: z.string().length(2).optional(),
+  })
+  .strict();
+
+export const companyInputSchema = z
+  .object({
+    company_name: z.string().optional(),
+    domain: z.string().optional(),
+    registration_number: z.string().optional(),
+    country: z.string().length(2).optional(),
+  })
+  .strict();
+
+export const emailInputSchema = z.object({ email: z.string() }).strict();
+
+export const phoneInputSchema = z
+  .object({
+    phone: z.string(),
+    country: z.string().length(2).optional(),
+  })
+  .strict();
+
+export type PersonInput = z.infer<typeof personInputSchema>;
+export type CompanyInput = z.infer<typeof companyInputSchema>;
+export type EmailInput = z.infer<typeof emailInputSchema>;
+export type PhoneInput = z.infer<typeof phoneInputSchema>;
+
+export interface LookupInputByKind {
+  person: PersonInput;
+  company: CompanyInput;
+  email: EmailInput;
+  phone: PhoneInput;
+}

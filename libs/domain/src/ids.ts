@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniformly random base62 string (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Prefixed public ids, Stripe style: `acct_…`, `key_…`, `srch_…`. No `:` ever (BullMQ job ids). */
+export const newId = {
+  account: (): string => `acct_${randomBase62(20)}`,
+  key: (): string => `key_${randomBase62(20)}`,
+  search: (): string => `srch_${randomBase62(24)}`,
+  request: (): string => `req_${randomBase62(20)}`,
+};
+
+/** API keys: `dsk_` + 40 base62 characters (~238 bits). Shown once, stored as a hash. */
+export const API_KEY_PREFIX = 'dsk_';
+export function newApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBase62(40)}`;
+}
+export const API_KEY_PATTERN = /^dsk_[0-9A-Za-z]{32,128}$/;

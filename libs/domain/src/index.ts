@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './lookup';
+export * from './ids';
+export * from './countries';
+export * from './infra-errors';

@@ -1,0 +1,33 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export const LEDGER_PHASES = ['grant', 'reserve', 'capture', 'release'] as const;
+export type LedgerPhase = (typeof LEDGER_PHASES)[number];
+
+/**
+ * Append-only credit ledger. `amount` is the change to the balance: grant +n, reserve -cost,
+ * capture 0 (the reservation becomes final), release +cost. The sum per account equals its balance.
+ * Unique partial indexes allow one reserve and one settlement (capture or release) per search.
+ */
+@Entity({ name: 'credit_ledger' })
+export class LedgerEntryEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'account_id' })
+  accountId!: string;
+
+  @Column({ type: 'text', name: 'search_id', nullable: true })
+  searchId!: string | null;
+
+  @Column({ type: 'text' })
+  phase!: LedgerPhase;
+
+  @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  amount!: number;
+
+  @Column({ type: 'text', nullable: true })
+  note!: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt!: Date;
+}

