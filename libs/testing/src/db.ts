@@ -1,0 +1,38 @@
+import { Client } from 'pg';
+import { testEnv } from './test-env';
+
+/** Direct SQL against the run's database, for asserting rows and balances. */
+export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: testEnv.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+export interface LedgerState {
+  balance: number;
+  ledger_sum: number;
+  reserves: number;
+  captures: number;
+  releases: number;
+  pending: number;
+}
+
+/** Balance, ledger sum and phase counts of one account: the money invariants in one row. */
+export async function ledgerState(accountId: string): Promise<LedgerState> {
+  const [row] = await sql<LedgerState>(
+    `SELECT a.balance::int AS balance,
+            (SELECT COALESCE(SUM(amount), 0)::int FROM credit_ledger WHERE account_id = a.id) AS ledger_sum,
+            (SELECT count(*)::int FROM credit_ledger WHERE account_id = a.id AND phase = 'reserve') AS reserves,
+            (SELECT count(*)::int FROM credit_ledger WHERE account_id = a.id AND phase = 'capture') AS captures,
+            (SELECT count(*)::int FROM credit_ledger WHERE account_id = a.id AND phase = 'release') AS releases,
+            (SELECT count(*)::int FROM searches WHERE account_id = a.id AND status = 'pending') AS pending
+       FROM accounts a WHERE a.id = $1`,
+    [accountId],
+  );
+  if (!row) throw new Error(`no account ${accountId}`);
+  return row;
+}

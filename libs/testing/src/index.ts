@@ -1,0 +1,6 @@
+export * from './test-env';
+export * from './wait-for';
+export * from './processes';
+export * from './http-client';
+export * from './tcp-proxy';
+export * from './db';

@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { testEnv, uniquePrefix } from './test-env';
+import { waitFor } from './wait-for';
+
+const ROOT = resolve(__dirname, '../../..');
+export const DIST = {
+  gateway: resolve(ROOT, 'dist/apps/gateway/src/main.js'),
+  worker: resolve(ROOT, 'dist/apps/worker/src/main.js'),
+  cli: resolve(ROOT, 'dist/apps/cli/src/main.js'),
+};
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+/** A compiled app running as its own process, with its output kept for failure messages. */
+export class AppProcess {
+  private output = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((res) => child.once('exit', (code) => res(code)));
+  }
+
+  static start(name: string, script: string, env: Record<string, string>): AppProcess {
+    const child = spawn(process.execPath, [script], {
+      env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new AppProcess(name, child);
+  }
+
+  get logs(): string {
+    return this.output;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Sends the signal and waits for the exit (SIGKILL after `timeoutMs`). */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<number | null> {
+    if (!this.running) return this.child.exitCode;
+    this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+export interface StackOptions {
+  /** Environment shared by gateway and worker (overrides the defaults). */
+  env?: Record<string, string>;
+  gatewayEnv?: Record<string, string>;
+  workerEnv?: Record<string, string>;
+  /** Start no worker (tests that start their own). */
+  noWorker?: boolean;
+  label?: string;
+}
+
+/** Gateway and worker as separate processes against the run's database and a fresh queue prefix. */
+export class Stack {
+  private constructor(
+    readonly baseUrl: string,
+    readonly env: Record<string, string>,
+    readonly gateway: AppProcess,
+    readonly workers: AppProcess[],
+    private readonly workerEnv: Record<string, string>,
+  ) {}
+
+  static async start(options: StackOptions = {}): Promise<Stack> {
+    const port = await freePort();
+    const env: Record<string, string> = {
+      DATABASE_URL: testEnv.databaseUrl,
+      REDIS_URL: testEnv.redisUrl,
+      QUEUE_PREFIX: uniquePrefix(options.label ?? 'stack'),
+      DB_POOL_SIZE: '5',
+      ...options.env,
+    };
+    const gateway = AppProcess.start('gateway', DIST.gateway, { ...env, PORT: String(port), HOST: '127.0.0.1', ...options.gatewayEnv });
+    const workerEnv = { ...env, ...options.workerEnv };
+    const stack = new Stack(`http://127.0.0.1:${port}`, env, gateway, [], workerEnv);
+    try {
+      await stack.waitReady(gateway, () => fetch(`${stack.baseUrl}/health/ready`).then((r) => r.status));
+      if (!options.noWorker) await stack.startWorker();
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+    return stack;
+  }
+
+  /** Starts one more worker process and waits until it consumes. */
+  async startWorker(extraEnv: Record<string, string> = {}): Promise<AppProcess> {
+    const worker = AppProcess.start(`worker${this.workers.length}`, DIST.worker, {
+      ...this.workerEnv,
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    });
+    this.workers.push(worker);
+    await waitFor(
+      async () => {
+        if (!worker.running) throw new Error(`worker exited early:\n${worker.logs}`);
+        return worker.logs.includes('ready:');
+      },
+      (ready) => ready,
+      { timeoutMs: 20_000, what: 'worker ready' },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- worker output ---\n${worker.logs}`);
+    });
+    return worker;
+  }
+
+  private async waitReady(app: AppProcess, probe: () => Promise<number>): Promise<void> {
+    await waitFor(
+      async () => {
+        if (!app.running) throw new Error(`${app.name} exited early`);
+        return probe();
+      },
+      (status) => status === 200,
+      { timeoutMs: 20_000, what: `${app.name} ready` },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- ${app.name} output ---\n${app.logs}`);
+    });
+  }
+
+  /** Everything the processes printed, for assertion messages. */
+  get logs(): string {
+    return [this.gateway, ...this.workers].map((p) => `--- ${p.name} ---\n${p.logs}`).join('\n');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.workers, this.gateway].map((p) => p.stop()));
+  }
+}
+
+/** Runs the compiled CLI and returns its exit code and output. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [DIST.cli, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: testEnv.databaseUrl, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,73 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { once } from 'node:events';
+
+/**
+ * A loopback TCP proxy in front of Redis or Postgres that a test can cut and restore, to make a
+ * backing service "unreachable" without touching the real one other tests use.
+ */
+export class TcpProxy {
+  private readonly sockets = new Set<Socket>();
+  private server?: Server;
+  private up = true;
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  static forUrl(url: string): TcpProxy {
+    const u = new URL(url);
+    return new TcpProxy(u.hostname, Number(u.port || (u.protocol.startsWith('redis') ? 6379 : 5432)));
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((client) => {
+      if (!this.up) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(this.targetPort, this.targetHost);
+      this.sockets.add(client).add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(client);
+        this.sockets.delete(upstream);
+      };
+      client.pipe(upstream).pipe(client);
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+    });
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    const address = this.server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
+    this.port = address.port;
+    return this;
+  }
+
+  /** URL that reaches the target through the proxy. */
+  url(original: string): string {
+    const u = new URL(original);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString();
+  }
+
+  /** Cut every connection and refuse new ones. */
+  cut(): void {
+    this.up = false;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.up = true;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
+  }
+}
