@@ -138,13 +138,15 @@ export class LookupsController {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw DomainError.validation([{ field: 'Idempotency-Key', issue: 'must be 1–255 printable ASCII characters' }]);
     }
+    const prefer = parsePrefer(h['prefer']);
     return async (lookup) => {
       const answer = await this.lookups.submit(lookup, {
         auth,
         requestId: String(req.id),
         idempotencyKey: idempotencyKey ?? null,
-        prefer: parsePrefer(h['prefer']),
+        prefer,
       });
+      if (prefer.respondAsync) void res.header('Preference-Applied', 'respond-async');
       send(res, String(req.id), answer);
     };
   }
