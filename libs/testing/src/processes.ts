@@ -85,6 +85,8 @@ export class Stack {
     private readonly workerEnv: Record<string, string>,
   ) {}
 
+  private readonly extraGateways: AppProcess[] = [];
+
   static async start(options: StackOptions = {}): Promise<Stack> {
     const port = await freePort();
     const env: Record<string, string> = {
@@ -105,6 +107,21 @@ export class Stack {
       throw err;
     }
     return stack;
+  }
+
+  /** Starts one more gateway process on the same database and queue prefix; returns its base URL. */
+  async startGateway(extraEnv: Record<string, string> = {}): Promise<{ app: AppProcess; baseUrl: string }> {
+    const port = await freePort();
+    const app = AppProcess.start(`gateway${this.extraGateways.length + 1}`, DIST.gateway, {
+      ...this.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...extraEnv,
+    });
+    this.extraGateways.push(app);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await this.waitReady(app, () => fetch(`${baseUrl}/health/ready`).then((r) => r.status));
+    return { app, baseUrl };
   }
 
   /** Starts one more worker process and waits until it consumes. */
@@ -143,11 +160,11 @@ export class Stack {
 
   /** Everything the processes printed, for assertion messages. */
   get logs(): string {
-    return [this.gateway, ...this.workers].map((p) => `--- ${p.name} ---\n${p.logs}`).join('\n');
+    return [this.gateway, ...this.extraGateways, ...this.workers].map((p) => `--- ${p.name} ---\n${p.logs}`).join('\n');
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.workers, this.gateway].map((p) => p.stop()));
+    await Promise.all([...this.workers, ...this.extraGateways, this.gateway].map((p) => p.stop()));
   }
 }
 

@@ -1,0 +1,108 @@
+import { AppProcess, Api, DIST, Stack, testEnv, waitFor } from '@dossier/testing';
+
+type ErrorBody = { status: string; error: { code: string; details?: { field: string }[] } };
+type Envelope = { status: string; search_id: string; results: unknown[] };
+
+describe('rate limits held in Redis across gateway processes', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      label: 'ratelimit',
+      noWorker: true,
+      env: { RATE_LIMIT_RPS: '0.2', RATE_LIMIT_BURST: '4', REQUIRE_PERMISSIBLE_PURPOSE: 'true' },
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('shares one bucket per key between two gateways, answers 429 + Retry-After, and keeps other keys apart', async () => {
+    const second = await stack.startGateway();
+    const a = new Api(stack.baseUrl);
+    const b = new Api(second.baseUrl);
+    const { key } = await a.register(); // register is limited per address, not per key
+    const remaining: number[] = [];
+    for (const api of [a, b, a, b]) {
+      const res = await api.get('/v1/account', { key });
+      expect(res.status).toBe(200);
+      remaining.push(Number(res.headers.get('ratelimit-remaining')));
+    }
+    expect(remaining).toEqual([3, 2, 1, 0]);
+    const limited = await b.get<ErrorBody>('/v1/account', { key });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('ratelimit-limit')).toBe('4');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+    const limitedToo = await a.get('/v1/account', { key });
+    expect(limitedToo.status).toBe(429);
+
+    // register is limited per client address (2 of its 4 tokens used so far); the new key has its own bucket
+    const other = await a.register();
+    const res = await a.get('/v1/account', { key: other.key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-remaining')).toBe('3');
+  });
+
+  it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {
+    const api = new Api((await stack.startGateway({ RATE_LIMIT_RPS: '100', RATE_LIMIT_BURST: '100', QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-purpose` })).baseUrl);
+    const { key } = await api.register();
+    const missing = await api.post<ErrorBody>('/v1/search/person', { name: 'Jane Doe' }, { key });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details?.map((d) => d.field)).toEqual(['permissible_purpose']);
+    const viaSearch = await api.post<ErrorBody>('/v1/search', { query: 'Jane Doe', type: 'person' }, { key });
+    expect(viaSearch.status).toBe(400);
+    const given = await api.post('/v1/search/person', { name: 'Jane Doe', permissible_purpose: 'employment' }, { key, headers: { prefer: 'respond-async' } });
+    expect(given.status).toBe(202);
+    const account = await api.get<{ credits_remaining: number }>('/v1/account', { key });
+    expect(account.body.credits_remaining).toBe(99);
+  });
+});
+
+describe('workers consume only the queues in LOOKUP_QUEUES', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await Stack.start({ label: 'queues', noWorker: true });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('a person-only worker leaves phone lookups queued until a phone worker starts', async () => {
+    await stack.startWorker({ LOOKUP_QUEUES: 'person', WORKER_CONCURRENCY_PERSON: '3' });
+    expect(stack.workers[0]!.logs).toContain('consuming person-lookup (concurrency 3');
+    expect(stack.workers[0]!.logs).not.toContain('phone-lookup');
+    const api = new Api(stack.baseUrl);
+    const { key } = await api.register();
+
+    const person = await api.post<Envelope>('/v1/search/person', { name: 'Jane Doe' }, { key });
+    expect(person.status).toBe(200);
+    const phone = await api.post<Envelope>('/v1/verify/phone', { phone: '+14155552671' }, { key, headers: { prefer: 'wait=1' } });
+    expect(phone.status).toBe(202);
+
+    await stack.startWorker({ LOOKUP_QUEUES: 'phone' });
+    const done = await waitFor(
+      () => api.get<Envelope>(`/v1/searches/${phone.body.search_id}`, { key }),
+      (r) => r.status === 200,
+      { timeoutMs: 15_000, what: 'phone search done by the new worker' },
+    );
+    expect(done.body.results).toHaveLength(1);
+  });
+
+  it.each([
+    ['worker', DIST.worker, { LOOKUP_QUEUES: 'phone,fax' }, 'LOOKUP_QUEUES'],
+    ['worker', DIST.worker, { WORKER_CONCURRENCY: 'lots' }, 'WORKER_CONCURRENCY'],
+    ['gateway', DIST.gateway, { PORT: 'eighty' }, 'PORT'],
+    ['gateway', DIST.gateway, { RATE_LIMIT_RPS: '-1' }, 'RATE_LIMIT_RPS'],
+    ['gateway', DIST.gateway, { ADMIN_USER: 'admin' }, 'ADMIN_USER'],
+  ])('the %s refuses to boot on bad configuration, naming the variable (%#)', async (_name, script, env, variable) => {
+    const app = AppProcess.start('bad', script, { DATABASE_URL: testEnv.databaseUrl, REDIS_URL: testEnv.redisUrl, ...env });
+    const code = await app.exited;
+    expect(code).not.toBe(0);
+    expect(app.logs).toContain(variable);
+    expect(app.logs).not.toMatch(/\n\s+at /);
+  });
+});
