@@ -171,3 +171,16 @@ export type CliConfig = ReturnType<typeof loadCliConfig>;
 export function loadProviderSettings(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   return Object.fromEntries(keys.map((k) => [k, env[k] === '' ? undefined : env[k]]));
 }
+
+const benchSchema = z.object({
+  /** The Postgres server to use: the bench creates (and drops) its own database there; the path is ignored. */
+  DATABASE_URL: common.DATABASE_URL,
+  REDIS_URL: common.REDIS_URL,
+});
+
+/** The benchmark's connections (`npm run bench`); everything else it takes as command-line flags. */
+export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env) {
+  const e = parse(benchSchema, env);
+  return { databaseUrl: e.DATABASE_URL, redisUrl: e.REDIS_URL };
+}
+export type BenchConfig = ReturnType<typeof loadBenchConfig>;

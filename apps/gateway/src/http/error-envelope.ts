@@ -1,4 +1,3 @@
-import { HttpException } from '@nestjs/common';
 import { DomainError, isDomainError, isInfrastructureError, type ErrorCode, type FieldIssue } from '@dossier/domain';
 
 /** The one table from error code to HTTP status. */
@@ -46,16 +45,19 @@ export function toDomainError(err: unknown): DomainError {
   if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
   if (err instanceof SyntaxError) return new DomainError('invalid_json', 'the body is not valid JSON');
   if (isInfrastructureError(err)) return DomainError.unavailable('a backing service is unavailable; try again shortly', err);
-  if (err instanceof HttpException) {
-    const status = err.getStatus();
-    if (status === 404) return new DomainError('not_found', 'no such route');
-    if (status === 413) return new DomainError('payload_too_large', 'the body is larger than 64 KiB');
-    if (status === 415) return new DomainError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
-  }
-  const status = typeof err === 'object' && err !== null ? (err as { statusCode?: unknown }).statusCode : undefined;
-  if (status === 413) return new DomainError('payload_too_large', 'the body is larger than 64 KiB');
-  if (status === 415) return new DomainError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
+  const status = statusOf(err);
+  if (status === 404) return new DomainError('not_found', 'no such route');
+  if (status === 413) return FASTIFY_CODES['FST_ERR_CTP_BODY_TOO_LARGE']!();
+  if (status === 415) return FASTIFY_CODES['FST_ERR_CTP_INVALID_MEDIA_TYPE']!();
   return new DomainError('internal_error', 'an internal error occurred', { cause: err });
+}
+
+/** The HTTP status carried by Nest's HttpException (getStatus) or a Fastify error (statusCode). */
+function statusOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { getStatus?: unknown; statusCode?: unknown };
+  if (typeof e.getStatus === 'function') return (e.getStatus as () => number).call(err);
+  return typeof e.statusCode === 'number' ? e.statusCode : undefined;
 }
 
 export function envelopeOf(err: DomainError, requestId: string): ErrorEnvelope {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, newId, type LookupKind } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
@@ -10,6 +9,7 @@ import type { Preference } from '../http/prefer';
 import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService } from './result-waiter.service';
 import { answerFor, type LookupAnswer } from './search-envelope';
+import { hashRequest } from './request-hash';
 
 const IDEMPOTENCY_TTL_HOURS = 24;
 
@@ -153,18 +153,4 @@ export class LookupsService {
     if (!search) throw new DomainError('internal_error', `search ${searchId} vanished`);
     return search;
   }
-}
-
-function hashRequest(route: string, body: unknown): string {
-  return createHash('sha256').update(route).update('\n').update(canonicalJson(body)).digest('hex');
-}
-
-/** JSON with object keys sorted, so key order does not make two equal bodies differ. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

@@ -18,9 +18,12 @@ export interface ApiDocOptions {
   errors: ErrorCode[];
   /** Bearer key required (default true). */
   auth?: boolean;
-  /** Lookup endpoints take `Prefer` and `Idempotency-Key`. */
+  /** Lookup endpoints take `Prefer` and `Idempotency-Key` (and carry the credit headers). */
   lookup?: boolean;
+  /** Answers carry `X-Credits-Spent` / `X-Credits-Remaining` (default: same as `lookup`). */
+  credits?: boolean;
   pathParams?: Record<string, string>;
+  /** Media type of the success answer (default application/json). */
   contentType?: string;
 }
 

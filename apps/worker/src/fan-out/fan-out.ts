@@ -71,7 +71,9 @@ export async function fanOut<K extends LookupKind>(
 
 function outcomeOf(error: unknown): SourceReport['outcome'] {
   if (error instanceof ProviderError) return outcomeOfError(error.code);
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'timeout';
+  // AbortSignal.timeout() rejects with a DOMException, which is not always `instanceof Error`: look at the name.
+  const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
+  if (name === 'TimeoutError' || name === 'AbortError') return 'timeout';
   return 'error';
 }
 

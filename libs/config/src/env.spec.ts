@@ -1,0 +1,54 @@
+import { ConfigError, loadGatewayConfig, loadWorkerConfig } from './env';
+import { redisOptionsFromUrl } from './redis';
+
+describe('config', () => {
+  it('applies the documented defaults', () => {
+    const gw = loadGatewayConfig({});
+    expect(gw).toMatchObject({
+      port: 3000,
+      queuePrefix: 'dossier',
+      signupCredits: 100,
+      costs: { person: 1, company: 1, email: 1, phone: 1 },
+      rateLimit: { rps: 50, burst: 100 },
+      syncWaitMaxS: 60,
+      syncWaitDefaultS: 10,
+      admin: null,
+      redisUrl: 'redis://127.0.0.1:6379',
+    });
+    const wk = loadWorkerConfig({});
+    expect(wk.kinds).toEqual(['person', 'company', 'email', 'phone']);
+  });
+
+  it('reads LOOKUP_QUEUES and per-kind concurrency', () => {
+    const wk = loadWorkerConfig({ LOOKUP_QUEUES: 'phone, email', WORKER_CONCURRENCY: '4', WORKER_CONCURRENCY_PHONE: '32' });
+    expect(wk.kinds).toEqual(['phone', 'email']);
+    expect(wk.concurrency).toEqual({ person: 4, company: 4, email: 4, phone: 32 });
+  });
+
+  it('ignores the test hold outside NODE_ENV=test', () => {
+    expect(loadWorkerConfig({ WORKER_TEST_HOLD: 'before:100' }).testHold).toBeNull();
+    expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_HOLD: 'after:100' }).testHold).toEqual({ at: 'after', ms: 100 });
+  });
+
+  it.each([
+    [{ PORT: 'x' }, 'PORT'],
+    [{ QUEUE_PREFIX: 'a:b' }, 'QUEUE_PREFIX'],
+    [{ COST_PHONE: '-1' }, 'COST_PHONE'],
+    [{ SYNC_WAIT_DEFAULT_S: '90' }, 'SYNC_WAIT_DEFAULT_S'],
+    [{ ADMIN_PASSWORD: 'x' }, 'ADMIN_USER/ADMIN_PASSWORD'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+  ])('rejects %j naming %s', (env, name) => {
+    expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
+    expect(() => loadGatewayConfig(env)).toThrow(name);
+  });
+
+  it('rejects unknown lookup kinds', () => {
+    expect(() => loadWorkerConfig({ LOOKUP_QUEUES: 'phone,fax' })).toThrow(/LOOKUP_QUEUES.*fax/s);
+    expect(() => loadWorkerConfig({ LOOKUP_QUEUES: ',' })).toThrow(/LOOKUP_QUEUES/);
+  });
+
+  it('parses Redis URLs', () => {
+    expect(redisOptionsFromUrl('redis://user:p%40ss@cache:6380/2')).toMatchObject({ host: 'cache', port: 6380, db: 2, username: 'user', password: 'p@ss' });
+    expect(redisOptionsFromUrl('rediss://h')).toMatchObject({ host: 'h', port: 6379, tls: {} });
+  });
+});

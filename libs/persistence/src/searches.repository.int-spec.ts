@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { newId } from '@dossier/domain';
+import { ledgerState, testEnv } from '@dossier/testing';
+import { createDataSource } from './data-source';
+import { AccountsRepository } from './accounts.repository';
+import { SearchesRepository, type NewSearch } from './searches.repository';
+
+describe('SearchesRepository against the real Postgres', () => {
+  let db: DataSource;
+  let accounts: AccountsRepository;
+  let searches: SearchesRepository;
+
+  beforeAll(async () => {
+    db = createDataSource({ url: testEnv.databaseUrl, poolSize: 20, applicationName: 'int-spec' });
+    await db.initialize();
+    accounts = new AccountsRepository(db);
+    searches = new SearchesRepository(db);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  async function account(credits: number): Promise<string> {
+    const a = await accounts.create(`r${randomBytes(6).toString('hex')}@example.com`, 'x', credits);
+    return a.id;
+  }
+
+  const search = (accountId: string, over: Partial<NewSearch> = {}): NewSearch => ({
+    id: newId.search(),
+    accountId,
+    keyId: 'key_test',
+    kind: 'phone',
+    input: { phone: '+14155552671' },
+    cost: 1,
+    idempotencyKey: null,
+    requestHash: null,
+    requestId: 'req_test',
+    permissiblePurpose: null,
+    ...over,
+  });
+
+  it('never lets 50 parallel reservations take more than the balance', async () => {
+    const id = await account(17);
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => searches.reserve(search(id))));
+    expect(outcomes.filter((o) => o.kind === 'reserved')).toHaveLength(17);
+    expect(outcomes.filter((o) => o.kind === 'insufficient')).toHaveLength(33);
+    expect(await ledgerState(id)).toMatchObject({ balance: 0, ledger_sum: 0, reserves: 17, pending: 17 });
+  });
+
+  it('settles once: capture keeps the charge, a second settle (redelivery) changes nothing', async () => {
+    const id = await account(3);
+    const s = search(id);
+    await searches.reserve(s);
+    const results = [{ e164: '+14155552671' }];
+    const settles = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        searches.settle(s.id, i % 2 ? { status: 'succeeded', results, sources: [] } : { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] }),
+      ),
+    );
+    expect(settles.filter(Boolean)).toHaveLength(1);
+    const state = await ledgerState(id);
+    expect(state.captures + state.releases).toBe(1);
+    expect(state.balance).toBe(state.captures ? 2 : 3);
+    expect(state.ledger_sum).toBe(state.balance);
+    expect(state.pending).toBe(0);
+  });
+
+  it('releases when a lookup finds nothing or fails', async () => {
+    const id = await account(2);
+    const a = search(id);
+    const b = search(id);
+    await searches.reserve(a);
+    await searches.reserve(b);
+    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [] })).toBe(true);
+    expect(await searches.settle(b.id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] })).toBe(true);
+    expect(await ledgerState(id)).toMatchObject({ balance: 2, ledger_sum: 2, releases: 2, captures: 0 });
+  });
+
+  it('lets only one of many parallel requests with the same Idempotency-Key reserve', async () => {
+    const id = await account(10);
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, () => searches.reserve(search(id, { idempotencyKey: 'same-key', requestHash: 'h' }))),
+    );
+    expect(outcomes.filter((o) => o.kind === 'reserved')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'idempotency_race')).toHaveLength(11);
+    expect(await ledgerState(id)).toMatchObject({ balance: 9, reserves: 1 });
+    const existing = await searches.findByIdempotencyKey(id, 'same-key', 24);
+    expect(existing?.balance).toBe(9);
+  });
+
+  it('expires an Idempotency-Key after its window', async () => {
+    const id = await account(5);
+    const first = search(id, { idempotencyKey: 'old-key', requestHash: 'h' });
+    await searches.reserve(first);
+    await db.query(`UPDATE searches SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
+    expect(await searches.findByIdempotencyKey(id, 'old-key', 24)).toBeNull();
+    expect((await searches.reserve(search(id, { idempotencyKey: 'old-key', requestHash: 'h2' }))).kind).toBe('reserved');
+  });
+
+  it('keeps the balance from going negative at the database level too', async () => {
+    const id = await account(0);
+    await expect(db.query(`UPDATE accounts SET balance = balance - 1 WHERE id = $1`, [id])).rejects.toThrow(/check/i);
+  });
+});
