@@ -9,7 +9,9 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     logger: logLevels(config.logLevel),
   });
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  // Exit with 0 once the active jobs have finished: Nest's default re-raises the signal, so an orderly
+  // stop would look like a crash (exit by SIGTERM) to a supervisor.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.init();
   new Logger('worker').log(`ready: ${config.kinds.join(', ')}`);
 }

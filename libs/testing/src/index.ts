@@ -4,3 +4,4 @@ export * from './processes';
 export * from './http-client';
 export * from './tcp-proxy';
 export * from './db';
+export * from './queues';

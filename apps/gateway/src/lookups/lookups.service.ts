@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError, newId, type LookupKind } from '@dossier/domain';
+import { DomainError, isInfrastructureError, newId, type LookupKind } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
 import { enqueueLookup, type LookupInputByKind, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository, type SearchView } from '@dossier/persistence';
@@ -8,7 +8,7 @@ import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
 import type { Preference } from '../http/prefer';
 import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService } from './result-waiter.service';
-import { answerFor, type LookupAnswer } from './search-envelope';
+import { answerFor, pendingAnswer, type LookupAnswer } from './search-envelope';
 import { hashRequest } from './request-hash';
 
 const IDEMPOTENCY_TTL_HOURS = 24;
@@ -80,8 +80,17 @@ export class LookupsService {
         return this.replay(winner, requestHash, call);
       }
       await this.enqueue(req, searchId, call);
-      if (!watch) return answerFor(await this.load(searchId, call), { replayed: false });
-      return await this.await(searchId, call, watch);
+      const accepted = pendingAnswer(searchId, this.config.costs[req.kind], reserved.balance);
+      if (!watch) return accepted;
+      try {
+        return await this.await(searchId, call, watch);
+      } catch (err) {
+        // Reserved and queued: the lookup goes on and may be charged, so a 503 ("nothing charged")
+        // would be wrong. Answer 202 with what is known without Postgres; the client polls Location.
+        if (!isInfrastructureError(err)) throw err;
+        this.logger.warn(`request_id=${call.requestId}: waiting for ${searchId} failed, answering 202: ${String(err)}`);
+        return accepted;
+      }
     } finally {
       watch?.dispose();
     }

@@ -15,12 +15,7 @@ export function answerFor(search: SearchView, opts: { replayed: boolean }): Look
     'X-Credits-Remaining': String(search.balance),
   };
   if (search.status === 'pending') {
-    return {
-      httpStatus: 202,
-      headers: { ...headers, Location: `/v1/searches/${search.id}`, 'Retry-After': '1' },
-      body: { status: 'pending', search_id: search.id, credits_remaining: search.balance },
-      replayed: opts.replayed,
-    };
+    return { ...pendingAnswer(search.id, search.cost, search.balance), replayed: opts.replayed };
   }
   if (search.status === 'failed') {
     return {
@@ -49,5 +44,20 @@ export function answerFor(search: SearchView, opts: { replayed: boolean }): Look
       sources: search.sources ?? [],
     },
     replayed: opts.replayed,
+  };
+}
+
+/** `202`: accepted (credits reserved) and still running; the client polls Location. */
+export function pendingAnswer(searchId: string, cost: number, balance: number): LookupAnswer {
+  return {
+    httpStatus: 202,
+    headers: {
+      'X-Credits-Spent': String(cost),
+      'X-Credits-Remaining': String(balance),
+      Location: `/v1/searches/${searchId}`,
+      'Retry-After': '1',
+    },
+    body: { status: 'pending', search_id: searchId, credits_remaining: balance },
+    replayed: false,
   };
 }

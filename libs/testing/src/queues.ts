@@ -1,0 +1,50 @@
+import { Queue } from 'bullmq';
+import { redisOptionsFromUrl } from '@dossier/config';
+import { testEnv } from './test-env';
+
+export interface JobSnapshot {
+  /** BullMQ's state, or `missing` when the job does not exist (never added, or removed). */
+  state: string;
+  attemptsMade: number;
+  stalledCounter: number;
+}
+
+/**
+ * Read-only view of a stack's queues (its QUEUE_PREFIX), for waiting on a job's state in tests:
+ * e.g. "the job is active" before killing the worker that holds it.
+ */
+export class QueueProbe {
+  private readonly queues = new Map<string, Queue>();
+
+  constructor(
+    private readonly prefix: string,
+    private readonly redisUrl: string = testEnv.redisUrl,
+  ) {}
+
+  async job(queueName: string, jobId: string): Promise<JobSnapshot> {
+    const job = await this.queue(queueName).getJob(jobId);
+    if (!job) return { state: 'missing', attemptsMade: 0, stalledCounter: 0 };
+    return { state: await job.getState(), attemptsMade: job.attemptsMade, stalledCounter: job.stalledCounter ?? 0 };
+  }
+
+  async state(queueName: string, jobId: string): Promise<string> {
+    return (await this.job(queueName, jobId)).state;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.queues.clear();
+  }
+
+  private queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        prefix: this.prefix,
+        connection: { ...redisOptionsFromUrl(this.redisUrl), maxRetriesPerRequest: null },
+      });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+}

@@ -1,0 +1,227 @@
+import { QUEUE_NAMES } from '@dossier/contracts';
+import { SearchesRepository, createDataSource } from '@dossier/persistence';
+import { newId } from '@dossier/domain';
+import { Api, QueueProbe, Stack, ledgerState, sql, testEnv, waitFor } from '@dossier/testing';
+
+const PHONE = { phone: '+14155552671' };
+const SIGNUP = 10;
+const PHONE_QUEUE = QUEUE_NAMES.phone;
+/** Fast stalled-job redelivery: a dead worker's lock expires in 2 s, checked every second. */
+const FAST_STALL = { WORKER_LOCK_MS: '2000', WORKER_STALLED_INTERVAL_MS: '1000' };
+const ONLY_PHONE = { LOOKUP_QUEUES: 'phone' };
+
+interface Envelope {
+  status: string;
+  search_id: string;
+  results: unknown[];
+  credits_remaining: number;
+}
+
+describe('worker crashes and the reconciler (gateway + worker processes, real Redis and Postgres)', () => {
+  let stack: Stack;
+  let api: Api;
+  let queues: QueueProbe;
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      label: 'crash',
+      noWorker: true,
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: FAST_STALL,
+    });
+    api = new Api(stack.baseUrl);
+    queues = new QueueProbe(stack.env['QUEUE_PREFIX']!);
+  });
+  afterEach(async () => {
+    // Each test starts the workers it needs; none may leak into the next.
+    await Promise.all(stack.workers.map((w) => w.stop('SIGKILL')));
+  });
+  afterAll(async () => {
+    await queues?.close();
+    await stack?.stop();
+  });
+
+  /** A phone lookup accepted asynchronously: its id (also the job id). */
+  async function submitAsync(key: string): Promise<string> {
+    const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'respond-async' } });
+    expect(res.status).toBe(202);
+    return res.body.search_id;
+  }
+
+  const waitForJob = (id: string, state: string, timeoutMs = 15_000) =>
+    waitFor(
+      () => queues.job(PHONE_QUEUE, id),
+      (j) => j.state === state,
+      { timeoutMs, what: `job ${id} to be ${state}` },
+    );
+
+  const waitForSearch = (id: string, key: string) =>
+    waitFor(
+      () => api.get<Envelope>(`/v1/searches/${id}`, { key }),
+      (r) => r.status !== 202,
+      { timeoutMs: 20_000, what: `search ${id} to finish` },
+    );
+
+  it('redelivers a job whose worker was SIGKILLed mid-lookup, and charges it once', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const doomed = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:3000' });
+    const id = await submitAsync(key);
+    await waitForJob(id, 'active');
+    expect(await doomed.stop('SIGKILL')).toBeNull();
+    expect(await ledgerState(accountId)).toMatchObject({ reserves: 1, captures: 0, releases: 0, pending: 1 });
+
+    await stack.startWorker(ONLY_PHONE);
+    const done = await waitForSearch(id, key);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(done.body.results).toHaveLength(1);
+    const job = await waitForJob(id, 'completed');
+    expect(job.stalledCounter).toBeGreaterThanOrEqual(1);
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 1,
+      captures: 1,
+      releases: 0,
+      pending: 0,
+    });
+  });
+
+  it('does not charge twice nor release when the worker dies after settling and the job is redelivered', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const doomed = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'after:3000' });
+    const id = await submitAsync(key);
+    await waitFor(
+      () => ledgerState(accountId),
+      (s) => s.captures === 1,
+      { timeoutMs: 15_000, what: 'the first worker to settle' },
+    );
+    expect((await queues.job(PHONE_QUEUE, id)).state).toBe('active');
+    expect(await doomed.stop('SIGKILL')).toBeNull();
+
+    await stack.startWorker(ONLY_PHONE);
+    const job = await waitForJob(id, 'completed');
+    expect(job.stalledCounter).toBeGreaterThanOrEqual(1);
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 1,
+      captures: 1,
+      releases: 0,
+      pending: 0,
+    });
+    const done = await api.get<Envelope>(`/v1/searches/${id}`, { key });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(done.body.results).toHaveLength(1);
+  });
+
+  it('finishes the active job on SIGTERM before exiting cleanly', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const worker = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:1500' });
+    const id = await submitAsync(key);
+    await waitForJob(id, 'active');
+    const exitCode = await worker.stop('SIGTERM');
+    expect(exitCode).toBe(0);
+
+    // No other worker runs: the job can only be complete because the stopping worker finished it.
+    const job = await queues.job(PHONE_QUEUE, id);
+    expect(job).toMatchObject({ state: 'completed', stalledCounter: 0 });
+    const done = await api.get<Envelope>(`/v1/searches/${id}`, { key });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 1,
+      captures: 1,
+      releases: 0,
+      pending: 0,
+    });
+  });
+
+  it('reconciles a search left pending with no job: fails it and releases the reservation, but leaves live jobs alone', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    // A live search: its job waits on the phone queue, which no worker consumes yet.
+    const live = await submitAsync(key);
+
+    // An orphan: reserved through the real repository code, as a gateway that died before enqueueing would leave it.
+    const db = createDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e' });
+    await db.initialize();
+    const orphan = newId.search();
+    try {
+      const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);
+      const reserved = await new SearchesRepository(db).reserve({
+        id: orphan,
+        accountId,
+        keyId: apiKey!.id,
+        kind: 'phone',
+        input: PHONE,
+        cost: 1,
+        idempotencyKey: null,
+        requestHash: null,
+        requestId: 'req_crashe2e',
+        permissiblePurpose: null,
+      });
+      expect(reserved).toEqual({ kind: 'reserved', balance: SIGNUP - 2 });
+    } finally {
+      await db.destroy();
+    }
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 2,
+      ledger_sum: SIGNUP - 2,
+      reserves: 2,
+      captures: 0,
+      releases: 0,
+      pending: 2,
+    });
+
+    // A reconciling worker that consumes another queue, so the live phone job stays waiting.
+    await stack.startWorker({ LOOKUP_QUEUES: 'person', RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' });
+    await waitFor(
+      () => sql<{ status: string }>(`SELECT status FROM searches WHERE id = $1`, [orphan]),
+      (rows) => rows[0]?.status !== 'pending',
+      { timeoutMs: 20_000, what: 'the reconciler to settle the orphan' },
+    );
+    const [settled] = await sql<{ status: string; charged: boolean; error: { code: string } }>(
+      `SELECT status, charged, error FROM searches WHERE id = $1`,
+      [orphan],
+    );
+    expect(settled).toMatchObject({ status: 'failed', charged: false, error: { code: 'unavailable' } });
+    const orphanLedger = await sql<{ phase: string; amount: string }>(
+      `SELECT phase, amount FROM credit_ledger WHERE search_id = $1 ORDER BY id`,
+      [orphan],
+    );
+    expect(orphanLedger).toEqual([
+      { phase: 'reserve', amount: '-1' },
+      { phase: 'release', amount: '1' },
+    ]);
+    const orphanView = await api.get<{ status: string; error: { code: string } }>(`/v1/searches/${orphan}`, { key });
+    expect(orphanView.status).toBe(503);
+    expect(orphanView.body).toMatchObject({ status: 'error', error: { code: 'unavailable' } });
+    expect(orphanView.text).not.toMatch(/\bat\s|SELECT|\/work\/|\.ts:/);
+
+    // The live search is older than RECONCILE_AFTER_S too, but its job is waiting: not touched.
+    expect((await queues.job(PHONE_QUEUE, live)).state).toBe('waiting');
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 2,
+      captures: 0,
+      releases: 1,
+      pending: 1,
+    });
+
+    await stack.startWorker(ONLY_PHONE);
+    const done = await waitForSearch(live, key);
+    expect(done.status).toBe(200);
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 2,
+      captures: 1,
+      releases: 1,
+      pending: 0,
+    });
+  });
+});

@@ -1,0 +1,234 @@
+import { QUEUE_NAMES } from '@dossier/contracts';
+import {
+  Api,
+  QueueProbe,
+  Stack,
+  TcpProxy,
+  ledgerState,
+  sql,
+  testEnv,
+  waitFor,
+  type ApiResponse,
+} from '@dossier/testing';
+
+const PHONE = { phone: '+14155552671' };
+const SIGNUP = 10;
+
+interface Envelope {
+  status: string;
+  search_id: string;
+  results: unknown[];
+  credits_remaining: number;
+  error?: { code: string; message: string };
+}
+
+/** A 503 as the contract wants it: the error envelope, `unavailable`, Retry-After, and nothing internal. */
+function expectUnavailable(res: ApiResponse<unknown>): void {
+  expect({ status: res.status, body: res.body }).toMatchObject({
+    status: 503,
+    body: { status: 'error', error: { code: 'unavailable' } },
+  });
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expectNothingInternal(res);
+}
+
+function expectNothingInternal(res: ApiResponse<unknown>): void {
+  for (const leak of [
+    /\bat\s/, // a stack frame: "at fn (file:line)"
+    /SELECT|INSERT|UPDATE |credit_ledger/,
+    /\/work\/|node_modules|dist\//,
+    /\.(ts|js):\d+/,
+    /ECONN|Error:/,
+  ]) {
+    expect(res.text).not.toMatch(leak);
+  }
+}
+
+describe('Redis and Postgres outages (gateway behind loopback proxies, worker direct)', () => {
+  let redisProxy: TcpProxy;
+  let pgProxy: TcpProxy;
+  let stack: Stack;
+  let api: Api;
+  let queues: QueueProbe;
+
+  beforeAll(async () => {
+    redisProxy = await TcpProxy.forUrl(testEnv.redisUrl).start();
+    pgProxy = await TcpProxy.forUrl(testEnv.databaseUrl).start();
+    stack = await Stack.start({
+      label: 'outage',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      gatewayEnv: { REDIS_URL: redisProxy.url(testEnv.redisUrl), DATABASE_URL: pgProxy.url(testEnv.databaseUrl) },
+      // Each job takes a second, so a test can cut a connection while a lookup is in flight.
+      workerEnv: { WORKER_TEST_HOLD: 'before:1000' },
+    });
+    api = new Api(stack.baseUrl);
+    queues = new QueueProbe(stack.env['QUEUE_PREFIX']!);
+  });
+  afterEach(async () => {
+    // Leave the gateway as the next test expects it: both backing services reachable again.
+    redisProxy.restore();
+    pgProxy.restore();
+    await waitFor(
+      () => api.get('/health/ready').then((r) => r.status),
+      (s) => s === 200,
+      { timeoutMs: 15_000, what: 'the gateway to be ready again' },
+    );
+  });
+  afterAll(async () => {
+    await queues?.close();
+    await stack?.stop();
+    await redisProxy?.close();
+    await pgProxy?.close();
+  });
+
+  /** The account's one pending search, once the worker holds its job (for a second: WORKER_TEST_HOLD). */
+  async function activeSearchOf(accountId: string): Promise<string> {
+    const [row] = await waitFor(
+      () => sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1 AND status = 'pending'`, [accountId]),
+      (rows) => rows.length === 1,
+      { timeoutMs: 10_000, what: 'the lookup to be reserved' },
+    );
+    await waitFor(
+      () => queues.state(QUEUE_NAMES.phone, row!.id),
+      (s) => s === 'active',
+      { timeoutMs: 10_000, what: `job ${row!.id} active` },
+    );
+    return row!.id;
+  }
+
+  /** After an outage: lookups work again (waits out the reconnects). */
+  const waitForRecovery = (key: string) =>
+    waitFor(
+      () => api.post<Envelope>('/v1/verify/phone', PHONE, { key }),
+      (r) => r.status === 200,
+      { timeoutMs: 20_000, what: 'lookups to work again' },
+    );
+
+  it('answers 503 within a second when Redis is unreachable, charges nothing, and recovers', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const before = await ledgerState(accountId);
+    redisProxy.cut();
+
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+      const tookMs = Date.now() - started;
+      expectUnavailable(res);
+      expect(tookMs).toBeLessThan(1000);
+    }
+    const idem = await api.post<Envelope>('/v1/verify/phone', PHONE, {
+      key,
+      headers: { 'idempotency-key': 'redis-down' },
+    });
+    expectUnavailable(idem);
+    expectUnavailable(await api.get('/v1/account', { key }));
+    const ready = await api.get<{ checks: Record<string, string> }>('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks).toEqual({ postgres: 'ok', redis: 'unavailable' });
+    expect((await api.get('/health/live')).status).toBe(200);
+
+    const during = await ledgerState(accountId);
+    expect(during).toEqual(before);
+    expect(during).toMatchObject({ ledger_sum: during.balance, pending: 0 });
+
+    redisProxy.restore();
+    const ok = await waitForRecovery(key);
+    expect(ok.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 1 });
+    const retried = await api.post<Envelope>('/v1/verify/phone', PHONE, {
+      key,
+      headers: { 'idempotency-key': 'redis-down' },
+    });
+    expect(retried.status).toBe(200);
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 2,
+      ledger_sum: SIGNUP - 2,
+      reserves: 2,
+      captures: 2,
+      releases: 0,
+      pending: 0,
+    });
+  });
+
+  it('answers 503 (not 500) when Postgres is unreachable, writes nothing half-way, and recovers', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const done = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+    expect(done.status).toBe(200);
+    pgProxy.cut();
+
+    expectUnavailable(await api.post('/v1/verify/phone', PHONE, { key }));
+    expectUnavailable(await api.post('/v1/search/person', { name: 'Jane Doe' }, { key }));
+    expectUnavailable(await api.get('/v1/account', { key }));
+    expectUnavailable(await api.get(`/v1/searches/${done.body.search_id}`, { key }));
+    expectUnavailable(await api.post('/v1/auth/login', { email: 'someone@example.com', password: 'whatever-it-is' }));
+    const ready = await api.get<{ checks: Record<string, string> }>('/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks).toEqual({ postgres: 'unavailable', redis: 'ok' });
+    expect((await api.get('/health/live')).status).toBe(200);
+
+    pgProxy.restore();
+    await waitFor(
+      () => api.get('/health/ready').then((r) => r.status),
+      (s) => s === 200,
+      { timeoutMs: 15_000, what: 'ready again' },
+    );
+    const ok = await waitForRecovery(key);
+    expect(ok.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 2 });
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 2,
+      ledger_sum: SIGNUP - 2,
+      reserves: 2,
+      captures: 2,
+      releases: 0,
+      pending: 0,
+    });
+  });
+
+  it('still answers 200 when the gateway loses Redis while a lookup runs (the completion is read from Postgres)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const answer = api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=10' } });
+    const id = await activeSearchOf(accountId);
+    redisProxy.cut();
+
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(res.body.results).toHaveLength(1);
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 1,
+      captures: 1,
+      releases: 0,
+      pending: 0,
+    });
+  });
+
+  it('answers 202 with the search id, not 503, when Postgres goes away while a reserved lookup runs', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const answer = api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=10' } });
+    const id = await activeSearchOf(accountId);
+    pgProxy.cut();
+
+    const res = await answer;
+    expectNothingInternal(res);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'pending', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(res.headers.get('location')).toBe(`/v1/searches/${id}`);
+
+    pgProxy.restore();
+    const final = await waitFor(
+      () => api.get<Envelope>(`/v1/searches/${id}`, { key }),
+      (r) => r.status === 200,
+      { timeoutMs: 15_000, what: `search ${id} readable again` },
+    );
+    expect(final.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(await ledgerState(accountId)).toEqual({
+      balance: SIGNUP - 1,
+      ledger_sum: SIGNUP - 1,
+      reserves: 1,
+      captures: 1,
+      releases: 0,
+      pending: 0,
+    });
+  });
+});
