@@ -44,6 +44,12 @@ describe('rate limits held in Redis across gateway processes', () => {
     const res = await a.get('/v1/account', { key: other.key });
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-remaining')).toBe('3');
+
+    // Guessing keys spends the address bucket (2 of 4 tokens left after the two registrations).
+    const guesses = [];
+    for (let i = 0; i < 3; i++) guesses.push(await b.get('/v1/account', { key: `dsk_${String(i).repeat(40)}` }));
+    expect(guesses.map((g) => g.status)).toEqual([401, 401, 429]);
+    expect(guesses[0]!.headers.get('ratelimit-remaining')).toBe('1');
   });
 
   it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { GatewayConfig } from '@dossier/config';
 import { InfraModule } from './infra/infra.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -12,14 +12,19 @@ import { LookupsService } from './lookups/lookups.service';
 import { ResultWaiterService } from './lookups/result-waiter.service';
 import { QueuePressureService } from './lookups/queue-pressure.service';
 import { HealthController } from './health/health.controller';
+import { OpenApiController } from './openapi/openapi.controller';
+import { OpenApiService } from './openapi/openapi.service';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsService } from './metrics/metrics.service';
+import { QueueBoardService } from './admin/queue-board.service';
 
 @Module({})
 export class GatewayModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [InfraModule.forRoot(config)],
-      controllers: [AuthController, LookupsController, HealthController],
+      imports: [InfraModule.forRoot(config), DiscoveryModule],
+      controllers: [AuthController, LookupsController, HealthController, OpenApiController, MetricsController],
       providers: [
         // Order matters: authenticate first, then rate-limit per key.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -29,6 +34,9 @@ export class GatewayModule {
         LookupsService,
         ResultWaiterService,
         QueuePressureService,
+        OpenApiService,
+        MetricsService,
+        QueueBoardService,
       ],
     };
   }

@@ -30,12 +30,15 @@ export interface DomainErrorOptions {
   details?: FieldIssue[];
   /** Seconds a client should wait before trying again (429, 503). */
   retryAfterS?: number;
+  /** Extra response headers that belong to this error (e.g. the credit balance on a 402). */
+  headers?: Record<string, string>;
   cause?: unknown;
 }
 
 export class DomainError extends Error {
   readonly details?: FieldIssue[];
   readonly retryAfterS?: number;
+  readonly headers?: Record<string, string>;
 
   constructor(
     readonly code: ErrorCode,
@@ -46,6 +49,7 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.details = options.details;
     this.retryAfterS = options.retryAfterS;
+    this.headers = options.headers;
   }
 
   static validation(details: FieldIssue[]): DomainError {

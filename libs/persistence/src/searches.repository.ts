@@ -157,6 +157,16 @@ export class SearchesRepository {
     return rows[0]?.status ?? null;
   }
 
+  /** Frees a failed search's Idempotency-Key so a retry with the same key runs the lookup again. */
+  async forgetIdempotencyKey(id: string): Promise<void> {
+    await queryRows(this.db, `UPDATE searches SET idempotency_key = NULL WHERE id = $1 AND status = 'failed'`, [id]);
+  }
+
+  async balanceOf(accountId: string): Promise<number | null> {
+    const rows = await queryRows<{ balance: number }>(this.db, `SELECT balance::int AS balance FROM accounts WHERE id = $1`, [accountId]);
+    return rows[0]?.balance ?? null;
+  }
+
   /** Which of these searches are no longer pending (the waiter's fallback when an event is missed). */
   async findSettled(ids: string[]): Promise<string[]> {
     if (ids.length === 0) return [];

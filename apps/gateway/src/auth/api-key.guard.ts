@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN, DomainError } from '@dossier/domain';
 import { ApiKeysRepository } from '@dossier/persistence';
 import { IS_PUBLIC } from './public.decorator';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -15,12 +16,26 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
+    private readonly limiter: RateLimiterService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    try {
+      await this.authenticate(request);
+    } catch (err) {
+      // A refused key still spends the caller's address bucket: guessing keys is rate-limited too.
+      if (err instanceof DomainError && err.code === 'unauthorized') {
+        await this.limiter.enforce(`ip:${request.ip}`, context.switchToHttp().getResponse<FastifyReply>());
+      }
+      throw err;
+    }
+    return true;
+  }
+
+  private async authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     if (!header) throw new DomainError('unauthorized', 'send your API key as Authorization: Bearer <API_KEY>');
     const match = BEARER.exec(header);
@@ -34,6 +49,5 @@ export class ApiKeyGuard implements CanActivate {
       // Best effort and off the hot path: last_used_at is informational (minute resolution).
       this.keys.touch(found.key_id).catch((err: unknown) => this.logger.warn(`could not touch key: ${String(err)}`));
     }
-    return true;
   }
 }

@@ -50,6 +50,7 @@ export class HealthController {
     auth: false,
     status: 200,
     response: healthResponse,
+    alternatives: [{ status: 503, description: 'Redis or Postgres unreachable; `checks` says which', response: healthResponse }],
     errors: [],
   })
   async ready(@Res() res: FastifyReply) {

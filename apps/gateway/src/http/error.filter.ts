@@ -34,6 +34,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         `request_id=${request.id} ${request.method} ${request.url} -> ${status} ${error.code}: ${describe(cause)}`,
       );
     }
+    if (error.headers) void reply.headers(error.headers);
     if (error.code === 'unauthorized') void reply.header('WWW-Authenticate', 'Bearer realm="dossier"');
     if (error.retryAfterS !== undefined) void reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
     void reply.status(status).header('Content-Type', 'application/json; charset=utf-8').send(envelopeOf(error, String(request.id)));

@@ -126,6 +126,7 @@ export class LookupsController {
     status: 200,
     response: successEnvelope,
     alternatives: [{ status: 202, description: 'Still running', response: pendingEnvelope }],
+    credits: true,
     pathParams: { id: 'search id (srch_…)' },
     errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
   })
@@ -167,7 +168,8 @@ function phoneInput(phone: string, country: string | undefined, field: string): 
 
 function send(res: FastifyReply, requestId: string, answer: LookupAnswer): void {
   void res.status(answer.httpStatus).headers(answer.headers);
-  if (answer.replayed) void res.header('Idempotent-Replayed', 'true');
+  // A replay returns the original search and spends nothing.
+  if (answer.replayed) void res.header('Idempotent-Replayed', 'true').header('X-Credits-Spent', '0');
   const body = answer.body['status'] === 'error' ? { ...answer.body, request_id: requestId } : answer.body;
   void res.send(body);
 }

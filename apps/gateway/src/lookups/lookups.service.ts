@@ -49,7 +49,12 @@ export class LookupsService {
     const requestHash = call.idempotencyKey === null ? null : hashRequest(req.route, req.body);
     if (call.idempotencyKey !== null) {
       const existing = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS);
-      if (existing) return this.replay(existing, requestHash, call);
+      if (existing?.status === 'failed' && existing.request_hash === requestHash) {
+        // A failure charged nothing and invited a retry: the same key runs the lookup again.
+        await this.searches.forgetIdempotencyKey(existing.id);
+      } else if (existing) {
+        return this.replay(existing, requestHash, call);
+      }
     }
     this.pressure.assertRoom(req.kind);
 
@@ -69,9 +74,11 @@ export class LookupsService {
         permissiblePurpose: req.purpose,
       });
       if (reserved.kind === 'insufficient') {
+        const balance = await this.searches.balanceOf(call.auth.accountId);
         throw new DomainError(
           'insufficient_credits',
-          `this lookup costs ${this.config.costs[req.kind]} credit(s) and the balance is too low; nothing was charged`,
+          `this lookup costs ${this.config.costs[req.kind]} credit(s) and the balance is ${balance ?? 0}; nothing was charged`,
+          { headers: { 'X-Credits-Spent': '0', 'X-Credits-Remaining': String(balance ?? 0) } },
         );
       }
       if (reserved.kind === 'idempotency_race') {

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { DomainError } from '@dossier/domain';
 import type { Redis } from 'ioredis';
 import type { GatewayConfig } from '@dossier/config';
 import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
@@ -58,5 +60,18 @@ export class RateLimiterService {
       resetS: Math.ceil((resetMs ?? 0) / 1000),
       retryAfterS: Math.max(1, Math.ceil((retryMs ?? 0) / 1000)),
     };
+  }
+
+  /** Takes a token for `identity`, sets RateLimit-* on the reply, and throws 429 when none is left. */
+  async enforce(identity: string, reply: FastifyReply): Promise<void> {
+    const decision = await this.take(identity);
+    void reply.header('RateLimit-Limit', String(decision.limit));
+    void reply.header('RateLimit-Remaining', String(decision.remaining));
+    void reply.header('RateLimit-Reset', String(decision.resetS));
+    if (!decision.allowed) {
+      throw new DomainError('rate_limited', `too many requests; retry in ${decision.retryAfterS}s`, {
+        retryAfterS: decision.retryAfterS,
+      });
+    }
   }
 }

@@ -3,9 +3,12 @@ import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
 import { failFastRedisOptions, type WorkerConfig } from '@dossier/config';
-import { QUEUE_NAMES } from '@dossier/contracts';
+import { EVENTS_MAX_LEN, QUEUE_NAMES } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+
+/** Inputs and results older than RESULTS_TTL_DAYS are erased at most this often (the audit row stays). */
+const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Finds searches left pending with no live job — a gateway that died between reserving and
@@ -18,6 +21,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
   private queues?: Record<LookupKind, Queue>;
   private timer?: NodeJS.Timeout;
   private running = false;
+  private lastPurge = 0;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -27,7 +31,11 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
   onApplicationBootstrap(): void {
     const connection = failFastRedisOptions(this.config.redisUrl);
     this.queues = Object.fromEntries(
-      LOOKUP_KINDS.map((k) => [k, new Queue(QUEUE_NAMES[k], { connection, prefix: this.config.queuePrefix })]),
+      LOOKUP_KINDS.map((k) => [
+        k,
+        // Same stream settings as the gateway: BullMQ rewrites a queue's meta whenever a Queue is created.
+        new Queue(QUEUE_NAMES[k], { connection, prefix: this.config.queuePrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } }),
+      ]),
     ) as Record<LookupKind, Queue>;
     this.timer = setInterval(() => void this.runOnce(), this.config.reconcileIntervalMs);
     this.timer.unref();
@@ -57,6 +65,11 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
           released += 1;
           this.logger.warn(`released stale search ${stale.id} (job ${state})`);
         }
+      }
+      if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
+        const purged = await searches.purgeResults(this.config.resultsTtlDays);
+        this.lastPurge = Date.now();
+        if (purged > 0) this.logger.log(`purged inputs and results of ${purged} search(es) older than ${this.config.resultsTtlDays} days`);
       }
     } catch (err) {
       this.logger.warn(`reconcile pass failed: ${String(err)}`);

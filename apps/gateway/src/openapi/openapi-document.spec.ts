@@ -1,0 +1,197 @@
+import { validate } from '@readme/openapi-parser';
+import { z } from 'zod';
+import type { ApiDocOptions } from './api-doc.decorator';
+import { documentRoutes, type FoundRoute } from './documented-route';
+import { buildOpenApiDocument } from './openapi-document';
+import { successEnvelope } from '../lookups/lookups.schema';
+
+// Nest 12 is ESM-only and Jest on Node 20 cannot load it, so these tests start from what
+// route-discovery reads out of Nest's metadata; the e2e test covers the real gateway.
+
+const widgetBody = z.object({ name: z.string().min(1), note: z.string().optional() }).strict();
+const optionalBody = z.object({ label: z.string().optional() }).strict();
+
+const route = (
+  method: string,
+  path: string,
+  handler: string,
+  doc: ApiDocOptions | undefined,
+  isPublic = false,
+): FoundRoute => ({
+  controller: 'WidgetsController',
+  handler,
+  method,
+  path,
+  isPublic,
+  doc,
+});
+
+const FOUND: FoundRoute[] = [
+  route('POST', '/v1/widgets', 'create', {
+    tag: 'lookups',
+    summary: 'Make a widget',
+    body: widgetBody,
+    status: 200,
+    response: successEnvelope,
+    lookup: true,
+    errors: ['validation_error', 'unauthorized', 'rate_limited', 'unavailable'],
+  }),
+  route('PUT', '/v1/widgets/:id/label', 'label', {
+    tag: 'lookups',
+    summary: 'Label a widget',
+    body: optionalBody,
+    status: 200,
+    pathParams: { id: 'widget id' },
+    errors: ['not_found'],
+  }),
+  route(
+    'GET',
+    '/ops/ping',
+    'ping',
+    { tag: 'operations', summary: 'Ping', auth: false, status: 200, contentType: 'text/plain', errors: [] },
+    true,
+  ),
+];
+
+// The document is walked freely here; every shape that matters is asserted by expect().
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+/** Every `$ref` in the document that does not point at anything. */
+function danglingRefs(doc: Json): string[] {
+  const dangling: string[] = [];
+  const resolve = (ref: string): unknown =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>(
+        (at, seg) =>
+          at && typeof at === 'object' ? (at as Json)[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined,
+        doc,
+      );
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') {
+          if (resolve(value) === undefined) dangling.push(value);
+        } else walk(value);
+      }
+    }
+  };
+  walk(doc);
+  return dangling;
+}
+
+describe('documentRoutes', () => {
+  it('names operations after controller and handler', () => {
+    expect(documentRoutes(FOUND).map((r) => [r.method, r.path, r.operationId])).toEqual([
+      ['post', '/v1/widgets', 'widgetsCreate'],
+      ['put', '/v1/widgets/:id/label', 'widgetsLabel'],
+      ['get', '/ops/ping', 'widgetsPing'],
+    ]);
+  });
+
+  it('refuses every route without @ApiDoc, naming each', () => {
+    expect(() =>
+      documentRoutes([
+        ...FOUND,
+        route('GET', '/v1/forgotten', 'forgotten', undefined),
+        route('DELETE', '/v1/also', 'also', undefined),
+      ]),
+    ).toThrow(
+      /GET \/v1\/forgotten \(WidgetsController.forgotten\) has no @ApiDoc\n\s+DELETE \/v1\/also \(WidgetsController.also\) has no @ApiDoc/,
+    );
+  });
+
+  it('refuses an auth flag that disagrees with @Public()', () => {
+    const doc: ApiDocOptions = { tag: 'operations', summary: 'x', status: 200, errors: [] };
+    expect(() => documentRoutes([route('GET', '/open', 'open', doc, true)])).toThrow(
+      'auth flag disagrees with @Public()',
+    );
+    expect(() => documentRoutes([route('GET', '/closed', 'closed', { ...doc, auth: false }, false)])).toThrow(
+      'auth flag disagrees',
+    );
+  });
+});
+
+describe('buildOpenApiDocument', () => {
+  const doc = buildOpenApiDocument(documentRoutes(FOUND), { version: '9.9.9' }) as Json;
+
+  it('is a valid OpenAPI 3.1 document whose every $ref resolves', async () => {
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid ? [] : result.errors).toEqual([]);
+    expect(result.warnings).toEqual([]);
+    expect(danglingRefs(doc)).toEqual([]);
+    expect(doc['openapi']).toMatch(/^3\.1\.\d+$/);
+    expect(doc['info']).toMatchObject({ title: 'Dossier', version: '9.9.9' });
+  });
+
+  it('describes a lookup: bearer auth, headers, body, success and error answers', () => {
+    const op = doc['paths']['/v1/widgets']['post'] as Json;
+    expect(op['security']).toEqual([{ bearerAuth: [] }]);
+    expect(op['requestBody']).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { required: ['name'], additionalProperties: false } } },
+    });
+    expect(op['parameters'].map((p: Json) => p['$ref'])).toEqual([
+      '#/components/parameters/Prefer',
+      '#/components/parameters/Idempotency-Key',
+      '#/components/parameters/X-Request-Id',
+    ]);
+    expect(Object.keys(op['responses']).sort()).toEqual(['200', '400', '401', '429', '503', 'default']);
+    expect(op['responses']['200']['content']['application/json']['schema']).toEqual({
+      $ref: '#/components/schemas/SuccessEnvelope',
+    });
+    expect(Object.keys(op['responses']['200']['headers'])).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'X-Credits-Spent', 'X-Credits-Remaining']),
+    );
+    expect(Object.keys(op['responses']['503']['headers'])).toEqual(expect.arrayContaining(['Retry-After']));
+    expect(op['responses']['401']['content']['application/json']['schema']).toEqual({
+      $ref: '#/components/schemas/ErrorEnvelope',
+    });
+  });
+
+  it('makes a body optional exactly when {} is valid, and describes path parameters', () => {
+    const op = doc['paths']['/v1/widgets/{id}/label']['put'] as Json;
+    expect(op['requestBody']['required']).toBe(false);
+    expect(op['parameters'][0]).toEqual({
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'widget id',
+      schema: { type: 'string' },
+    });
+    expect(doc['paths']['/ops/ping']['get']).toMatchObject({
+      security: [],
+      responses: { '200': { content: { 'text/plain': {} } } },
+    });
+  });
+
+  it('puts the shared schemas in components, with the full error code enum', () => {
+    const schemas = doc['components']['schemas'] as Json;
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining([
+        'ErrorEnvelope',
+        'SuccessEnvelope',
+        'PendingEnvelope',
+        'PersonResult',
+        'CompanyResult',
+        'EmailResult',
+        'PhoneResult',
+        'SourceReport',
+      ]),
+    );
+    expect(schemas['ErrorEnvelope']['properties']['error']['properties']['code']['enum']).toContain(
+      'idempotency_conflict',
+    );
+    expect(JSON.stringify(schemas)).not.toContain('$defs');
+  });
+
+  it('refuses path parameters that are not described', () => {
+    const [, label] = documentRoutes(FOUND);
+    expect(() =>
+      buildOpenApiDocument([{ ...label!, doc: { ...label!.doc, pathParams: {} } }], { version: '1' }),
+    ).toThrow('pathParams must describe exactly ["id"]');
+  });
+});

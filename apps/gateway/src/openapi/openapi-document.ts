@@ -1,0 +1,279 @@
+import { z } from 'zod';
+import type { ErrorCode } from '@dossier/domain';
+import { HTTP_STATUS } from '../http/error-envelope';
+import { COMPONENT_SCHEMAS, ERROR_CODE_MEANINGS } from './components.schema';
+import type { DocumentedRoute } from './documented-route';
+
+type Json = Record<string, unknown>;
+
+const SCHEMA_REF = '#/components/schemas/';
+const JSON_TYPE = 'application/json';
+const TO_JSON_SCHEMA = { target: 'draft-2020-12', unrepresentable: 'any' } as const;
+
+const TAGS = [
+  { name: 'auth', description: 'Accounts, logins and API keys' },
+  { name: 'account', description: 'The calling account and its credit balance' },
+  { name: 'lookups', description: 'Person, company, e-mail and phone lookups; each one costs credits' },
+  { name: 'operations', description: 'Health, metrics and this document' },
+];
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description:
+      "The request's id: the client's own X-Request-Id when it sent one of at most 128 safe characters, otherwise a fresh one",
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description: 'Requests allowed in a burst (per key, or per client address on public routes)',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current burst', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the burst allowance is full again', schema: { type: 'integer' } },
+  'X-Credits-Spent': {
+    description: 'Credits this call charged (0 while pending, on failure or when nothing was found)',
+    schema: { type: 'integer' },
+  },
+  'X-Credits-Remaining': { description: 'The balance after this call', schema: { type: 'integer' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Preference-Applied': {
+    description: '`respond-async` when the request asked for it (RFC 7240)',
+    schema: { type: 'string', enum: ['respond-async'] },
+  },
+  Location: { description: 'Where to poll for the outcome: /v1/searches/{id}', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
+  'WWW-Authenticate': { description: '`Bearer realm="dossier"`', schema: { type: 'string' } },
+};
+
+const PARAMETERS: Record<string, Json> = {
+  'X-Request-Id': {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description:
+      'Your own id for the request (at most 128 of `A-Z a-z 0-9 . _ ~ : @ + = / -`), echoed in the answer and the logs',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  Prefer: {
+    name: 'Prefer',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 7240. `wait=N`: wait up to N seconds for the outcome (default 10, capped by the server, 60 by default) before answering 202; `respond-async`: answer 202 at once.',
+    schema: { type: 'string' },
+    examples: { wait: { value: 'wait=5' }, async: { value: 'respond-async' } },
+  },
+  'Idempotency-Key': {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Within 24 hours the same key from the same account returns the same search and charges once; the same key with a different body is 409 idempotency_conflict.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]{1,255}$' },
+  },
+};
+
+const ref = (section: 'schemas' | 'headers' | 'parameters', id: string): Json => ({
+  $ref: `#/components/${section}/${id}`,
+});
+
+/** Every component id the builder may reference. */
+const COMPONENT_IDS = new Set<string>(Object.keys(COMPONENT_SCHEMAS));
+
+/**
+ * A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema. Sub-schemas that are components
+ * come back from zod as `$defs` entries; they are pointed at `components.schemas` instead.
+ */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const json: Json = { ...z.toJSONSchema(schema, { ...TO_JSON_SCHEMA, io }) };
+  const defs = Object.keys((json['$defs'] as Json | undefined) ?? {});
+  for (const id of defs) {
+    if (!COMPONENT_IDS.has(id)) throw new Error(`schema $defs/${id} is not a known component`);
+    // Components are emitted for output only; a body reusing one would need an input variant.
+    if (io === 'input') throw new Error(`a request body refers to component ${id}; declare a separate input schema`);
+  }
+  delete json['$schema'];
+  delete json['$defs'];
+  return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${SCHEMA_REF}`)) as Json;
+}
+
+function componentSchemas(): Json {
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    ...TO_JSON_SCHEMA,
+    io: 'output',
+    uri: (id) => SCHEMA_REF + id,
+  });
+  return Object.fromEntries(
+    [...COMPONENT_IDS].sort().map((id) => {
+      const schema: Json = { ...schemas[id] };
+      if (Object.keys(schema).length === 0) throw new Error(`component ${id} is not in zod's registry`);
+      delete schema['$schema'];
+      delete schema['$id'];
+      return [id, schema];
+    }),
+  );
+}
+
+function headersFor(route: DocumentedRoute, status: number): Json {
+  const { doc } = route;
+  const names = ['X-Request-Id'];
+  if (doc.errors.includes('rate_limited')) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  if ((doc.credits ?? doc.lookup) && (status < 300 || status === 503))
+    names.push('X-Credits-Spent', 'X-Credits-Remaining');
+  if (doc.lookup && status < 300) names.push('Idempotent-Replayed', 'Preference-Applied');
+  if (status === 202) names.push('Location');
+  if (status === 202 || status === 429 || (status === 503 && doc.errors.includes('unavailable')))
+    names.push('Retry-After');
+  if (status === 401 && !route.isPublic) names.push('WWW-Authenticate');
+  return Object.fromEntries(names.map((n) => [n, ref('headers', n)]));
+}
+
+function successContent(route: DocumentedRoute, response: z.ZodType | undefined): Json | undefined {
+  const type = route.doc.contentType ?? JSON_TYPE;
+  if (response) return { [type]: { schema: schemaOf(response, 'output') } };
+  return type === JSON_TYPE ? undefined : { [type]: { schema: { type: 'string' } } };
+}
+
+function errorResponse(route: DocumentedRoute, status: number, codes: ErrorCode[]): Json {
+  return {
+    description: codes.map((c) => `\`${c}\`: ${ERROR_CODE_MEANINGS[c]}`).join('; '),
+    headers: headersFor(route, status),
+    content: {
+      [JSON_TYPE]: {
+        schema: ref('schemas', 'ErrorEnvelope'),
+        examples: Object.fromEntries(
+          codes.map((code) => [
+            code,
+            {
+              value: {
+                status: 'error',
+                error: { code, message: ERROR_CODE_MEANINGS[code] },
+                request_id: 'req_01J9ZQ4M8B0C',
+              },
+            },
+          ]),
+        ),
+      },
+    },
+  };
+}
+
+function responsesFor(route: DocumentedRoute): Json {
+  const { doc } = route;
+  const responses: Json = {};
+  const add = (status: number, response: Json) => {
+    if (responses[String(status)]) throw new Error(`${route.operationId}: two answers for status ${status}`);
+    responses[String(status)] = response;
+  };
+  const content = successContent(route, doc.response);
+  add(doc.status, {
+    description: doc.summary,
+    headers: headersFor(route, doc.status),
+    ...(content ? { content } : {}),
+  });
+  for (const alt of doc.alternatives ?? []) {
+    add(alt.status, {
+      description: alt.description,
+      headers: headersFor(route, alt.status),
+      content: { [JSON_TYPE]: { schema: schemaOf(alt.response, 'output') } },
+    });
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of doc.errors) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b))
+    add(status, errorResponse(route, status, codes));
+  responses['default'] = errorResponse(route, 500, ['internal_error']);
+  return responses;
+}
+
+function parametersFor(route: DocumentedRoute): Json[] {
+  const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
+  const described = route.doc.pathParams ?? {};
+  const undescribed = names.filter((n) => !(n in described));
+  const unknown = Object.keys(described).filter((n) => !names.includes(n));
+  if (undescribed.length > 0 || unknown.length > 0) {
+    throw new Error(`${route.operationId}: pathParams must describe exactly ${JSON.stringify(names)}`);
+  }
+  return [
+    ...names.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: described[name],
+      schema: { type: 'string' },
+    })),
+    ...(route.doc.lookup ? [ref('parameters', 'Prefer'), ref('parameters', 'Idempotency-Key')] : []),
+    ref('parameters', 'X-Request-Id'),
+  ];
+}
+
+function operationFor(route: DocumentedRoute): Json {
+  const { doc } = route;
+  const body = doc.body;
+  return {
+    operationId: route.operationId,
+    summary: doc.summary,
+    description: doc.description ?? doc.summary,
+    tags: [doc.tag],
+    security: route.isPublic ? [] : [{ bearerAuth: [] }],
+    parameters: parametersFor(route),
+    ...(body
+      ? {
+          requestBody: {
+            // The handlers treat a missing body as `{}`: it is optional exactly when `{}` is valid.
+            required: !body.safeParse({}).success,
+            content: { [JSON_TYPE]: { schema: schemaOf(body, 'input') } },
+          },
+        }
+      : {}),
+    responses: responsesFor(route),
+  };
+}
+
+export interface DocumentInfo {
+  version: string;
+}
+
+/** The OpenAPI 3.1 document for the given routes. Throws on anything it cannot describe faithfully. */
+export function buildOpenApiDocument(routes: DocumentedRoute[], info: DocumentInfo): Json {
+  const paths: Record<string, Json> = {};
+  const operationIds = new Set<string>();
+  for (const route of [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))) {
+    if (/[*()?]/.test(route.path)) throw new Error(`${route.operationId}: cannot document the pattern ${route.path}`);
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const item = (paths[path] ??= {});
+    if (item[route.method]) throw new Error(`${route.method.toUpperCase()} ${path} is declared twice`);
+    if (operationIds.has(route.operationId)) throw new Error(`operationId ${route.operationId} is used twice`);
+    operationIds.add(route.operationId);
+    item[route.method] = operationFor(route);
+  }
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Dossier',
+      version: info.version,
+      description:
+        'Self-hosted background-investigation API: people, companies, e-mail verification and phone lookups. ' +
+        'Bodies are JSON (`Content-Type: application/json`, at most 64 KiB, unknown fields rejected); field names are snake_case; ' +
+        'timestamps are RFC 3339 UTC. Every error is the ErrorEnvelope: match on `error.code`.',
+    },
+    servers: [{ url: '/' }],
+    tags: TAGS,
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'dsk_…',
+          description: 'An API key from register, login or POST /v1/auth/keys: `Authorization: Bearer dsk_…`',
+        },
+      },
+      headers: HEADERS,
+      parameters: PARAMETERS,
+    },
+  };
+}
