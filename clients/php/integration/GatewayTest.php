@@ -1,0 +1,248 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier\IntegrationTests;
+
+use Dossier\Client;
+use Dossier\Exception\AuthenticationException;
+use Dossier\Exception\ConflictException;
+use Dossier\Exception\InsufficientCreditsException;
+use Dossier\Exception\NotFoundException;
+use Dossier\Exception\ValidationException;
+use Dossier\Response;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Runs against a real gateway + worker. DOSSIER_BASE_URL must be set (these tests fail, never
+ * skip, without it); the accounts they create must start with SIGNUP_CREDITS=3.
+ */
+final class GatewayTest extends TestCase
+{
+    private const PHONE = '+14155552671';
+    private const PASSWORD = 'correct horse battery staple';
+
+    private string $baseUrl;
+
+    protected function setUp(): void
+    {
+        $url = getenv('DOSSIER_BASE_URL');
+        if (!is_string($url) || $url === '') {
+            self::fail('DOSSIER_BASE_URL is not set: point it at a running Dossier gateway (with SIGNUP_CREDITS=3)');
+        }
+        $this->baseUrl = $url;
+    }
+
+    public function testRegisterReturnsAKeyAndTheSignupCredits(): void
+    {
+        $email = self::uniqueEmail();
+        $registered = Client::register($email, self::PASSWORD, baseUrl: $this->baseUrl);
+
+        $this->assertSame(201, $registered->httpStatus);
+        $this->assertStringStartsWith('dsk_', $registered->apiKey);
+        $this->assertSame(3, $registered->creditsRemaining);
+        $this->assertSame($email, $registered->account['email']);
+        $this->assertNotEmpty($registered->requestId);
+
+        $account = $this->client($registered)->account();
+        $this->assertSame($registered->account['id'], $account->account['id']);
+        $this->assertSame(3, $account->creditsRemaining);
+
+        try {
+            Client::register(strtoupper($email), self::PASSWORD, baseUrl: $this->baseUrl);
+            $this->fail('expected ConflictException');
+        } catch (ConflictException $e) {
+            $this->assertSame('email_taken', $e->getErrorCode());
+            $this->assertSame(409, $e->getHttpStatus());
+        }
+    }
+
+    public function testPhoneLookupsSpendOneCreditEachUntilInsufficientCredits(): void
+    {
+        $client = $this->client($this->register());
+
+        foreach ([2, 1, 0] as $expected) {
+            $result = $client->verifyPhone(self::PHONE);
+            $this->assertSame('success', $result->status);
+            $this->assertStringStartsWith('srch_', $result->searchId);
+            $this->assertCount(1, $result->results);
+            $this->assertSame(self::PHONE, $result->results[0]['e164']);
+            $this->assertTrue($result->results[0]['valid']);
+            $this->assertSame($expected, $result->creditsRemaining);
+            $this->assertSame(1, $result->creditsSpent);
+            $this->assertNotEmpty($result->sources);
+        }
+
+        try {
+            $client->verifyPhone(self::PHONE);
+            $this->fail('expected InsufficientCreditsException');
+        } catch (InsufficientCreditsException $e) {
+            $this->assertSame(402, $e->getHttpStatus());
+            $this->assertSame('insufficient_credits', $e->getErrorCode());
+            $this->assertNotEmpty($e->getRequestId());
+        }
+        $this->assertSame(0, $client->account()->creditsRemaining);
+    }
+
+    public function testTheGenericSearchFormAndIdempotentReplays(): void
+    {
+        $client = $this->client($this->register());
+
+        $first = $client->search(query: self::PHONE, type: 'phone', idempotencyKey: 'php-it-' . bin2hex(random_bytes(6)));
+        $this->assertSame(self::PHONE, $first->results[0]['e164']);
+        $this->assertSame(2, $first->creditsRemaining);
+
+        $key = 'php-it-' . bin2hex(random_bytes(6));
+        $charged = $client->verifyPhone(self::PHONE, idempotencyKey: $key);
+        $replay = $client->verifyPhone(self::PHONE, idempotencyKey: $key);
+        $this->assertSame($charged->searchId, $replay->searchId);
+        $this->assertTrue($replay->replayed);
+        $this->assertSame(0, $replay->creditsSpent);
+        $this->assertSame(1, $client->account()->creditsRemaining, 'a replay must not charge again');
+
+        try {
+            $client->verifyPhone('+14155552672', idempotencyKey: $key);
+            $this->fail('expected ConflictException');
+        } catch (ConflictException $e) {
+            $this->assertSame('idempotency_conflict', $e->getErrorCode());
+        }
+    }
+
+    public function testValidationErrorsCarryFieldDetails(): void
+    {
+        $client = $this->client($this->register());
+
+        try {
+            $client->verifyPhone('abc');
+            $this->fail('expected ValidationException');
+        } catch (ValidationException $e) {
+            $this->assertSame('validation_error', $e->getErrorCode());
+            $this->assertContains('phone', array_column($e->getDetails(), 'field'));
+            $this->assertNotEmpty($e->getRequestId());
+        }
+
+        try {
+            $client->searchPerson(location: 'Austin, TX');
+            $this->fail('expected ValidationException');
+        } catch (ValidationException $e) {
+            $this->assertContains('name', array_column($e->getDetails(), 'field'));
+        }
+
+        try {
+            $client->search(query: 'John Smith', type: 'planet');
+            $this->fail('expected ValidationException');
+        } catch (ValidationException $e) {
+            $this->assertContains('type', array_column($e->getDetails(), 'field'));
+        }
+        $this->assertSame(3, $client->account()->creditsRemaining);
+    }
+
+    public function testKeysLoginAndARevokedKey(): void
+    {
+        $email = self::uniqueEmail();
+        $registered = Client::register($email, self::PASSWORD, baseUrl: $this->baseUrl);
+        $client = $this->client($registered);
+
+        $loggedIn = Client::login($email, self::PASSWORD, baseUrl: $this->baseUrl);
+        $this->assertStringStartsWith('dsk_', $loggedIn->apiKey);
+        $this->assertNotSame($registered->apiKey, $loggedIn->apiKey);
+        $this->assertStringStartsWith('key_', $loggedIn->keyId);
+
+        $created = $client->createKey('php-integration');
+        $this->assertSame(201, $created->httpStatus);
+        $this->assertStringStartsWith('dsk_', $created->apiKey);
+
+        $keys = $client->listKeys()->keys;
+        $this->assertCount(3, $keys);
+        $byId = array_column($keys, null, 'id');
+        $this->assertSame('php-integration', $byId[$created->keyId]['name']);
+        $this->assertNull($byId[$created->keyId]['revoked_at']);
+
+        $revoked = $client->revokeKey($created->keyId);
+        $this->assertSame($created->keyId, $revoked->key['id']);
+        $this->assertNotNull($revoked->key['revoked_at']);
+
+        try {
+            (new Client($created->apiKey, baseUrl: $this->baseUrl))->account();
+            $this->fail('expected AuthenticationException');
+        } catch (AuthenticationException $e) {
+            $this->assertSame(401, $e->getHttpStatus());
+            $this->assertSame('unauthorized', $e->getErrorCode());
+            $this->assertNotEmpty($e->getRequestId());
+        }
+
+        // The login key still works; a wrong password is invalid_credentials.
+        $this->assertSame(3, (new Client($loggedIn->apiKey, baseUrl: $this->baseUrl))->account()->creditsRemaining);
+        try {
+            Client::login($email, 'wrong password!', baseUrl: $this->baseUrl);
+            $this->fail('expected AuthenticationException');
+        } catch (AuthenticationException $e) {
+            $this->assertSame('invalid_credentials', $e->getErrorCode());
+        }
+    }
+
+    public function testAsyncLookupThenGetSearchUntilDone(): void
+    {
+        $client = $this->client($this->register());
+
+        $pending = $client->verifyPhone(self::PHONE, wait: false);
+        $this->assertSame(202, $pending->httpStatus);
+        $this->assertSame('pending', $pending->status);
+        $this->assertStringStartsWith('srch_', $pending->searchId);
+
+        $deadline = microtime(true) + 10;
+        $result = $client->getSearch($pending->searchId);
+        while ($result->isPending() && microtime(true) < $deadline) {
+            usleep(100_000);
+            $result = $client->getSearch($pending->searchId);
+        }
+        $this->assertSame('success', $result->status);
+        $this->assertSame($pending->searchId, $result->searchId);
+        $this->assertSame(self::PHONE, $result->results[0]['e164']);
+        $this->assertSame(2, $result->creditsRemaining);
+
+        $second = $client->verifyPhone(self::PHONE, wait: false);
+        $done = $client->getSearch($second->searchId, wait: true, pollTimeout: 10.0);
+        $this->assertTrue($done->isSuccess());
+        $this->assertSame(1, $done->creditsRemaining);
+
+        try {
+            $client->getSearch('srch_doesnotexist');
+            $this->fail('expected NotFoundException');
+        } catch (NotFoundException $e) {
+            $this->assertSame('not_found', $e->getErrorCode());
+        }
+    }
+
+    public function testAPersonSearchReturnsNoResultsAndSpendsNothing(): void
+    {
+        $client = $this->client($this->register());
+
+        $result = $client->search(name: 'John Smith');
+
+        $this->assertSame('success', $result->status);
+        $this->assertSame([], $result->results);
+        $this->assertSame(3, $result->creditsRemaining);
+        $this->assertSame(0, $result->creditsSpent);
+        $this->assertSame(3, $client->account()->creditsRemaining);
+
+        $generic = $client->search(query: 'John Smith', type: 'person', country: 'US');
+        $this->assertSame([], $generic->results);
+        $this->assertSame(3, $generic->creditsRemaining);
+    }
+
+    private function register(): Response
+    {
+        return Client::register(self::uniqueEmail(), self::PASSWORD, baseUrl: $this->baseUrl);
+    }
+
+    private function client(Response $registered): Client
+    {
+        return new Client($registered->apiKey, baseUrl: $this->baseUrl, timeout: 15.0);
+    }
+
+    private static function uniqueEmail(): string
+    {
+        return sprintf('php-it-%s-%s@example.com', date('YmdHis'), bin2hex(random_bytes(5)));
+    }
+}

@@ -1,0 +1,200 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier\Internal;
+
+use Dossier\Client;
+use Dossier\Exception\ApiConnectionException;
+use Dossier\Exception\ApiException;
+
+/**
+ * @internal sends one API call over cURL, with retries; not part of the public API
+ *
+ * Retry policy (attempts = 1 + maxRetries):
+ *  - 429 and 503 answers are retried, after Retry-After when the server sent it, otherwise after
+ *    an exponential backoff with full jitter: random(0, min(retryMaxDelay, retryBaseDelay * 2^n)).
+ *    Exception: a GET answering 503 for a search that failed (the body carries search_id) is
+ *    final, since asking again gives the same answer.
+ *  - Connection failures are retried with the same backoff when the request never reached the
+ *    server (could not resolve / connect), or when the request is safe to repeat (GET, DELETE,
+ *    or a POST carrying an Idempotency-Key). A POST without one (register, login, createKey)
+ *    that timed out mid-flight is not repeated.
+ */
+final class HttpTransport
+{
+    private const CONNECT_ERRORS = [
+        5, // CURLE_COULDNT_RESOLVE_PROXY
+        6, // CURLE_COULDNT_RESOLVE_HOST
+        7, // CURLE_COULDNT_CONNECT
+    ];
+
+    /** @var \CurlHandle|null reused between calls so keep-alive connections are reused */
+    private ?\CurlHandle $handle = null;
+
+    public function __construct(
+        private readonly string $baseUrl,
+        private readonly ?string $apiKey,
+        private readonly float $timeout,
+        private readonly int $maxRetries,
+        private readonly float $retryBaseDelay,
+        private readonly float $retryMaxDelay,
+    ) {
+    }
+
+    /**
+     * @param array<string, mixed>|null $body JSON object to send; null for no body
+     * @param array<string, string> $headers extra request headers
+     * @return array{int, array<string, string>, array<string, mixed>, string} status, headers, decoded body, raw body
+     *
+     * @throws ApiException for any status >= 400 left after retries
+     * @throws ApiConnectionException when no answer could be had
+     */
+    public function request(string $method, string $path, ?array $body = null, array $headers = []): array
+    {
+        $repeatable = $method === 'GET' || $method === 'DELETE' || isset($headers['Idempotency-Key']);
+        $attempt = 0;
+        while (true) {
+            $answer = $this->send($method, $path, $body, $headers);
+            if (isset($answer['error'])) {
+                [$errno, $message, $neverSent] = $answer['error'];
+                if ($attempt < $this->maxRetries && ($neverSent || $repeatable)) {
+                    $this->sleep($this->backoff($attempt));
+                    $attempt++;
+                    continue;
+                }
+                throw new ApiConnectionException(
+                    sprintf('could not reach the Dossier API at %s (%s) after %d attempt(s)', $this->baseUrl, $message, $attempt + 1),
+                    $attempt + 1,
+                    $errno,
+                );
+            }
+
+            [$status, $respHeaders, $raw] = $answer['response'];
+            if ($status >= 400) {
+                if ($attempt < $this->maxRetries && $this->retryableStatus($method, $status, $raw)) {
+                    $this->sleep(Headers::retryAfter($respHeaders) ?? $this->backoff($attempt));
+                    $attempt++;
+                    continue;
+                }
+                throw ApiException::fromResponse($status, $respHeaders, $raw);
+            }
+
+            $decoded = $raw === '' ? [] : json_decode($raw, true);
+            if (!is_array($decoded)) {
+                throw new ApiException(
+                    sprintf('the Dossier API answered HTTP %d with a body that is not a JSON object', $status),
+                    $status,
+                    null,
+                    Headers::get($respHeaders, 'x-request-id'),
+                    [],
+                    null,
+                    $raw,
+                    $respHeaders,
+                );
+            }
+
+            return [$status, $respHeaders, $decoded, $raw];
+        }
+    }
+
+    /** Full-jitter exponential backoff for retry number $attempt (0-based), in seconds. */
+    public function backoff(int $attempt): float
+    {
+        $ceiling = min($this->retryMaxDelay, $this->retryBaseDelay * (2 ** $attempt));
+
+        return $ceiling * (mt_rand() / mt_getrandmax());
+    }
+
+    public function sleep(float $seconds): void
+    {
+        if ($seconds > 0) {
+            usleep((int) round($seconds * 1_000_000));
+        }
+    }
+
+    private function retryableStatus(string $method, int $status, string $raw): bool
+    {
+        if ($status === 429) {
+            return true;
+        }
+        if ($status !== 503) {
+            return false;
+        }
+        if ($method === 'GET') {
+            $body = json_decode($raw, true);
+            if (is_array($body) && isset($body['search_id'])) {
+                return false; // the search itself failed; polling again returns the same
+            }
+        }
+
+        return true;
+    }
+
+    /**
+     * @param array<string, mixed>|null $body
+     * @param array<string, string> $headers
+     * @return array{response: array{int, array<string, string>, string}}|array{error: array{int, string, bool}}
+     */
+    private function send(string $method, string $path, ?array $body, array $headers): array
+    {
+        $this->handle ??= curl_init();
+        $ch = $this->handle;
+        curl_reset($ch);
+
+        $lines = [
+            'Accept: application/json',
+            'User-Agent: ' . Client::USER_AGENT,
+            'Expect:',
+        ];
+        if ($this->apiKey !== null) {
+            $lines[] = 'Authorization: Bearer ' . $this->apiKey;
+        }
+        foreach ($headers as $name => $value) {
+            $lines[] = $name . ': ' . $value;
+        }
+
+        $received = [];
+        $timeoutMs = max(1, (int) round($this->timeout * 1000));
+        $options = [
+            CURLOPT_URL => $this->baseUrl . $path,
+            CURLOPT_CUSTOMREQUEST => $method,
+            CURLOPT_RETURNTRANSFER => true,
+            CURLOPT_FOLLOWLOCATION => false,
+            CURLOPT_NOSIGNAL => true,
+            CURLOPT_TIMEOUT_MS => $timeoutMs,
+            CURLOPT_CONNECTTIMEOUT_MS => $timeoutMs,
+            CURLOPT_PROTOCOLS => CURLPROTO_HTTP | CURLPROTO_HTTPS,
+            CURLOPT_HEADERFUNCTION => static function ($ch, string $line) use (&$received): int {
+                $trimmed = trim($line);
+                if (str_starts_with($trimmed, 'HTTP/')) {
+                    $received = []; // a new response (after a 1xx): start over
+                } elseif ($trimmed !== '' && str_contains($trimmed, ':')) {
+                    [$name, $value] = explode(':', $trimmed, 2);
+                    $received[strtolower(trim($name))] = trim($value);
+                }
+
+                return strlen($line);
+            },
+        ];
+        if ($body !== null) {
+            $lines[] = 'Content-Type: application/json';
+            $options[CURLOPT_POSTFIELDS] = $body === []
+                ? '{}'
+                : json_encode($body, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
+        }
+        $options[CURLOPT_HTTPHEADER] = $lines;
+        curl_setopt_array($ch, $options);
+
+        $raw = curl_exec($ch);
+        $errno = curl_errno($ch);
+        if ($raw === false || $errno !== 0) {
+            $neverSent = in_array($errno, self::CONNECT_ERRORS, true)
+                || ($errno === 28 && (float) curl_getinfo($ch, CURLINFO_PRETRANSFER_TIME) === 0.0);
+
+            return ['error' => [$errno, curl_error($ch) ?: ('cURL error ' . $errno), $neverSent]];
+        }
+
+        return ['response' => [(int) curl_getinfo($ch, CURLINFO_RESPONSE_CODE), $received, (string) $raw]];
+    }
+}

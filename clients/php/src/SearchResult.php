@@ -1,0 +1,58 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier;
+
+/**
+ * The answer of a lookup or of getSearch(): the success envelope, or a pending search.
+ *
+ *   $result->status            "success" or "pending"
+ *   $result->searchId          "srch_…"
+ *   $result->results           list of result items (associative arrays, snake_case keys as in the API)
+ *   $result->creditsRemaining  the balance after this call's charge
+ *   $result->sources           [['provider' => …, 'outcome' => …, 'took_ms' => …], …] (empty while pending)
+ *   $result->creditsSpent      the X-Credits-Spent header (0 on an idempotent replay), null if absent
+ *   $result->replayed          true when the server answered an Idempotency-Key replay
+ *
+ * Array access and the raw body work as on every Response: $result['credits_remaining'], $result->rawBody.
+ */
+class SearchResult extends Response
+{
+    public readonly string $status;
+    public readonly ?string $searchId;
+    /** @var list<array<string, mixed>> */
+    public readonly array $results;
+    public readonly ?int $creditsRemaining;
+    /** @var list<array<string, mixed>> */
+    public readonly array $sources;
+    public readonly ?int $creditsSpent;
+    public readonly bool $replayed;
+
+    /**
+     * @param array<string, string> $headers names lower-cased
+     * @param array<string, mixed> $data
+     */
+    public function __construct(int $httpStatus, array $headers, array $data, string $rawBody)
+    {
+        parent::__construct($httpStatus, $headers, $data, $rawBody);
+        $this->status = is_string($data['status'] ?? null) ? $data['status'] : ($httpStatus === 202 ? 'pending' : 'success');
+        $this->searchId = is_string($data['search_id'] ?? null) ? $data['search_id'] : null;
+        $this->results = is_array($data['results'] ?? null) ? array_values($data['results']) : [];
+        $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
+        $this->sources = is_array($data['sources'] ?? null) ? array_values($data['sources']) : [];
+        $spent = $this->header('x-credits-spent');
+        $this->creditsSpent = $spent !== null && is_numeric($spent) ? (int) $spent : null;
+        $this->replayed = strtolower((string) $this->header('idempotent-replayed')) === 'true';
+    }
+
+    public function isPending(): bool
+    {
+        return $this->status === 'pending';
+    }
+
+    public function isSuccess(): bool
+    {
+        return $this->status === 'success';
+    }
+}

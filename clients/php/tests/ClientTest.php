@@ -1,0 +1,317 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier\Tests;
+
+use Dossier\Client;
+use Dossier\Exception\DossierException;
+use Dossier\Exception\InvalidArgumentException;
+use Dossier\Response;
+use Dossier\SearchResult;
+
+final class ClientTest extends TestCase
+{
+    private const UUID4 = '/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/';
+
+    private string|false $envKey;
+
+    protected function setUp(): void
+    {
+        parent::setUp();
+        $this->envKey = getenv('DOSSIER_API_KEY');
+        putenv('DOSSIER_API_KEY');
+    }
+
+    protected function tearDown(): void
+    {
+        putenv($this->envKey === false ? 'DOSSIER_API_KEY' : 'DOSSIER_API_KEY=' . $this->envKey);
+    }
+
+    public function testApiKeyComesFromTheEnvironment(): void
+    {
+        putenv('DOSSIER_API_KEY=dsk_from_env');
+        $this->server->script([['body' => ['status' => 'success', 'account' => ['id' => 'acct_1'], 'credits_remaining' => 5]]]);
+
+        (new Client(baseUrl: $this->server->baseUrl))->account();
+
+        $this->assertSame('Bearer dsk_from_env', $this->server->requests()[0]['headers']['authorization']);
+    }
+
+    public function testAnExplicitKeyWinsOverTheEnvironment(): void
+    {
+        putenv('DOSSIER_API_KEY=dsk_from_env');
+        $this->server->script([['body' => ['status' => 'success']]]);
+
+        (new Client('dsk_explicit', baseUrl: $this->server->baseUrl))->account();
+
+        $this->assertSame('Bearer dsk_explicit', $this->server->requests()[0]['headers']['authorization']);
+    }
+
+    public function testNoKeyAtAllIsRefusedAtConstruction(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage('DOSSIER_API_KEY');
+        new Client(baseUrl: $this->server->baseUrl);
+    }
+
+    public function testDefaultBaseUrl(): void
+    {
+        $this->assertSame('http://localhost:3000', (new Client('dsk_x'))->baseUrl);
+        $this->assertSame('http://example.test:8080', (new Client('dsk_x', baseUrl: 'http://example.test:8080/'))->baseUrl);
+    }
+
+    public function testStandardHeaders(): void
+    {
+        $this->server->script([self::success(), ['body' => ['status' => 'success']]]);
+        $client = $this->client();
+
+        $client->verifyPhone('+14155552671');
+        $client->account();
+
+        [$post, $get] = $this->server->requests();
+        $this->assertSame('POST', $post['method']);
+        $this->assertSame('Bearer dsk_test_key', $post['headers']['authorization']);
+        $this->assertSame('dossier-php/' . Client::VERSION, $post['headers']['user-agent']);
+        $this->assertSame('application/json', $post['headers']['accept']);
+        $this->assertSame('application/json', $post['headers']['content-type']);
+        $this->assertSame('wait=3', $post['headers']['prefer']); // min(10 s, pollTimeout 5, timeout 5 - 2)
+        $this->assertSame('GET', $get['method']);
+        $this->assertSame('/v1/account', $get['path']);
+        $this->assertArrayNotHasKey('content-type', $get['headers']);
+        $this->assertArrayNotHasKey('idempotency-key', $get['headers']);
+        $this->assertSame('', $get['body']);
+    }
+
+    public function testPreferWaitNeverOutlastsThePollDeadlineOrTheHttpTimeout(): void
+    {
+        $this->server->script(array_fill(0, 4, self::success()));
+
+        (new Client('dsk_x', baseUrl: $this->server->baseUrl))->verifyPhone('+14155552671');
+        (new Client('dsk_x', baseUrl: $this->server->baseUrl, pollTimeout: 4.5))->verifyPhone('+14155552671');
+        (new Client('dsk_x', baseUrl: $this->server->baseUrl))->verifyPhone('+14155552671', pollTimeout: 2.0);
+        (new Client('dsk_x', baseUrl: $this->server->baseUrl, timeout: 1.0))->verifyPhone('+14155552671');
+
+        $this->assertSame(
+            ['wait=10', 'wait=4', 'wait=2', 'wait=0'],
+            array_map(static fn (array $r): string => $r['headers']['prefer'], $this->server->requests()),
+        );
+    }
+
+    public function testSearchWithPersonFieldsGoesToThePersonEndpoint(): void
+    {
+        $this->server->script([self::success()]);
+
+        $this->client()->search(name: 'John Smith');
+
+        $request = $this->server->requests()[0];
+        $this->assertSame('/v1/search/person', $request['path']);
+        $this->assertSame('{"name":"John Smith"}', $request['body']);
+    }
+
+    public function testSearchGenericFormGoesToSearch(): void
+    {
+        $this->server->script([self::success(), self::success()]);
+        $client = $this->client();
+
+        $client->search(query: 'John Smith', type: 'person', country: 'US');
+        $client->search(query: 'Acme', type: 'company');
+
+        [$first, $second] = $this->server->requests();
+        $this->assertSame('/v1/search', $first['path']);
+        $this->assertSame(['query' => 'John Smith', 'type' => 'person', 'country' => 'US'], $first['json']);
+        $this->assertSame(['query' => 'Acme', 'type' => 'company'], $second['json']);
+    }
+
+    public function testSearchRefusesMixedForms(): void
+    {
+        $this->expectException(InvalidArgumentException::class);
+        try {
+            $this->client()->search(query: 'John Smith', type: 'person', name: 'John Smith');
+        } finally {
+            $this->assertSame([], $this->server->requests());
+        }
+    }
+
+    public function testBodiesOmitAbsentFields(): void
+    {
+        $this->server->script(array_fill(0, 7, self::success()));
+        $client = $this->client();
+
+        $client->searchPerson(name: 'Jane Doe', ageRange: '30-40');
+        $client->searchPerson(email: 'jane@example.com', location: 'Austin, TX', permissiblePurpose: 'employment');
+        $client->searchCompany(domain: 'example.com');
+        $client->searchCompany(companyName: 'Acme', registrationNumber: 'HRB 1', country: 'DE');
+        $client->verifyEmail('jane@example.com');
+        $client->verifyPhone('4155552671', country: 'US');
+        $client->search(username: 'jdoe');
+
+        $this->assertSame([
+            ['/v1/search/person', '{"name":"Jane Doe","age_range":"30-40"}'],
+            ['/v1/search/person', '{"email":"jane@example.com","location":"Austin, TX","permissible_purpose":"employment"}'],
+            ['/v1/search/company', '{"domain":"example.com"}'],
+            ['/v1/search/company', '{"company_name":"Acme","registration_number":"HRB 1","country":"DE"}'],
+            ['/v1/verify/email', '{"email":"jane@example.com"}'],
+            ['/v1/verify/phone', '{"phone":"4155552671","country":"US"}'],
+            ['/v1/search/person', '{"username":"jdoe"}'],
+        ], array_map(static fn (array $r): array => [$r['path'], $r['body']], $this->server->requests()));
+    }
+
+    public function testNamedArgumentsCanBeSpreadFromAnArray(): void
+    {
+        $this->server->script([self::success()]);
+
+        $this->client()->searchPerson(...['name' => 'Jane Doe', 'location' => 'Berlin']);
+
+        $this->assertSame(['name' => 'Jane Doe', 'location' => 'Berlin'], $this->server->requests()[0]['json']);
+    }
+
+    public function testSearchResultExposesTheEnvelope(): void
+    {
+        $phone = ['input' => '+14155552671', 'e164' => '+14155552671', 'valid' => true];
+        $this->server->script([self::success([$phone], 41, 'srch_abc', ['X-Request-Id' => 'req_42'])]);
+
+        $result = $this->client()->verifyPhone('+14155552671');
+
+        $this->assertInstanceOf(SearchResult::class, $result);
+        $this->assertSame('success', $result->status);
+        $this->assertTrue($result->isSuccess());
+        $this->assertFalse($result->isPending());
+        $this->assertSame('srch_abc', $result->searchId);
+        $this->assertSame([$phone], $result->results);
+        $this->assertSame(41, $result->creditsRemaining);
+        $this->assertSame([['provider' => 'libphonenumber', 'outcome' => 'found', 'took_ms' => 1]], $result->sources);
+        $this->assertSame(1, $result->creditsSpent);
+        $this->assertFalse($result->replayed);
+        $this->assertSame('req_42', $result->requestId);
+        $this->assertSame(200, $result->httpStatus);
+        $this->assertSame(41, $result['credits_remaining']);
+        $this->assertSame('srch_abc', $result['search_id']);
+        $this->assertSame(41, json_decode($result->rawBody, true)['credits_remaining']);
+        $this->assertSame($result->data, $result->toArray());
+    }
+
+    public function testReplayIsReported(): void
+    {
+        $this->server->script([self::success([], 7, 'srch_1', ['Idempotent-Replayed' => 'true', 'X-Credits-Spent' => '0'])]);
+
+        $result = $this->client()->verifyPhone('+14155552671', idempotencyKey: 'order-1');
+
+        $this->assertTrue($result->replayed);
+        $this->assertSame(0, $result->creditsSpent);
+    }
+
+    public function testEveryLookupSendsAGeneratedUuid4IdempotencyKey(): void
+    {
+        $this->server->script([self::success(), self::success(), self::success()]);
+        $client = $this->client();
+
+        $client->search(name: 'John Smith');
+        $client->verifyEmail('a@example.com');
+        $client->searchCompany(companyName: 'Acme');
+
+        $keys = array_map(static fn (array $r): string => $r['headers']['idempotency-key'], $this->server->requests());
+        foreach ($keys as $key) {
+            $this->assertMatchesRegularExpression(self::UUID4, $key);
+        }
+        $this->assertCount(3, array_unique($keys));
+    }
+
+    public function testTheCallersIdempotencyKeyIsSent(): void
+    {
+        $this->server->script([self::success()]);
+
+        $this->client()->verifyPhone('+14155552671', idempotencyKey: 'order-1234');
+
+        $this->assertSame('order-1234', $this->server->requests()[0]['headers']['idempotency-key']);
+    }
+
+    public function testAccountAndKeyManagement(): void
+    {
+        $this->server->script([
+            ['body' => ['status' => 'success', 'account' => ['id' => 'acct_1', 'email' => 'a@example.com', 'created_at' => '2026-01-01T00:00:00Z'], 'credits_remaining' => 3]],
+            ['status' => 201, 'body' => ['status' => 'success', 'api_key' => 'dsk_new', 'key_id' => 'key_2']],
+            ['status' => 201, 'body' => ['status' => 'success', 'api_key' => 'dsk_new2', 'key_id' => 'key_3']],
+            ['body' => ['status' => 'success', 'keys' => [['id' => 'key_1', 'prefix' => 'dsk_abcd', 'name' => null, 'created_at' => '2026-01-01T00:00:00Z', 'last_used_at' => null, 'revoked_at' => null]]]],
+            ['body' => ['status' => 'success', 'key' => ['id' => 'key_2', 'revoked_at' => '2026-01-02T00:00:00Z']]],
+        ]);
+        $client = $this->client();
+
+        $account = $client->account();
+        $created = $client->createKey('ci');
+        $unnamed = $client->createKey();
+        $keys = $client->listKeys();
+        $revoked = $client->revokeKey('key_2');
+
+        $this->assertInstanceOf(Response::class, $account);
+        $this->assertSame('a@example.com', $account->account['email']);
+        $this->assertSame(3, $account->creditsRemaining);
+        $this->assertSame('dsk_new', $created->apiKey);
+        $this->assertSame('key_2', $created['key_id']);
+        $this->assertSame(201, $created->httpStatus);
+        $this->assertSame('dsk_new2', $unnamed->apiKey);
+        $this->assertSame('key_1', $keys->keys[0]['id']);
+        $this->assertSame('key_2', $revoked->key['id']);
+
+        $requests = $this->server->requests();
+        $this->assertSame(
+            [['GET', '/v1/account', ''], ['POST', '/v1/auth/keys', '{"name":"ci"}'], ['POST', '/v1/auth/keys', '{}'], ['GET', '/v1/auth/keys', ''], ['DELETE', '/v1/auth/keys/key_2', '']],
+            array_map(static fn (array $r): array => [$r['method'], $r['path'], $r['body']], $requests),
+        );
+        foreach ($requests as $r) {
+            $this->assertArrayNotHasKey('idempotency-key', $r['headers']);
+        }
+        $this->assertArrayNotHasKey('content-type', $requests[4]['headers']);
+    }
+
+    public function testRegisterAndLoginAreStaticAndSendNoKey(): void
+    {
+        $this->server->script([
+            ['status' => 201, 'body' => ['status' => 'success', 'account' => ['id' => 'acct_1', 'email' => 'a@example.com', 'created_at' => '2026-01-01T00:00:00Z'], 'api_key' => 'dsk_first', 'credits_remaining' => 3]],
+            ['body' => ['status' => 'success', 'api_key' => 'dsk_second', 'key_id' => 'key_2']],
+        ]);
+
+        $registered = Client::register('a@example.com', 'correct horse', baseUrl: $this->server->baseUrl);
+        $loggedIn = Client::login('a@example.com', 'correct horse', baseUrl: $this->server->baseUrl);
+
+        $this->assertSame('dsk_first', $registered->apiKey);
+        $this->assertSame(3, $registered->creditsRemaining);
+        $this->assertSame('dsk_second', $loggedIn['api_key']);
+        $this->assertSame('key_2', $loggedIn->keyId);
+        [$r1, $r2] = $this->server->requests();
+        $this->assertSame(['/v1/auth/register', ['email' => 'a@example.com', 'password' => 'correct horse']], [$r1['path'], $r1['json']]);
+        $this->assertSame('/v1/auth/login', $r2['path']);
+        $this->assertArrayNotHasKey('authorization', $r1['headers']);
+        $this->assertArrayNotHasKey('authorization', $r2['headers']);
+        $this->assertArrayNotHasKey('idempotency-key', $r1['headers']);
+    }
+
+    public function testGetSearchEncodesTheId(): void
+    {
+        $this->server->script([self::success([], 5, 'srch_9')]);
+
+        $result = $this->client()->getSearch('srch_9');
+
+        $this->assertSame('srch_9', $result->searchId);
+        $this->assertSame(['GET', '/v1/searches/srch_9'], [$this->server->requests()[0]['method'], $this->server->requests()[0]['path']]);
+    }
+
+    public function testResponsesAreReadOnly(): void
+    {
+        $this->server->script([self::success()]);
+        $result = $this->client()->verifyPhone('+14155552671');
+
+        $this->expectException(\LogicException::class);
+        $result['status'] = 'changed';
+    }
+
+    public function testEveryLibraryExceptionIsADossierException(): void
+    {
+        try {
+            $this->client()->search(query: 'x', name: 'y');
+            $this->fail('expected an exception');
+        } catch (DossierException $e) {
+            $this->assertInstanceOf(\InvalidArgumentException::class, $e);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier\Tests;
+
+use Dossier\Exception\ApiException;
+use Dossier\Exception\AuthenticationException;
+use Dossier\Exception\ConflictException;
+use Dossier\Exception\DossierException;
+use Dossier\Exception\InsufficientCreditsException;
+use Dossier\Exception\NotFoundException;
+use Dossier\Exception\RateLimitException;
+use Dossier\Exception\UnavailableException;
+use Dossier\Exception\ValidationException;
+
+final class ErrorsTest extends TestCase
+{
+    /** @return array<string, array{int, string, class-string}> */
+    public static function envelopes(): array
+    {
+        return [
+            'invalid_json' => [400, 'invalid_json', ValidationException::class],
+            'validation_error' => [400, 'validation_error', ValidationException::class],
+            'unauthorized' => [401, 'unauthorized', AuthenticationException::class],
+            'invalid_credentials' => [401, 'invalid_credentials', AuthenticationException::class],
+            'insufficient_credits' => [402, 'insufficient_credits', InsufficientCreditsException::class],
+            'not_found' => [404, 'not_found', NotFoundException::class],
+            'method_not_allowed' => [405, 'method_not_allowed', ApiException::class],
+            'email_taken' => [409, 'email_taken', ConflictException::class],
+            'idempotency_conflict' => [409, 'idempotency_conflict', ConflictException::class],
+            'payload_too_large' => [413, 'payload_too_large', ApiException::class],
+            'unsupported_media_type' => [415, 'unsupported_media_type', ApiException::class],
+            'rate_limited' => [429, 'rate_limited', RateLimitException::class],
+            'internal_error' => [500, 'internal_error', ApiException::class],
+            'unavailable' => [503, 'unavailable', UnavailableException::class],
+        ];
+    }
+
+    /**
+     * @dataProvider envelopes
+     * @param class-string $class
+     */
+    public function testEveryErrorCodeMapsToItsException(int $status, string $code, string $class): void
+    {
+        $this->server->script([self::error($status, $code, "message for $code", ['Retry-After' => '7'], null, "req_$code")]);
+
+        try {
+            $this->client(['maxRetries' => 0])->verifyPhone('+14155552671');
+            $this->fail("expected $class");
+        } catch (ApiException $e) {
+            $this->assertSame($class, $e::class);
+            $this->assertInstanceOf(DossierException::class, $e);
+            $this->assertSame($status, $e->getHttpStatus());
+            $this->assertSame($status, $e->getCode());
+            $this->assertSame($code, $e->getErrorCode());
+            $this->assertSame("message for $code", $e->getMessage());
+            $this->assertSame("req_$code", $e->getRequestId());
+            $this->assertSame([], $e->getDetails());
+            $this->assertSame($code, json_decode($e->getRawBody(), true)['error']['code']);
+            $this->assertSame('error', $e->getBody()['status']);
+            $this->assertSame(7.0, $e->getRetryAfter());
+            $this->assertSame('7', $e->getHeader('Retry-After'));
+        }
+    }
+
+    public function testValidationExceptionCarriesFieldDetails(): void
+    {
+        $details = [
+            ['field' => 'name', 'issue' => 'is required (or give one of email, phone, username)'],
+            ['field' => 'age_range', 'issue' => 'must look like "30-40", "65+" or "-25"'],
+        ];
+        $this->server->script([self::error(400, 'validation_error', 'name is required', [], $details, 'req_v')]);
+
+        try {
+            $this->client()->searchPerson(ageRange: 'old');
+            $this->fail('expected ValidationException');
+        } catch (ValidationException $e) {
+            $this->assertSame($details, $e->getDetails());
+            $this->assertSame('validation_error', $e->getErrorCode());
+            $this->assertSame('req_v', $e->getRequestId());
+            $this->assertSame(400, $e->getHttpStatus());
+        }
+    }
+
+    public function testRequestIdFallsBackToTheHeader(): void
+    {
+        $this->server->script([['status' => 404, 'headers' => ['X-Request-Id' => 'req_header'], 'body' => ['status' => 'error', 'error' => ['code' => 'not_found', 'message' => 'no such search']]]]);
+
+        try {
+            $this->client()->getSearch('srch_missing');
+            $this->fail('expected NotFoundException');
+        } catch (NotFoundException $e) {
+            $this->assertSame('req_header', $e->getRequestId());
+            $this->assertSame('no such search', $e->getMessage());
+        }
+    }
+
+    public function testANonJsonErrorBodyIsStillAnApiException(): void
+    {
+        $this->server->script([['status' => 502, 'headers' => ['X-Request-Id' => 'req_proxy'], 'raw' => '<html>Bad Gateway</html>']]);
+
+        try {
+            $this->client()->account();
+            $this->fail('expected ApiException');
+        } catch (ApiException $e) {
+            $this->assertSame(ApiException::class, $e::class);
+            $this->assertSame(502, $e->getHttpStatus());
+            $this->assertNull($e->getErrorCode());
+            $this->assertNull($e->getBody());
+            $this->assertSame('<html>Bad Gateway</html>', $e->getRawBody());
+            $this->assertSame('req_proxy', $e->getRequestId());
+            $this->assertStringContainsString('HTTP 502', $e->getMessage());
+        }
+    }
+
+    public function testANonJsonSuccessBodyIsAnApiException(): void
+    {
+        $this->server->script([['status' => 200, 'raw' => 'not json']]);
+
+        $this->expectException(ApiException::class);
+        $this->expectExceptionMessage('not a JSON object');
+        $this->client()->account();
+    }
+
+    public function testAuthenticationErrorsFromStaticLogin(): void
+    {
+        $this->server->script([self::error(401, 'invalid_credentials', 'wrong e-mail or password')]);
+
+        $this->expectException(AuthenticationException::class);
+        $this->expectExceptionMessage('wrong e-mail or password');
+        \Dossier\Client::login('a@example.com', 'nope', baseUrl: $this->server->baseUrl);
+    }
+}

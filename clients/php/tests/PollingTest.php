@@ -1,0 +1,145 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier\Tests;
+
+use Dossier\Exception\SearchTimeoutException;
+use Dossier\Exception\UnavailableException;
+
+final class PollingTest extends TestCase
+{
+    public function testA202IsPolledUntilTheSearchIsDone(): void
+    {
+        $this->server->script([
+            self::pending('srch_p1', '0.01', 4),
+            self::pending('srch_p1', '0.01', 4),
+            self::success([['e164' => '+14155552671', 'valid' => true]], 4, 'srch_p1'),
+        ]);
+
+        $result = $this->client()->verifyPhone('+14155552671');
+
+        $this->assertTrue($result->isSuccess());
+        $this->assertSame('srch_p1', $result->searchId);
+        $this->assertSame('+14155552671', $result->results[0]['e164']);
+        $this->assertSame(4, $result->creditsRemaining);
+        $requests = $this->server->requests();
+        $this->assertSame(
+            [['POST', '/v1/verify/phone'], ['GET', '/v1/searches/srch_p1'], ['GET', '/v1/searches/srch_p1']],
+            array_map(static fn (array $r): array => [$r['method'], $r['path']], $requests),
+        );
+        $this->assertArrayNotHasKey('idempotency-key', $requests[1]['headers']);
+        $this->assertSame('Bearer dsk_test_key', $requests[1]['headers']['authorization']);
+    }
+
+    public function testRetryAfterOfThe202SetsThePollInterval(): void
+    {
+        $this->server->script([self::pending('srch_p2', '0.3'), self::success([], 9, 'srch_p2')]);
+
+        $this->client(['pollInterval' => 5.0])->search(name: 'John Smith');
+
+        [$post, $get] = $this->server->requests();
+        $this->assertGreaterThanOrEqual(0.28, $get['time'] - $post['time']);
+        $this->assertLessThan(1.0, $get['time'] - $post['time']);
+    }
+
+    public function testWithoutRetryAfterThePollIntervalDefaultsToOneSecond(): void
+    {
+        $this->server->script([self::pending('srch_p3', null), self::success([], 9, 'srch_p3')]);
+
+        $client = new \Dossier\Client('dsk_test_key', baseUrl: $this->server->baseUrl);
+        $client->search(name: 'John Smith');
+
+        [$post, $get] = $this->server->requests();
+        $this->assertGreaterThanOrEqual(0.95, $get['time'] - $post['time']);
+        $this->assertLessThan(1.8, $get['time'] - $post['time']);
+    }
+
+    public function testWaitFalseReturnsThePendingSearchAtOnce(): void
+    {
+        $this->server->script([self::pending('srch_p4', '1', 2)]);
+
+        $result = $this->client()->verifyPhone('+14155552671', wait: false);
+
+        $this->assertTrue($result->isPending());
+        $this->assertSame('pending', $result->status);
+        $this->assertSame('srch_p4', $result->searchId);
+        $this->assertSame(2, $result->creditsRemaining);
+        $this->assertSame([], $result->results);
+        $this->assertSame(202, $result->httpStatus);
+        $requests = $this->server->requests();
+        $this->assertCount(1, $requests);
+        $this->assertSame('respond-async', $requests[0]['headers']['prefer']);
+    }
+
+    public function testGetSearchReturnsTheCurrentStateOrWaits(): void
+    {
+        $this->server->script([self::pending('srch_p5'), self::pending('srch_p5'), self::success([], 1, 'srch_p5')]);
+        $client = $this->client();
+
+        $this->assertTrue($client->getSearch('srch_p5')->isPending());
+        $done = $client->getSearch('srch_p5', wait: true);
+
+        $this->assertTrue($done->isSuccess());
+        $this->assertCount(3, $this->server->requests());
+    }
+
+    public function testPollingGivesUpAtTheDeadline(): void
+    {
+        $this->server->script([], self::pending('srch_p6', '0.05'));
+
+        $started = microtime(true);
+        try {
+            $this->client(['pollTimeout' => 0.3])->searchCompany(companyName: 'Acme');
+            $this->fail('expected SearchTimeoutException');
+        } catch (SearchTimeoutException $e) {
+            $this->assertSame('srch_p6', $e->getSearchId());
+            $this->assertTrue($e->getPendingResult()->isPending());
+        }
+        $elapsed = microtime(true) - $started;
+        $this->assertGreaterThanOrEqual(0.29, $elapsed);
+        $this->assertLessThan(1.0, $elapsed);
+    }
+
+    public function testThePerCallPollTimeoutOverridesTheClients(): void
+    {
+        $this->server->script([], self::pending('srch_p7', '0.05'));
+
+        $this->expectException(SearchTimeoutException::class);
+        $this->client(['pollTimeout' => 30.0])->verifyEmail('a@example.com', pollTimeout: 0.1);
+    }
+
+    public function testPollingGetsAreRetriedOn503And429(): void
+    {
+        $this->server->script([
+            self::pending('srch_p8'),
+            self::error(503, 'unavailable', 'redis down', ['Retry-After' => '0.01']),
+            self::error(429, 'rate_limited', 'slow down', ['Retry-After' => '0.01']),
+            self::success([], 3, 'srch_p8'),
+        ]);
+
+        $result = $this->client()->verifyPhone('+14155552671');
+
+        $this->assertSame('srch_p8', $result->searchId);
+        $this->assertCount(4, $this->server->requests());
+    }
+
+    public function testAFailedSearchRaisesUnavailableWithoutRepolling(): void
+    {
+        $failed = [
+            'status' => 503,
+            'headers' => ['Retry-After' => '1'],
+            'body' => ['status' => 'error', 'error' => ['code' => 'unavailable', 'message' => 'the lookup failed; nothing was charged'], 'search_id' => 'srch_p9', 'credits_remaining' => 3, 'request_id' => 'req_f'],
+        ];
+        $this->server->script([self::pending('srch_p9'), $failed]);
+
+        try {
+            $this->client()->verifyPhone('+14155552671');
+            $this->fail('expected UnavailableException');
+        } catch (UnavailableException $e) {
+            $this->assertSame('srch_p9', $e->getBody()['search_id']);
+            $this->assertSame('the lookup failed; nothing was charged', $e->getMessage());
+        }
+        $this->assertCount(2, $this->server->requests());
+    }
+}

@@ -1,0 +1,186 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier\Tests;
+
+use Dossier\Client;
+use Dossier\Exception\ApiConnectionException;
+use Dossier\Exception\RateLimitException;
+use Dossier\Exception\UnavailableException;
+use Dossier\Exception\ValidationException;
+
+final class RetryTest extends TestCase
+{
+    public function testA503IsRetriedWithTheSameIdempotencyKey(): void
+    {
+        $this->server->script([
+            self::error(503, 'unavailable', 'queue saturated'),
+            self::error(503, 'unavailable', 'queue saturated'),
+            self::success([['e164' => '+14155552671']], 2),
+        ]);
+
+        $result = $this->client()->verifyPhone('+14155552671');
+
+        $this->assertSame(2, $result->creditsRemaining);
+        $requests = $this->server->requests();
+        $this->assertCount(3, $requests);
+        $keys = array_unique(array_map(static fn (array $r): string => $r['headers']['idempotency-key'], $requests));
+        $this->assertCount(1, $keys, 'every retry must reuse the same Idempotency-Key');
+        $this->assertSame(['phone' => '+14155552671'], $requests[2]['json']);
+    }
+
+    public function testTheCallersIdempotencyKeyIsReusedOnRetries(): void
+    {
+        $this->server->script([self::error(429, 'rate_limited', 'slow down', ['Retry-After' => '0']), self::success()]);
+
+        $this->client()->search(name: 'John Smith', idempotencyKey: 'my-key-1');
+
+        $this->assertSame(['my-key-1', 'my-key-1'], array_map(static fn (array $r): string => $r['headers']['idempotency-key'], $this->server->requests()));
+    }
+
+    public function testRetriesStopAtMaxRetries(): void
+    {
+        $this->server->script([], self::error(503, 'unavailable', 'down', [], null, 'req_last'));
+
+        try {
+            $this->client(['maxRetries' => 3])->verifyEmail('a@example.com');
+            $this->fail('expected UnavailableException');
+        } catch (UnavailableException $e) {
+            $this->assertSame(503, $e->getHttpStatus());
+            $this->assertSame('req_last', $e->getRequestId());
+        }
+        $this->assertCount(4, $this->server->requests());
+    }
+
+    public function testMaxRetriesZeroMeansOneAttempt(): void
+    {
+        $this->server->script([], self::error(503, 'unavailable'));
+
+        $this->expectException(UnavailableException::class);
+        try {
+            $this->client(['maxRetries' => 0])->account();
+        } finally {
+            $this->assertCount(1, $this->server->requests());
+        }
+    }
+
+    public function testBackoffIsExponentialWithFullJitterUnderTheCap(): void
+    {
+        $this->server->script([], self::error(503, 'unavailable'));
+        $client = $this->client(['maxRetries' => 4, 'retryBaseDelay' => 0.04, 'retryMaxDelay' => 0.1]);
+
+        try {
+            $client->account();
+            $this->fail('expected UnavailableException');
+        } catch (UnavailableException) {
+        }
+
+        $times = array_column($this->server->requests(), 'time');
+        $this->assertCount(5, $times);
+        // Retry n waits random(0, min(0.1, 0.04 * 2^n)): bounds 0.04, 0.08, 0.1, 0.1 (+ request overhead).
+        foreach ([0.04, 0.08, 0.1, 0.1] as $n => $ceiling) {
+            $gap = $times[$n + 1] - $times[$n];
+            $this->assertGreaterThanOrEqual(0.0, $gap);
+            $this->assertLessThan($ceiling + 0.3, $gap, "retry $n waited too long");
+        }
+    }
+
+    public function testRetryAfterIsHonouredOn429(): void
+    {
+        // Backoff is ~0 in this client, so only Retry-After can explain a one-second gap.
+        $this->server->script([
+            self::error(429, 'rate_limited', 'over the rate', ['Retry-After' => '1']),
+            self::success(),
+        ]);
+
+        $result = $this->client(['retryBaseDelay' => 0.0, 'retryMaxDelay' => 0.0])->search(name: 'John Smith');
+
+        $this->assertTrue($result->isSuccess());
+        [$first, $second] = $this->server->requests();
+        $this->assertGreaterThanOrEqual(0.95, $second['time'] - $first['time']);
+        $this->assertLessThan(2.0, $second['time'] - $first['time']);
+    }
+
+    public function testRateLimitExceptionCarriesRetryAfterWhenRetriesRunOut(): void
+    {
+        $this->server->script([], self::error(429, 'rate_limited', 'over the rate', ['Retry-After' => '0.05'], null, 'req_rl'));
+
+        try {
+            $this->client(['maxRetries' => 1])->listKeys();
+            $this->fail('expected RateLimitException');
+        } catch (RateLimitException $e) {
+            $this->assertSame(0.05, $e->getRetryAfter());
+            $this->assertSame('rate_limited', $e->getErrorCode());
+            $this->assertSame(429, $e->getHttpStatus());
+            $this->assertSame('req_rl', $e->getRequestId());
+        }
+        $this->assertCount(2, $this->server->requests());
+    }
+
+    public function testClientErrorsAreNotRetried(): void
+    {
+        $this->server->script([self::error(400, 'validation_error', 'bad', [], [['field' => 'phone', 'issue' => 'x']]), self::success()]);
+
+        $this->expectException(ValidationException::class);
+        try {
+            $this->client()->verifyPhone('abc');
+        } finally {
+            $this->assertCount(1, $this->server->requests());
+        }
+    }
+
+    public function testConnectionRefusedIsRetriedThenRaised(): void
+    {
+        $client = new Client('dsk_test', baseUrl: 'http://127.0.0.1:' . FakeServer::freePort(), maxRetries: 2, retryBaseDelay: 0.01, retryMaxDelay: 0.02);
+
+        $started = microtime(true);
+        try {
+            $client->verifyPhone('+14155552671');
+            $this->fail('expected ApiConnectionException');
+        } catch (ApiConnectionException $e) {
+            $this->assertSame(3, $e->getAttempts());
+            $this->assertSame(7, $e->getCurlErrno()); // CURLE_COULDNT_CONNECT
+            $this->assertStringContainsString('after 3 attempt(s)', $e->getMessage());
+        }
+        $this->assertLessThan(2.0, microtime(true) - $started);
+    }
+
+    public function testConnectionRefusedIsRetriedEvenForRegister(): void
+    {
+        // Nothing reached the server, so repeating a non-idempotent POST is safe.
+        try {
+            Client::register('a@example.com', 'password1', baseUrl: 'http://127.0.0.1:' . FakeServer::freePort(), maxRetries: 1);
+            $this->fail('expected ApiConnectionException');
+        } catch (ApiConnectionException $e) {
+            $this->assertSame(2, $e->getAttempts());
+        }
+    }
+
+    public function testATimedOutLookupIsRetriedWithTheSameIdempotencyKey(): void
+    {
+        $slow = self::success() + ['delay' => 0.6];
+        $this->server->script([$slow, self::success([], 50)]);
+
+        $result = $this->client(['timeout' => 0.25])->verifyPhone('+14155552671');
+
+        $this->assertSame(50, $result->creditsRemaining);
+        $requests = $this->server->requests();
+        $this->assertCount(2, $requests);
+        $this->assertSame($requests[0]['headers']['idempotency-key'], $requests[1]['headers']['idempotency-key']);
+    }
+
+    public function testATimedOutPostWithoutIdempotencyKeyIsNotRepeated(): void
+    {
+        $this->server->script([['status' => 201, 'delay' => 0.6, 'body' => ['status' => 'success', 'api_key' => 'dsk_x', 'key_id' => 'key_x']]]);
+
+        try {
+            $this->client(['timeout' => 0.25])->createKey('ci');
+            $this->fail('expected ApiConnectionException');
+        } catch (ApiConnectionException $e) {
+            $this->assertSame(1, $e->getAttempts());
+            $this->assertSame(28, $e->getCurlErrno()); // CURLE_OPERATION_TIMEDOUT
+        }
+        $this->assertCount(1, $this->server->requests());
+    }
+}

@@ -1,0 +1,173 @@
+# frozen_string_literal: true
+
+# Integration tests against a real gateway + worker. DOSSIER_BASE_URL must name it (they fail, not
+# skip, without it). They expect SIGNUP_CREDITS=3: each test registers its own account.
+$LOAD_PATH.unshift File.expand_path("../lib", __dir__)
+require "dossier"
+require "securerandom"
+require "minitest/autorun"
+
+class IntegrationTest < Minitest::Test
+  PHONE = "+14155552671"
+  PASSWORD = "correct horse battery staple"
+  SIGNUP_CREDITS = 3
+
+  def setup
+    @base_url = ENV["DOSSIER_BASE_URL"].to_s
+    flunk "DOSSIER_BASE_URL is not set: point it at a running Dossier gateway (with SIGNUP_CREDITS=3)" if @base_url.empty?
+  end
+
+  def register
+    email = "ruby-#{Time.now.to_i}-#{SecureRandom.hex(6)}@example.com"
+    reg = Dossier::Client.register(email: email, password: PASSWORD, base_url: @base_url)
+    [email, reg]
+  end
+
+  def client_for(api_key)
+    Dossier::Client.new(api_key: api_key, base_url: @base_url, timeout: 15, poll_timeout: 15)
+  end
+
+  def test_register_phone_lookups_spend_credits_until_402
+    email, reg = register
+    assert_equal "success", reg.status
+    assert_match(/\Adsk_/, reg.api_key)
+    assert_equal email, reg.account["email"]
+    assert_equal SIGNUP_CREDITS, reg.credits_remaining
+
+    client = client_for(reg.api_key)
+    SIGNUP_CREDITS.times do |i|
+      res = client.verify_phone(phone: PHONE)
+      assert_equal "success", res.status
+      assert_equal 1, res.results.size
+      assert_equal PHONE, res.results.first["e164"]
+      assert_equal true, res.results.first["valid"]
+      assert_match(/\Asrch_/, res.search_id)
+      assert_equal SIGNUP_CREDITS - i - 1, res.credits_remaining, "one credit per phone lookup"
+      assert_equal 1, res.credits_spent
+      refute_empty res.sources
+    end
+    assert_equal 0, client.account.credits_remaining
+
+    err = assert_raises(Dossier::InsufficientCreditsError) { client.verify_phone(phone: PHONE) }
+    assert_equal 402, err.http_status
+    assert_equal "insufficient_credits", err.code
+    refute_nil err.request_id
+    assert_equal 0, client.account.credits_remaining, "a refused lookup charges nothing"
+  end
+
+  def test_validation_errors_carry_field_details
+    _, reg = register
+    client = client_for(reg.api_key)
+
+    err = assert_raises(Dossier::ValidationError) { client.verify_phone(phone: "abc") }
+    assert_equal 400, err.http_status
+    assert_equal "validation_error", err.code
+    assert_includes err.details.map { |d| d["field"] }, "phone"
+    refute_nil err.request_id
+
+    err = assert_raises(Dossier::ValidationError) { client.search_person(location: "Austin, TX") }
+    assert_includes err.details.map { |d| d["field"] }, "name"
+
+    assert_equal SIGNUP_CREDITS, client.account.credits_remaining
+  end
+
+  def test_keys_login_and_revoked_key
+    email, reg = register
+    client = client_for(reg.api_key)
+
+    created = client.create_key(name: "ruby-integration")
+    assert_match(/\Adsk_/, created.api_key)
+    assert_match(/\Akey_/, created.key_id)
+    listed = client.list_keys.keys
+    mine = listed.find { |k| k["id"] == created.key_id }
+    refute_nil mine
+    assert_equal "ruby-integration", mine["name"]
+    assert_nil mine["revoked_at"]
+
+    second = client_for(created.api_key)
+    assert_equal email, second.account.account["email"]
+
+    revoked = client.revoke_key(created.key_id)
+    refute_nil revoked.key["revoked_at"]
+    err = assert_raises(Dossier::AuthenticationError) { second.account }
+    assert_equal 401, err.http_status
+    assert_equal "unauthorized", err.code
+    refute_nil err.request_id
+
+    login = Dossier::Client.login(email: email, password: PASSWORD, base_url: @base_url)
+    assert_match(/\Adsk_/, login.api_key)
+    refute_equal reg.api_key, login.api_key
+    assert_match(/\Akey_/, login.key_id)
+    assert_equal email, client_for(login.api_key).account.account["email"]
+
+    err = assert_raises(Dossier::AuthenticationError) do
+      Dossier::Client.login(email: email, password: "wrong password!", base_url: @base_url)
+    end
+    assert_equal "invalid_credentials", err.code
+
+    err = assert_raises(Dossier::ConflictError) do
+      Dossier::Client.register(email: email.upcase, password: PASSWORD, base_url: @base_url)
+    end
+    assert_equal "email_taken", err.code
+  end
+
+  def test_async_pending_then_get_search
+    _, reg = register
+    client = client_for(reg.api_key)
+
+    pending = client.verify_phone(phone: PHONE, wait: false)
+    assert_equal "pending", pending.status
+    assert_match(/\Asrch_/, pending.search_id)
+    assert_equal "/v1/searches/#{pending.search_id}", pending.location
+
+    deadline = Time.now + 15
+    current = pending
+    while current.pending?
+      flunk "search #{pending.search_id} still pending after 15 s" if Time.now > deadline
+      sleep 0.2
+      current = client.get_search(pending.search_id)
+    end
+    assert_equal "success", current.status
+    assert_equal pending.search_id, current.search_id
+    assert_equal PHONE, current.results.first["e164"]
+    assert_equal SIGNUP_CREDITS - 1, current.credits_remaining
+
+    again = client.get_search(pending.search_id, wait: true)
+    assert_equal current.results, again.results
+
+    assert_raises(Dossier::NotFoundError) { client.get_search("srch_doesnotexist") }
+  end
+
+  def test_idempotency_key_replays_and_conflicts
+    _, reg = register
+    client = client_for(reg.api_key)
+    key = "ruby-#{SecureRandom.uuid}"
+
+    first = client.verify_phone(phone: PHONE, idempotency_key: key)
+    replay = client.verify_phone(phone: PHONE, idempotency_key: key)
+    assert_equal first.search_id, replay.search_id
+    assert replay.replayed?
+    assert_equal 0, replay.credits_spent
+    assert_equal SIGNUP_CREDITS - 1, client.account.credits_remaining, "charged once"
+
+    err = assert_raises(Dossier::ConflictError) { client.verify_phone(phone: "+14155550100", idempotency_key: key) }
+    assert_equal "idempotency_conflict", err.code
+  end
+
+  def test_person_and_company_searches_are_free_and_empty
+    _, reg = register
+    client = client_for(reg.api_key)
+
+    person = client.search(name: "John Smith", location: "Austin, TX")
+    assert_equal "success", person.status
+    assert_equal [], person.results
+    assert_equal SIGNUP_CREDITS, person.credits_remaining
+
+    generic = client.search(query: "John Smith", type: "person")
+    assert_equal [], generic.results
+    company = client.search_company(company_name: "Acme Inc", country: "US")
+    assert_equal [], company.results
+
+    assert_equal SIGNUP_CREDITS, client.account.credits_remaining
+  end
+end

@@ -1,0 +1,240 @@
+# frozen_string_literal: true
+
+require "securerandom"
+
+module Dossier
+  # A client for one API key.
+  #
+  #   client = Dossier::Client.new(api_key: "dsk_…")            # or ENV["DOSSIER_API_KEY"]
+  #   search = client.verify_phone(phone: "+14155552671")
+  #   search.results.first["e164"]  # => "+14155552671"
+  #   search.credits_remaining      # => 99
+  #
+  # Every method raises a Dossier::APIError subclass for an error answer and
+  # Dossier::ConnectionError when the server cannot be reached after the retries.
+  class Client
+    DEFAULT_BASE_URL = "http://localhost:3000"
+    DEFAULT_TIMEOUT = 30        # seconds, per HTTP request (connect, write and read each)
+    DEFAULT_MAX_RETRIES = 2     # retries after the first attempt
+    DEFAULT_POLL_TIMEOUT = 60   # seconds a lookup may spend polling a pending search
+    DEFAULT_POLL_INTERVAL = 1.0 # seconds between polls when the answer has no Retry-After
+    DEFAULT_BACKOFF_BASE = 0.5  # seconds; attempt n waits rand * min(backoff_max, backoff_base * 2**n)
+    DEFAULT_BACKOFF_MAX = 8.0   # seconds
+    # The gateway waits this long for a lookup before answering 202 when no Prefer: wait=N is sent.
+    SERVER_DEFAULT_WAIT = 10
+
+    PERSON_FIELDS = %i[name email phone username location age_range].freeze
+    GENERIC_FIELDS = %i[query type country].freeze
+
+    attr_reader :base_url, :timeout, :max_retries, :poll_timeout, :poll_interval
+
+    # api_key:       "dsk_…"; defaults to ENV["DOSSIER_API_KEY"]. ArgumentError when neither is set.
+    # base_url:      default "http://localhost:3000"
+    # timeout:       seconds per HTTP request (nil: no timeout), default 30
+    # max_retries:   retries on 429, 503 and connection failures, default 2 (0 disables them)
+    # poll_timeout:  seconds a lookup polls a pending (202) search before PollTimeoutError, default 60
+    #                (nil: no deadline)
+    # poll_interval: seconds between polls when the server sends no Retry-After, default 1
+    # backoff_base, backoff_max: exponential backoff with full jitter, defaults 0.5 and 8 seconds
+    def initialize(api_key: nil, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
+                   max_retries: DEFAULT_MAX_RETRIES, poll_timeout: DEFAULT_POLL_TIMEOUT,
+                   poll_interval: DEFAULT_POLL_INTERVAL, backoff_base: DEFAULT_BACKOFF_BASE,
+                   backoff_max: DEFAULT_BACKOFF_MAX)
+      api_key = ENV["DOSSIER_API_KEY"] if api_key.nil? || api_key.to_s.empty?
+      if api_key.nil? || api_key.to_s.strip.empty?
+        raise ArgumentError, "an API key is required: pass api_key: or set DOSSIER_API_KEY"
+      end
+
+      @api_key = api_key.to_s.strip
+      @transport = Transport.new(base_url: base_url, timeout: timeout, max_retries: max_retries,
+                                 backoff_base: backoff_base, backoff_max: backoff_max)
+      @base_url = @transport.base_url
+      @timeout = timeout
+      @max_retries = @transport.max_retries
+      @poll_timeout = poll_timeout
+      @poll_interval = Float(poll_interval)
+    end
+
+    # POST /v1/auth/register (no key needed). Returns a Response with api_key, account, credits_remaining.
+    def self.register(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
+                      max_retries: DEFAULT_MAX_RETRIES)
+      public_call("/v1/auth/register", { email: email, password: password },
+                  base_url: base_url, timeout: timeout, max_retries: max_retries)
+    end
+
+    # POST /v1/auth/login (no key needed). Returns a Response with a new api_key and its key_id.
+    def self.login(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
+                   max_retries: DEFAULT_MAX_RETRIES)
+      public_call("/v1/auth/login", { email: email, password: password },
+                  base_url: base_url, timeout: timeout, max_retries: max_retries)
+    end
+
+    def self.public_call(path, body, base_url:, timeout:, max_retries:)
+      transport = Transport.new(base_url: base_url, timeout: timeout, max_retries: max_retries,
+                                backoff_base: DEFAULT_BACKOFF_BASE, backoff_max: DEFAULT_BACKOFF_MAX)
+      Response.new(Transport.check(transport.request(:post, path, body: body)))
+    end
+    private_class_method :public_call
+
+    # --- lookups -------------------------------------------------------------------------------
+    #
+    # Every lookup also takes:
+    #   permissible_purpose: e.g. "employment" (stored in the audit trail)
+    #   idempotency_key:     sent as Idempotency-Key; a UUID v4 is generated when omitted. The same key
+    #                        is sent on every retry of the call, so a retry never charges twice.
+    #   wait:                true (default): on 202 poll GET /v1/searches/{id} until the search is done;
+    #                        false: send Prefer: respond-async and return the pending search at once.
+    #   poll_timeout:        overrides the client's poll_timeout for this call.
+    # Fields left nil are not sent.
+
+    # Generic form:  search(query: "+14155552671", type: "phone", country: "US")  => POST /v1/search
+    # Person form:   search(name: "John Smith", location: "Austin, TX")          => POST /v1/search/person
+    # Mixing the two forms raises ArgumentError.
+    def search(query: nil, type: nil, country: nil, name: nil, email: nil, phone: nil, username: nil,
+               location: nil, age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true,
+               poll_timeout: nil)
+      generic = { query: query, type: type, country: country }
+      person = { name: name, email: email, phone: phone, username: username, location: location,
+                 age_range: age_range }
+      options = { permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
+                  poll_timeout: poll_timeout }
+      if generic.values.any? { |v| !v.nil? }
+        if person.values.any? { |v| !v.nil? }
+          raise ArgumentError, "give either query/type/country or person fields (#{PERSON_FIELDS.join(', ')}), not both"
+        end
+
+        lookup("/v1/search", generic, **options)
+      else
+        lookup("/v1/search/person", person, **options)
+      end
+    end
+
+    # POST /v1/search/person. At least one of name, email, phone, username.
+    def search_person(name: nil, email: nil, phone: nil, username: nil, location: nil, age_range: nil,
+                      permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+      lookup("/v1/search/person",
+             { name: name, email: email, phone: phone, username: username, location: location, age_range: age_range },
+             permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
+             poll_timeout: poll_timeout)
+    end
+
+    # POST /v1/search/company. At least one of company_name, domain, registration_number.
+    def search_company(company_name: nil, domain: nil, registration_number: nil, country: nil,
+                       permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+      lookup("/v1/search/company",
+             { company_name: company_name, domain: domain, registration_number: registration_number, country: country },
+             permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
+             poll_timeout: poll_timeout)
+    end
+
+    # POST /v1/verify/email
+    def verify_email(email:, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+      lookup("/v1/verify/email", { email: email },
+             permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
+             poll_timeout: poll_timeout)
+    end
+
+    # POST /v1/verify/phone. country is the default region for national-format numbers.
+    def verify_phone(phone:, country: nil, permissible_purpose: nil, idempotency_key: nil, wait: true,
+                     poll_timeout: nil)
+      lookup("/v1/verify/phone", { phone: phone, country: country },
+             permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
+             poll_timeout: poll_timeout)
+    end
+
+    # GET /v1/searches/{id}: one request (retried on 429/503), returning the search as it is now
+    # (pending? or success?). wait: true polls until it is done (up to poll_timeout).
+    # A lookup that failed raises UnavailableError (its search_id is on the error).
+    def get_search(search_id, wait: false, poll_timeout: nil)
+      raise ArgumentError, "search_id is required" if search_id.nil? || search_id.to_s.empty?
+
+      result = SearchResult.new(call(:get, "/v1/searches/#{escape(search_id)}"))
+      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+    end
+
+    # --- account and keys ----------------------------------------------------------------------
+
+    # GET /v1/account => Response with account and credits_remaining
+    def account
+      Response.new(call(:get, "/v1/account"))
+    end
+
+    # POST /v1/auth/keys => Response with api_key (shown once) and key_id
+    def create_key(name: nil)
+      Response.new(call(:post, "/v1/auth/keys", body: compact(name: name)))
+    end
+
+    # GET /v1/auth/keys => Response with keys
+    def list_keys
+      Response.new(call(:get, "/v1/auth/keys"))
+    end
+
+    # DELETE /v1/auth/keys/{id} => Response with the revoked key
+    def revoke_key(key_id)
+      raise ArgumentError, "key_id is required" if key_id.nil? || key_id.to_s.empty?
+
+      Response.new(call(:delete, "/v1/auth/keys/#{escape(key_id)}"))
+    end
+
+    def inspect
+      "#<#{self.class.name} base_url=#{base_url.inspect} api_key=\"#{@api_key[0, 8]}…\">"
+    end
+
+    private
+
+    attr_reader :transport
+
+    def call(method, path, body: nil, headers: {}, retry_sent: method != :post)
+      headers = { "Authorization" => "Bearer #{@api_key}" }.merge(headers)
+      Transport.check(transport.request(method, path, body: body, headers: headers, retry_sent: retry_sent))
+    end
+
+    def lookup(path, fields, permissible_purpose:, idempotency_key:, wait:, poll_timeout:)
+      body = compact(**fields, permissible_purpose: permissible_purpose)
+      headers = { "Idempotency-Key" => (idempotency_key || SecureRandom.uuid).to_s }
+      prefer = wait ? prefer_wait : "respond-async"
+      headers["Prefer"] = prefer if prefer
+      # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
+      result = SearchResult.new(call(:post, path, body: body, headers: headers, retry_sent: true))
+      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+    end
+
+    # With a short timeout, ask the gateway to answer (202) before our read timeout fires.
+    def prefer_wait
+      return nil if timeout.nil? || timeout > SERVER_DEFAULT_WAIT + 1
+
+      "wait=#{[(timeout - 1).floor, 0].max}"
+    end
+
+    def poll(pending, poll_timeout)
+      deadline = poll_timeout && monotonic + poll_timeout
+      current = pending
+      while current.pending?
+        delay = current.retry_after || @poll_interval
+        if deadline
+          remaining = deadline - monotonic
+          raise PollTimeoutError.new(nil, search: current) if remaining <= 0
+
+          delay = [delay, remaining].min
+        end
+        transport.pause(delay)
+        current = SearchResult.new(call(:get, "/v1/searches/#{escape(current.search_id)}"))
+      end
+      current
+    end
+
+    def compact(**fields)
+      fields.each_with_object({}) do |(k, v), out|
+        out[k.to_s] = v.is_a?(Symbol) ? v.to_s : v unless v.nil?
+      end
+    end
+
+    def escape(segment)
+      segment.to_s.b.gsub(/[^A-Za-z0-9_.~-]/) { |c| format("%%%02X", c.ord) }
+    end
+
+    def monotonic
+      Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+  end
+end

@@ -1,0 +1,177 @@
+# frozen_string_literal: true
+
+require "json"
+require "net/http"
+require "openssl"
+require "time"
+require "uri"
+
+module Dossier
+  # HTTP plumbing shared by Client and the class methods register/login: one Net::HTTP request per
+  # attempt, JSON in and out, retries with exponential backoff and full jitter. Internal API.
+  class Transport
+    # One HTTP answer: Integer status, headers (lower-case names => String), raw body, parsed JSON (or nil).
+    Reply = Struct.new(:status, :headers, :body, :data)
+
+    # The request never reached the server: always safe to retry.
+    UNSENT_ERRORS = [
+      Errno::ECONNREFUSED, Errno::EHOSTUNREACH, Errno::ENETUNREACH, Errno::EADDRNOTAVAIL,
+      Net::OpenTimeout, SocketError
+    ].freeze
+
+    # The request may have reached the server: retried only when repeating it is harmless
+    # (GET, DELETE, and lookup POSTs, which carry an Idempotency-Key).
+    SENT_ERRORS = [
+      Errno::ECONNRESET, Errno::ECONNABORTED, Errno::EPIPE, Errno::ETIMEDOUT, EOFError, IOError,
+      Net::ReadTimeout, Net::WriteTimeout, OpenSSL::SSL::SSLError
+    ].freeze
+
+    # A Retry-After longer than this is not waited out: the error is raised at once instead.
+    MAX_RETRY_AFTER = 60
+
+    attr_reader :base_url, :timeout, :max_retries, :backoff_base, :backoff_max
+
+    def initialize(base_url:, timeout:, max_retries:, backoff_base:, backoff_max:)
+      @base_uri = parse_base_url(base_url)
+      @base_url = @base_uri.to_s
+      @timeout = timeout
+      @max_retries = Integer(max_retries)
+      raise ArgumentError, "max_retries must be >= 0" if @max_retries.negative?
+
+      @backoff_base = Float(backoff_base)
+      @backoff_max = Float(backoff_max)
+      @random = Random.new
+    end
+
+    # Sends one logical request, retrying on 429, 503 and connection failures.
+    # Returns a Reply of any status (the caller decides what is an error);
+    # raises ConnectionError when the server cannot be reached.
+    def request(method, path, body: nil, headers: {}, retry_sent: false)
+      attempt = 0
+      loop do
+        begin
+          reply = perform(method, path, body, headers)
+        rescue *UNSENT_ERRORS => e
+          raise ConnectionError, connection_message(e, attempt) if attempt >= max_retries
+        rescue *SENT_ERRORS => e
+          raise ConnectionError, connection_message(e, attempt) if !retry_sent || attempt >= max_retries
+        else
+          delay = retry_delay(reply, attempt)
+          return reply if delay.nil?
+        end
+        pause(delay || backoff(attempt))
+        attempt += 1
+      end
+    end
+
+    # Sleeps between attempts and between polls (a method so it can be observed).
+    def pause(seconds)
+      sleep(seconds) if seconds.positive?
+    end
+
+    # Full jitter: a uniform random delay in [0, min(backoff_max, backoff_base * 2**attempt)].
+    def backoff(attempt)
+      @random.rand * [backoff_max, backoff_base * (2**attempt)].min
+    end
+
+    # Retry-After value (delta-seconds, or an HTTP date) => seconds (Integer/Float), or nil.
+    def self.parse_retry_after(value)
+      return nil if value.nil?
+
+      value = value.strip
+      return value.include?(".") ? value.to_f : value.to_i if value.match?(/\A\d+(\.\d+)?\z/)
+
+      [Time.httpdate(value) - Time.now, 0].max
+    rescue ArgumentError
+      nil
+    end
+
+    # Returns the reply when it is a 2xx with a JSON object body; raises the mapped APIError otherwise.
+    def self.check(reply)
+      raise ErrorMapping.error_for(reply) unless (200..299).cover?(reply.status)
+      return reply if reply.data.is_a?(Hash)
+
+      raise APIError.new("HTTP #{reply.status} without a JSON object body",
+                         http_status: reply.status, raw_body: reply.body, headers: reply.headers,
+                         request_id: reply.headers["x-request-id"])
+    end
+
+    private
+
+    # nil: do not retry this reply. Otherwise: seconds to wait before the next attempt.
+    def retry_delay(reply, attempt)
+      return nil if attempt >= max_retries
+      return nil unless reply.status == 429 || reply.status == 503
+      # A 503 that names a search is that lookup's final outcome (it failed); asking again with the
+      # same Idempotency-Key would replay the same failure.
+      return nil if reply.status == 503 && reply.data.is_a?(Hash) && reply.data["search_id"]
+
+      retry_after = self.class.parse_retry_after(reply.headers["retry-after"])
+      return backoff(attempt) if retry_after.nil?
+      return nil if retry_after > MAX_RETRY_AFTER
+
+      retry_after
+    end
+
+    def perform(method, path, body, headers)
+      uri = @base_uri.dup
+      uri.path = @base_uri.path.chomp("/") + path
+      req = build_request(method, uri, body, headers)
+      http = Net::HTTP.new(uri.hostname, uri.port)
+      http.use_ssl = uri.scheme == "https"
+      http.max_retries = 0 # retries are ours, counted against max_retries
+      if timeout
+        http.open_timeout = timeout
+        http.read_timeout = timeout
+        http.write_timeout = timeout
+      end
+      response = http.start { |h| h.request(req) }
+      to_reply(response)
+    end
+
+    def build_request(method, uri, body, headers)
+      klass = { get: Net::HTTP::Get, post: Net::HTTP::Post, delete: Net::HTTP::Delete }.fetch(method)
+      req = klass.new(uri)
+      req["Accept"] = "application/json"
+      req["User-Agent"] = "dossier-ruby/#{VERSION}"
+      headers.each { |name, value| req[name] = value }
+      unless body.nil?
+        req["Content-Type"] = "application/json"
+        req.body = JSON.generate(body)
+      end
+      req
+    end
+
+    def to_reply(response)
+      headers = {}
+      response.each_header { |name, value| headers[name.downcase] = value }
+      raw = response.body.to_s
+      raw = raw.dup.force_encoding(Encoding::UTF_8) unless raw.frozen?
+      data = begin
+        raw.empty? ? nil : JSON.parse(raw)
+      rescue JSON::ParserError
+        nil
+      end
+      Reply.new(response.code.to_i, headers, raw, data)
+    end
+
+    def connection_message(error, attempt)
+      tries = attempt + 1
+      "could not reach #{base_url} (#{error.class}: #{error.message}) after #{tries} attempt#{'s' if tries > 1}"
+    end
+
+    def parse_base_url(base_url)
+      uri = URI.parse(base_url.to_s)
+      unless uri.is_a?(URI::HTTP) && uri.host && !uri.host.empty?
+        raise ArgumentError, "base_url must be an http(s) URL, got #{base_url.inspect}"
+      end
+
+      uri.query = nil
+      uri.fragment = nil
+      uri.path = uri.path.chomp("/")
+      uri
+    rescue URI::InvalidURIError
+      raise ArgumentError, "base_url must be an http(s) URL, got #{base_url.inspect}"
+    end
+  end
+end

@@ -1,0 +1,192 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+class ClientTest < Minitest::Test
+  include DossierTestHelpers
+
+  def test_version_and_user_agent
+    assert_match(/\A\d+\.\d+\.\d+\z/, Dossier::VERSION)
+    @server.reply(200, { status: "success", account: { id: "acct_1" }, credits_remaining: 5 })
+    client.account
+    headers = @server.requests.first.headers
+    assert_equal "dossier-ruby/#{Dossier::VERSION}", headers["user-agent"]
+    assert_equal "Bearer dsk_test", headers["authorization"]
+    assert_equal "application/json", headers["accept"]
+    assert_nil headers["content-type"], "a GET sends no body and no Content-Type"
+  end
+
+  def test_api_key_from_environment
+    ENV["DOSSIER_API_KEY"] = "dsk_from_env"
+    @server.reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    Dossier::Client.new(base_url: @server.url).account
+    assert_equal "Bearer dsk_from_env", @server.requests.first.headers["authorization"]
+  ensure
+    ENV.delete("DOSSIER_API_KEY")
+  end
+
+  def test_explicit_api_key_wins_over_environment
+    ENV["DOSSIER_API_KEY"] = "dsk_from_env"
+    @server.reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    Dossier::Client.new(api_key: "dsk_explicit", base_url: @server.url).account
+    assert_equal "Bearer dsk_explicit", @server.requests.first.headers["authorization"]
+  ensure
+    ENV.delete("DOSSIER_API_KEY")
+  end
+
+  def test_missing_api_key_raises
+    err = assert_raises(ArgumentError) { Dossier::Client.new }
+    assert_match(/DOSSIER_API_KEY/, err.message)
+  end
+
+  def test_defaults
+    c = Dossier::Client.new(api_key: "dsk_x")
+    assert_equal "http://localhost:3000", c.base_url
+    assert_equal 2, c.max_retries
+    assert_equal 30, c.timeout
+    assert_equal 60, c.poll_timeout
+    refute_includes c.inspect, "dsk_x\"", "inspect must not show the whole key"
+  end
+
+  def test_bad_base_url_raises
+    assert_raises(ArgumentError) { Dossier::Client.new(api_key: "dsk_x", base_url: "localhost:3000") }
+  end
+
+  def test_base_url_with_path_prefix_and_trailing_slash
+    @server.reply(200, { status: "success", keys: [] })
+    Dossier::Client.new(api_key: "dsk_x", base_url: "#{@server.url}/api/").list_keys
+    assert_equal "/api/v1/auth/keys", @server.requests.first.path
+  end
+
+  def test_verify_phone_result_object
+    @server.reply(200, SUCCESS, { "X-Credits-Spent" => "1", "X-Credits-Remaining" => "9", "X-Request-Id" => "req_9",
+                                  "RateLimit-Limit" => "100", "RateLimit-Remaining" => "99", "RateLimit-Reset" => "1" })
+    res = client.verify_phone(phone: "+14155552671")
+    req = @server.requests.first
+    assert_equal "POST", req.method
+    assert_equal "/v1/verify/phone", req.path
+    assert_equal "application/json", req.headers["content-type"]
+    assert_equal({ "phone" => "+14155552671" }, req.json)
+    assert_kind_of Dossier::SearchResult, res
+    assert_equal "success", res.status
+    assert res.success?
+    refute res.pending?
+    assert_equal "srch_1", res.search_id
+    assert_equal 9, res.credits_remaining
+    assert_equal "+14155552671", res.results.first["e164"]
+    assert_equal "libphonenumber", res.sources.first["provider"]
+    assert_equal 1, res.credits_spent
+    assert_equal "req_9", res.request_id
+    assert_equal({ limit: 100, remaining: 99, reset: 1 }, res.rate_limit)
+    refute res.replayed?
+    assert_equal 200, res.http_status
+    assert_equal "srch_1", res["search_id"]
+    assert_equal "srch_1", res.body["search_id"]
+    assert_equal JSON.parse(res.raw_body), res.to_h
+  end
+
+  def test_bodies_omit_absent_fields
+    6.times { @server.reply(200, SUCCESS) }
+    c = client
+    c.search_person(name: "John Smith")
+    c.search_company(domain: "example.com")
+    c.verify_phone(phone: "4155552671", country: "US", permissible_purpose: "fraud_prevention")
+    c.verify_email(email: "a@example.com")
+    c.search(query: "Acme", type: :company)
+    c.search_person(email: "j@example.com", age_range: "30-40", location: "Austin, TX")
+    bodies = @server.requests.map { |r| [r.path, r.json] }
+    assert_equal [
+      ["/v1/search/person", { "name" => "John Smith" }],
+      ["/v1/search/company", { "domain" => "example.com" }],
+      ["/v1/verify/phone", { "phone" => "4155552671", "country" => "US", "permissible_purpose" => "fraud_prevention" }],
+      ["/v1/verify/email", { "email" => "a@example.com" }],
+      ["/v1/search", { "query" => "Acme", "type" => "company" }],
+      ["/v1/search/person", { "email" => "j@example.com", "location" => "Austin, TX", "age_range" => "30-40" }],
+    ], bodies
+  end
+
+  def test_search_routes_generic_and_person_forms
+    3.times { @server.reply(200, SUCCESS) }
+    c = client
+    c.search(query: "+14155552671", type: "phone", country: "US")
+    c.search(name: "John Smith", location: "Austin, TX")
+    c.search(username: "jsmith")
+    assert_equal [
+      ["/v1/search", { "query" => "+14155552671", "type" => "phone", "country" => "US" }],
+      ["/v1/search/person", { "name" => "John Smith", "location" => "Austin, TX" }],
+      ["/v1/search/person", { "username" => "jsmith" }],
+    ], @server.requests.map { |r| [r.path, r.json] }
+  end
+
+  def test_search_rejects_mixed_forms
+    assert_raises(ArgumentError) { client.search(query: "x", type: "person", name: "y") }
+    assert_empty @server.requests
+  end
+
+  def test_prefer_header
+    2.times { @server.reply(200, SUCCESS) }
+    client.verify_phone(phone: "+14155552671")
+    client(timeout: 5).verify_phone(phone: "+14155552671")
+    assert_nil @server.requests[0].headers["prefer"], "default timeout: let the gateway wait its default"
+    assert_equal "wait=4", @server.requests[1].headers["prefer"], "short timeout: the gateway answers 202 first"
+  end
+
+  def test_account_and_keys
+    @server.reply(200, { status: "success", account: { id: "acct_1", email: "a@example.com" }, credits_remaining: 7 })
+    @server.reply(201, { status: "success", api_key: "dsk_new", key_id: "key_2" })
+    @server.reply(201, { status: "success", api_key: "dsk_new2", key_id: "key_3" })
+    @server.reply(200, { status: "success", keys: [{ id: "key_1", prefix: "dsk_abcd", name: "ci" }] })
+    @server.reply(200, { status: "success", key: { id: "key_2", revoked_at: "2026-01-01T00:00:00Z" } })
+    c = client
+    acct = c.account
+    assert_equal "acct_1", acct.account["id"]
+    assert_equal 7, acct.credits_remaining
+    created = c.create_key(name: "ci")
+    assert_equal "dsk_new", created.api_key
+    assert_equal "key_2", created.key_id
+    c.create_key
+    assert_equal "key_1", c.list_keys.keys.first["id"]
+    assert_equal "2026-01-01T00:00:00Z", c.revoke_key("key_2").key["revoked_at"]
+
+    reqs = @server.requests
+    assert_equal [%w[GET /v1/account], %w[POST /v1/auth/keys], %w[POST /v1/auth/keys], %w[GET /v1/auth/keys],
+                  %w[DELETE /v1/auth/keys/key_2]], reqs.map { |r| [r.method, r.path] }
+    assert_equal({ "name" => "ci" }, reqs[1].json)
+    assert_equal({}, reqs[2].json)
+    assert_equal "", reqs[4].body
+    assert_nil reqs[4].headers["content-type"]
+    assert_nil reqs[1].headers["idempotency-key"], "only lookups carry an Idempotency-Key"
+  end
+
+  def test_ids_are_escaped_in_paths
+    @server.reply(404, error_body("not_found", "no such search"))
+    assert_raises(Dossier::NotFoundError) { client(max_retries: 0).get_search("a/b c") }
+    assert_equal "/v1/searches/a%2Fb%20c", @server.requests.first.path
+  end
+
+  def test_register_and_login_are_class_methods_without_a_key
+    @server.reply(201, { status: "success", account: { id: "acct_1", email: "a@example.com", created_at: "x" },
+                         api_key: "dsk_first", credits_remaining: 3 })
+    @server.reply(200, { status: "success", api_key: "dsk_second", key_id: "key_2" })
+    reg = Dossier::Client.register(email: "a@example.com", password: "password123", base_url: @server.url)
+    assert_equal "dsk_first", reg.api_key
+    assert_equal 3, reg.credits_remaining
+    assert_equal "acct_1", reg.account["id"]
+    refute_includes reg.inspect, "dsk_first"
+    log = Dossier::Client.login(email: "a@example.com", password: "password123", base_url: @server.url)
+    assert_equal "dsk_second", log.api_key
+    assert_equal "key_2", log.key_id
+    reqs = @server.requests
+    assert_equal %w[/v1/auth/register /v1/auth/login], reqs.map(&:path)
+    assert(reqs.none? { |r| r.headers.key?("authorization") })
+    assert_equal({ "email" => "a@example.com", "password" => "password123" }, reqs[0].json)
+  end
+
+  def test_login_with_wrong_password
+    @server.reply(401, error_body("invalid_credentials", "wrong e-mail or password"))
+    err = assert_raises(Dossier::AuthenticationError) do
+      Dossier::Client.login(email: "a@example.com", password: "nope", base_url: @server.url)
+    end
+    assert_equal "invalid_credentials", err.code
+  end
+end

@@ -1,0 +1,98 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+class ErrorsTest < Minitest::Test
+  include DossierTestHelpers
+
+  CASES = [
+    [400, "validation_error", Dossier::ValidationError],
+    [400, "invalid_json", Dossier::ValidationError],
+    [401, "unauthorized", Dossier::AuthenticationError],
+    [401, "invalid_credentials", Dossier::AuthenticationError],
+    [402, "insufficient_credits", Dossier::InsufficientCreditsError],
+    [404, "not_found", Dossier::NotFoundError],
+    [405, "method_not_allowed", Dossier::APIError],
+    [409, "email_taken", Dossier::ConflictError],
+    [409, "idempotency_conflict", Dossier::ConflictError],
+    [413, "payload_too_large", Dossier::APIError],
+    [415, "unsupported_media_type", Dossier::APIError],
+    [429, "rate_limited", Dossier::RateLimitError],
+    [500, "internal_error", Dossier::APIError],
+    [503, "unavailable", Dossier::UnavailableError],
+  ].freeze
+
+  def test_hierarchy
+    [Dossier::AuthenticationError, Dossier::InsufficientCreditsError, Dossier::RateLimitError,
+     Dossier::ValidationError, Dossier::NotFoundError, Dossier::ConflictError,
+     Dossier::UnavailableError].each { |k| assert_operator k, :<, Dossier::APIError }
+    assert_operator Dossier::APIError, :<, Dossier::Error
+    assert_operator Dossier::ConnectionError, :<, Dossier::Error
+    assert_operator Dossier::PollTimeoutError, :<, Dossier::Error
+    assert_operator Dossier::Error, :<, StandardError
+  end
+
+  CASES.each do |status, code, klass|
+    define_method("test_#{code}_maps_to_#{klass.name.split('::').last}") do
+      @server.reply(status, error_body(code, "#{code} happened", request_id: "req_#{code}"), { "Retry-After" => "7" })
+      err = assert_raises(Dossier::APIError) { client(max_retries: 0).verify_email(email: "a@example.com") }
+      assert_instance_of klass, err
+      assert_equal status, err.http_status
+      assert_equal code, err.code
+      assert_equal "#{code} happened", err.message
+      assert_equal "req_#{code}", err.request_id
+      assert_equal [], err.details
+      assert_equal code, err.body.dig("error", "code")
+      assert_equal JSON.parse(err.raw_body), err.body
+      assert_equal "7", err.headers["retry-after"]
+    end
+  end
+
+  def test_validation_error_details
+    details = [{ field: "phone", issue: "is not a phone number" }, { field: "country", issue: "must be ISO" }]
+    @server.reply(400, error_body("validation_error", "phone is not a phone number", details: details))
+    err = assert_raises(Dossier::ValidationError) { client.verify_phone(phone: "abc") }
+    assert_equal [{ "field" => "phone", "issue" => "is not a phone number" },
+                  { "field" => "country", "issue" => "must be ISO" }], err.details
+    assert_equal 1, @server.requests.size, "a 400 is never retried"
+  end
+
+  def test_rate_limit_and_unavailable_expose_retry_after
+    @server.reply(429, error_body("rate_limited", "slow down"), { "Retry-After" => "3" })
+    @server.reply(503, error_body("unavailable", "down"), { "Retry-After" => "2" })
+    c = client(max_retries: 0)
+    assert_equal 3, assert_raises(Dossier::RateLimitError) { c.account }.retry_after
+    assert_equal 2, assert_raises(Dossier::UnavailableError) { c.account }.retry_after
+  end
+
+  def test_request_id_falls_back_to_header
+    @server.reply(404, { status: "error", error: { code: "not_found", message: "no such key" } },
+                  { "X-Request-Id" => "req_hdr" })
+    err = assert_raises(Dossier::NotFoundError) { client.revoke_key("key_nope") }
+    assert_equal "req_hdr", err.request_id
+  end
+
+  def test_unknown_code_falls_back_to_status
+    @server.reply(409, error_body("something_new", "new conflict"))
+    err = assert_raises(Dossier::ConflictError) { client.account }
+    assert_equal "something_new", err.code
+  end
+
+  def test_non_json_error_body
+    @server.reply(502, "<html>bad gateway</html>")
+    err = assert_raises(Dossier::APIError) { client.account }
+    assert_instance_of Dossier::APIError, err
+    assert_equal 502, err.http_status
+    assert_nil err.code
+    assert_nil err.body
+    assert_equal "<html>bad gateway</html>", err.raw_body
+    assert_match(/502/, err.message)
+  end
+
+  def test_success_status_without_json_body
+    @server.reply(200, "not json")
+    err = assert_raises(Dossier::APIError) { client.account }
+    assert_equal 200, err.http_status
+    assert_equal "not json", err.raw_body
+  end
+end

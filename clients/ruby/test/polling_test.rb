@@ -1,0 +1,95 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+class PollingTest < Minitest::Test
+  include DossierTestHelpers
+
+  PENDING = { status: "pending", search_id: "srch_p", credits_remaining: 4 }.freeze
+  DONE = { status: "success", search_id: "srch_p", results: [{ e164: "+14155552671" }], credits_remaining: 4,
+           sources: [{ provider: "libphonenumber", outcome: "found", took_ms: 3 }] }.freeze
+  PENDING_HEADERS = { "Location" => "/v1/searches/srch_p", "Retry-After" => "1" }.freeze
+
+  def test_202_is_polled_until_done
+    @server.reply(202, PENDING, PENDING_HEADERS).reply(202, PENDING, PENDING_HEADERS).reply(200, DONE)
+    c = client
+    res = c.verify_phone(phone: "+14155552671")
+    assert res.success?
+    assert_equal "+14155552671", res.results.first["e164"]
+    assert_equal 4, res.credits_remaining
+    reqs = @server.requests
+    assert_equal [%w[POST /v1/verify/phone], %w[GET /v1/searches/srch_p], %w[GET /v1/searches/srch_p]],
+                 reqs.map { |r| [r.method, r.path] }
+    assert_nil reqs[1].headers["idempotency-key"]
+    assert_equal "Bearer dsk_test", reqs[1].headers["authorization"]
+    assert_equal [1, 1], c.pauses, "waits the Retry-After between polls"
+  end
+
+  def test_poll_interval_used_without_retry_after
+    @server.reply(202, PENDING).reply(200, DONE)
+    c = client(poll_interval: 0.05)
+    c.search(name: "John Smith")
+    assert_equal [0.05], c.pauses
+  end
+
+  def test_wait_false_returns_the_pending_search_at_once
+    @server.reply(202, PENDING, PENDING_HEADERS)
+    res = client.search(query: "+14155552671", type: "phone", wait: false)
+    assert res.pending?
+    assert_equal "pending", res.status
+    assert_equal "srch_p", res.search_id
+    assert_equal [], res.results
+    assert_equal 4, res.credits_remaining
+    assert_equal "/v1/searches/srch_p", res.location
+    assert_equal 1, res.retry_after
+    assert_equal 1, @server.requests.size
+    assert_equal "respond-async", @server.requests.first.headers["prefer"]
+  end
+
+  def test_get_search_once_and_with_wait
+    @server.reply(202, PENDING, PENDING_HEADERS)
+    @server.reply(202, PENDING, PENDING_HEADERS).reply(202, PENDING, PENDING_HEADERS).reply(200, DONE)
+    c = client
+    assert c.get_search("srch_p").pending?
+    assert c.get_search("srch_p", wait: true).success?
+    assert_equal 4, @server.requests.size
+    assert(@server.requests.all? { |r| r.method == "GET" && r.path == "/v1/searches/srch_p" })
+  end
+
+  def test_polling_gets_are_retried_on_503_and_429
+    @server.reply(202, PENDING, { "Retry-After" => "0" })
+    @server.reply(503, error_body("unavailable", "redis down"), { "Retry-After" => "0" })
+    @server.reply(429, error_body("rate_limited", "slow"), { "Retry-After" => "0" })
+    @server.reply(200, DONE)
+    res = client.search_person(name: "John Smith")
+    assert res.success?
+    assert_equal 4, @server.requests.size
+  end
+
+  def test_failed_search_while_polling_raises_unavailable
+    @server.reply(202, PENDING, { "Retry-After" => "0" })
+    @server.reply(503, { status: "error", error: { code: "unavailable", message: "the lookup failed; nothing was charged" },
+                         search_id: "srch_p", credits_remaining: 5, request_id: "req_f" }, { "Retry-After" => "1" })
+    err = assert_raises(Dossier::UnavailableError) { client.verify_phone(phone: "+14155552671") }
+    assert_equal "srch_p", err.search_id
+    assert_equal 2, @server.requests.size
+  end
+
+  def test_poll_deadline_raises_poll_timeout_error
+    20.times { @server.reply(202, PENDING, { "Retry-After" => "0.05" }) }
+    c = Dossier::Client.new(api_key: "dsk_x", base_url: @server.url, poll_timeout: 0.2)
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    err = assert_raises(Dossier::PollTimeoutError) { c.verify_phone(phone: "+14155552671") }
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert_equal "srch_p", err.search_id
+    assert err.search.pending?
+    assert_operator elapsed, :>=, 0.2
+    assert_operator elapsed, :<, 2
+  end
+
+  def test_poll_timeout_per_call
+    5.times { @server.reply(202, PENDING, { "Retry-After" => "0.05" }) }
+    assert_raises(Dossier::PollTimeoutError) { client.verify_phone(phone: "+14155552671", poll_timeout: 0) }
+    assert_equal 1, @server.requests.size
+  end
+end

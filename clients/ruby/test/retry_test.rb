@@ -1,0 +1,175 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+class RetryTest < Minitest::Test
+  include DossierTestHelpers
+
+  UNAVAILABLE = { status: "error", error: { code: "unavailable", message: "queue saturated" }, request_id: "req_u" }.freeze
+  RATE_LIMITED = { status: "error", error: { code: "rate_limited", message: "slow down" }, request_id: "req_r" }.freeze
+
+  def test_retries_503_with_backoff_then_succeeds
+    @server.reply(503, UNAVAILABLE).reply(503, UNAVAILABLE).reply(200, SUCCESS)
+    c = client(max_retries: 2)
+    res = c.verify_phone(phone: "+14155552671")
+    assert_equal "srch_1", res.search_id
+    assert_equal 3, @server.requests.size
+    # Full jitter: attempt n waits a random time in [0, min(backoff_max, backoff_base * 2**n)].
+    assert_equal 2, c.pauses.size
+    assert_operator c.pauses[0], :<=, 0.01
+    assert_operator c.pauses[1], :<=, 0.02
+    assert(c.pauses.all? { |p| p >= 0 })
+  end
+
+  def test_backoff_is_exponential_full_jitter_and_capped
+    c = Dossier::Client.new(api_key: "dsk_x", base_url: @server.url, backoff_base: 1, backoff_max: 5)
+    t = c.send(:transport)
+    samples = Array.new(200) { t.backoff(0) }
+    assert(samples.all? { |s| s >= 0 && s <= 1 })
+    assert_operator samples.uniq.size, :>, 100, "jittered"
+    assert(Array.new(50) { t.backoff(2) }.all? { |s| s <= 4 })
+    assert(Array.new(50) { t.backoff(10) }.all? { |s| s <= 5 }, "capped at backoff_max")
+    assert_operator Array.new(50) { t.backoff(10) }.max, :>, 2.5
+  end
+
+  def test_503_retries_exhausted_raises_unavailable
+    4.times { @server.reply(503, UNAVAILABLE, { "Retry-After" => "0" }) }
+    c = client(max_retries: 2)
+    err = assert_raises(Dossier::UnavailableError) { c.verify_phone(phone: "+14155552671") }
+    assert_equal 3, @server.requests.size, "1 attempt + max_retries"
+    assert_equal 503, err.http_status
+    assert_equal "unavailable", err.code
+    assert_equal 0, err.retry_after
+  end
+
+  def test_max_retries_zero_disables_retries
+    @server.reply(503, UNAVAILABLE).reply(200, SUCCESS)
+    assert_raises(Dossier::UnavailableError) { client(max_retries: 0).account }
+    assert_equal 1, @server.requests.size
+  end
+
+  def test_failed_lookup_503_with_search_id_is_not_retried
+    @server.reply(503, { status: "error", error: { code: "unavailable", message: "the lookup failed" },
+                         search_id: "srch_f", credits_remaining: 3 }, { "Retry-After" => "1" })
+    err = assert_raises(Dossier::UnavailableError) { client.get_search("srch_f") }
+    assert_equal 1, @server.requests.size
+    assert_equal "srch_f", err.search_id
+  end
+
+  def test_429_honours_retry_after
+    @server.reply(429, RATE_LIMITED, { "Retry-After" => "0.3" }).reply(200, SUCCESS)
+    c = Dossier::Client.new(api_key: "dsk_x", base_url: @server.url, backoff_base: 0.01, backoff_max: 0.01)
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    c.verify_phone(phone: "+14155552671")
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert_equal 2, @server.requests.size
+    assert_operator elapsed, :>=, 0.3, "waited the Retry-After, not the (tiny) backoff"
+  end
+
+  def test_429_integer_retry_after_is_used_as_the_delay
+    @server.reply(429, RATE_LIMITED, { "Retry-After" => "1" }).reply(429, RATE_LIMITED, { "Retry-After" => "2" })
+    @server.reply(200, SUCCESS)
+    c = client(max_retries: 2)
+    c.search(name: "John Smith")
+    assert_equal [1, 2], c.pauses
+  end
+
+  def test_429_exhausted_raises_rate_limit_error_with_retry_after
+    3.times { @server.reply(429, RATE_LIMITED, { "Retry-After" => "1" }) }
+    c = client(max_retries: 1)
+    err = assert_raises(Dossier::RateLimitError) { c.account }
+    assert_equal 2, @server.requests.size
+    assert_equal 1, err.retry_after
+    assert_equal "rate_limited", err.code
+    assert_equal 429, err.http_status
+  end
+
+  def test_429_with_a_very_long_retry_after_is_raised_at_once
+    @server.reply(429, RATE_LIMITED, { "Retry-After" => "3600" })
+    err = assert_raises(Dossier::RateLimitError) { client.account }
+    assert_equal 1, @server.requests.size
+    assert_equal 3600, err.retry_after
+  end
+
+  def test_same_idempotency_key_on_every_retry
+    @server.reply(503, UNAVAILABLE).reply(429, RATE_LIMITED, { "Retry-After" => "0" }).reply(200, SUCCESS)
+    client.search_person(name: "John Smith")
+    keys = @server.requests.map { |r| r.headers["idempotency-key"] }
+    assert_equal 3, keys.size
+    assert_equal 1, keys.uniq.size, "one key for the whole call: #{keys.inspect}"
+    assert_match UUID_V4, keys.first
+  end
+
+  def test_generated_idempotency_key_differs_per_call
+    2.times { @server.reply(200, SUCCESS) }
+    c = client
+    c.verify_phone(phone: "+14155552671")
+    c.verify_phone(phone: "+14155552671")
+    keys = @server.requests.map { |r| r.headers["idempotency-key"] }
+    assert(keys.all? { |k| k.match?(UUID_V4) })
+    refute_equal keys[0], keys[1]
+  end
+
+  def test_caller_idempotency_key_is_sent_on_every_retry
+    @server.reply(503, UNAVAILABLE).reply(200, SUCCESS)
+    client.verify_email(email: "a@example.com", idempotency_key: "order-42")
+    assert_equal %w[order-42 order-42], @server.requests.map { |r| r.headers["idempotency-key"] }
+  end
+
+  def test_connection_refused_retries_then_raises_connection_error
+    port = free_port
+    c = Dossier::Client.new(api_key: "dsk_x", base_url: "http://127.0.0.1:#{port}", max_retries: 2,
+                            backoff_base: 0.01, backoff_max: 0.04)
+    record_pauses(c)
+    err = assert_raises(Dossier::ConnectionError) { c.verify_phone(phone: "+14155552671") }
+    assert_kind_of Dossier::Error, err
+    refute_kind_of Dossier::APIError, err
+    assert_kind_of Errno::ECONNREFUSED, err.cause
+    assert_equal 2, c.pauses.size, "3 attempts, 2 backoff pauses"
+    assert_match(/after 3 attempts/, err.message)
+  end
+
+  def test_connection_refused_then_server_comes_up
+    port = free_port
+    late = nil
+    c = Dossier::Client.new(api_key: "dsk_x", base_url: "http://127.0.0.1:#{port}", max_retries: 3,
+                            backoff_base: 0.01, backoff_max: 0.04)
+    record_pauses(c) do |n|
+      next unless n == 1
+
+      late = FakeServer.new(port: port)
+      late.reply(200, SUCCESS)
+    end
+    res = c.verify_phone(phone: "+14155552671", idempotency_key: "k-1")
+    assert_equal "srch_1", res.search_id
+    assert_equal 1, c.pauses.size
+    assert_equal "k-1", late.requests.first.headers["idempotency-key"]
+  ensure
+    late&.stop
+  end
+
+  def test_dropped_connection_is_retried_for_lookups
+    @server.drop.reply(200, SUCCESS)
+    res = client.verify_phone(phone: "+14155552671")
+    assert_equal "srch_1", res.search_id
+    keys = @server.requests.map { |r| r.headers["idempotency-key"] }
+    assert_equal 2, keys.size
+    assert_equal 1, keys.uniq.size
+  end
+
+  def test_dropped_connection_is_not_retried_for_create_key
+    @server.drop.reply(201, { status: "success", api_key: "dsk_y", key_id: "key_y" })
+    assert_raises(Dossier::ConnectionError) { client.create_key(name: "once") }
+    assert_equal 1, @server.requests.size, "a POST without an Idempotency-Key may have been applied"
+  end
+
+  def test_read_timeout_is_a_connection_error
+    silent = TCPServer.new("127.0.0.1", 0)
+    c = Dossier::Client.new(api_key: "dsk_x", base_url: "http://127.0.0.1:#{silent.addr[1]}", timeout: 0.2,
+                            max_retries: 0)
+    err = assert_raises(Dossier::ConnectionError) { c.account }
+    assert_kind_of Net::ReadTimeout, err.cause
+  ensure
+    silent&.close
+  end
+end

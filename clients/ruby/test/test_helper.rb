@@ -1,0 +1,159 @@
+# frozen_string_literal: true
+
+$LOAD_PATH.unshift File.expand_path("../lib", __dir__)
+require "dossier"
+require "json"
+require "socket"
+require "minitest/autorun"
+
+# A tiny HTTP/1.1 server on 127.0.0.1 (random port) for the unit tests. Each connection carries one
+# request; the answer comes from a queue of scripted replies (FIFO). Every request is recorded.
+class FakeServer
+  Request = Struct.new(:method, :path, :headers, :body) do
+    def json
+      body.empty? ? nil : JSON.parse(body)
+    end
+  end
+
+  REASONS = { 200 => "OK", 201 => "Created", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized",
+              402 => "Payment Required", 404 => "Not Found", 405 => "Method Not Allowed", 409 => "Conflict",
+              413 => "Payload Too Large", 415 => "Unsupported Media Type", 429 => "Too Many Requests",
+              500 => "Internal Server Error", 502 => "Bad Gateway", 503 => "Service Unavailable" }.freeze
+
+  attr_reader :port
+
+  def initialize(port: 0)
+    @server = TCPServer.new("127.0.0.1", port)
+    @port = @server.addr[1]
+    @lock = Mutex.new
+    @replies = []
+    @requests = []
+    @thread = Thread.new { serve }
+    @thread.report_on_exception = false
+  end
+
+  def url
+    "http://127.0.0.1:#{port}"
+  end
+
+  # Queue a reply. body: Hash (sent as JSON), String (sent as is) or nil.
+  def reply(status, body = nil, headers = {})
+    @lock.synchronize { @replies << [status, body, headers] }
+    self
+  end
+
+  # Queue a dropped connection: the request is read, then the socket is closed without an answer.
+  def drop
+    @lock.synchronize { @replies << :drop }
+    self
+  end
+
+  def requests
+    @lock.synchronize { @requests.dup }
+  end
+
+  def stop
+    @server.close unless @server.closed?
+    @thread.kill
+    @thread.join(1)
+  end
+
+  private
+
+  def serve
+    loop do
+      socket = @server.accept
+      begin
+        handle(socket)
+      rescue StandardError
+        nil
+      ensure
+        socket.close unless socket.closed?
+      end
+    end
+  rescue IOError, Errno::EBADF
+    nil # server closed
+  end
+
+  def handle(socket)
+    request_line = socket.gets or return
+    method, path, = request_line.split(" ")
+    headers = {}
+    while (line = socket.gets) && line != "\r\n"
+      name, value = line.split(":", 2)
+      headers[name.strip.downcase] = value.strip
+    end
+    body = headers["content-length"] ? socket.read(headers["content-length"].to_i) : ""
+    request = Request.new(method, path, headers, body.to_s)
+    scripted = @lock.synchronize do
+      @requests << request
+      @replies.shift
+    end
+    return if scripted == :drop
+
+    status, payload, extra = scripted || [500, { status: "error", error: { code: "internal_error", message: "no scripted reply" } }, {}]
+    text = payload.is_a?(Hash) ? JSON.generate(payload) : payload.to_s
+    out = +"HTTP/1.1 #{status} #{REASONS.fetch(status, 'Status')}\r\n"
+    out << "Content-Type: application/json; charset=utf-8\r\n" if payload.is_a?(Hash)
+    out << "Content-Length: #{text.bytesize}\r\nConnection: close\r\n"
+    extra.each { |k, v| out << "#{k}: #{v}\r\n" }
+    out << "\r\n" << text
+    socket.write(out)
+  end
+end
+
+module DossierTestHelpers
+  SUCCESS = {
+    status: "success", search_id: "srch_1", credits_remaining: 9,
+    results: [{ e164: "+14155552671", valid: true }],
+    sources: [{ provider: "libphonenumber", outcome: "found", took_ms: 1 }],
+  }.freeze
+
+  def setup
+    super
+    @server = FakeServer.new
+    @saved_env = ENV.fetch("DOSSIER_API_KEY", nil)
+    ENV.delete("DOSSIER_API_KEY")
+  end
+
+  def teardown
+    @server&.stop
+    ENV["DOSSIER_API_KEY"] = @saved_env if @saved_env
+    super
+  end
+
+  # A client against the fake server with tiny backoff; records every pause (and sleeps at most 20 ms
+  # of it, so a Retry-After of 1 s is asserted without being waited out).
+  def client(**opts)
+    c = Dossier::Client.new(api_key: "dsk_test", base_url: @server.url, backoff_base: 0.01, backoff_max: 0.04,
+                            **opts)
+    record_pauses(c)
+  end
+
+  def record_pauses(client, real_cap: 0.02, &on_pause)
+    pauses = []
+    transport = client.send(:transport)
+    transport.define_singleton_method(:pause) do |seconds|
+      pauses << seconds
+      on_pause&.call(pauses.size)
+      sleep([seconds, real_cap].min) if seconds.positive?
+    end
+    client.define_singleton_method(:pauses) { pauses }
+    client
+  end
+
+  def error_body(code, message, request_id: "req_123", details: nil)
+    error = { code: code, message: message }
+    error[:details] = details if details
+    { status: "error", error: error, request_id: request_id }
+  end
+
+  def free_port
+    s = TCPServer.new("127.0.0.1", 0)
+    port = s.addr[1]
+    s.close
+    port
+  end
+
+  UUID_V4 = /\A\h{8}-\h{4}-4\h{3}-[89ab]\h{3}-\h{12}\z/.freeze
+end
