@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LookupKind } from '@dossier/domain';
+import { sourceReportSchema } from './lookup-result.schema';
 import {
   companyInputSchema,
   emailInputSchema,
@@ -29,15 +30,29 @@ export const lookupJobSchema = z.discriminatedUnion('kind', [
 export type LookupJob = z.infer<typeof lookupJobSchema>;
 export type LookupJobOf<K extends LookupKind> = Extract<LookupJob, { kind: K }> & { input: LookupInputByKind[K] };
 
+/** Largest serialised outcome carried inline in a job's return value; bigger ones stay in Postgres only. */
+export const INLINE_OUTCOME_MAX_BYTES = 8 * 1024;
+
 /**
- * A job's return value is a pointer, never the results: the events stream is trimmed and carries
- * return values, and the durable outcome lives in Postgres.
+ * A job's return value: a pointer to the search, plus — when it is small — the settled outcome, so a
+ * waiting gateway can answer without reading it back. The events stream is trimmed and carries
+ * return values, so anything larger than INLINE_OUTCOME_MAX_BYTES is left out: Postgres is always
+ * the durable truth and the gateway falls back to it.
  */
 export const lookupJobResultSchema = z
   .object({
     v: z.literal(LOOKUP_JOB_VERSION),
     search_id: z.string(),
     status: z.enum(['succeeded', 'failed']),
+    outcome: z
+      .object({
+        charged: z.boolean(),
+        balance: z.number().int(),
+        results: z.array(z.unknown()),
+        sources: z.array(sourceReportSchema),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type LookupJobResult = z.infer<typeof lookupJobResultSchema>;

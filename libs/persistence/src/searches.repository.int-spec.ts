@@ -58,7 +58,9 @@ describe('SearchesRepository against the real Postgres', () => {
         searches.settle(s.id, i % 2 ? { status: 'succeeded', results, sources: [] } : { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] }),
       ),
     );
-    expect(settles.filter(Boolean)).toHaveLength(1);
+    expect(settles.filter((r) => r.settled)).toHaveLength(1);
+    const winner = settles.find((r) => r.settled)!;
+    expect(winner.balance).toBe(winner.charged ? 2 : 3);
     const state = await ledgerState(id);
     expect(state.captures + state.releases).toBe(1);
     expect(state.balance).toBe(state.captures ? 2 : 3);
@@ -72,8 +74,8 @@ describe('SearchesRepository against the real Postgres', () => {
     const b = search(id);
     await searches.reserve(a);
     await searches.reserve(b);
-    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [] })).toBe(true);
-    expect(await searches.settle(b.id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] })).toBe(true);
+    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [] })).toEqual({ settled: true, charged: false, balance: 1 });
+    expect(await searches.settle(b.id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] })).toEqual({ settled: true, charged: false, balance: 2 });
     expect(await ledgerState(id)).toMatchObject({ balance: 2, ledger_sum: 2, releases: 2, captures: 0 });
   });
 

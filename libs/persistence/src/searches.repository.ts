@@ -39,6 +39,14 @@ export interface SearchView {
   balance: number;
 }
 
+export interface SettleResult {
+  /** This call settled the search (false: it was settled before, e.g. a redelivered job). */
+  settled: boolean;
+  charged: boolean;
+  /** The account's balance right after settling (null when this call did not settle). */
+  balance: number | null;
+}
+
 export type Settlement =
   | { status: 'succeeded'; results: unknown[]; sources: SourceReport[] }
   | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
@@ -94,11 +102,11 @@ export class SearchesRepository {
   /**
    * Records the outcome and settles the reservation: capture when it succeeded with results,
    * release otherwise. A second call for the same search (redelivered job) changes nothing.
-   * Returns whether this call did the settling.
+   * Returns whether this call did the settling, whether it charged, and the account's balance after.
    */
-  async settle(searchId: string, outcome: Settlement): Promise<boolean> {
+  async settle(searchId: string, outcome: Settlement): Promise<SettleResult> {
     const capture = outcome.status === 'succeeded' && outcome.results.length > 0;
-    const rows = await queryRows<{ settled: number }>(
+    const rows = await queryRows<{ settled: number; balance: number | null }>(
       this.db,
       `WITH s AS (
          UPDATE searches SET status = $2, results = $3, sources = $4, error = $5, charged = $6, completed_at = now()
@@ -112,8 +120,10 @@ export class SearchesRepository {
        ), credit AS (
          UPDATE accounts a SET balance = a.balance + led.amount FROM led
           WHERE a.id = led.account_id AND led.amount <> 0
+          RETURNING a.balance
        )
-       SELECT count(*)::int AS settled FROM s`,
+       SELECT (SELECT count(*) FROM s)::int AS settled,
+              COALESCE((SELECT balance FROM credit), (SELECT balance FROM accounts WHERE id = (SELECT account_id FROM s)))::int AS balance`,
       [
         searchId,
         outcome.status,
@@ -123,7 +133,9 @@ export class SearchesRepository {
         capture,
       ],
     );
-    return (rows[0]?.settled ?? 0) > 0;
+    const row = rows[0];
+    const settled = (row?.settled ?? 0) > 0;
+    return { settled, charged: settled && capture, balance: settled ? (row?.balance ?? null) : null };
   }
 
   async findForAccount(id: string, accountId: string): Promise<SearchView | null> {

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, isInfrastructureError, newId, type LookupKind } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
-import { enqueueLookup, type LookupInputByKind, type LookupQueues } from '@dossier/contracts';
+import { enqueueLookup, type LookupInputByKind, type LookupJobResult, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository, type SearchView } from '@dossier/persistence';
 import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
 import type { Preference } from '../http/prefer';
 import { QueuePressureService } from './queue-pressure.service';
-import { ResultWaiterService } from './result-waiter.service';
+import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
 import { answerFor, pendingAnswer, type LookupAnswer } from './search-envelope';
 import { hashRequest } from './request-hash';
 
@@ -90,7 +90,7 @@ export class LookupsService {
       const accepted = pendingAnswer(searchId, this.config.costs[req.kind], reserved.balance);
       if (!watch) return accepted;
       try {
-        return await this.await(searchId, call, watch);
+        return await this.await(searchId, call, watch, this.config.costs[req.kind]);
       } catch (err) {
         // Reserved and queued: the lookup goes on and may be charged, so a 503 ("nothing charged")
         // would be wrong. Answer 202 with what is known without Postgres; the client polls Location.
@@ -143,7 +143,7 @@ export class LookupsService {
     if (existing.status !== 'pending' || call.prefer.respondAsync) return answerFor(existing, { replayed: true });
     const watch = this.waiter.watch(existing.id);
     try {
-      return { ...(await this.await(existing.id, call, watch)), replayed: true };
+      return { ...(await this.await(existing.id, call, watch, existing.cost)), replayed: true };
     } finally {
       watch.dispose();
     }
@@ -152,13 +152,16 @@ export class LookupsService {
   private async await(
     searchId: string,
     call: LookupCall,
-    watch: ReturnType<ResultWaiterService['watch']>,
+    watch: SearchWatch,
+    cost: number,
   ): Promise<LookupAnswer> {
     const waitS = Math.min(call.prefer.waitS ?? this.config.syncWaitDefaultS, this.config.syncWaitMaxS);
     const deadline = Date.now() + waitS * 1000;
     for (;;) {
       const remaining = deadline - Date.now();
-      if (remaining > 0) await watch.next(remaining);
+      const event = remaining > 0 ? await watch.next(remaining) : undefined;
+      // The worker's completion carries the settled outcome when it is small: no read-back needed.
+      if (event?.outcome && event.search_id === searchId) return answerFor(inlineView(event, cost), { replayed: false });
       const search = await this.load(searchId, call);
       if (search.status !== 'pending' || Date.now() >= deadline) return answerFor(search, { replayed: false });
     }
@@ -169,4 +172,19 @@ export class LookupsService {
     if (!search) throw new DomainError('internal_error', `search ${searchId} vanished`);
     return search;
   }
+}
+
+/** The stored search, as the worker's completion event describes it. */
+function inlineView(event: LookupJobResult, cost: number): Parameters<typeof answerFor>[0] {
+  const outcome = event.outcome!;
+  return {
+    id: event.search_id,
+    status: event.status,
+    cost,
+    charged: outcome.charged,
+    results: outcome.results,
+    sources: outcome.sources,
+    error: null,
+    balance: outcome.balance,
+  };
 }

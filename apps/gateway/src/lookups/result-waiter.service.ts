@@ -8,7 +8,7 @@ import {
 import { QueueEvents } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import { blockingRedisOptions, type GatewayConfig } from '@dossier/config';
-import { QUEUE_NAMES } from '@dossier/contracts';
+import { QUEUE_NAMES, lookupJobResultSchema, type LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 
@@ -22,7 +22,7 @@ const FALLBACK_POLL_MS = 1000;
 @Injectable()
 export class ResultWaiterService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ResultWaiterService.name);
-  private readonly waiters = new Map<string, { since: number; wake: Set<() => void> }>();
+  private readonly waiters = new Map<string, { since: number; wake: Set<(result?: LookupJobResult) => void> }>();
   private readonly events: QueueEvents[] = [];
   private poller?: NodeJS.Timeout;
 
@@ -37,7 +37,7 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
         connection: blockingRedisOptions(this.config.redisUrl),
         prefix: this.config.queuePrefix,
       });
-      events.on('completed', ({ jobId }) => this.notify(jobId));
+      events.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, parseResult(returnvalue)));
       events.on('failed', ({ jobId }) => this.notify(jobId));
       events.on('error', (err) => this.logger.warn(`queue events (${kind}): ${err.message}`));
       this.events.push(events);
@@ -57,7 +57,7 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
    * Resolves when something happened to the search (an event or a fallback check) or the time is up.
    * Register before enqueueing so a fast completion cannot be missed; callers re-read Postgres after.
    */
-  watch(searchId: string): { next: (timeoutMs: number) => Promise<void>; dispose: () => void } {
+  watch(searchId: string): SearchWatch {
     let entry = this.waiters.get(searchId);
     if (!entry) {
       entry = { since: Date.now(), wake: new Set() };
@@ -65,29 +65,35 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     }
     const current = entry;
     let signalled = false;
+    let carried: LookupJobResult | undefined;
     let resolveCurrent: (() => void) | null = null;
-    const wake = () => {
+    const wake = (result?: LookupJobResult) => {
       signalled = true;
+      carried = result ?? carried;
       resolveCurrent?.();
     };
     current.wake.add(wake);
     return {
       next: (timeoutMs) =>
-        new Promise<void>((resolve) => {
-          if (signalled) {
+        new Promise<LookupJobResult | undefined>((resolve) => {
+          const take = () => {
+            const result = carried;
+            carried = undefined;
             signalled = false;
-            resolve();
+            return result;
+          };
+          if (signalled) {
+            resolve(take());
             return;
           }
           const timer = setTimeout(() => {
             resolveCurrent = null;
-            resolve();
+            resolve(undefined);
           }, timeoutMs);
           resolveCurrent = () => {
             clearTimeout(timer);
             resolveCurrent = null;
-            signalled = false;
-            resolve();
+            resolve(take());
           };
         }),
       dispose: () => {
@@ -97,9 +103,9 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     };
   }
 
-  private notify(searchId: string): void {
+  private notify(searchId: string, result?: LookupJobResult): void {
     const entry = this.waiters.get(searchId);
-    if (entry) for (const wake of entry.wake) wake();
+    if (entry) for (const wake of entry.wake) wake(result);
   }
 
   private async pollStale(): Promise<void> {
@@ -112,4 +118,27 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
       this.logger.warn(`fallback poll failed: ${String(err)}`);
     }
   }
+}
+
+export interface SearchWatch {
+  /**
+   * Resolves when something happened to the search or the time is up; with the job's return value
+   * when a completion event carried one (callers fall back to Postgres without it).
+   */
+  next: (timeoutMs: number) => Promise<LookupJobResult | undefined>;
+  dispose: () => void;
+}
+
+/** A completion event's return value, if it is one this gateway understands (else undefined: read Postgres). */
+function parseResult(returnvalue: unknown): LookupJobResult | undefined {
+  let value = returnvalue;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  const parsed = lookupJobResultSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }

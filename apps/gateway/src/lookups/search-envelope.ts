@@ -8,7 +8,10 @@ export interface LookupAnswer {
   replayed: boolean;
 }
 
-export function answerFor(search: SearchView, opts: { replayed: boolean }): LookupAnswer {
+/** What an answer needs from a search: the stored row, or the outcome a completion event carried. */
+export type SearchOutcome = Pick<SearchView, 'id' | 'status' | 'cost' | 'charged' | 'results' | 'sources' | 'error' | 'balance'>;
+
+export function answerFor(search: SearchOutcome, opts: { replayed: boolean }): LookupAnswer {
   const spent = search.status === 'failed' || search.charged === false ? 0 : search.cost;
   const headers: Record<string, string> = {
     'X-Credits-Spent': String(spent),

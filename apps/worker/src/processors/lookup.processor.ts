@@ -3,7 +3,13 @@ import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { LookupKind } from '@dossier/domain';
 import type { WorkerConfig } from '@dossier/config';
-import { lookupJobSchema, type LookupJob, type LookupJobOf, type LookupJobResult } from '@dossier/contracts';
+import {
+  INLINE_OUTCOME_MAX_BYTES,
+  lookupJobSchema,
+  type LookupJob,
+  type LookupJobOf,
+  type LookupJobResult,
+} from '@dossier/contracts';
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository } from '@dossier/persistence';
 import { fanOut } from '../fan-out/fan-out';
@@ -51,9 +57,17 @@ export class LookupProcessor<K extends LookupKind> {
       // Every provider that ran failed: let BullMQ retry with backoff; the final failure releases the credits.
       throw new Error(`all ${outcome.ran} provider(s) failed for ${data.search_id}`);
     }
-    await this.searches.settle(data.search_id, { status: 'succeeded', results: outcome.items, sources: outcome.sources });
+    const settled = await this.searches.settle(data.search_id, {
+      status: 'succeeded',
+      results: outcome.items,
+      sources: outcome.sources,
+    });
     await this.hold('after');
-    return this.pointer(data, 'succeeded');
+    if (!settled.settled || settled.balance === null) return this.pointer(data, 'succeeded');
+    const inline = { charged: settled.charged, balance: settled.balance, results: outcome.items, sources: outcome.sources };
+    return Buffer.byteLength(JSON.stringify(inline)) <= INLINE_OUTCOME_MAX_BYTES
+      ? { ...this.pointer(data, 'succeeded'), outcome: inline }
+      : this.pointer(data, 'succeeded');
   }
 
   /** Called when a job has failed for good (attempts exhausted, unrecoverable, stalled too often). */

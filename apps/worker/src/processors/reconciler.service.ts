@@ -56,7 +56,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
         const job = await this.queues[stale.kind].getJob(stale.id);
         const state = job ? await job.getState() : 'missing';
         if (state !== 'missing' && state !== 'failed' && state !== 'unknown') continue;
-        const settled = await searches.settle(stale.id, {
+        const { settled } = await searches.settle(stale.id, {
           status: 'failed',
           error: { code: 'unavailable', message: 'the lookup was lost before it ran; nothing was charged' },
           sources: [],
