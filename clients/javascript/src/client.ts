@@ -1,0 +1,367 @@
+import { APIError, DossierError, PollTimeoutError, parseRetryAfterMs } from './errors.js';
+import { SearchResult } from './result.js';
+import { Transport, type CallSettings, type HttpAnswer, type HttpRequest } from './transport.js';
+import type {
+  AccountResponse,
+  AnyResult,
+  CompanyResult,
+  CompanySearchParams,
+  EmailResult,
+  FetchLike,
+  KeyIssuedResponse,
+  KeyListResponse,
+  KeyRevokedResponse,
+  LoginResponse,
+  PendingEnvelope,
+  PersonResult,
+  PersonSearchParams,
+  PhoneResult,
+  RegisterResponse,
+  SearchParams,
+  SuccessEnvelope,
+  VerifyEmailParams,
+  VerifyPhoneParams,
+} from './types.js';
+import { compact, envVar, sleep, uuidv4 } from './util.js';
+
+export const DEFAULT_BASE_URL = 'http://localhost:3000';
+
+/** Options of `new Client(...)`. Every one is optional. */
+export interface ClientOptions {
+  /** `dsk_…`. Defaults to the `DOSSIER_API_KEY` environment variable. */
+  apiKey?: string | undefined;
+  /** Defaults to `http://localhost:3000`. A trailing slash is ignored. */
+  baseUrl?: string | undefined;
+  /**
+   * Timeout of one HTTP attempt in milliseconds (default 30 000). Keep it above the server's
+   * synchronous wait (10 s unless `serverWaitSeconds` says otherwise).
+   */
+  timeoutMs?: number | undefined;
+  /** Retries after the first attempt, on 429, 503 and connection failures (default 2). */
+  maxRetries?: number | undefined;
+  /** Base of the exponential backoff in milliseconds (default 500). */
+  retryBaseDelayMs?: number | undefined;
+  /** Cap of the exponential backoff in milliseconds (default 8 000). */
+  retryMaxDelayMs?: number | undefined;
+  /**
+   * The longest `Retry-After` the client sleeps for before retrying (default 60 000 ms); a longer
+   * one ends the retries and the error is thrown at once.
+   */
+  maxRetryAfterMs?: number | undefined;
+  /** How long a lookup answered with `202` is polled before `PollTimeoutError` (default 60 000 ms). */
+  pollTimeoutMs?: number | undefined;
+  /** Poll interval when a `202` carries no `Retry-After` (default 1 000 ms). */
+  pollIntervalMs?: number | undefined;
+  /** A `fetch` implementation to use instead of the global one. */
+  fetch?: FetchLike | undefined;
+}
+
+/** Options of `Client.register()` and `Client.login()` (they need no API key). */
+export interface AuthOptions extends Omit<ClientOptions, 'apiKey' | 'pollTimeoutMs' | 'pollIntervalMs'>, CallSettings {
+  email: string;
+  password: string;
+}
+
+/** Per-call options of every method (the last argument). */
+export interface RequestOptions extends CallSettings {
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number | undefined;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number | undefined;
+  /** Aborts the call (including its retries and polling); the promise rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Per-call options of the lookups. */
+export interface LookupOptions extends RequestOptions {
+  /**
+   * Sent as `Idempotency-Key` (1–255 printable ASCII characters). Defaults to a fresh UUID v4.
+   * The same key is sent on every retry of the call, so a retry never charges twice.
+   */
+  idempotencyKey?: string | undefined;
+  /**
+   * `true` (default): wait for the outcome, polling `GET /v1/searches/{id}` after a `202`.
+   * `false`: send `Prefer: respond-async` and return the pending search at once
+   * (`result.status === "pending"`); fetch it later with `getSearch()`.
+   */
+  wait?: boolean | undefined;
+  /** Overrides the client's `pollTimeoutMs` for this call. */
+  pollTimeoutMs?: number | undefined;
+  /** Sends `Prefer: wait=N`: how long the server holds the request before answering `202` (default 10, at most 60). */
+  serverWaitSeconds?: number | undefined;
+}
+
+/** Per-call options of `getSearch()`. */
+export interface GetSearchOptions extends RequestOptions {
+  /** `false` (default): return the search as it is now. `true`: poll while it is pending. */
+  wait?: boolean | undefined;
+  /** Overrides the client's `pollTimeoutMs` when `wait` is true. */
+  pollTimeoutMs?: number | undefined;
+}
+
+const GENERIC_FIELDS = ['query', 'type', 'country'] as const;
+const PERSON_FIELDS = ['name', 'email', 'phone', 'username', 'location', 'age_range'] as const;
+
+interface Resolved {
+  transport: Transport;
+  pollTimeoutMs: number;
+  pollIntervalMs: number;
+}
+
+function resolve(options: ClientOptions, apiKey: string | null): Resolved {
+  const fetchImpl = options.fetch ?? (globalThis as { fetch?: FetchLike }).fetch;
+  if (typeof fetchImpl !== 'function') {
+    throw new DossierError('no global fetch: use Node.js 18 or later, or pass { fetch }');
+  }
+  const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  return {
+    transport: new Transport({
+      apiKey,
+      baseUrl,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetries: options.maxRetries ?? 2,
+      retryBaseDelayMs: options.retryBaseDelayMs ?? 500,
+      retryMaxDelayMs: options.retryMaxDelayMs ?? 8_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+      fetch: options.fetch ?? ((input, init) => fetchImpl(input, init)),
+    }),
+    pollTimeoutMs: options.pollTimeoutMs ?? 60_000,
+    pollIntervalMs: options.pollIntervalMs ?? 1_000,
+  };
+}
+
+function call(options: CallSettings | undefined): CallSettings {
+  return { timeoutMs: options?.timeoutMs, maxRetries: options?.maxRetries, signal: options?.signal };
+}
+
+/**
+ * A Dossier API client.
+ *
+ * ```ts
+ * import { Client } from '@dossier/client';
+ * const client = new Client({ apiKey: 'dsk_…' });
+ * const result = await client.search({ name: 'John Smith' });
+ * ```
+ */
+export class Client {
+  /** The base URL requests go to (without a trailing slash). */
+  readonly baseUrl: string;
+  private readonly transport: Transport;
+  private readonly pollTimeoutMs: number;
+  private readonly pollIntervalMs: number;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey || envVar('DOSSIER_API_KEY') || null;
+    if (!apiKey) {
+      throw new DossierError('no API key: pass new Client({ apiKey: "dsk_…" }) or set DOSSIER_API_KEY');
+    }
+    const resolved = resolve(options, apiKey);
+    this.transport = resolved.transport;
+    this.baseUrl = resolved.transport.settings.baseUrl;
+    this.pollTimeoutMs = resolved.pollTimeoutMs;
+    this.pollIntervalMs = resolved.pollIntervalMs;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Accounts (static: no key needed)
+  // -------------------------------------------------------------------------------------------
+
+  /** Creates an account: `POST /v1/auth/register`. The response carries its first `api_key`. */
+  static async register(options: AuthOptions): Promise<RegisterResponse> {
+    const { transport } = resolve(options, null);
+    const answer = await transport.send({
+      method: 'POST',
+      path: '/v1/auth/register',
+      body: compact({ email: options.email, password: options.password }),
+      retrySafe: false,
+      ...call(options),
+    });
+    return answer.body as RegisterResponse;
+  }
+
+  /** Logs in and issues a new key: `POST /v1/auth/login` → `{ status, api_key, key_id }`. */
+  static async login(options: AuthOptions): Promise<LoginResponse> {
+    const { transport } = resolve(options, null);
+    const answer = await transport.send({
+      method: 'POST',
+      path: '/v1/auth/login',
+      body: compact({ email: options.email, password: options.password }),
+      retrySafe: false,
+      ...call(options),
+    });
+    return answer.body as LoginResponse;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Lookups
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * Searches with either the generic form (`query`, `type`, `country` → `POST /v1/search`) or
+   * person fields (`name`, `email`, `phone`, `username`, `location`, `age_range` →
+   * `POST /v1/search/person`). Mixing the two forms throws a `TypeError`.
+   */
+  async search(params: SearchParams, options?: LookupOptions): Promise<SearchResult<AnyResult>> {
+    const body = compact(params) as Record<string, unknown>;
+    const generic = GENERIC_FIELDS.filter((k) => k in body);
+    const person = PERSON_FIELDS.filter((k) => k in body);
+    if (generic.length > 0 && person.length > 0) {
+      throw new TypeError(
+        `search() takes either query/type/country or person fields, not both (got ${[...generic, ...person].join(', ')})`,
+      );
+    }
+    return this.lookup(generic.length > 0 ? '/v1/search' : '/v1/search/person', body, options);
+  }
+
+  /** `POST /v1/search/person`: at least one of name, email, phone, username. */
+  searchPerson(params: PersonSearchParams, options?: LookupOptions): Promise<SearchResult<PersonResult>> {
+    return this.lookup('/v1/search/person', compact(params), options);
+  }
+
+  /** `POST /v1/search/company`: at least one of company_name, domain, registration_number. */
+  searchCompany(params: CompanySearchParams, options?: LookupOptions): Promise<SearchResult<CompanyResult>> {
+    return this.lookup('/v1/search/company', compact(params), options);
+  }
+
+  /** `POST /v1/verify/email`: `verifyEmail('a@example.com')` or `verifyEmail({ email, permissible_purpose })`. */
+  verifyEmail(params: string | VerifyEmailParams, options?: LookupOptions): Promise<SearchResult<EmailResult>> {
+    const body = typeof params === 'string' ? { email: params } : compact(params);
+    return this.lookup('/v1/verify/email', body, options);
+  }
+
+  /** `POST /v1/verify/phone`: `verifyPhone('+14155552671')` or `verifyPhone({ phone, country })`. */
+  verifyPhone(params: string | VerifyPhoneParams, options?: LookupOptions): Promise<SearchResult<PhoneResult>> {
+    const body = typeof params === 'string' ? { phone: params } : compact(params);
+    return this.lookup('/v1/verify/phone', body, options);
+  }
+
+  /**
+   * `GET /v1/searches/{id}`: the search as it is now (`status` `"success"` or `"pending"`), or
+   * with `{ wait: true }` once it is done. A failed search throws `UnavailableError`.
+   */
+  async getSearch(id: string, options?: GetSearchOptions): Promise<SearchResult<AnyResult>> {
+    const result = await this.fetchSearch<AnyResult>(id, null, options);
+    if (result.pending && options?.wait) return this.poll(result, options);
+    return result;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Account and keys
+  // -------------------------------------------------------------------------------------------
+
+  /** `GET /v1/account`: the account and its `credits_remaining`. */
+  async account(options?: RequestOptions): Promise<AccountResponse> {
+    const answer = await this.transport.send({ method: 'GET', path: '/v1/account', retrySafe: true, ...call(options) });
+    return answer.body as AccountResponse;
+  }
+
+  /** `POST /v1/auth/keys`: a new key (`api_key` is shown once). `createKey('ci')` or `createKey({ name: 'ci' })`. */
+  async createKey(
+    params?: string | { name?: string | undefined },
+    options?: RequestOptions,
+  ): Promise<KeyIssuedResponse> {
+    const body = typeof params === 'string' ? { name: params } : compact(params ?? {});
+    const answer = await this.transport.send({
+      method: 'POST',
+      path: '/v1/auth/keys',
+      body,
+      retrySafe: false,
+      ...call(options),
+    });
+    return answer.body as KeyIssuedResponse;
+  }
+
+  /** `GET /v1/auth/keys`: every key of the account, revoked ones included. */
+  async listKeys(options?: RequestOptions): Promise<KeyListResponse> {
+    const answer = await this.transport.send({
+      method: 'GET',
+      path: '/v1/auth/keys',
+      retrySafe: true,
+      ...call(options),
+    });
+    return answer.body as KeyListResponse;
+  }
+
+  /** `DELETE /v1/auth/keys/{id}`: the key is refused from the next request on. */
+  async revokeKey(id: string, options?: RequestOptions): Promise<KeyRevokedResponse> {
+    const answer = await this.transport.send({
+      method: 'DELETE',
+      path: `/v1/auth/keys/${encodeURIComponent(id)}`,
+      retrySafe: true,
+      ...call(options),
+    });
+    return answer.body as KeyRevokedResponse;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Internals
+  // -------------------------------------------------------------------------------------------
+
+  private async lookup<T>(path: string, body: object, options: LookupOptions = {}): Promise<SearchResult<T>> {
+    const idempotencyKey = options.idempotencyKey ?? uuidv4();
+    const wait = options.wait ?? true;
+    const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
+    if (!wait) headers['Prefer'] = 'respond-async';
+    else if (options.serverWaitSeconds !== undefined)
+      headers['Prefer'] = `wait=${Math.max(0, Math.floor(options.serverWaitSeconds))}`;
+    const request: HttpRequest = { method: 'POST', path, body, headers, retrySafe: true, ...call(options) };
+    const result = toResult<T>(await this.transport.send(request), idempotencyKey);
+    if (result.pending && wait) return this.poll(result, options);
+    return result;
+  }
+
+  private async fetchSearch<T>(
+    id: string,
+    idempotencyKey: string | null,
+    options?: RequestOptions,
+  ): Promise<SearchResult<T>> {
+    const answer = await this.transport.send({
+      method: 'GET',
+      path: `/v1/searches/${encodeURIComponent(id)}`,
+      retrySafe: true,
+      ...call(options),
+    });
+    return toResult<T>(answer, idempotencyKey);
+  }
+
+  /** Polls `GET /v1/searches/{id}` while pending, honouring `Retry-After`, until the deadline. */
+  private async poll<T>(first: SearchResult<T>, options: LookupOptions | GetSearchOptions): Promise<SearchResult<T>> {
+    const pollTimeoutMs = options.pollTimeoutMs ?? this.pollTimeoutMs;
+    const started = Date.now();
+    const deadline = started + pollTimeoutMs;
+    let current = first;
+    while (current.pending) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new PollTimeoutError(current.search_id, Date.now() - started);
+      const delay = parseRetryAfterMs(current.headers['retry-after']) ?? this.pollIntervalMs;
+      await sleep(Math.min(delay, remaining), options.signal);
+      current = await this.fetchSearch<T>(first.search_id, first.idempotencyKey, options);
+    }
+    return current;
+  }
+}
+
+function toResult<T>(answer: HttpAnswer, idempotencyKey: string | null): SearchResult<T> {
+  const body = answer.body as Partial<SuccessEnvelope<T> | PendingEnvelope> | null;
+  const ok =
+    !!body &&
+    typeof body === 'object' &&
+    (body.status === 'success' || body.status === 'pending') &&
+    typeof body.search_id === 'string';
+  if (!ok) {
+    throw new APIError({
+      status: answer.status,
+      code: 'invalid_response',
+      message: `expected a search envelope, got HTTP ${answer.status}`,
+      request_id: answer.headers['x-request-id'] ?? null,
+      body: answer.body,
+      headers: answer.headers,
+    });
+  }
+  return new SearchResult<T>({
+    httpStatus: answer.status,
+    body: body as SuccessEnvelope<T> | PendingEnvelope,
+    headers: answer.headers,
+    idempotencyKey,
+  });
+}

@@ -1,0 +1,225 @@
+import type { FieldIssue } from './types.js';
+
+/**
+ * Root of everything this library throws on purpose. Catch this to catch them all:
+ *
+ * - {@link APIError} (and its subclasses): the server answered with an error.
+ * - {@link APIConnectionError} / {@link APITimeoutError}: no answer, after the retries.
+ * - {@link PollTimeoutError}: a `202` search was still pending when the polling deadline passed.
+ */
+export class DossierError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** What an {@link APIError} is built from. */
+export interface APIErrorInit {
+  /** HTTP status. */
+  status: number;
+  /** The envelope's `error.code`, e.g. `validation_error`. */
+  code: string;
+  message: string;
+  request_id: string | null;
+  details?: FieldIssue[];
+  /** The parsed JSON body (or the raw text when it was not JSON). */
+  body: unknown;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string>;
+}
+
+/**
+ * The server answered with an error envelope
+ * (`{status: "error", error: {code, message, details?}, request_id}`).
+ * Subclasses narrow it by code; an unmapped code (`method_not_allowed`, `payload_too_large`,
+ * `unsupported_media_type`, `internal_error`, …) is an `APIError` itself.
+ */
+export class APIError extends DossierError {
+  /** HTTP status of the response. */
+  readonly status: number;
+  /** The contract's error code, e.g. `insufficient_credits`. */
+  readonly code: string;
+  /** The request id (`request_id` in the body, or the `X-Request-Id` header). */
+  readonly request_id: string | null;
+  /** Field details (`[{field, issue}]`); empty unless the server sent some. */
+  readonly details: FieldIssue[];
+  /** The raw body: parsed JSON, or the text when it was not JSON. */
+  readonly body: unknown;
+  /** Response headers, names in lower case. */
+  readonly headers: Record<string, string>;
+
+  constructor(init: APIErrorInit) {
+    super(init.message);
+    this.status = init.status;
+    this.code = init.code;
+    this.request_id = init.request_id;
+    this.details = init.details ?? [];
+    this.body = init.body;
+    this.headers = init.headers;
+  }
+
+  /** camelCase alias of {@link APIError.request_id}. */
+  get requestId(): string | null {
+    return this.request_id;
+  }
+}
+
+/** `401`: `unauthorized` (no, malformed, unknown or revoked key) or `invalid_credentials` (login). */
+export class AuthenticationError extends APIError {}
+
+/** `402 insufficient_credits`: the balance is below the lookup's cost; nothing was charged. */
+export class InsufficientCreditsError extends APIError {}
+
+/** `400 validation_error` or `invalid_json`; {@link APIError.details} names each field. */
+export class ValidationError extends APIError {}
+
+/** `404 not_found`: unknown search id (or one of another account), unknown key id, unknown route. */
+export class NotFoundError extends APIError {}
+
+/** `409`: `email_taken` (register) or `idempotency_conflict` (same key, different body). */
+export class ConflictError extends APIError {}
+
+/** Errors that carry the `Retry-After` header in seconds. */
+function retryAfterOf(headers: Record<string, string>): number | null {
+  const value = headers['retry-after'];
+  if (value === undefined) return null;
+  const ms = parseRetryAfterMs(value);
+  return ms === null ? null : ms / 1000;
+}
+
+/** `429 rate_limited`: over the key's rate. Thrown once the retries are used up. */
+export class RateLimitError extends APIError {
+  /** Seconds the server asked to wait (`Retry-After`), or `null` when it sent none. */
+  readonly retry_after: number | null;
+
+  constructor(init: APIErrorInit) {
+    super(init);
+    this.retry_after = retryAfterOf(init.headers);
+  }
+
+  /** camelCase alias of {@link RateLimitError.retry_after}. */
+  get retryAfter(): number | null {
+    return this.retry_after;
+  }
+}
+
+/**
+ * `503 unavailable`: Redis or Postgres unreachable, the queue saturated, or the lookup itself
+ * failed (then {@link UnavailableError.search_id} is set). Nothing was charged.
+ */
+export class UnavailableError extends APIError {
+  /** Seconds the server asked to wait (`Retry-After`), or `null`. */
+  readonly retry_after: number | null;
+  /** The failed search, when the error is about one. */
+  readonly search_id: string | null;
+
+  constructor(init: APIErrorInit) {
+    super(init);
+    this.retry_after = retryAfterOf(init.headers);
+    const body = init.body as { search_id?: unknown } | null;
+    this.search_id = body && typeof body === 'object' && typeof body.search_id === 'string' ? body.search_id : null;
+  }
+
+  get retryAfter(): number | null {
+    return this.retry_after;
+  }
+
+  get searchId(): string | null {
+    return this.search_id;
+  }
+}
+
+/**
+ * The request never got an answer: connection refused or reset, DNS failure, TLS error… —
+ * after the retries. The underlying error is in `cause`.
+ */
+export class APIConnectionError extends DossierError {}
+
+/** A request took longer than `timeoutMs` (after the retries). */
+export class APITimeoutError extends APIConnectionError {}
+
+/**
+ * A lookup answered `202` and was still pending when the polling deadline (`pollTimeoutMs`)
+ * passed. The search goes on (and may be charged): fetch it later with
+ * `client.getSearch(err.search_id)`.
+ */
+export class PollTimeoutError extends DossierError {
+  readonly search_id: string;
+
+  constructor(searchId: string, waitedMs: number) {
+    super(`search ${searchId} is still pending after ${waitedMs} ms; fetch it later with getSearch()`);
+    this.search_id = searchId;
+  }
+
+  get searchId(): string {
+    return this.search_id;
+  }
+}
+
+const BY_CODE: Record<string, new (init: APIErrorInit) => APIError> = {
+  unauthorized: AuthenticationError,
+  invalid_credentials: AuthenticationError,
+  insufficient_credits: InsufficientCreditsError,
+  validation_error: ValidationError,
+  invalid_json: ValidationError,
+  not_found: NotFoundError,
+  email_taken: ConflictError,
+  idempotency_conflict: ConflictError,
+  rate_limited: RateLimitError,
+  unavailable: UnavailableError,
+};
+
+const BY_STATUS: Record<number, new (init: APIErrorInit) => APIError> = {
+  400: ValidationError,
+  401: AuthenticationError,
+  402: InsufficientCreditsError,
+  404: NotFoundError,
+  409: ConflictError,
+  429: RateLimitError,
+  503: UnavailableError,
+};
+
+/** Builds the typed error for a non-2xx response: by `error.code`, else by HTTP status. */
+export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>): APIError {
+  const envelope = isErrorEnvelope(body) ? body : null;
+  const code = envelope?.error.code ?? `http_${status}`;
+  const message =
+    envelope?.error.message ??
+    (typeof body === 'string' && body.trim() !== ''
+      ? `HTTP ${status}: ${body.trim().slice(0, 200)}`
+      : `HTTP ${status}`);
+  const requestId =
+    envelope && typeof envelope.request_id === 'string' ? envelope.request_id : (headers['x-request-id'] ?? null);
+  const details = Array.isArray(envelope?.error.details)
+    ? envelope.error.details.filter(
+        (d): d is FieldIssue =>
+          !!d && typeof d === 'object' && typeof d.field === 'string' && typeof d.issue === 'string',
+      )
+    : [];
+  const Ctor = (envelope && BY_CODE[envelope.error.code]) || BY_STATUS[status] || APIError;
+  return new Ctor({ status, code, message, request_id: requestId, details, body, headers });
+}
+
+function isErrorEnvelope(body: unknown): body is {
+  error: { code: string; message?: string; details?: FieldIssue[] };
+  request_id?: unknown;
+} {
+  if (!body || typeof body !== 'object') return false;
+  const error = (body as { error?: unknown }).error;
+  return !!error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string';
+}
+
+/**
+ * `Retry-After` in milliseconds: delay-seconds (decimals accepted) or an HTTP date.
+ * `null` when absent or unreadable.
+ */
+export function parseRetryAfterMs(value: string | null | undefined, now: number = Date.now()): number | null {
+  if (value === null || value === undefined) return null;
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}

@@ -1,0 +1,180 @@
+import { APIConnectionError, APIError, APITimeoutError, errorFromResponse, parseRetryAfterMs } from './errors.js';
+import type { FetchLike } from './types.js';
+import { backoffDelayMs, sleep } from './util.js';
+import { USER_AGENT } from './version.js';
+
+/** Settings shared by every request of one client. */
+export interface TransportSettings {
+  apiKey: string | null;
+  baseUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  maxRetryAfterMs: number;
+  fetch: FetchLike;
+}
+
+/** Per-call overrides. */
+export interface CallSettings {
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface HttpRequest extends CallSettings {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /**
+   * Whether a connection failure may be retried even if the request might have reached the
+   * server (true for GET, DELETE and lookups sent with an Idempotency-Key). When false, only
+   * failures where the connection could not be opened at all are retried.
+   */
+  retrySafe: boolean;
+}
+
+/** A 2xx answer. */
+export interface HttpAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Error codes of a connection that was never opened: the request cannot have reached the server. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Sends requests: headers, timeouts, typed errors, and retries with backoff. */
+export class Transport {
+  constructor(readonly settings: TransportSettings) {}
+
+  async send(req: HttpRequest): Promise<HttpAnswer> {
+    const maxRetries = Math.max(0, req.maxRetries ?? this.settings.maxRetries);
+    for (let attempt = 0; ; attempt++) {
+      const canRetry = attempt < maxRetries;
+      let answer: HttpAnswer;
+      try {
+        answer = await this.once(req);
+      } catch (err) {
+        if (!(err instanceof APIConnectionError)) throw err; // the caller aborted
+        if (canRetry && (req.retrySafe || neverSent(err.cause))) {
+          await sleep(this.backoff(attempt), req.signal);
+          continue;
+        }
+        throw err;
+      }
+      if (answer.status >= 200 && answer.status < 300) return answer;
+
+      const error = errorFromResponse(answer.status, answer.body, answer.headers);
+      if (canRetry && isRetryable(req, error)) {
+        const retryAfterMs = parseRetryAfterMs(answer.headers['retry-after']);
+        // A longer wait than we are willing to sleep: hand the error (with retry_after) to the caller.
+        if (retryAfterMs !== null && retryAfterMs > this.settings.maxRetryAfterMs) throw error;
+        await sleep(retryAfterMs ?? this.backoff(attempt), req.signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  private backoff(attempt: number): number {
+    return backoffDelayMs(attempt, this.settings.retryBaseDelayMs, this.settings.retryMaxDelayMs);
+  }
+
+  /** One HTTP exchange. Throws APIConnectionError/APITimeoutError, or the caller's abort reason. */
+  private async once(req: HttpRequest): Promise<HttpAnswer> {
+    const { settings } = this;
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': USER_AGENT,
+      ...(settings.apiKey ? { Authorization: `Bearer ${settings.apiKey}` } : {}),
+      ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...req.headers,
+    };
+    const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const signal = req.signal;
+    const onCallerAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) {
+      clearTimeout(timer);
+      throw signal.reason;
+    }
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const url = settings.baseUrl + req.path;
+    try {
+      const res = await settings.fetch(url, {
+        method: req.method,
+        headers,
+        ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+        signal: controller.signal,
+        redirect: 'follow',
+      });
+      const text = await res.text();
+      const out: Record<string, string> = {};
+      res.headers.forEach((value, name) => {
+        out[name.toLowerCase()] = value;
+      });
+      return { status: res.status, body: parseBody(text), headers: out };
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (timedOut) {
+        throw new APITimeoutError(`${req.method} ${url} timed out after ${timeoutMs} ms`, { cause: err });
+      }
+      throw new APIConnectionError(`${req.method} ${url} failed: ${describe(err)}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+}
+
+/** 429 always; 503 unless it is the final answer about a failed search (a GET that names it). */
+function isRetryable(req: HttpRequest, error: APIError): boolean {
+  if (error.status === 429) return true;
+  if (error.status !== 503) return false;
+  const body = error.body as { search_id?: unknown } | null;
+  const aboutFailedSearch = !!body && typeof body === 'object' && typeof body.search_id === 'string';
+  return !(req.method === 'GET' && aboutFailedSearch);
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Whether a fetch failure happened before the request could be sent. */
+function neverSent(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((x) => neverSent(x))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail =
+    cause && typeof cause === 'object' ? (typeof cause.code === 'string' ? cause.code : cause.message) : undefined;
+  return detail ? `${err.message} (${String(detail)})` : err.message;
+}

@@ -1,0 +1,250 @@
+/**
+ * Wire types of the Dossier v1 HTTP contract. Field names are exactly the JSON field names
+ * (`snake_case`), so what you read here is what the server sends.
+ */
+
+/** The `fetch` function the client uses (the global one unless you pass your own). */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+// ---------------------------------------------------------------------------------------------
+// Lookup parameters (request bodies)
+// ---------------------------------------------------------------------------------------------
+
+/** `type` of a generic `POST /v1/search`. */
+export type SearchType = 'person' | 'company' | 'email' | 'phone' | 'username';
+
+/** Sent with any lookup and stored in the audit trail, e.g. `employment`, `tenant_screening`. */
+export interface PurposeParam {
+  permissible_purpose?: string;
+}
+
+/** Body of `POST /v1/search` (the generic form). */
+export interface GenericSearchParams extends PurposeParam {
+  /** 1–256 characters; the main field of the lookup chosen by `type`. */
+  query: string;
+  type: SearchType;
+  /** ISO 3166-1 alpha-2, e.g. `US`. */
+  country?: string;
+}
+
+/** Body of `POST /v1/search/person`. At least one of name, email, phone, username. */
+export interface PersonSearchParams extends PurposeParam {
+  name?: string;
+  email?: string;
+  phone?: string;
+  username?: string;
+  location?: string;
+  /** `"30-40"`, `"65+"` or `"-25"`. */
+  age_range?: string;
+}
+
+/** `search()` takes either the generic form or person fields. */
+export type SearchParams = GenericSearchParams | PersonSearchParams;
+
+/** Body of `POST /v1/search/company`. At least one of company_name, domain, registration_number. */
+export interface CompanySearchParams extends PurposeParam {
+  company_name?: string;
+  domain?: string;
+  registration_number?: string;
+  country?: string;
+}
+
+/** Body of `POST /v1/verify/email`. */
+export interface VerifyEmailParams extends PurposeParam {
+  email: string;
+}
+
+/** Body of `POST /v1/verify/phone`. */
+export interface VerifyPhoneParams extends PurposeParam {
+  /** E.164 (`+14155552671`) or national format together with `country`. */
+  phone: string;
+  /** Default region for national-format numbers (ISO 3166-1 alpha-2). */
+  country?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Result items
+// ---------------------------------------------------------------------------------------------
+
+export type SourceOutcome =
+  'found' | 'not_found' | 'unknown' | 'rate_limited' | 'blocked' | 'timeout' | 'error' | 'skipped';
+
+/** One entry of the envelope's `sources`: a provider tried for this search. */
+export interface SourceReport {
+  provider: string;
+  outcome: SourceOutcome | (string & {});
+  took_ms: number;
+}
+
+export interface PersonResult {
+  id: string;
+  full_name: string;
+  first_name: string | null;
+  last_name: string | null;
+  aliases: string[];
+  emails: string[];
+  phones: string[];
+  usernames: string[];
+  locations: { city: string | null; region: string | null; country: string | null }[];
+  age: number | null;
+  birth_year: number | null;
+  match_score: number;
+  matched_on: string[];
+  sources: string[];
+}
+
+export interface CompanyResult {
+  id: string;
+  name: string;
+  registration_number: string | null;
+  jurisdiction: string | null;
+  country: string | null;
+  domain: string | null;
+  status: string | null;
+  incorporated_on: string | null;
+  address: string | null;
+  industry: string | null;
+  match_score: number;
+  matched_on: string[];
+  sources: string[];
+}
+
+export interface EmailResult {
+  email: string;
+  normalized: string;
+  syntax_valid: boolean;
+  domain: string | null;
+  mx_records: string[];
+  deliverability: 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
+  reason: string | null;
+  disposable: boolean;
+  free_provider: boolean;
+  role_account: boolean;
+  did_you_mean: string | null;
+  accounts: { service: string; username: string | null; url: string | null }[];
+  sources: string[];
+}
+
+export type LineType =
+  | 'mobile'
+  | 'fixed_line'
+  | 'fixed_line_or_mobile'
+  | 'toll_free'
+  | 'premium_rate'
+  | 'shared_cost'
+  | 'voip'
+  | 'personal_number'
+  | 'pager'
+  | 'uan'
+  | 'voicemail'
+  | 'unknown';
+
+export interface PhoneResult {
+  input: string;
+  e164: string;
+  valid: boolean;
+  possible: boolean;
+  country_code: string;
+  region: string | null;
+  location: string | null;
+  carrier: string | null;
+  line_type: LineType;
+  time_zones: string[];
+  national_format: string;
+  international_format: string;
+  sources: string[];
+}
+
+export type AnyResult = PersonResult | CompanyResult | EmailResult | PhoneResult;
+
+// ---------------------------------------------------------------------------------------------
+// Envelopes
+// ---------------------------------------------------------------------------------------------
+
+/** `200` body of a lookup or of `GET /v1/searches/{id}`. */
+export interface SuccessEnvelope<T = AnyResult> {
+  status: 'success';
+  search_id: string;
+  results: T[];
+  credits_remaining: number;
+  sources: SourceReport[];
+}
+
+/** `202` body: accepted (credits reserved) and still running. */
+export interface PendingEnvelope {
+  status: 'pending';
+  search_id: string;
+  credits_remaining: number;
+}
+
+/** One entry of a `validation_error`'s `details`. */
+export interface FieldIssue {
+  field: string;
+  issue: string;
+}
+
+/** Every error the server sends has this shape. */
+export interface ErrorEnvelope {
+  status: 'error';
+  error: { code: string; message: string; details?: FieldIssue[] };
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts and keys
+// ---------------------------------------------------------------------------------------------
+
+export interface AccountInfo {
+  id: string;
+  email: string;
+  created_at: string;
+}
+
+/** `POST /v1/auth/register` → `201`. */
+export interface RegisterResponse {
+  status: 'success';
+  account: AccountInfo;
+  /** The account's first API key; shown once. */
+  api_key: string;
+  credits_remaining: number;
+}
+
+/** `POST /v1/auth/login` and `POST /v1/auth/keys` → a new key, shown once. */
+export interface KeyIssuedResponse {
+  status: 'success';
+  api_key: string;
+  key_id: string;
+}
+
+/** `POST /v1/auth/login`. */
+export type LoginResponse = KeyIssuedResponse;
+
+export interface ApiKeyInfo {
+  id: string;
+  /** The first characters of the key (e.g. `dsk_AbCd`); the full key is never shown again. */
+  prefix: string;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** `GET /v1/auth/keys`. */
+export interface KeyListResponse {
+  status: 'success';
+  keys: ApiKeyInfo[];
+}
+
+/** `DELETE /v1/auth/keys/{id}`. */
+export interface KeyRevokedResponse {
+  status: 'success';
+  key: ApiKeyInfo;
+}
+
+/** `GET /v1/account`. */
+export interface AccountResponse {
+  status: 'success';
+  account: AccountInfo;
+  credits_remaining: number;
+}

@@ -1,0 +1,229 @@
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Client, DossierError, SearchResult, VERSION } from '../src/index.js';
+import { FAST, PHONE_RESULT, startFake, success, type FakeServer, type Recorded } from './fake-server.js';
+
+const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
+
+describe('Client basics', () => {
+  let fake: FakeServer;
+  let client: Client;
+  const savedKey = process.env['DOSSIER_API_KEY'];
+
+  before(async () => {
+    fake = await startFake((req: Recorded) => {
+      if (req.path === '/v1/account') {
+        return {
+          status: 200,
+          body: {
+            status: 'success',
+            account: { id: 'acct_1', email: 'a@example.com', created_at: '2026-01-01T00:00:00.000Z' },
+            credits_remaining: 7,
+          },
+        };
+      }
+      if (req.path === '/v1/auth/register') {
+        return {
+          status: 201,
+          body: {
+            status: 'success',
+            account: { id: 'acct_1', email: 'a@example.com', created_at: '2026-01-01T00:00:00.000Z' },
+            api_key: 'dsk_new',
+            credits_remaining: 3,
+          },
+        };
+      }
+      if (req.path === '/v1/auth/login')
+        return { status: 200, body: { status: 'success', api_key: 'dsk_login', key_id: 'key_2' } };
+      if (req.path === '/v1/auth/keys' && req.method === 'POST')
+        return { status: 201, body: { status: 'success', api_key: 'dsk_k', key_id: 'key_3' } };
+      if (req.path === '/v1/auth/keys' && req.method === 'GET')
+        return { status: 200, body: { status: 'success', keys: [] } };
+      if (req.path.startsWith('/v1/auth/keys/') && req.method === 'DELETE') {
+        return {
+          status: 200,
+          body: {
+            status: 'success',
+            key: { id: 'key_3', prefix: 'dsk_k', name: null, created_at: 'x', last_used_at: null, revoked_at: 'y' },
+          },
+        };
+      }
+      if (req.path.startsWith('/v1/searches/'))
+        return { status: 200, body: success([], 5, req.path.slice('/v1/searches/'.length)) };
+      return {
+        status: 200,
+        body: success([PHONE_RESULT], 41),
+        headers: { 'X-Credits-Spent': '1', 'X-Credits-Remaining': '41', 'Idempotent-Replayed': 'true' },
+      };
+    });
+    client = new Client({ apiKey: KEY, baseUrl: fake.url + '/', ...FAST });
+  });
+  after(async () => {
+    await fake.close();
+  });
+  afterEach(() => {
+    if (savedKey === undefined) delete process.env['DOSSIER_API_KEY'];
+    else process.env['DOSSIER_API_KEY'] = savedKey;
+  });
+
+  const last = () => fake.requests[fake.requests.length - 1]!;
+
+  test('the API key comes from DOSSIER_API_KEY when none is given', async () => {
+    process.env['DOSSIER_API_KEY'] = 'dsk_from_env';
+    const fromEnv = new Client({ baseUrl: fake.url });
+    await fromEnv.account();
+    assert.equal(last().headers['authorization'], 'Bearer dsk_from_env');
+    // An explicit key wins over the environment.
+    await new Client({ apiKey: KEY, baseUrl: fake.url }).account();
+    assert.equal(last().headers['authorization'], `Bearer ${KEY}`);
+  });
+
+  test('without any key the constructor throws', () => {
+    delete process.env['DOSSIER_API_KEY'];
+    assert.throws(
+      () => new Client({ baseUrl: fake.url }),
+      (err: unknown) => err instanceof DossierError && /DOSSIER_API_KEY/.test(err.message),
+    );
+  });
+
+  test('defaults: base URL http://localhost:3000, trailing slash dropped', () => {
+    assert.equal(new Client({ apiKey: KEY }).baseUrl, 'http://localhost:3000');
+    assert.equal(client.baseUrl, fake.url);
+  });
+
+  test('sends User-Agent dossier-javascript/<version>, Accept and the bearer key', async () => {
+    await client.account();
+    const req = last();
+    assert.equal(req.headers['user-agent'], `dossier-javascript/${VERSION}`);
+    assert.equal(req.headers['accept'], 'application/json');
+    assert.equal(req.headers['authorization'], `Bearer ${KEY}`);
+    assert.equal(req.headers['content-type'], undefined, 'a GET has no body and no Content-Type');
+  });
+
+  test('VERSION matches package.json', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+      name: string;
+    };
+    assert.equal(pkg.name, '@dossier/client');
+    assert.equal(VERSION, pkg.version);
+  });
+
+  test('a lookup result exposes the wire fields, camelCase aliases and the raw body', async () => {
+    const result = await client.verifyPhone('+14155552671');
+    assert.ok(result instanceof SearchResult);
+    assert.equal(result.status, 'success');
+    assert.equal(result.search_id, 'srch_ok1');
+    assert.equal(result.searchId, 'srch_ok1');
+    assert.equal(result.credits_remaining, 41);
+    assert.equal(result.creditsRemaining, 41);
+    assert.equal(result.results.length, 1);
+    assert.equal(result.results[0]!.e164, '+14155552671');
+    assert.equal(result.results[0]!.valid, true);
+    assert.deepEqual(result.sources, [{ provider: 'libphonenumber', outcome: 'found', took_ms: 1 }]);
+    assert.deepEqual(result.raw, success([PHONE_RESULT], 41));
+    assert.deepEqual(JSON.parse(JSON.stringify(result)), success([PHONE_RESULT], 41));
+    assert.equal(result.httpStatus, 200);
+    assert.equal(result.creditsSpent, 1);
+    assert.equal(result.replayed, true);
+    assert.equal(result.pending, false);
+    assert.equal(result.requestId, `req_fake${fake.requests.length}`);
+  });
+
+  test('request bodies omit absent (undefined or null) fields', async () => {
+    await client.searchPerson({ name: 'John Smith', email: undefined, location: null as unknown as string });
+    assert.equal(last().rawBody, '{"name":"John Smith"}');
+    await client.searchCompany({ company_name: 'Acme', country: undefined, domain: 'acme.com' });
+    assert.deepEqual(last().body, { company_name: 'Acme', domain: 'acme.com' });
+    await client.verifyPhone({ phone: '+14155552671', country: undefined });
+    assert.deepEqual(last().body, { phone: '+14155552671' });
+    await client.search({ query: 'x', type: 'person', country: undefined });
+    assert.deepEqual(last().body, { query: 'x', type: 'person' });
+    await client.createKey();
+    assert.deepEqual(last().body, {});
+    assert.equal(last().headers['content-type'], 'application/json');
+  });
+
+  test('search() routes the generic form to /v1/search and person fields to /v1/search/person', async () => {
+    await client.search({ query: 'Acme', type: 'company', country: 'US' });
+    assert.equal(last().path, '/v1/search');
+    assert.deepEqual(last().body, { query: 'Acme', type: 'company', country: 'US' });
+
+    await client.search({ name: 'John Smith', location: 'Austin, TX', age_range: '30-40' });
+    assert.equal(last().path, '/v1/search/person');
+    assert.deepEqual(last().body, { name: 'John Smith', location: 'Austin, TX', age_range: '30-40' });
+
+    await client.search({ username: 'jsmith', permissible_purpose: 'employment' });
+    assert.equal(last().path, '/v1/search/person');
+    assert.deepEqual(last().body, { username: 'jsmith', permissible_purpose: 'employment' });
+
+    const count = fake.requests.length;
+    await assert.rejects(client.search({ query: 'x', type: 'person', name: 'y' } as never), TypeError);
+    assert.equal(fake.requests.length, count, 'a mixed search is refused before any request');
+  });
+
+  test('each method hits its path with its method and body', async () => {
+    const calls: [() => Promise<unknown>, string, string, unknown][] = [
+      [() => client.searchPerson({ name: 'J' }), 'POST', '/v1/search/person', { name: 'J' }],
+      [() => client.searchCompany({ domain: 'acme.com' }), 'POST', '/v1/search/company', { domain: 'acme.com' }],
+      [() => client.verifyEmail('a@example.com'), 'POST', '/v1/verify/email', { email: 'a@example.com' }],
+      [
+        () => client.verifyEmail({ email: 'b@example.com', permissible_purpose: 'fraud_prevention' }),
+        'POST',
+        '/v1/verify/email',
+        { email: 'b@example.com', permissible_purpose: 'fraud_prevention' },
+      ],
+      [
+        () => client.verifyPhone({ phone: '4155552671', country: 'US' }),
+        'POST',
+        '/v1/verify/phone',
+        { phone: '4155552671', country: 'US' },
+      ],
+      [() => client.getSearch('srch_abc'), 'GET', '/v1/searches/srch_abc', undefined],
+      [() => client.account(), 'GET', '/v1/account', undefined],
+      [() => client.createKey('ci'), 'POST', '/v1/auth/keys', { name: 'ci' }],
+      [() => client.createKey({ name: 'deploy' }), 'POST', '/v1/auth/keys', { name: 'deploy' }],
+      [() => client.listKeys(), 'GET', '/v1/auth/keys', undefined],
+      [() => client.revokeKey('key_3'), 'DELETE', '/v1/auth/keys/key_3', undefined],
+      [() => client.getSearch('a/b'), 'GET', '/v1/searches/a%2Fb', undefined],
+    ];
+    for (const [run, method, path, body] of calls) {
+      await run();
+      assert.equal(last().method, method, path);
+      assert.equal(last().path, path);
+      assert.deepEqual(last().body, body, path);
+    }
+  });
+
+  test('account, keys, register and login return the wire bodies', async () => {
+    const account = await client.account();
+    assert.equal(account.credits_remaining, 7);
+    assert.equal(account.account.email, 'a@example.com');
+
+    const reg = await Client.register({ email: 'a@example.com', password: 'password123', baseUrl: fake.url });
+    assert.equal(reg.api_key, 'dsk_new');
+    assert.equal(reg.credits_remaining, 3);
+    assert.deepEqual(last().body, { email: 'a@example.com', password: 'password123' });
+    assert.equal(last().headers['authorization'], undefined, 'register sends no key');
+
+    const login = await Client.login({ email: 'a@example.com', password: 'password123', baseUrl: fake.url });
+    assert.deepEqual(login, { status: 'success', api_key: 'dsk_login', key_id: 'key_2' });
+    assert.equal(last().path, '/v1/auth/login');
+    assert.equal(last().headers['authorization'], undefined);
+
+    const revoked = await client.revokeKey('key_3');
+    assert.equal(revoked.key.revoked_at, 'y');
+  });
+
+  test('a custom fetch is used when given', async () => {
+    const seen: string[] = [];
+    const custom = new Client({
+      apiKey: KEY,
+      baseUrl: fake.url,
+      fetch: (url, init) => (seen.push(url), fetch(url, init)),
+    });
+    await custom.account();
+    assert.deepEqual(seen, [`${fake.url}/v1/account`]);
+  });
+});

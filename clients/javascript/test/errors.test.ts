@@ -1,0 +1,157 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  APIError,
+  AuthenticationError,
+  Client,
+  ConflictError,
+  DossierError,
+  InsufficientCreditsError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+  ValidationError,
+} from '../src/index.js';
+import { errorBody, startFake, type FakeServer, type Reply } from './fake-server.js';
+
+const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
+
+type ErrorClass = new (...args: never[]) => APIError;
+
+/** Every code of the contract, its HTTP status and the class it must become. */
+const CASES: [code: string, status: number, cls: ErrorClass, headers?: Record<string, string>][] = [
+  ['invalid_json', 400, ValidationError],
+  ['validation_error', 400, ValidationError],
+  ['unauthorized', 401, AuthenticationError, { 'WWW-Authenticate': 'Bearer realm="dossier"' }],
+  ['invalid_credentials', 401, AuthenticationError],
+  ['insufficient_credits', 402, InsufficientCreditsError, { 'X-Credits-Spent': '0', 'X-Credits-Remaining': '0' }],
+  ['not_found', 404, NotFoundError],
+  ['method_not_allowed', 405, APIError, { Allow: 'GET' }],
+  ['email_taken', 409, ConflictError],
+  ['idempotency_conflict', 409, ConflictError],
+  ['payload_too_large', 413, APIError],
+  ['unsupported_media_type', 415, APIError],
+  ['rate_limited', 429, RateLimitError, { 'Retry-After': '7' }],
+  ['internal_error', 500, APIError],
+  ['unavailable', 503, UnavailableError, { 'Retry-After': '3' }],
+];
+
+describe('error mapping', () => {
+  let fake: FakeServer;
+  let client: Client;
+
+  before(async () => {
+    fake = await startFake((req): Reply => {
+      const code = req.path.split('/').pop()!;
+      if (code === 'not-json')
+        return { status: 502, text: '<html>Bad gateway</html>', headers: { 'X-Request-Id': 'req_proxy' } };
+      if (code === 'failed-search') {
+        return {
+          status: 503,
+          body: {
+            ...errorBody('unavailable', 'the lookup failed; nothing was charged'),
+            search_id: 'srch_failed',
+            credits_remaining: 5,
+          },
+          headers: { 'Retry-After': '1' },
+        };
+      }
+      const found = CASES.find(([c]) => c === code);
+      if (!found) return { status: 404, body: errorBody('not_found', 'no such route') };
+      const details =
+        code === 'validation_error'
+          ? [
+              { field: 'phone', issue: 'is not a phone number' },
+              { field: 'country', issue: 'must be an ISO 3166-1 alpha-2 country code such as US or DE' },
+            ]
+          : undefined;
+      return { status: found[1], body: errorBody(code, `message for ${code}`, details), headers: found[3] ?? {} };
+    });
+    // maxRetries: 0 so that 429 and 503 surface at once.
+    client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 0 });
+  });
+  after(async () => {
+    await fake.close();
+  });
+
+  for (const [code, status, cls] of CASES) {
+    test(`${status} ${code} → ${cls.name}`, async () => {
+      await assert.rejects(client.getSearch(code), (err: unknown) => {
+        assert.ok(err instanceof cls, `got ${(err as Error).name}`);
+        assert.ok(err instanceof APIError);
+        assert.ok(err instanceof DossierError);
+        assert.ok(err instanceof Error);
+        assert.equal(err.name, cls.name);
+        assert.equal(err.status, status);
+        assert.equal(err.code, code);
+        assert.equal(err.message, `message for ${code}`);
+        assert.equal(err.request_id, `req_${code}`);
+        assert.equal(err.requestId, `req_${code}`);
+        assert.deepEqual(
+          err.body,
+          errorBody(code, `message for ${code}`, err.details.length ? err.details : undefined),
+        );
+        assert.equal(typeof err.headers['x-request-id'], 'string');
+        return true;
+      });
+    });
+  }
+
+  test('ValidationError carries the field details', async () => {
+    await assert.rejects(client.getSearch('validation_error'), (err: unknown) => {
+      assert.ok(err instanceof ValidationError);
+      assert.deepEqual(err.details, [
+        { field: 'phone', issue: 'is not a phone number' },
+        { field: 'country', issue: 'must be an ISO 3166-1 alpha-2 country code such as US or DE' },
+      ]);
+      return true;
+    });
+    await assert.rejects(
+      client.getSearch('invalid_json'),
+      (err: unknown) => err instanceof ValidationError && err.details.length === 0,
+    );
+  });
+
+  test('RateLimitError and UnavailableError carry Retry-After in seconds', async () => {
+    await assert.rejects(
+      client.getSearch('rate_limited'),
+      (err: unknown) => err instanceof RateLimitError && err.retry_after === 7 && err.retryAfter === 7,
+    );
+    await assert.rejects(
+      client.getSearch('unavailable'),
+      (err: unknown) => err instanceof UnavailableError && err.retry_after === 3 && err.search_id === null,
+    );
+  });
+
+  test('a failed search is UnavailableError with its search_id, and polling GETs do not retry it', async () => {
+    const retrying = new Client({
+      apiKey: KEY,
+      baseUrl: fake.url,
+      maxRetries: 2,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 1,
+    });
+    const before = fake.requests.length;
+    await assert.rejects(retrying.getSearch('failed-search'), (err: unknown) => {
+      assert.ok(err instanceof UnavailableError);
+      assert.equal(err.search_id, 'srch_failed');
+      assert.equal(err.searchId, 'srch_failed');
+      assert.equal(err.message, 'the lookup failed; nothing was charged');
+      return true;
+    });
+    assert.equal(fake.requests.length - before, 1, 'a failed search is final: not retried');
+  });
+
+  test('a non-JSON error answer is an APIError with the text as body and the header request id', async () => {
+    await assert.rejects(client.getSearch('not-json'), (err: unknown) => {
+      assert.ok(err instanceof APIError);
+      assert.equal(err.constructor, APIError);
+      assert.equal(err.status, 502);
+      assert.equal(err.code, 'http_502');
+      assert.equal(err.request_id, 'req_proxy');
+      assert.equal(err.body, '<html>Bad gateway</html>');
+      assert.match(err.message, /HTTP 502/);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,177 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, PollTimeoutError, UnavailableError } from '../src/index.js';
+import {
+  FAST,
+  PHONE_RESULT,
+  errorBody,
+  pending,
+  sequence,
+  startFake,
+  success,
+  type FakeServer,
+  type Handler,
+} from './fake-server.js';
+
+const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
+
+async function withFake<T>(handler: Handler, run: (fake: FakeServer) => Promise<T>): Promise<T> {
+  const fake = await startFake(handler);
+  try {
+    return await run(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+const accepted = (id = 'srch_pend1', retryAfter = '0') => ({
+  status: 202,
+  body: pending(id),
+  headers: {
+    Location: `/v1/searches/${id}`,
+    'Retry-After': retryAfter,
+    'X-Credits-Spent': '1',
+    'X-Credits-Remaining': '98',
+  },
+});
+
+describe('202 polling', () => {
+  test('a 202 is polled at GET /v1/searches/{id} until it succeeds', async () => {
+    await withFake(
+      sequence(accepted(), accepted(), accepted(), { status: 200, body: success([PHONE_RESULT], 98, 'srch_pend1') }),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const result = await client.verifyPhone('+14155552671', { idempotencyKey: 'k-1' });
+        assert.equal(result.status, 'success');
+        assert.equal(result.search_id, 'srch_pend1');
+        assert.equal(result.results[0]!.e164, '+14155552671');
+        assert.equal(result.credits_remaining, 98);
+        assert.equal(result.idempotencyKey, 'k-1', 'the polled result keeps the lookup key');
+        assert.deepEqual(
+          fake.requests.map((r) => `${r.method} ${r.path}`),
+          [
+            'POST /v1/verify/phone',
+            'GET /v1/searches/srch_pend1',
+            'GET /v1/searches/srch_pend1',
+            'GET /v1/searches/srch_pend1',
+          ],
+        );
+        assert.equal(fake.requests[0]!.headers['prefer'], undefined, 'by default the server decides how long to wait');
+        for (const poll of fake.requests.slice(1)) assert.equal(poll.headers['idempotency-key'], undefined);
+      },
+    );
+  });
+
+  test('polling honours Retry-After of the 202', async () => {
+    await withFake(
+      sequence(accepted('srch_p', '0.2'), { status: 200, body: success([], 98, 'srch_p') }),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, pollIntervalMs: 5_000 });
+        await client.searchPerson({ name: 'John Smith' });
+        const gap = fake.requests[1]!.at - fake.requests[0]!.at;
+        assert.ok(gap >= 190 && gap < 1_000, `polled after ${gap} ms`);
+      },
+    );
+  });
+
+  test('without Retry-After the poll interval is pollIntervalMs', async () => {
+    const noRetryAfter = { status: 202, body: pending('srch_q') };
+    await withFake(sequence(noRetryAfter, { status: 200, body: success([], 98, 'srch_q') }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, pollIntervalMs: 150 });
+      await client.searchPerson({ name: 'John Smith' });
+      const gap = fake.requests[1]!.at - fake.requests[0]!.at;
+      assert.ok(gap >= 140, `polled after ${gap} ms`);
+    });
+  });
+
+  test('{ wait: false } sends Prefer: respond-async and returns the pending search at once', async () => {
+    await withFake(sequence(accepted('srch_async')), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      const result = await client.verifyPhone('+14155552671', { wait: false });
+      assert.equal(result.status, 'pending');
+      assert.equal(result.pending, true);
+      assert.equal(result.search_id, 'srch_async');
+      assert.equal(result.credits_remaining, 98);
+      assert.deepEqual(result.results, []);
+      assert.deepEqual(result.sources, []);
+      assert.equal(result.httpStatus, 202);
+      assert.equal(result.creditsSpent, 1);
+      assert.equal(fake.requests.length, 1, 'no polling');
+      assert.equal(fake.requests[0]!.headers['prefer'], 'respond-async');
+    });
+  });
+
+  test('serverWaitSeconds sends Prefer: wait=N', async () => {
+    await withFake(sequence({ status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await client.searchCompany({ company_name: 'Acme' }, { serverWaitSeconds: 3 });
+      assert.equal(fake.requests[0]!.headers['prefer'], 'wait=3');
+    });
+  });
+
+  test('getSearch returns the pending search as is, or polls with { wait: true }', async () => {
+    await withFake(
+      sequence(accepted('srch_g'), accepted('srch_g'), { status: 200, body: success([], 97, 'srch_g') }),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const now = await client.getSearch('srch_g');
+        assert.equal(now.status, 'pending');
+        assert.equal(fake.requests.length, 1);
+        const done = await client.getSearch('srch_g', { wait: true });
+        assert.equal(done.status, 'success');
+        assert.equal(done.credits_remaining, 97);
+        assert.equal(fake.requests.length, 3);
+      },
+    );
+  });
+
+  test('polling GETs are retried on 503 and 429 like any call', async () => {
+    const limited = { status: 429, body: errorBody('rate_limited', 'slow down'), headers: { 'Retry-After': '0' } };
+    const down = { status: 503, body: errorBody('unavailable', 'redis is unreachable') };
+    await withFake(
+      sequence(accepted('srch_r'), down, limited, { status: 200, body: success([], 98, 'srch_r') }),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const result = await client.verifyEmail('a@example.com');
+        assert.equal(result.status, 'success');
+        assert.equal(fake.requests.length, 4);
+      },
+    );
+  });
+
+  test('a search that fails while polled throws UnavailableError with its search_id', async () => {
+    const failed = {
+      status: 503,
+      body: {
+        ...errorBody('unavailable', 'the lookup failed; nothing was charged'),
+        search_id: 'srch_f',
+        credits_remaining: 99,
+      },
+      headers: { 'Retry-After': '0' },
+    };
+    await withFake(sequence(accepted('srch_f'), failed), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await assert.rejects(
+        client.verifyPhone('+14155552671'),
+        (err: unknown) => err instanceof UnavailableError && err.search_id === 'srch_f',
+      );
+      assert.equal(fake.requests.length, 2);
+    });
+  });
+
+  test('past pollTimeoutMs a still pending search throws PollTimeoutError with its id', async () => {
+    await withFake(sequence(accepted('srch_slow', '0.05')), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, pollTimeoutMs: 5_000 });
+      const started = Date.now();
+      await assert.rejects(client.verifyPhone('+14155552671', { pollTimeoutMs: 300 }), (err: unknown) => {
+        assert.ok(err instanceof PollTimeoutError);
+        assert.equal(err.search_id, 'srch_slow');
+        assert.equal(err.searchId, 'srch_slow');
+        return true;
+      });
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed >= 290 && elapsed < 1_500, `gave up after ${elapsed} ms`);
+      assert.ok(fake.requests.length >= 3, 'polled several times');
+    });
+  });
+});

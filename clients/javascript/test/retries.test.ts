@@ -1,0 +1,324 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { APIConnectionError, APITimeoutError, Client, RateLimitError, UnavailableError } from '../src/index.js';
+import { backoffDelayMs } from '../src/util.js';
+import {
+  FAST,
+  PHONE_RESULT,
+  errorBody,
+  freePort,
+  sequence,
+  startFake,
+  success,
+  type FakeServer,
+} from './fake-server.js';
+
+const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+async function withFake<T>(
+  handler: Parameters<typeof startFake>[0],
+  run: (fake: FakeServer) => Promise<T>,
+): Promise<T> {
+  const fake = await startFake(handler);
+  try {
+    return await run(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+const unavailable = {
+  status: 503,
+  body: errorBody('unavailable', 'a backing service is unavailable; try again shortly'),
+};
+
+describe('backoff', () => {
+  test('full jitter: a random delay in [0, min(cap, base * 2^attempt)]', () => {
+    assert.equal(
+      backoffDelayMs(0, 100, 10_000, () => 0.999999),
+      99,
+    );
+    assert.equal(
+      backoffDelayMs(1, 100, 10_000, () => 0.999999),
+      199,
+    );
+    assert.equal(
+      backoffDelayMs(3, 100, 10_000, () => 0.5),
+      400,
+    );
+    assert.equal(
+      backoffDelayMs(10, 100, 1_000, () => 0.999999),
+      999,
+      'capped',
+    );
+    assert.equal(
+      backoffDelayMs(5, 100, 1_000, () => 0),
+      0,
+      'jitter reaches zero',
+    );
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const d = backoffDelayMs(attempt, 50, 400);
+      assert.ok(d >= 0 && d <= Math.min(400, 50 * 2 ** attempt), `attempt ${attempt}: ${d}`);
+    }
+  });
+});
+
+describe('retries', () => {
+  test('503 is retried with backoff, with the same Idempotency-Key, then succeeds', async () => {
+    await withFake(sequence(unavailable, unavailable, { status: 200, body: success([PHONE_RESULT]) }), async (fake) => {
+      const client = new Client({
+        apiKey: KEY,
+        baseUrl: fake.url,
+        maxRetries: 2,
+        retryBaseDelayMs: 40,
+        retryMaxDelayMs: 40,
+      });
+      const started = Date.now();
+      const result = await client.verifyPhone('+14155552671');
+      assert.equal(result.status, 'success');
+      assert.equal(fake.requests.length, 3);
+      const keys = fake.requests.map((r) => r.headers['idempotency-key']);
+      assert.match(String(keys[0]), UUID_V4, 'a generated UUID v4');
+      assert.deepEqual(keys, [keys[0], keys[0], keys[0]], 'the same key on every retry');
+      assert.equal(result.idempotencyKey, keys[0]);
+      // The bodies are identical on every attempt.
+      assert.deepEqual(new Set(fake.requests.map((r) => r.rawBody)).size, 1);
+      assert.ok(Date.now() - started < 1_000);
+    });
+  });
+
+  test('503 after maxRetries retries throws UnavailableError (maxRetries + 1 attempts)', async () => {
+    await withFake(sequence({ ...unavailable, headers: { 'Retry-After': '0' } }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 3, ...FAST });
+      await assert.rejects(client.account(), (err: unknown) => {
+        assert.ok(err instanceof UnavailableError);
+        assert.equal(err.status, 503);
+        assert.equal(err.code, 'unavailable');
+        assert.equal(err.retry_after, 0);
+        return true;
+      });
+      assert.equal(fake.requests.length, 4);
+    });
+  });
+
+  test('maxRetries defaults to 2 and can be overridden per call', async () => {
+    await withFake(sequence(unavailable), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await assert.rejects(client.listKeys(), UnavailableError);
+      assert.equal(fake.requests.length, 3);
+      await assert.rejects(client.listKeys({ maxRetries: 0 }), UnavailableError);
+      assert.equal(fake.requests.length, 4);
+    });
+  });
+
+  test('429 honours Retry-After (seconds) instead of the backoff', async () => {
+    const limited = {
+      status: 429,
+      body: errorBody('rate_limited', 'too many requests'),
+      headers: { 'Retry-After': '1' },
+    };
+    await withFake(sequence(limited, { status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      const result = await client.searchPerson({ name: 'John Smith' });
+      assert.equal(result.status, 'success');
+      assert.equal(fake.requests.length, 2);
+      const gap = fake.requests[1]!.at - fake.requests[0]!.at;
+      assert.ok(gap >= 950, `waited ${gap} ms for Retry-After: 1`);
+      assert.equal(fake.requests[0]!.headers['idempotency-key'], fake.requests[1]!.headers['idempotency-key']);
+    });
+  });
+
+  test('429 after the retries throws RateLimitError with retry_after', async () => {
+    const limited = {
+      status: 429,
+      body: errorBody('rate_limited', 'too many requests'),
+      headers: { 'Retry-After': '0.01' },
+    };
+    await withFake(sequence(limited), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 1, ...FAST });
+      await assert.rejects(client.account(), (err: unknown) => {
+        assert.ok(err instanceof RateLimitError);
+        assert.equal(err.retry_after, 0.01);
+        assert.equal(err.retryAfter, 0.01);
+        return true;
+      });
+      assert.equal(fake.requests.length, 2);
+    });
+  });
+
+  test('a Retry-After longer than maxRetryAfterMs is not slept through: the error is thrown at once', async () => {
+    const limited = {
+      status: 429,
+      body: errorBody('rate_limited', 'too many requests'),
+      headers: { 'Retry-After': '120' },
+    };
+    await withFake(sequence(limited), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      const started = Date.now();
+      await assert.rejects(
+        client.account(),
+        (err: unknown) => err instanceof RateLimitError && err.retry_after === 120,
+      );
+      assert.equal(fake.requests.length, 1);
+      assert.ok(Date.now() - started < 1_000);
+    });
+  });
+
+  test('a caller-given Idempotency-Key is sent as is, on every retry', async () => {
+    await withFake(sequence(unavailable, { status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      const result = await client.verifyEmail('a@example.com', { idempotencyKey: 'order-1234' });
+      assert.deepEqual(
+        fake.requests.map((r) => r.headers['idempotency-key']),
+        ['order-1234', 'order-1234'],
+      );
+      assert.equal(result.idempotencyKey, 'order-1234');
+    });
+  });
+
+  test('every lookup gets a fresh generated key; non-lookups send none', async () => {
+    await withFake(sequence({ status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await client.search({ query: 'Acme', type: 'company' });
+      await client.searchPerson({ name: 'John' });
+      await client.searchCompany({ company_name: 'Acme' });
+      await client.verifyEmail('a@example.com');
+      await client.verifyPhone('+14155552671');
+      const keys = fake.requests.map((r) => r.headers['idempotency-key']);
+      for (const key of keys) assert.match(String(key), UUID_V4);
+      assert.equal(new Set(keys).size, 5, 'distinct calls, distinct keys');
+      await client.getSearch('srch_ok1');
+      assert.equal(fake.requests.at(-1)!.headers['idempotency-key'], undefined);
+    });
+  });
+
+  test('connection refused is retried, then APIConnectionError (with the cause)', async () => {
+    const port = await freePort();
+    let attempts = 0;
+    const counting = (url: string, init?: RequestInit) => {
+      attempts++;
+      return fetch(url, init);
+    };
+    const client = new Client({
+      apiKey: KEY,
+      baseUrl: `http://127.0.0.1:${port}`,
+      maxRetries: 2,
+      fetch: counting,
+      ...FAST,
+    });
+    await assert.rejects(client.verifyPhone('+14155552671'), (err: unknown) => {
+      assert.ok(err instanceof APIConnectionError);
+      assert.ok(!(err instanceof APITimeoutError));
+      assert.match(err.message, /ECONNREFUSED/);
+      assert.ok(err.cause);
+      return true;
+    });
+    assert.equal(attempts, 3);
+  });
+
+  test('connection refused, then the server comes up: the retry succeeds with the same key', async () => {
+    const port = await freePort();
+    let fake: FakeServer | undefined;
+    const keys: string[] = [];
+    const startsServerAfterFirstFailure = async (url: string, init?: RequestInit) => {
+      keys.push(String((init?.headers as Record<string, string>)['Idempotency-Key']));
+      try {
+        return await fetch(url, init);
+      } catch (err) {
+        fake ??= await startFake(sequence({ status: 200, body: success([PHONE_RESULT]) }), port);
+        throw err;
+      }
+    };
+    try {
+      const client = new Client({
+        apiKey: KEY,
+        baseUrl: `http://127.0.0.1:${port}`,
+        fetch: startsServerAfterFirstFailure,
+        ...FAST,
+      });
+      const result = await client.verifyPhone('+14155552671');
+      assert.equal(result.results.length, 1);
+      assert.equal(keys.length, 2);
+      assert.equal(keys[0], keys[1]);
+      assert.equal(fake!.requests[0]!.headers['idempotency-key'], keys[0]);
+    } finally {
+      await fake?.close();
+    }
+  });
+
+  test('a dropped connection is retried for lookups (idempotent) but not for createKey', async () => {
+    await withFake(sequence({ status: 0, destroy: true }, { status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await client.verifyEmail('a@example.com');
+      assert.equal(fake.requests.length, 2);
+    });
+    await withFake(
+      sequence(
+        { status: 0, destroy: true },
+        { status: 201, body: { status: 'success', api_key: 'dsk_x', key_id: 'key_x' } },
+      ),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        await assert.rejects(client.createKey('ci'), APIConnectionError);
+        assert.equal(fake.requests.length, 1, 'a non-idempotent POST that may have arrived is not re-sent');
+      },
+    );
+  });
+
+  test('a request over timeoutMs throws APITimeoutError after the retries', async () => {
+    await withFake(sequence({ status: 200, body: success(), delayMs: 300 }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, timeoutMs: 50, maxRetries: 1, ...FAST });
+      const started = Date.now();
+      await assert.rejects(client.verifyPhone('+14155552671'), APITimeoutError);
+      assert.equal(fake.requests.length, 2);
+      assert.ok(Date.now() - started < 1_000);
+    });
+  });
+
+  test('errors other than 429/503 are not retried', async () => {
+    await withFake(sequence({ status: 500, body: errorBody('internal_error', 'boom') }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await assert.rejects(client.account(), (err: unknown) => (err as { code?: string }).code === 'internal_error');
+      assert.equal(fake.requests.length, 1);
+    });
+  });
+
+  test('register retries a 503 (nothing was done) and sends no Idempotency-Key', async () => {
+    const registered = {
+      status: 'success',
+      account: { id: 'acct_1', email: 'a@example.com', created_at: 'x' },
+      api_key: 'dsk_1',
+      credits_remaining: 3,
+    };
+    await withFake(sequence(unavailable, { status: 201, body: registered }), async (fake) => {
+      const reg = await Client.register({
+        email: 'a@example.com',
+        password: 'password123',
+        baseUrl: fake.url,
+        ...FAST,
+      });
+      assert.equal(reg.api_key, 'dsk_1');
+      assert.equal(fake.requests.length, 2);
+      assert.equal(fake.requests[0]!.headers['idempotency-key'], undefined);
+    });
+  });
+
+  test('an aborted signal stops the retries and rejects with its reason', async () => {
+    await withFake(sequence(unavailable), async (fake) => {
+      const client = new Client({
+        apiKey: KEY,
+        baseUrl: fake.url,
+        maxRetries: 5,
+        retryBaseDelayMs: 1_000,
+        retryMaxDelayMs: 1_000,
+      });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error('stop')), 50);
+      const started = Date.now();
+      await assert.rejects(client.account({ signal: controller.signal }), /stop/);
+      assert.ok(Date.now() - started < 900, 'the backoff sleep is cut short');
+      assert.ok(fake.requests.length >= 1);
+    });
+  });
+});

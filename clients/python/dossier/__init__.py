@@ -1,0 +1,49 @@
+"""Dossier API client (standard library only).
+
+    import dossier
+
+    client = dossier.Client(api_key="dsk_…")
+    result = client.search(name="John Smith")
+    print(result.results, result.credits_remaining)
+"""
+
+from ._client import DEFAULT_POLL_TIMEOUT, Client
+from ._errors import (
+    APIConnectionError,
+    APIError,
+    AuthenticationError,
+    ConflictError,
+    InsufficientCreditsError,
+    NotFoundError,
+    RateLimitError,
+    SearchTimeoutError,
+    UnavailableError,
+    ValidationError,
+)
+from ._models import Account, ApiKey, IssuedKey, Registration, Response, SearchResult
+from ._transport import DEFAULT_BASE_URL, USER_AGENT
+from ._version import __version__
+
+__all__ = [
+    "Client",
+    "APIError",
+    "APIConnectionError",
+    "AuthenticationError",
+    "InsufficientCreditsError",
+    "RateLimitError",
+    "ValidationError",
+    "NotFoundError",
+    "ConflictError",
+    "UnavailableError",
+    "SearchTimeoutError",
+    "Response",
+    "SearchResult",
+    "Account",
+    "Registration",
+    "IssuedKey",
+    "ApiKey",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_POLL_TIMEOUT",
+    "USER_AGENT",
+    "__version__",
+]

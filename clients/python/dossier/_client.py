@@ -1,0 +1,400 @@
+"""The Dossier API client."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+import uuid
+from typing import Any, Dict, List, Mapping, Optional
+from urllib.parse import quote
+
+from ._errors import SearchTimeoutError
+from ._json import as_dict, dict_list
+from ._models import Account, ApiKey, IssuedKey, Registration, SearchResult
+from ._transport import (
+    DEFAULT_BACKOFF_BASE,
+    DEFAULT_BACKOFF_CAP,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    Transport,
+)
+
+__all__ = ["Client", "DEFAULT_POLL_TIMEOUT"]
+
+DEFAULT_POLL_TIMEOUT = 60.0
+# What the gateway waits by default before answering 202 (Prefer: wait=N caps it).
+_SERVER_WAIT_S = 10
+# Poll interval when a pending answer carries no Retry-After.
+_DEFAULT_POLL_INTERVAL_S = 1.0
+_ENV_KEY = "DOSSIER_API_KEY"
+
+
+class Client:
+    """A client for the Dossier v1 API.
+
+    Args:
+        api_key: a ``dsk_…`` key; when omitted, ``DOSSIER_API_KEY`` from the
+            environment. Without either, ``ValueError`` is raised.
+        base_url: the server, default ``http://localhost:3000`` (a path prefix
+            such as ``https://example.com/dossier`` is kept).
+        timeout: seconds for connecting and for each read of one HTTP attempt
+            (default 30; ``None`` waits forever).
+        max_retries: retries after the first attempt on 429, 503 and connection
+            failures (default 2).
+        poll_timeout: default deadline in seconds for a lookup, counting the
+            polling of a ``202`` (default 60). Overridable per call.
+        backoff_base, backoff_cap: exponential backoff with full jitter: retry
+            ``n`` (from 0) waits a random time in ``[0, min(cap, base * 2**n)]``
+            seconds (defaults 0.5 and 8), or the ``Retry-After`` header's value
+            when that is longer.
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        *,
+        base_url: Optional[str] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        poll_timeout: float = DEFAULT_POLL_TIMEOUT,
+        backoff_base: float = DEFAULT_BACKOFF_BASE,
+        backoff_cap: float = DEFAULT_BACKOFF_CAP,
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get(_ENV_KEY)
+        if not key:
+            raise ValueError(f"no API key: pass api_key='dsk_…' or set {_ENV_KEY}")
+        self.api_key: str = key
+        self.poll_timeout = poll_timeout
+        self._transport = Transport(
+            base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return self._transport.base_url
+
+    @property
+    def timeout(self) -> Optional[float]:
+        return self._transport.timeout
+
+    @property
+    def max_retries(self) -> int:
+        return self._transport.max_retries
+
+    def __repr__(self) -> str:
+        return f"Client(api_key='{self.api_key[:8]}…', base_url={self.base_url!r})"
+
+    # -- accounts (no key needed) --------------------------------------------
+
+    @classmethod
+    def register(
+        cls,
+        email: str,
+        password: str,
+        *,
+        base_url: Optional[str] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+    ) -> Registration:
+        """Create an account. Returns its first ``api_key`` (shown once), the
+        ``account`` and the signup ``credits_remaining``."""
+        transport = Transport(base_url, timeout=timeout, max_retries=max_retries)
+        raw = transport.request(
+            "POST",
+            "/v1/auth/register",
+            body={"email": email, "password": password},
+            safe_to_resend=False,
+        )
+        return Registration(raw.body, headers=raw.headers, http_status=raw.status)
+
+    @classmethod
+    def login(
+        cls,
+        email: str,
+        password: str,
+        *,
+        base_url: Optional[str] = None,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+    ) -> IssuedKey:
+        """Log in: returns a new ``api_key`` (shown once) and its ``key_id``."""
+        transport = Transport(base_url, timeout=timeout, max_retries=max_retries)
+        raw = transport.request(
+            "POST",
+            "/v1/auth/login",
+            body={"email": email, "password": password},
+            safe_to_resend=False,
+        )
+        return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
+
+    # -- account and keys -----------------------------------------------------
+
+    def account(self) -> Account:
+        """The account and its ``credits_remaining``."""
+        raw = self._transport.request("GET", "/v1/account", api_key=self.api_key)
+        return Account(raw.body, headers=raw.headers, http_status=raw.status)
+
+    def create_key(self, name: Optional[str] = None) -> IssuedKey:
+        """Create another API key (``api_key`` is shown once)."""
+        body: Dict[str, Any] = {} if name is None else {"name": name}
+        raw = self._transport.request(
+            "POST", "/v1/auth/keys", body=body, api_key=self.api_key, safe_to_resend=False
+        )
+        return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
+
+    def list_keys(self) -> List[ApiKey]:
+        """Every key of the account, revoked ones included (``revoked_at`` set)."""
+        raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key)
+        return [ApiKey(k) for k in dict_list(raw.body.get("keys"))]
+
+    def revoke_key(self, key_id: str) -> ApiKey:
+        """Revoke a key (``key_…``); it is refused from the next request on."""
+        raw = self._transport.request(
+            "DELETE", f"/v1/auth/keys/{quote(key_id, safe='')}", api_key=self.api_key
+        )
+        return ApiKey(as_dict(raw.body.get("key")), headers=raw.headers, http_status=raw.status)
+
+    # -- lookups --------------------------------------------------------------
+
+    def search(
+        self,
+        query: Optional[str] = None,
+        type: Optional[str] = None,
+        country: Optional[str] = None,
+        *,
+        name: Optional[str] = None,
+        email: Optional[str] = None,
+        phone: Optional[str] = None,
+        username: Optional[str] = None,
+        location: Optional[str] = None,
+        age_range: Optional[str] = None,
+        permissible_purpose: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+    ) -> SearchResult:
+        """Search, in one of two forms:
+
+        * generic: ``search(query="Acme", type="company", country="US")`` →
+          ``POST /v1/search`` (``type`` is person, company, email, phone or username);
+        * person fields: ``search(name="John Smith", location="Austin, TX")`` →
+          ``POST /v1/search/person`` (same as :meth:`search_person`).
+
+        Mixing the two forms, or giving neither, raises ``ValueError``.
+        """
+        person = {
+            "name": name,
+            "email": email,
+            "phone": phone,
+            "username": username,
+            "location": location,
+            "age_range": age_range,
+        }
+        generic = {"query": query, "type": type, "country": country}
+        has_person = any(v is not None for v in person.values())
+        has_generic = any(v is not None for v in generic.values())
+        if has_person and has_generic:
+            raise ValueError(
+                "search() takes either query/type/country or person fields "
+                "(name, email, phone, username, location, age_range), not both"
+            )
+        if not has_person and not has_generic:
+            raise ValueError(
+                "search() needs query and type, or at least one of name, email, phone, username"
+            )
+        path, fields = ("/v1/search/person", person) if has_person else ("/v1/search", generic)
+        return self._lookup(
+            path,
+            fields,
+            permissible_purpose=permissible_purpose,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+        )
+
+    def search_person(
+        self,
+        name: Optional[str] = None,
+        *,
+        email: Optional[str] = None,
+        phone: Optional[str] = None,
+        username: Optional[str] = None,
+        location: Optional[str] = None,
+        age_range: Optional[str] = None,
+        permissible_purpose: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+    ) -> SearchResult:
+        """``POST /v1/search/person``: at least one of name, email, phone, username
+        (the server answers ``ValidationError`` on ``name`` otherwise).
+        ``age_range`` looks like ``"30-40"``, ``"65+"`` or ``"-25"``."""
+        return self._lookup(
+            "/v1/search/person",
+            {
+                "name": name,
+                "email": email,
+                "phone": phone,
+                "username": username,
+                "location": location,
+                "age_range": age_range,
+            },
+            permissible_purpose=permissible_purpose,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+        )
+
+    def search_company(
+        self,
+        company_name: Optional[str] = None,
+        *,
+        domain: Optional[str] = None,
+        registration_number: Optional[str] = None,
+        country: Optional[str] = None,
+        permissible_purpose: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+    ) -> SearchResult:
+        """``POST /v1/search/company``: at least one of company_name, domain,
+        registration_number."""
+        return self._lookup(
+            "/v1/search/company",
+            {
+                "company_name": company_name,
+                "domain": domain,
+                "registration_number": registration_number,
+                "country": country,
+            },
+            permissible_purpose=permissible_purpose,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+        )
+
+    def verify_email(
+        self,
+        email: str,
+        *,
+        permissible_purpose: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+    ) -> SearchResult:
+        """``POST /v1/verify/email``."""
+        return self._lookup(
+            "/v1/verify/email",
+            {"email": email},
+            permissible_purpose=permissible_purpose,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+        )
+
+    def verify_phone(
+        self,
+        phone: str,
+        country: Optional[str] = None,
+        *,
+        permissible_purpose: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+    ) -> SearchResult:
+        """``POST /v1/verify/phone``: E.164 (``"+14155552671"``), or a national
+        number with ``country`` as its region. Unparseable input is a
+        ``ValidationError``; a parseable but invalid number is a result with
+        ``valid: False``."""
+        return self._lookup(
+            "/v1/verify/phone",
+            {"phone": phone, "country": country},
+            permissible_purpose=permissible_purpose,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+        )
+
+    def get_search(
+        self, search_id: str, *, wait: bool = False, poll_timeout: Optional[float] = None
+    ) -> SearchResult:
+        """``GET /v1/searches/{id}``: the search as it is now (``status`` is
+        ``"pending"`` while it runs). With ``wait=True``, poll until it is done
+        or ``poll_timeout`` passes (then :class:`~dossier.SearchTimeoutError`).
+        A failed lookup raises :class:`~dossier.UnavailableError`."""
+        deadline = time.monotonic() + self._poll_timeout(poll_timeout)
+        result = self._fetch_search(search_id, idempotency_key=None)
+        if wait and result.pending:
+            result = self._poll(result, deadline)
+        return result
+
+    # -- internals ------------------------------------------------------------
+
+    def _poll_timeout(self, override: Optional[float]) -> float:
+        return self.poll_timeout if override is None else override
+
+    def _lookup(
+        self,
+        path: str,
+        fields: Mapping[str, Optional[str]],
+        *,
+        permissible_purpose: Optional[str],
+        idempotency_key: Optional[str],
+        wait: bool,
+        poll_timeout: Optional[float],
+    ) -> SearchResult:
+        budget = self._poll_timeout(poll_timeout)
+        deadline = time.monotonic() + budget
+        body: Dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
+        if permissible_purpose is not None:
+            body["permissible_purpose"] = permissible_purpose
+        key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
+        headers = {
+            "Idempotency-Key": key,
+            "Prefer": f"wait={self._server_wait(budget)}" if wait else "respond-async",
+        }
+        raw = self._transport.request("POST", path, body=body, api_key=self.api_key, headers=headers)
+        result = SearchResult(raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=key)
+        if wait and result.pending:
+            result = self._poll(result, deadline)
+        return result
+
+    def _server_wait(self, budget: float) -> int:
+        """How long the gateway may hold the request before answering 202: its
+        default of 10 s, less when the deadline or the HTTP timeout is shorter."""
+        seconds = min(_SERVER_WAIT_S, max(0, math.floor(budget)))
+        if self.timeout is not None:
+            seconds = min(seconds, max(0, math.floor(self.timeout) - 2))
+        return seconds
+
+    def _fetch_search(self, search_id: str, *, idempotency_key: Optional[str]) -> SearchResult:
+        raw = self._transport.request(
+            "GET",
+            f"/v1/searches/{quote(search_id, safe='')}",
+            api_key=self.api_key,
+            retry_failed_search=False,
+        )
+        return SearchResult(
+            raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key
+        )
+
+    def _poll(self, result: SearchResult, deadline: float) -> SearchResult:
+        while result.pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SearchTimeoutError(
+                    f"search {result.search_id} is still pending after the polling deadline; "
+                    "fetch it later with get_search()",
+                    search=result,
+                )
+            interval = result.retry_after
+            if interval is None:
+                interval = _DEFAULT_POLL_INTERVAL_S
+            self._transport.sleep(min(interval, remaining))
+            result = self._fetch_search(result.search_id, idempotency_key=result.idempotency_key)
+        return result

@@ -1,0 +1,259 @@
+"""Typed errors raised by the Dossier client.
+
+Every failure of an API call raises a subclass of :class:`APIError`:
+
+* an error envelope from the server is mapped by its ``code`` (falling back to
+  the HTTP status) onto one of the classes below;
+* a network failure that outlived the retries is an :class:`APIConnectionError`
+  (``status`` and ``code`` are ``None``-ish, see the class);
+* a ``202`` that was still pending when the polling deadline passed is a
+  :class:`SearchTimeoutError`.
+
+Misuse of the library itself (no API key, mixing the two forms of ``search``)
+raises the built-in :class:`ValueError` before anything is sent.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import time
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+
+from ._json import as_dict, dict_list, opt_str
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._models import SearchResult
+
+__all__ = [
+    "APIError",
+    "APIConnectionError",
+    "AuthenticationError",
+    "InsufficientCreditsError",
+    "RateLimitError",
+    "ValidationError",
+    "NotFoundError",
+    "ConflictError",
+    "UnavailableError",
+    "SearchTimeoutError",
+    "error_from_response",
+]
+
+
+class APIError(Exception):
+    """Base class of every error the client raises for an API call.
+
+    Attributes:
+        status: the HTTP status (``None`` for a connection failure).
+        code: the envelope's ``error.code`` such as ``"validation_error"``
+            (``None`` when the body was not an error envelope).
+        message: the envelope's ``error.message`` (or a description).
+        request_id: the response's request id (``X-Request-Id``), if any.
+        details: the envelope's ``error.details`` (``[{"field", "issue"}]``);
+            an empty list when there were none.
+        body: the decoded JSON body (``None`` if it was not JSON).
+        raw_body: the undecoded response body as text (``""`` when none).
+        headers: the response headers, with lower-case names.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: Optional[int] = None,
+        code: Optional[str] = None,
+        request_id: Optional[str] = None,
+        details: Optional[List[Dict[str, Any]]] = None,
+        body: Any = None,
+        raw_body: str = "",
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.request_id = request_id
+        self.details: List[Dict[str, Any]] = list(details or [])
+        self.body = body
+        self.raw_body = raw_body
+        self.headers: Dict[str, str] = dict(headers or {})
+
+    def __str__(self) -> str:
+        parts: List[str] = []
+        if self.status is not None:
+            parts.append(str(self.status))
+        if self.code:
+            parts.append(self.code)
+        prefix = " ".join(parts)
+        text = f"{prefix}: {self.message}" if prefix else self.message
+        if self.request_id:
+            text += f" (request_id={self.request_id})"
+        return text
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, "
+            f"message={self.message!r}, request_id={self.request_id!r})"
+        )
+
+
+class APIConnectionError(APIError):
+    """The server could not be reached, or the connection failed or timed out,
+    on every attempt (after ``max_retries`` retries). ``status``, ``code`` and
+    ``request_id`` are ``None``; the last low-level exception is ``__cause__``
+    (and ``cause``)."""
+
+    def __init__(self, message: str, *, cause: Optional[BaseException] = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+class AuthenticationError(APIError):
+    """401: ``unauthorized`` (no key, unknown or revoked key) or
+    ``invalid_credentials`` (wrong e-mail or password at login)."""
+
+
+class InsufficientCreditsError(APIError):
+    """402 ``insufficient_credits``: the balance is below the lookup's cost;
+    nothing was charged. ``credits_remaining`` comes from ``X-Credits-Remaining``."""
+
+    @property
+    def credits_remaining(self) -> Optional[int]:
+        return _int_or_none(self.headers.get("x-credits-remaining"))
+
+
+class RateLimitError(APIError):
+    """429 ``rate_limited``. ``retry_after`` is the ``Retry-After`` header in
+    seconds (``None`` if absent). Raised only once the retries are used up."""
+
+    @property
+    def retry_after(self) -> Optional[float]:
+        return parse_retry_after(self.headers.get("retry-after"))
+
+
+class ValidationError(APIError):
+    """400 ``validation_error`` or ``invalid_json``. ``details`` lists each
+    offending field as ``{"field": ..., "issue": ...}``."""
+
+
+class NotFoundError(APIError):
+    """404 ``not_found``: an unknown search id, key id or route."""
+
+
+class ConflictError(APIError):
+    """409 ``email_taken`` or ``idempotency_conflict``."""
+
+
+class UnavailableError(APIError):
+    """503 ``unavailable``: a backing service is down, a queue is saturated, or
+    the lookup itself failed (then ``search_id`` names it). Nothing was charged.
+    Raised only once the retries are used up."""
+
+    @property
+    def retry_after(self) -> Optional[float]:
+        return parse_retry_after(self.headers.get("retry-after"))
+
+    @property
+    def search_id(self) -> Optional[str]:
+        return opt_str(as_dict(self.body).get("search_id"))
+
+
+class SearchTimeoutError(APIError):
+    """A lookup was still pending when the polling deadline (``poll_timeout``)
+    passed. The search goes on server-side and its credits stay reserved:
+    fetch it later with ``client.get_search(err.search_id)``. ``search`` is the
+    last pending :class:`~dossier.SearchResult`."""
+
+    def __init__(self, message: str, *, search: "SearchResult") -> None:
+        super().__init__(
+            message,
+            status=search.http_status,
+            code=None,
+            request_id=search.request_id,
+            body=search.raw,
+            headers=search.headers,
+        )
+        self.search = search
+        self.search_id = search.search_id
+
+
+_BY_CODE = {
+    "unauthorized": AuthenticationError,
+    "invalid_credentials": AuthenticationError,
+    "insufficient_credits": InsufficientCreditsError,
+    "rate_limited": RateLimitError,
+    "validation_error": ValidationError,
+    "invalid_json": ValidationError,
+    "not_found": NotFoundError,
+    "email_taken": ConflictError,
+    "idempotency_conflict": ConflictError,
+    "unavailable": UnavailableError,
+}
+
+_BY_STATUS = {
+    401: AuthenticationError,
+    402: InsufficientCreditsError,
+    404: NotFoundError,
+    409: ConflictError,
+    429: RateLimitError,
+    503: UnavailableError,
+}
+
+
+def error_from_response(status: int, headers: Mapping[str, str], raw_body: str) -> APIError:
+    """Build the typed error for a non-2xx response (or a 2xx that is not JSON)."""
+    body: Any = None
+    try:
+        body = json.loads(raw_body) if raw_body else None
+    except ValueError:
+        body = None
+    code: Optional[str] = None
+    message = f"HTTP {status}"
+    details: List[Dict[str, Any]] = []
+    request_id = headers.get("x-request-id")
+    if isinstance(body, dict):
+        envelope = as_dict(body)
+        err = as_dict(envelope.get("error"))
+        code = opt_str(err.get("code"))
+        message = opt_str(err.get("message")) or message
+        details = dict_list(err.get("details"))
+        request_id = opt_str(envelope.get("request_id")) or request_id
+    elif raw_body:
+        message = f"HTTP {status}: unexpected response body {raw_body[:200]!r}"
+    cls = _BY_CODE.get(code or "") or _BY_STATUS.get(status) or APIError
+    return cls(
+        message,
+        status=status,
+        code=code,
+        request_id=request_id,
+        details=details,
+        body=body,
+        raw_body=raw_body,
+        headers=headers,
+    )
+
+
+def parse_retry_after(value: Optional[str]) -> Optional[float]:
+    """``Retry-After`` as seconds: a (possibly fractional) number or an HTTP date."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        seconds = when.timestamp() - time.time()
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def _int_or_none(value: Optional[str]) -> Optional[int]:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None

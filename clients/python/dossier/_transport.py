@@ -1,0 +1,192 @@
+"""HTTP transport: one request over http.client, with retries, backoff and error mapping."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import ssl
+import time
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from urllib.parse import urlsplit
+
+from ._errors import APIConnectionError, error_from_response, parse_retry_after
+from ._json import as_dict, opt_str
+from ._version import __version__
+
+USER_AGENT = f"dossier-python/{__version__}"
+DEFAULT_BASE_URL = "http://localhost:3000"
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_BACKOFF_BASE = 0.5
+DEFAULT_BACKOFF_CAP = 8.0
+
+# 429 and 503 mean the server did not act on the request, so any call may be retried.
+RETRY_STATUSES = (429, 503)
+
+
+class _ConnectionFailure(Exception):
+    def __init__(self, cause: BaseException, *, sent: bool, retryable: bool = True) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.sent = sent
+        self.retryable = retryable
+
+
+class RawResponse:
+    __slots__ = ("status", "headers", "body")
+
+    def __init__(self, status: int, headers: Dict[str, str], body: Dict[str, Any]) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+
+class Transport:
+    def __init__(
+        self,
+        base_url: Optional[str] = None,
+        *,
+        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff_base: float = DEFAULT_BACKOFF_BASE,
+        backoff_cap: float = DEFAULT_BACKOFF_CAP,
+        sleep: Optional[Callable[[float], None]] = None,
+    ) -> None:
+        url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"base_url must be an http:// or https:// URL, got {base_url!r}")
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.base_url = url
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port
+        self._prefix = parts.path.rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.sleep: Callable[[float], None] = sleep if sleep is not None else _sleep
+
+    # -- public ---------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Optional[Mapping[str, Any]] = None,
+        api_key: Optional[str] = None,
+        headers: Optional[Mapping[str, str]] = None,
+        safe_to_resend: bool = True,
+        retry_failed_search: bool = True,
+    ) -> RawResponse:
+        """Send a request, retrying 429/503/connection failures, and return a 2xx
+        response or raise the typed error.
+
+        ``safe_to_resend=False`` (register, login, create_key) retries a
+        connection failure only when the request never left (connect failed).
+        ``retry_failed_search=False`` (GET of a search) does not retry a 503
+        that reports the search's own failure: it will not change.
+        """
+        all_headers = {
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        }
+        payload: Optional[bytes] = None
+        if body is not None:
+            payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            all_headers["Content-Type"] = "application/json"
+        if api_key is not None:
+            all_headers["Authorization"] = f"Bearer {api_key}"
+        if headers:
+            all_headers.update(headers)
+
+        attempt = 0
+        while True:
+            try:
+                status, resp_headers, text = self._send_once(method, path, payload, all_headers)
+            except _ConnectionFailure as failure:
+                may_retry = failure.retryable and (safe_to_resend or not failure.sent)
+                if may_retry and attempt < self.max_retries:
+                    self.sleep(self._backoff(attempt))
+                    attempt += 1
+                    continue
+                tries = attempt + 1
+                raise APIConnectionError(
+                    f"{method} {self.base_url}{path} failed after {tries} attempt(s): "
+                    f"{type(failure.cause).__name__}: {failure.cause}",
+                    cause=failure.cause,
+                ) from failure.cause
+
+            if status in RETRY_STATUSES and attempt < self.max_retries:
+                if retry_failed_search or not _reports_failed_search(text):
+                    delay = self._backoff(attempt)
+                    retry_after = parse_retry_after(resp_headers.get("retry-after"))
+                    if retry_after is not None:
+                        delay = max(delay, retry_after)
+                    self.sleep(delay)
+                    attempt += 1
+                    continue
+
+            if 200 <= status < 300:
+                try:
+                    decoded: Any = json.loads(text) if text else {}
+                except ValueError:
+                    decoded = None
+                if isinstance(decoded, dict):
+                    return RawResponse(status, resp_headers, as_dict(decoded))
+            raise error_from_response(status, resp_headers, text)
+
+    # -- internals ------------------------------------------------------------
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with full jitter: uniform in [0, min(cap, base * 2^attempt)]."""
+        ceiling = min(self.backoff_cap, self.backoff_base * (2 ** attempt))
+        return random.uniform(0, ceiling)
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._https:
+            return http.client.HTTPSConnection(
+                self._host, self._port, timeout=self.timeout, context=ssl.create_default_context()
+            )
+        return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+
+    def _send_once(
+        self, method: str, path: str, payload: Optional[bytes], headers: Mapping[str, str]
+    ) -> Tuple[int, Dict[str, str], str]:
+        conn = self._connection()
+        try:
+            try:
+                conn.connect()
+            except ssl.SSLCertVerificationError as exc:
+                raise _ConnectionFailure(exc, sent=False, retryable=False) from exc
+            except OSError as exc:
+                raise _ConnectionFailure(exc, sent=False) from exc
+            try:
+                conn.request(method, self._prefix + path, body=payload, headers=dict(headers))
+                response = conn.getresponse()
+                data = response.read()
+            except (OSError, http.client.HTTPException) as exc:
+                raise _ConnectionFailure(exc, sent=True) from exc
+            resp_headers: Dict[str, str] = {}
+            for name, value in response.getheaders():
+                key = name.lower()
+                resp_headers[key] = f"{resp_headers[key]}, {value}" if key in resp_headers else value
+            return response.status, resp_headers, data.decode("utf-8", errors="replace")
+        finally:
+            conn.close()
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)  # looked up at call time, so tests can patch time.sleep
+
+
+def _reports_failed_search(text: str) -> bool:
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return False
+    return opt_str(as_dict(body).get("search_id")) is not None

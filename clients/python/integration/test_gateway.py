@@ -1,0 +1,188 @@
+"""Integration tests against a real Dossier gateway and worker.
+
+Run with DOSSIER_BASE_URL pointing at a gateway whose SIGNUP_CREDITS=3; the
+suite fails (does not skip) when it is unset.
+"""
+
+from __future__ import annotations
+
+import os
+import unittest
+import uuid
+
+import dossier
+
+PHONE = "+14155552671"
+PASSWORD = "correct horse battery"
+BASE_URL = ""
+
+
+def setUpModule() -> None:
+    global BASE_URL
+    BASE_URL = os.environ.get("DOSSIER_BASE_URL", "")
+    if not BASE_URL:
+        raise AssertionError("DOSSIER_BASE_URL is not set: point it at a running gateway (SIGNUP_CREDITS=3)")
+
+
+def unique_email(tag: str) -> str:
+    return f"py-{tag}-{uuid.uuid4().hex[:12]}@example.com"
+
+
+def new_account(tag: str) -> "tuple[str, dossier.Registration, dossier.Client]":
+    email = unique_email(tag)
+    reg = dossier.Client.register(email=email, password=PASSWORD, base_url=BASE_URL)
+    return email, reg, client_for(reg.api_key)
+
+
+def client_for(api_key: str) -> dossier.Client:
+    return dossier.Client(api_key=api_key, base_url=BASE_URL, timeout=15, poll_timeout=15)
+
+
+class AccountsTest(unittest.TestCase):
+    def test_register_login_and_keys(self) -> None:
+        email, reg, client = new_account("keys")
+        self.assertTrue(reg.api_key.startswith("dsk_"))
+        self.assertEqual(reg.account.email, email)
+        self.assertTrue(reg.account.id.startswith("acct_"))
+        self.assertEqual(reg.credits_remaining, 3)
+        self.assertEqual(reg.http_status, 201)
+
+        account = client.account()
+        self.assertEqual((account.id, account.email, account.credits_remaining), (reg.account.id, email, 3))
+
+        login = dossier.Client.login(email=email, password=PASSWORD, base_url=BASE_URL)
+        self.assertTrue(login.api_key.startswith("dsk_"))
+        self.assertNotEqual(login.api_key, reg.api_key)
+        self.assertTrue(login.key_id.startswith("key_"))
+        self.assertEqual(client_for(login.api_key).account().id, reg.account.id)
+
+        created = client.create_key("ci")
+        self.assertTrue(created.api_key.startswith("dsk_"))
+        keys = {k.id: k for k in client.list_keys()}
+        self.assertIn(login.key_id, keys)
+        self.assertIn(created.key_id, keys)
+        self.assertEqual(keys[created.key_id].name, "ci")
+        self.assertEqual(keys[created.key_id].prefix, created.api_key[: len(keys[created.key_id].prefix)])
+        self.assertEqual(len(keys), 3)
+        self.assertFalse(any(k.revoked for k in keys.values()))
+
+    def test_revoked_key_is_refused(self) -> None:
+        _, _, client = new_account("revoke")
+        extra = client.create_key("short-lived")
+        extra_client = client_for(extra.api_key)
+        extra_client.account()  # works before the revocation
+        revoked = client.revoke_key(extra.key_id)
+        self.assertEqual(revoked.id, extra.key_id)
+        self.assertTrue(revoked.revoked)
+        with self.assertRaises(dossier.AuthenticationError) as ctx:
+            extra_client.account()
+        self.assertEqual(ctx.exception.status, 401)
+        self.assertEqual(ctx.exception.code, "unauthorized")
+        self.assertTrue(ctx.exception.request_id)
+        with self.assertRaises(dossier.AuthenticationError):
+            extra_client.verify_phone(PHONE)
+        client.account()  # the other key still works
+        self.assertTrue({k.id: k for k in client.list_keys()}[extra.key_id].revoked)
+
+    def test_account_errors(self) -> None:
+        email, _, client = new_account("errors")
+        with self.assertRaises(dossier.ConflictError) as ctx:
+            dossier.Client.register(email=email.upper(), password=PASSWORD, base_url=BASE_URL)
+        self.assertEqual(ctx.exception.code, "email_taken")
+        with self.assertRaises(dossier.AuthenticationError) as ctx2:
+            dossier.Client.login(email=email, password="wrong password!", base_url=BASE_URL)
+        self.assertEqual(ctx2.exception.code, "invalid_credentials")
+        with self.assertRaises(dossier.NotFoundError):
+            client.get_search("srch_doesnotexist")
+        with self.assertRaises(dossier.NotFoundError):
+            client.revoke_key("key_doesnotexist")
+
+
+class LookupsTest(unittest.TestCase):
+    def test_phone_lookups_spend_credits_until_402(self) -> None:
+        _, reg, client = new_account("credits")
+        self.assertEqual(reg.credits_remaining, 3)
+        balances = []
+        for _ in range(3):
+            result = client.verify_phone(PHONE)
+            self.assertEqual(result.status, "success")
+            self.assertTrue(result.search_id.startswith("srch_"))
+            self.assertEqual(len(result.results), 1)
+            item = result.results[0]
+            self.assertEqual(item["e164"], PHONE)
+            self.assertIs(item["valid"], True)
+            self.assertEqual(result.credits_spent, 1)
+            self.assertTrue(any(s["provider"] == "libphonenumber" for s in result.sources))
+            balances.append(result.credits_remaining)
+        self.assertEqual(balances, [2, 1, 0])
+        with self.assertRaises(dossier.InsufficientCreditsError) as ctx:
+            client.verify_phone(PHONE)
+        err = ctx.exception
+        self.assertEqual((err.status, err.code), (402, "insufficient_credits"))
+        self.assertEqual(err.credits_remaining, 0)
+        self.assertTrue(err.request_id)
+        self.assertEqual(client.account().credits_remaining, 0)
+
+    def test_validation_errors_carry_field_details(self) -> None:
+        _, _, client = new_account("validation")
+        with self.assertRaises(dossier.ValidationError) as ctx:
+            client.verify_phone("abc")
+        self.assertEqual((ctx.exception.status, ctx.exception.code), (400, "validation_error"))
+        self.assertIn("phone", [d["field"] for d in ctx.exception.details])
+        with self.assertRaises(dossier.ValidationError) as ctx2:
+            client.search_person(location="Berlin")
+        self.assertIn("name", [d["field"] for d in ctx2.exception.details])
+        with self.assertRaises(dossier.ValidationError) as ctx3:
+            client.search(query="John Smith", type="planet")
+        self.assertIn("type", [d["field"] for d in ctx3.exception.details])
+        self.assertEqual(client.account().credits_remaining, 3)
+
+    def test_person_search_returns_no_results_and_spends_nothing(self) -> None:
+        _, _, client = new_account("person")
+        result = client.search(name="John Smith")
+        self.assertEqual(result.status, "success")
+        self.assertEqual(result.results, [])
+        self.assertEqual(result.credits_remaining, 3)
+        person = client.search_person("Jane Doe", location="Austin, TX", age_range="30-40")
+        self.assertEqual(person.results, [])
+        generic = client.search(query="John Smith", type="person", country="US")
+        self.assertEqual(generic.results, [])
+        self.assertEqual(client.account().credits_remaining, 3)
+
+    def test_async_pending_then_get_search(self) -> None:
+        _, _, client = new_account("async")
+        pending = client.verify_phone(PHONE, wait=False)
+        self.assertEqual(pending.status, "pending")
+        self.assertTrue(pending.pending)
+        self.assertEqual(pending.http_status, 202)
+        self.assertEqual(pending.results, [])
+        done = client.get_search(pending.search_id, wait=True)
+        self.assertEqual(done.status, "success")
+        self.assertEqual(done.search_id, pending.search_id)
+        self.assertEqual(done.results[0]["e164"], PHONE)
+        self.assertEqual(done.credits_remaining, 2)
+        again = client.get_search(pending.search_id)
+        self.assertEqual(again.results, done.results)
+
+        person = client.search(name="John Smith", wait=False)
+        self.assertTrue(person.pending)
+        finished = client.get_search(person.search_id, wait=True)
+        self.assertEqual(finished.results, [])
+        self.assertEqual(client.account().credits_remaining, 2)
+
+    def test_idempotency_key_charges_once(self) -> None:
+        _, _, client = new_account("idem")
+        key = f"py-{uuid.uuid4()}"
+        first = client.verify_phone(PHONE, idempotency_key=key)
+        second = client.verify_phone(PHONE, idempotency_key=key)
+        self.assertEqual(second.search_id, first.search_id)
+        self.assertTrue(second.replayed)
+        self.assertEqual(second.credits_spent, 0)
+        self.assertEqual(client.account().credits_remaining, 2)
+        with self.assertRaises(dossier.ConflictError) as ctx:
+            client.verify_phone("+442071838750", idempotency_key=key)
+        self.assertEqual(ctx.exception.code, "idempotency_conflict")
+
+
+if __name__ == "__main__":
+    unittest.main()

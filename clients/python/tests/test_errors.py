@@ -1,0 +1,119 @@
+"""Every error envelope maps onto its typed error, with status, code, message, request id and details."""
+
+from __future__ import annotations
+
+import unittest
+
+import dossier
+
+from .base import FakeServerTest
+from .fakeserver import answer, error
+
+CASES = [
+    (400, "invalid_json", dossier.ValidationError),
+    (400, "validation_error", dossier.ValidationError),
+    (401, "unauthorized", dossier.AuthenticationError),
+    (401, "invalid_credentials", dossier.AuthenticationError),
+    (402, "insufficient_credits", dossier.InsufficientCreditsError),
+    (404, "not_found", dossier.NotFoundError),
+    (405, "method_not_allowed", dossier.APIError),
+    (409, "email_taken", dossier.ConflictError),
+    (409, "idempotency_conflict", dossier.ConflictError),
+    (413, "payload_too_large", dossier.APIError),
+    (415, "unsupported_media_type", dossier.APIError),
+    (429, "rate_limited", dossier.RateLimitError),
+    (500, "internal_error", dossier.APIError),
+    (503, "unavailable", dossier.UnavailableError),
+]
+
+
+class ErrorMappingTest(FakeServerTest):
+    def test_every_code(self) -> None:
+        client = self.client(max_retries=0)
+        for status, code, cls in CASES:
+            with self.subTest(code=code):
+                self.server.route("POST", "/v1/verify/email", error(status, code, f"message for {code}", request_id=f"req_{code}"))
+                with self.assertRaises(dossier.APIError) as ctx:
+                    client.verify_email("a@example.com")
+                err = ctx.exception
+                self.assertIs(type(err), cls)
+                self.assertEqual(err.status, status)
+                self.assertEqual(err.code, code)
+                self.assertEqual(err.message, f"message for {code}")
+                self.assertEqual(err.request_id, f"req_{code}")
+                self.assertEqual(err.body["error"]["code"], code)
+                self.assertIn(f'"code": "{code}"', err.raw_body)
+                self.assertEqual(str(err), f"{status} {code}: message for {code} (request_id=req_{code})")
+
+    def test_validation_details(self) -> None:
+        details = [{"field": "phone", "issue": "is not a phone number"}, {"field": "country", "issue": "must be an ISO 3166-1 alpha-2 country code"}]
+        self.server.route("POST", "/v1/verify/phone", error(400, "validation_error", "phone is not a phone number", details))
+        with self.assertRaises(dossier.ValidationError) as ctx:
+            self.client().verify_phone("abc", "XX")
+        self.assertEqual(ctx.exception.details, details)
+        self.assertEqual([d["field"] for d in ctx.exception.details], ["phone", "country"])
+
+    def test_details_default_to_empty(self) -> None:
+        self.server.route("GET", "/v1/account", error(401, "unauthorized", "missing key", WWW_Authenticate="Bearer"))
+        with self.assertRaises(dossier.AuthenticationError) as ctx:
+            self.client().account()
+        self.assertEqual(ctx.exception.details, [])
+        self.assertEqual(ctx.exception.headers["www-authenticate"], "Bearer")
+
+    def test_insufficient_credits_carries_the_balance(self) -> None:
+        self.server.route("POST", "/v1/verify/phone", error(402, "insufficient_credits", "this lookup costs 1", X_Credits_Remaining="0", X_Credits_Spent="0"))
+        with self.assertRaises(dossier.InsufficientCreditsError) as ctx:
+            self.client().verify_phone("+14155552671")
+        self.assertEqual(ctx.exception.credits_remaining, 0)
+
+    def test_unknown_code_falls_back_to_status(self) -> None:
+        self.server.route("GET", "/v1/account", error(404, "something_new"))
+        with self.assertRaises(dossier.NotFoundError) as ctx:
+            self.client().account()
+        self.assertEqual(ctx.exception.code, "something_new")
+
+    def test_request_id_from_header_when_body_has_none(self) -> None:
+        self.server.route("GET", "/v1/account", answer(404, {"status": "error", "error": {"code": "not_found", "message": "x"}}))
+        with self.assertRaises(dossier.NotFoundError) as ctx:
+            self.client().account()
+        self.assertEqual(ctx.exception.request_id, "req_header")
+
+    def test_non_json_error_body(self) -> None:
+        self.server.route("GET", "/v1/account", answer(502, "<html>Bad Gateway</html>"))
+        with self.assertRaises(dossier.APIError) as ctx:
+            self.client().account()
+        err = ctx.exception
+        self.assertIs(type(err), dossier.APIError)
+        self.assertEqual(err.status, 502)
+        self.assertIsNone(err.code)
+        self.assertIsNone(err.body)
+        self.assertEqual(err.raw_body, "<html>Bad Gateway</html>")
+
+    def test_non_json_success_body_is_an_error(self) -> None:
+        self.server.route("GET", "/v1/account", answer(200, "not json"))
+        with self.assertRaises(dossier.APIError) as ctx:
+            self.client().account()
+        self.assertEqual(ctx.exception.status, 200)
+
+    def test_hierarchy(self) -> None:
+        for cls in (dossier.AuthenticationError, dossier.InsufficientCreditsError, dossier.RateLimitError,
+                    dossier.ValidationError, dossier.NotFoundError, dossier.ConflictError,
+                    dossier.UnavailableError, dossier.APIConnectionError, dossier.SearchTimeoutError):
+            self.assertTrue(issubclass(cls, dossier.APIError), cls)
+        self.assertTrue(issubclass(dossier.APIError, Exception))
+
+    def test_login_invalid_credentials(self) -> None:
+        self.server.route("POST", "/v1/auth/login", error(401, "invalid_credentials", "wrong e-mail or password"))
+        with self.assertRaises(dossier.AuthenticationError) as ctx:
+            dossier.Client.login(email="a@example.com", password="nope-nope", base_url=self.server.url)
+        self.assertEqual(ctx.exception.code, "invalid_credentials")
+
+    def test_register_email_taken(self) -> None:
+        self.server.route("POST", "/v1/auth/register", error(409, "email_taken", "taken"))
+        with self.assertRaises(dossier.ConflictError) as ctx:
+            dossier.Client.register(email="a@example.com", password="pw123456", base_url=self.server.url)
+        self.assertEqual(ctx.exception.code, "email_taken")
+
+
+if __name__ == "__main__":
+    unittest.main()

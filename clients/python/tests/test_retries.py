@@ -1,0 +1,190 @@
+"""Retries with exponential backoff and full jitter; Retry-After; one Idempotency-Key per call."""
+
+from __future__ import annotations
+
+import time
+import unittest
+from unittest import mock
+
+import dossier
+from dossier._transport import Transport
+
+from .base import FakeServerTest
+from .fakeserver import DROP, FakeServer, SleepRecorder, answer, error, free_port, success
+
+
+class BackoffTest(unittest.TestCase):
+    def test_exponential_ceiling_with_cap(self) -> None:
+        t = Transport("http://127.0.0.1:1", backoff_base=0.5, backoff_cap=3.0)
+        with mock.patch("random.uniform", side_effect=lambda lo, hi: hi):
+            self.assertEqual([t._backoff(n) for n in range(5)], [0.5, 1.0, 2.0, 3.0, 3.0])
+        with mock.patch("random.uniform", side_effect=lambda lo, hi: lo):
+            self.assertEqual(t._backoff(3), 0.0)  # full jitter: anywhere from zero
+
+    def test_jitter_stays_in_range(self) -> None:
+        t = Transport("http://127.0.0.1:1", backoff_base=0.1, backoff_cap=1.0)
+        for n in range(6):
+            for _ in range(50):
+                self.assertTrue(0 <= t._backoff(n) <= min(1.0, 0.1 * 2 ** n))
+
+
+class RetryTest(FakeServerTest):
+    def test_503_is_retried_with_backoff_and_the_same_idempotency_key(self) -> None:
+        self.server.route("POST", "/v1/verify/phone",
+                          error(503, "unavailable"), error(503, "unavailable"), success("srch_ok"))
+        result = self.client(max_retries=2).verify_phone("+14155552671")
+        self.assertEqual(result.search_id, "srch_ok")
+        calls = self.server.calls("POST", "/v1/verify/phone")
+        self.assertEqual(len(calls), 3)
+        keys = {c.headers["idempotency-key"] for c in calls}
+        self.assertEqual(len(keys), 1)
+        self.assertEqual(result.idempotency_key, keys.pop())
+        self.assertEqual(len(self.sleeps.delays), 2)
+        self.assertTrue(0 <= self.sleeps.delays[0] <= 0.001)
+        self.assertTrue(0 <= self.sleeps.delays[1] <= 0.002)
+
+    def test_callers_idempotency_key_is_reused_on_every_retry(self) -> None:
+        self.server.route("POST", "/v1/search", error(429, "rate_limited", Retry_After="0.01"), error(503, "unavailable"), success())
+        self.client().search(query="Acme", type="company", idempotency_key="my-key-1")
+        self.assertEqual([c.headers["idempotency-key"] for c in self.server.requests], ["my-key-1"] * 3)
+
+    def test_failed_lookup_is_resent_with_its_key(self) -> None:
+        # The server runs a failed search again when its Idempotency-Key comes back.
+        failed = answer(503, {"status": "error", "error": {"code": "unavailable", "message": "the lookup failed"},
+                              "search_id": "srch_f", "credits_remaining": 3, "request_id": "r"}, Retry_After="0.01")
+        self.server.route("POST", "/v1/verify/phone", failed, success("srch_again"))
+        result = self.client().verify_phone("+14155552671")
+        self.assertEqual(result.search_id, "srch_again")
+        keys = [c.headers["idempotency-key"] for c in self.server.requests]
+        self.assertEqual(len(keys), 2)
+        self.assertEqual(keys[0], keys[1])
+
+    def test_503_after_max_retries_raises_unavailable(self) -> None:
+        self.server.route("POST", "/v1/verify/email", error(503, "unavailable", "queue saturated", Retry_After="0.01"))
+        with self.assertRaises(dossier.UnavailableError) as ctx:
+            self.client(max_retries=3).verify_email("a@example.com")
+        self.assertEqual(len(self.server.requests), 4)
+        self.assertEqual(ctx.exception.message, "queue saturated")
+        self.assertEqual(ctx.exception.retry_after, 0.01)
+
+    def test_max_retries_zero_sends_once(self) -> None:
+        self.server.route("GET", "/v1/account", error(503, "unavailable"))
+        with self.assertRaises(dossier.UnavailableError):
+            self.client(max_retries=0).account()
+        self.assertEqual(len(self.server.requests), 1)
+        self.assertEqual(self.sleeps.delays, [])
+
+    def test_429_honours_retry_after(self) -> None:
+        self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="0.3"),
+                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        started = time.monotonic()
+        self.client(backoff_base=0.001, backoff_cap=0.001).account()
+        self.assertGreaterEqual(time.monotonic() - started, 0.3)
+        self.assertEqual(self.sleeps.delays, [0.3])
+        self.assertEqual(len(self.server.requests), 2)
+
+    def test_429_retry_after_as_http_date(self) -> None:
+        from email.utils import formatdate
+        self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After=formatdate(time.time() + 1, usegmt=True)),
+                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        with mock.patch.object(SleepRecorder, "__call__", lambda self, s: self.delays.append(s)):
+            c = self.client()
+            c.account()
+        self.assertEqual(len(self.sleeps.delays), 1)
+        self.assertTrue(0 <= self.sleeps.delays[0] <= 1.0)
+
+    def test_429_after_max_retries_raises_rate_limit_error(self) -> None:
+        self.server.route("GET", "/v1/auth/keys", error(429, "rate_limited", "slow down", request_id="req_rl", Retry_After="0.02"))
+        with self.assertRaises(dossier.RateLimitError) as ctx:
+            self.client(max_retries=1).list_keys()
+        self.assertEqual(ctx.exception.retry_after, 0.02)
+        self.assertEqual(ctx.exception.status, 429)
+        self.assertEqual(ctx.exception.request_id, "req_rl")
+        self.assertEqual(self.sleeps.delays, [0.02])
+
+    def test_other_errors_are_not_retried(self) -> None:
+        for status, code in ((400, "validation_error"), (401, "unauthorized"), (402, "insufficient_credits"),
+                             (404, "not_found"), (409, "idempotency_conflict"), (500, "internal_error")):
+            self.server.requests.clear()
+            self.server.route("POST", "/v1/verify/email", error(status, code))
+            with self.assertRaises(dossier.APIError):
+                self.client().verify_email("a@example.com")
+            self.assertEqual(len(self.server.requests), 1, code)
+
+    def test_dropped_connection_on_a_lookup_is_retried_with_the_same_key(self) -> None:
+        self.server.route("POST", "/v1/verify/phone", DROP, success("srch_after_drop"))
+        result = self.client().verify_phone("+14155552671")
+        self.assertEqual(result.search_id, "srch_after_drop")
+        keys = [c.headers["idempotency-key"] for c in self.server.requests]
+        self.assertEqual(len(keys), 2)
+        self.assertEqual(keys[0], keys[1])
+
+    def test_dropped_connection_on_register_is_not_resent(self) -> None:
+        # The server may have created the account: resending could answer email_taken.
+        self.server.route("POST", "/v1/auth/register", DROP)
+        with self.assertRaises(dossier.APIConnectionError):
+            dossier.Client.register(email="a@example.com", password="pw123456", base_url=self.server.url)
+        self.assertEqual(len(self.server.requests), 1)
+
+    def test_register_is_retried_on_503(self) -> None:
+        body = {"status": "success", "account": {}, "api_key": "dsk_n", "credits_remaining": 3}
+        self.server.route("POST", "/v1/auth/register", error(503, "unavailable", Retry_After="0.01"), answer(201, body))
+        reg = dossier.Client.register(email="a@example.com", password="pw123456", base_url=self.server.url)
+        self.assertEqual(reg.api_key, "dsk_n")
+        self.assertEqual(len(self.server.requests), 2)
+
+
+class ConnectionRefusedTest(unittest.TestCase):
+    def test_refused_on_every_attempt_raises_connection_error(self) -> None:
+        port = free_port()
+        client = dossier.Client("dsk_x", base_url=f"http://127.0.0.1:{port}", max_retries=2,
+                                backoff_base=0.01, backoff_cap=0.02)
+        sleeps = SleepRecorder()
+        client._transport.sleep = sleeps
+        with self.assertRaises(dossier.APIConnectionError) as ctx:
+            client.verify_phone("+14155552671")
+        err = ctx.exception
+        self.assertIsInstance(err, dossier.APIError)
+        self.assertIsNone(err.status)
+        self.assertIsInstance(err.cause, ConnectionRefusedError)
+        self.assertIn("3 attempt(s)", str(err))
+        self.assertEqual(len(sleeps.delays), 2)
+        self.assertTrue(0 <= sleeps.delays[0] <= 0.01 and 0 <= sleeps.delays[1] <= 0.02)
+
+    def test_refused_then_server_comes_up(self) -> None:
+        port = free_port()
+        server = FakeServer(port)
+        server.route("POST", "/v1/verify/phone", success("srch_late"))
+        self.addCleanup(server.stop)
+        client = dossier.Client("dsk_x", base_url=f"http://127.0.0.1:{port}", backoff_base=0.01, backoff_cap=0.01)
+        client._transport.sleep = SleepRecorder(on_first=server.start)
+        result = client.verify_phone("+14155552671", idempotency_key="k-1")
+        self.assertEqual(result.search_id, "srch_late")
+        self.assertEqual(server.requests[0].headers["idempotency-key"], "k-1")
+
+    def test_refused_register_is_retried(self) -> None:
+        # A refused connection never reached the server, so even register may be resent.
+        port = free_port()
+        server = FakeServer(port)
+        server.route("POST", "/v1/auth/login", answer(200, {"status": "success", "api_key": "dsk_l", "key_id": "key_l"}))
+        self.addCleanup(server.stop)
+        with mock.patch("time.sleep", side_effect=lambda s: server.start() if server._httpd is None else None):
+            login = dossier.Client.login(email="a@example.com", password="pw123456", base_url=f"http://127.0.0.1:{port}")
+        self.assertEqual(login.key_id, "key_l")
+
+    def test_timeout_is_a_connection_error(self) -> None:
+        import socket
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)  # accepts connections, never answers
+        self.addCleanup(listener.close)
+        client = dossier.Client("dsk_x", base_url=f"http://127.0.0.1:{listener.getsockname()[1]}",
+                                timeout=0.2, max_retries=1, backoff_base=0.001, backoff_cap=0.001)
+        started = time.monotonic()
+        with self.assertRaises(dossier.APIConnectionError):
+            client.account()
+        self.assertLess(time.monotonic() - started, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
