@@ -106,6 +106,31 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(foreign.status).toBe(404);
   });
 
+  it('refuses a revoked key at once on every gateway, including one that has the key cached', async () => {
+    const other = new Api((await stack.startGateway()).baseUrl);
+    const { key } = await api.register();
+    const created = await api.post<{ api_key: string; key_id: string }>('/v1/auth/keys', { name: 'shared' }, { key });
+    // both gateways have now authenticated (and cached) the new key
+    expect((await api.get('/v1/account', { key: created.body.api_key })).status).toBe(200);
+    expect((await other.get('/v1/account', { key: created.body.api_key })).status).toBe(200);
+
+    expect((await api.request('DELETE', `/v1/auth/keys/${created.body.key_id}`, { key })).status).toBe(200);
+    const onOther = await other.get('/v1/account', { key: created.body.api_key });
+    expect(onOther.status).toBe(401);
+    expect(onOther.body).toMatchObject({ error: { code: 'unauthorized' } });
+    expect((await other.post('/v1/verify/phone', { phone: '+14155552671' }, { key: created.body.api_key })).status).toBe(401);
+    // the key that did the revoking still works on both
+    expect((await other.get('/v1/account', { key })).status).toBe(200);
+
+    // a key of another account cannot be revoked (nor marked revoked) by this one
+    const stranger = await api.register();
+    expect((await other.request('DELETE', `/v1/auth/keys/${created.body.key_id}`, { key: stranger.key })).status).toBe(404);
+    const strangersKeys = await api.get<{ keys: { id: string }[] }>('/v1/auth/keys', { key: stranger.key });
+    const strangerKeyId = strangersKeys.body.keys[0]!.id;
+    expect((await api.request('DELETE', `/v1/auth/keys/${strangerKeyId}`, { key })).status).toBe(404);
+    expect((await other.get('/v1/account', { key: stranger.key })).status).toBe(200);
+  });
+
   it('reports the account and balance', async () => {
     const { key, email, accountId } = await api.register();
     const res = await api.get<{ account: { id: string; email: string }; credits_remaining: number }>('/v1/account', { key });

@@ -5,6 +5,7 @@ import { InfraModule } from './infra/infra.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
+import { KeyCache } from './auth/key-cache';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { LookupsController } from './lookups/lookups.controller';
@@ -30,6 +31,7 @@ export class GatewayModule {
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         AuthService,
+        { provide: KeyCache, useValue: new KeyCache() },
         RateLimiterService,
         LookupsService,
         ResultWaiterService,

@@ -2,13 +2,17 @@ import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } f
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN, DomainError } from '@dossier/domain';
-import { ApiKeysRepository } from '@dossier/persistence';
+import { ApiKeysRepository, hashApiKey } from '@dossier/persistence';
 import { IS_PUBLIC } from './public.decorator';
+import { KeyCache } from './key-cache';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-/** The one global guard: every route needs a live API key unless it is marked @Public(). */
+/**
+ * The one global guard: every route needs a live API key unless it is marked @Public(). Successful
+ * lookups are cached briefly (KeyCache); revocation is enforced by the rate-limit guard's Redis call.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   private readonly logger = new Logger(ApiKeyGuard.name);
@@ -17,6 +21,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
     private readonly limiter: RateLimiterService,
+    private readonly cache: KeyCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -42,9 +47,16 @@ export class ApiKeyGuard implements CanActivate {
     if (!match?.[1]) throw new DomainError('unauthorized', 'the Authorization header must be: Bearer <API_KEY>');
     const key = match[1];
     if (!API_KEY_PATTERN.test(key)) throw new DomainError('unauthorized', 'the API key is not valid');
+    const hash = hashApiKey(key);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      request.auth = cached;
+      return;
+    }
     const found = await this.keys.authenticate(key);
     if (!found) throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
     request.auth = { keyId: found.key_id, accountId: found.account_id };
+    this.cache.set(hash, request.auth);
     if (found.stale) {
       // Best effort and off the hot path: last_used_at is informational (minute resolution).
       this.keys.touch(found.key_id).catch((err: unknown) => this.logger.warn(`could not touch key: ${String(err)}`));

@@ -4,6 +4,8 @@ import type { GatewayConfig } from '@dossier/config';
 import { AccountsRepository, ApiKeysRepository, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
+import { KeyCache } from './key-cache';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -24,6 +26,8 @@ export class AuthService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(AccountsRepository) private readonly accounts: AccountsRepository,
     @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
+    private readonly limiter: RateLimiterService,
+    private readonly cache: KeyCache,
   ) {}
 
   async register(email: string, password: string) {
@@ -57,9 +61,17 @@ export class AuthService {
     return { status: 'success' as const, keys: keys.map(keyViewOf) };
   }
 
+  /**
+   * Marks the key revoked in Redis first (every gateway refuses it from the next request on, cache or
+   * not), then in Postgres. If Redis is down this fails with 503 and nothing changes.
+   */
   async revokeKey(accountId: string, keyId: string) {
+    const owned = (await this.keys.list(accountId)).some((k) => k.id === keyId);
+    if (!owned) throw new DomainError('not_found', 'no such key');
+    await this.limiter.markRevoked(keyId);
     const key = await this.keys.revoke(accountId, keyId);
     if (!key) throw new DomainError('not_found', 'no such key');
+    this.cache.evictKey(keyId);
     return { status: 'success' as const, key: keyViewOf(key) };
   }
 

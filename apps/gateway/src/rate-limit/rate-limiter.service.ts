@@ -7,10 +7,14 @@ import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 
 /**
  * Token bucket held in Redis, so the limit holds across every gateway process. Redis's own clock
- * (TIME) is used, so gateways with skewed clocks agree.
- * Returns: allowed (0/1), whole tokens left, ms until a token is available (when refused), ms until full.
+ * (TIME) is used, so gateways with skewed clocks agree. KEYS[2] is the API key's revocation marker:
+ * when it exists the script answers -1 and takes no token, which lets gateways cache key lookups
+ * without a revoked key outliving its revocation (the check rides on a call every request makes).
+ * Returns: allowed (1, 0, or -1 = revoked), whole tokens left, ms until a token is available (when
+ * refused), ms until full.
  */
 const TOKEN_BUCKET = `
+if KEYS[2] ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, 0, 0 } end
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local t = redis.call('TIME')
@@ -31,11 +35,16 @@ return { allowed, math.floor(tokens), retry, math.ceil((burst - tokens) * 1000 /
 
 export interface RateDecision {
   allowed: boolean;
+  /** The API key has been revoked (its marker exists): refuse with 401. */
+  revoked: boolean;
   limit: number;
   remaining: number;
   resetS: number;
   retryAfterS: number;
 }
+
+/** Longer than KEY_CACHE_TTL_MS (auth/key-cache.ts) with a wide margin. */
+const REVOCATION_MARKER_TTL_S = 300;
 
 @Injectable()
 export class RateLimiterService {
@@ -46,14 +55,25 @@ export class RateLimiterService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     this.keyPrefix = `${config.queuePrefix}:ratelimit:`;
-    this.redis.defineCommand('dossierTokenBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET });
+    this.revokedPrefix = `${config.queuePrefix}:revoked:`;
+    this.redis.defineCommand('dossierTokenBucket', { numberOfKeys: 2, lua: TOKEN_BUCKET });
   }
 
-  async take(identity: string): Promise<RateDecision> {
+  private readonly revokedPrefix: string;
+
+  /** Marks an API key revoked for every gateway, for longer than any gateway caches a key lookup. */
+  async markRevoked(keyId: string): Promise<void> {
+    await this.redis.set(this.revokedPrefix + keyId, '1', 'EX', REVOCATION_MARKER_TTL_S);
+  }
+
+  /** `identity` is `key:<id>` or `ip:<address>`; for keys the revocation marker is checked in the same call. */
+  async take(identity: string, keyId?: string): Promise<RateDecision> {
     const { rps, burst } = this.config.rateLimit;
     const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number[]>>)['dossierTokenBucket']!;
-    const [allowed, remaining, retryMs, resetMs] = await run.call(this.redis, this.keyPrefix + identity, rps, burst);
+    const marker = keyId === undefined ? '' : this.revokedPrefix + keyId;
+    const [allowed, remaining, retryMs, resetMs] = await run.call(this.redis, this.keyPrefix + identity, marker, rps, burst);
     return {
+      revoked: allowed === -1,
       allowed: allowed === 1,
       limit: burst,
       remaining: remaining ?? 0,
@@ -62,9 +82,13 @@ export class RateLimiterService {
     };
   }
 
-  /** Takes a token for `identity`, sets RateLimit-* on the reply, and throws 429 when none is left. */
-  async enforce(identity: string, reply: FastifyReply): Promise<void> {
-    const decision = await this.take(identity);
+  /**
+   * Takes a token for `identity`, sets RateLimit-* on the reply, and throws 429 when none is left
+   * (or 401 when `keyId` has been revoked).
+   */
+  async enforce(identity: string, reply: FastifyReply, keyId?: string): Promise<RateDecision> {
+    const decision = await this.take(identity, keyId);
+    if (decision.revoked) throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
     void reply.header('RateLimit-Limit', String(decision.limit));
     void reply.header('RateLimit-Remaining', String(decision.remaining));
     void reply.header('RateLimit-Reset', String(decision.resetS));
@@ -73,5 +97,6 @@ export class RateLimiterService {
         retryAfterS: decision.retryAfterS,
       });
     }
+    return decision;
   }
 }
