@@ -14,10 +14,12 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
 
   it('registers with the signup grant, stores only hashes, and rejects a duplicate e-mail case-insensitively', async () => {
     const email = `Reg${Date.now()}@Example.com`;
-    const res = await api.post<{ status: string; account: { id: string; email: string; created_at: string }; api_key: string; credits_remaining: number }>(
-      '/v1/auth/register',
-      { email, password: 'hunter2hunter2' },
-    );
+    const res = await api.post<{
+      status: string;
+      account: { id: string; email: string; created_at: string };
+      api_key: string;
+      credits_remaining: number;
+    }>('/v1/auth/register', { email, password: 'hunter2hunter2' });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('success');
     expect(res.body.account.email).toBe(email);
@@ -26,14 +28,22 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(res.body.api_key).toMatch(/^dsk_[0-9A-Za-z]{32,}$/);
     expect(res.body.credits_remaining).toBe(7);
 
-    const [account] = await sql<{ password_hash: string }>(`SELECT password_hash FROM accounts WHERE id = $1`, [res.body.account.id]);
+    const [account] = await sql<{ password_hash: string }>(`SELECT password_hash FROM accounts WHERE id = $1`, [
+      res.body.account.id,
+    ]);
     expect(account!.password_hash).toMatch(/^scrypt\$/);
     expect(account!.password_hash).not.toContain('hunter2hunter2');
-    const keys = await sql<{ key_hash: string; prefix: string }>(`SELECT key_hash, prefix FROM api_keys WHERE account_id = $1`, [res.body.account.id]);
+    const keys = await sql<{ key_hash: string; prefix: string }>(
+      `SELECT key_hash, prefix FROM api_keys WHERE account_id = $1`,
+      [res.body.account.id],
+    );
     expect(keys).toHaveLength(1);
     expect(keys[0]!.key_hash).not.toContain(res.body.api_key.slice(4));
     expect(res.body.api_key.startsWith(keys[0]!.prefix)).toBe(true);
-    const ledger = await sql<{ phase: string; amount: string }>(`SELECT phase, amount FROM credit_ledger WHERE account_id = $1`, [res.body.account.id]);
+    const ledger = await sql<{ phase: string; amount: string }>(
+      `SELECT phase, amount FROM credit_ledger WHERE account_id = $1`,
+      [res.body.account.id],
+    );
     expect(ledger).toEqual([{ phase: 'grant', amount: '7' }]);
 
     const dup = await api.post('/v1/auth/register', { email: email.toUpperCase(), password: 'another-password' });
@@ -42,33 +52,47 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
   });
 
   it('accepts the passwort alias and validates fields with details', async () => {
-    const ok = await api.post('/v1/auth/register', { email: `alias${Date.now()}@example.com`, passwort: 'langes-passwort' });
+    const ok = await api.post('/v1/auth/register', {
+      email: `alias${Date.now()}@example.com`,
+      passwort: 'langes-passwort',
+    });
     expect(ok.status).toBe(201);
 
-    const bad = await api.post<{ error: { code: string; details: { field: string; issue: string }[] } }>('/v1/auth/register', {
-      email: 'not-an-email',
-      password: 'short',
-      extra: 1,
-    });
+    const bad = await api.post<{ error: { code: string; details: { field: string; issue: string }[] } }>(
+      '/v1/auth/register',
+      {
+        email: 'not-an-email',
+        password: 'short',
+        extra: 1,
+      },
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('validation_error');
     const fields = bad.body.error.details.map((d) => d.field).sort();
     expect(fields).toEqual(['email', 'extra', 'password']);
 
-    const missing = await api.post<{ error: { details: { field: string; issue: string }[] } }>('/v1/auth/register', { email: 'x@example.com' });
+    const missing = await api.post<{ error: { details: { field: string; issue: string }[] } }>('/v1/auth/register', {
+      email: 'x@example.com',
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual([{ field: 'password', issue: 'is required' }]);
   });
 
   it('logs in with a new key, and answers the same for an unknown e-mail and a wrong password', async () => {
     const { email } = await api.register();
-    const login = await api.post<{ api_key: string; key_id: string }>('/v1/auth/login', { email, password: 'correct horse battery' });
+    const login = await api.post<{ api_key: string; key_id: string }>('/v1/auth/login', {
+      email,
+      password: 'correct horse battery',
+    });
     expect(login.status).toBe(200);
     expect(login.body.api_key).toMatch(/^dsk_/);
     expect(login.body.key_id).toMatch(/^key_/);
 
     const wrong = await api.post('/v1/auth/login', { email, password: 'wrong password' });
-    const unknown = await api.post('/v1/auth/login', { email: `nobody${Date.now()}@example.com`, password: 'wrong password' });
+    const unknown = await api.post('/v1/auth/login', {
+      email: `nobody${Date.now()}@example.com`,
+      password: 'wrong password',
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body['error']).toEqual(unknown.body['error']);
@@ -82,10 +106,16 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     const noBody = await api.request('POST', '/v1/auth/keys', { key });
     expect(noBody.status).toBe(201);
 
-    const list = await api.get<{ keys: { id: string; prefix: string; name: string | null; created_at: string; last_used_at: string | null; revoked_at: string | null }[] }>(
-      '/v1/auth/keys',
-      { key },
-    );
+    const list = await api.get<{
+      keys: {
+        id: string;
+        prefix: string;
+        name: string | null;
+        created_at: string;
+        last_used_at: string | null;
+        revoked_at: string | null;
+      }[];
+    }>('/v1/auth/keys', { key });
     expect(list.status).toBe(200);
     expect(list.body.keys).toHaveLength(3);
     const ci = list.body.keys.find((k) => k.id === created.body.key_id)!;
@@ -118,13 +148,17 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     const onOther = await other.get('/v1/account', { key: created.body.api_key });
     expect(onOther.status).toBe(401);
     expect(onOther.body).toMatchObject({ error: { code: 'unauthorized' } });
-    expect((await other.post('/v1/verify/phone', { phone: '+14155552671' }, { key: created.body.api_key })).status).toBe(401);
+    expect(
+      (await other.post('/v1/verify/phone', { phone: '+14155552671' }, { key: created.body.api_key })).status,
+    ).toBe(401);
     // the key that did the revoking still works on both
     expect((await other.get('/v1/account', { key })).status).toBe(200);
 
     // a key of another account cannot be revoked (nor marked revoked) by this one
     const stranger = await api.register();
-    expect((await other.request('DELETE', `/v1/auth/keys/${created.body.key_id}`, { key: stranger.key })).status).toBe(404);
+    expect((await other.request('DELETE', `/v1/auth/keys/${created.body.key_id}`, { key: stranger.key })).status).toBe(
+      404,
+    );
     const strangersKeys = await api.get<{ keys: { id: string }[] }>('/v1/auth/keys', { key: stranger.key });
     const strangerKeyId = strangersKeys.body.keys[0]!.id;
     expect((await api.request('DELETE', `/v1/auth/keys/${strangerKeyId}`, { key })).status).toBe(404);
@@ -133,7 +167,9 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
 
   it('reports the account and balance', async () => {
     const { key, email, accountId } = await api.register();
-    const res = await api.get<{ account: { id: string; email: string }; credits_remaining: number }>('/v1/account', { key });
+    const res = await api.get<{ account: { id: string; email: string }; credits_remaining: number }>('/v1/account', {
+      key,
+    });
     expect(res.status).toBe(200);
     expect(res.body.account).toMatchObject({ id: accountId, email });
     expect(res.body.credits_remaining).toBe(7);

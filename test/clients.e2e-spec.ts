@@ -30,7 +30,11 @@ const SUITES: { client: string; unit: string; integration: string }[] = [
 
 function run(command: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn('sh', ['-c', command], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', command], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

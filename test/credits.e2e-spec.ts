@@ -212,6 +212,13 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
       await db.destroy();
     }
 
+    const failed = await api.get<Envelope & { request_id: string }>(`/v1/searches/${failedId}`, { key });
+    expect(failed.status).toBe(503);
+    expect(failed.body).toMatchObject({ status: 'error', error: { code: 'unavailable' }, search_id: failedId });
+    expect(failed.body.request_id).toBe(headerOf(failed, 'x-request-id'));
+    expect(headerOf(failed, 'retry-after')).toBeNull(); // asking again will not change it
+    expect(headerOf(failed, 'x-credits-spent')).toBe('0');
+
     const retry = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { 'idempotency-key': idem } });
     expect(retry.status).toBe(200);
     expect(retry.body.search_id).not.toBe(failedId);

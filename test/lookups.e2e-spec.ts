@@ -7,7 +7,11 @@ type Envelope = {
   credits_remaining: number;
   sources: { provider: string; outcome: string; took_ms: number }[];
 };
-type ErrorBody = { status: string; error: { code: string; message: string; details?: { field: string; issue: string }[] }; request_id: string };
+type ErrorBody = {
+  status: string;
+  error: { code: string; message: string; details?: { field: string; issue: string }[] };
+  request_id: string;
+};
 
 const PHONE_FIELDS = [
   'input',
@@ -68,14 +72,23 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     expect(res.headers.get('x-credits-spent')).toBe('1');
     expect(res.headers.get('x-credits-remaining')).toBe(String(before.balance - 1));
     const after = await ledgerState(accountId);
-    expect(after).toMatchObject({ balance: before.balance - 1, reserves: before.reserves + 1, captures: before.captures + 1 });
+    expect(after).toMatchObject({
+      balance: before.balance - 1,
+      reserves: before.reserves + 1,
+      captures: before.captures + 1,
+    });
     expect(after.ledger_sum).toBe(after.balance);
   });
 
   it('reads national-format input with a country, reports carrier and line type of mobiles', async () => {
     const de = await api.post<Envelope>('/v1/verify/phone', { phone: '030 123456', country: 'de' }, { key });
     expect(de.status).toBe(200);
-    expect(de.body.results[0]).toMatchObject({ e164: '+4930123456', region: 'DE', location: 'Berlin', line_type: 'fixed_line' });
+    expect(de.body.results[0]).toMatchObject({
+      e164: '+4930123456',
+      region: 'DE',
+      location: 'Berlin',
+      line_type: 'fixed_line',
+    });
 
     const uk = await api.post<Envelope>('/v1/verify/phone', { phone: '+44 7400 123456' }, { key });
     expect(uk.body.results[0]).toMatchObject({ line_type: 'mobile', carrier: 'Three', region: 'GB', valid: true });
@@ -104,7 +117,11 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     expect(phone.status).toBe(200);
     expect(phone.body.results[0]).toMatchObject({ e164: '+442079460958', region: 'GB' });
 
-    const national = await api.post<Envelope>('/v1/search', { query: '(650) 253-0000', type: 'phone', country: 'US' }, { key });
+    const national = await api.post<Envelope>(
+      '/v1/search',
+      { query: '(650) 253-0000', type: 'phone', country: 'US' },
+      { key },
+    );
     expect(national.body.results[0]).toMatchObject({ e164: '+16502530000' });
 
     for (const [type, kind] of [
@@ -113,10 +130,17 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       ['company', 'company'],
       ['email', 'email'],
     ] as const) {
-      const res = await api.post<Envelope>('/v1/search', { query: type === 'email' ? 'jane@example.com' : 'John Smith', type }, { key });
+      const res = await api.post<Envelope>(
+        '/v1/search',
+        { query: type === 'email' ? 'jane@example.com' : 'John Smith', type },
+        { key },
+      );
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('success');
-      const [row] = await sql<{ kind: string; input: Record<string, string> }>(`SELECT kind, input FROM searches WHERE id = $1`, [res.body.search_id]);
+      const [row] = await sql<{ kind: string; input: Record<string, string> }>(
+        `SELECT kind, input FROM searches WHERE id = $1`,
+        [res.body.search_id],
+      );
       expect(row!.kind).toBe(kind);
       const mainField = { person: 'name', username: 'username', company: 'company_name', email: 'email' }[type];
       expect(Object.keys(row!.input)).toContain(mainField);
@@ -135,7 +159,12 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     for (const [path, body] of calls) {
       const res = await api.post<Envelope>(path, body, { key });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'success', results: [], sources: [], credits_remaining: before.balance });
+      expect(res.body).toMatchObject({
+        status: 'success',
+        results: [],
+        sources: [],
+        credits_remaining: before.balance,
+      });
       expect(res.headers.get('x-credits-spent')).toBe('0');
     }
     const after = await ledgerState(accountId);
@@ -188,7 +217,11 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       `SELECT permissible_purpose, request_id, account_id, key_id FROM searches WHERE id = $1`,
       [res.body.search_id],
     );
-    expect(row).toMatchObject({ permissible_purpose: 'fraud_prevention', request_id: 'audit-trail-check-1', account_id: accountId });
+    expect(row).toMatchObject({
+      permissible_purpose: 'fraud_prevention',
+      request_id: 'audit-trail-check-1',
+      account_id: accountId,
+    });
     expect(row!.key_id).toMatch(/^key_/);
   });
 
@@ -208,9 +241,17 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
   });
 
   it('answers 202 at once with Prefer: respond-async, and the search completes', async () => {
-    const res = await api.post<Envelope>('/v1/verify/phone', { phone: '+14155552671' }, { key, headers: { prefer: 'respond-async' } });
+    const res = await api.post<Envelope>(
+      '/v1/verify/phone',
+      { phone: '+14155552671' },
+      { key, headers: { prefer: 'respond-async' } },
+    );
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: 'pending', search_id: expect.stringMatching(/^srch_/), credits_remaining: expect.any(Number) });
+    expect(res.body).toMatchObject({
+      status: 'pending',
+      search_id: expect.stringMatching(/^srch_/),
+      credits_remaining: expect.any(Number),
+    });
     expect(res.headers.get('location')).toBe(`/v1/searches/${res.body.search_id}`);
     expect(res.headers.get('preference-applied')).toBe('respond-async');
     const done = await waitFor(
@@ -253,12 +294,24 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
 
     it('415 for a body that is not JSON, 400 invalid_json for broken JSON, 413 over 64 KiB — nothing charged', async () => {
       const before = await ledgerState(accountId);
-      const plain = await api.request<ErrorBody>('POST', '/v1/verify/phone', { key, raw: '{"phone":"+14155552671"}', contentType: 'text/plain' });
+      const plain = await api.request<ErrorBody>('POST', '/v1/verify/phone', {
+        key,
+        raw: '{"phone":"+14155552671"}',
+        contentType: 'text/plain',
+      });
       expect(plain.status).toBe(415);
       expect(plain.body.error.code).toBe('unsupported_media_type');
-      const form = await api.request<ErrorBody>('POST', '/v1/verify/phone', { key, raw: 'phone=1', contentType: 'application/x-www-form-urlencoded' });
+      const form = await api.request<ErrorBody>('POST', '/v1/verify/phone', {
+        key,
+        raw: 'phone=1',
+        contentType: 'application/x-www-form-urlencoded',
+      });
       expect(form.status).toBe(415);
-      const broken = await api.request<ErrorBody>('POST', '/v1/verify/phone', { key, raw: '{"phone":', contentType: 'application/json' });
+      const broken = await api.request<ErrorBody>('POST', '/v1/verify/phone', {
+        key,
+        raw: '{"phone":',
+        contentType: 'application/json',
+      });
       expect(broken.status).toBe(400);
       expect(broken.body.error.code).toBe('invalid_json');
       const big = await api.request<ErrorBody>('POST', '/v1/verify/phone', {
@@ -268,7 +321,11 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       });
       expect(big.status).toBe(413);
       expect(big.body.error.code).toBe('payload_too_large');
-      const empty = await api.request<ErrorBody>('POST', '/v1/verify/phone', { key, raw: '', contentType: 'application/json' });
+      const empty = await api.request<ErrorBody>('POST', '/v1/verify/phone', {
+        key,
+        raw: '',
+        contentType: 'application/json',
+      });
       expect(empty.status).toBe(400);
       expect(empty.body.error.code).toBe('validation_error');
       expect(await ledgerState(accountId)).toEqual(before);
@@ -284,7 +341,11 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     });
 
     it('rejects a malformed Idempotency-Key', async () => {
-      const res = await api.post<ErrorBody>('/v1/verify/phone', { phone: '+14155552671' }, { key, headers: { 'idempotency-key': 'x'.repeat(256) } });
+      const res = await api.post<ErrorBody>(
+        '/v1/verify/phone',
+        { phone: '+14155552671' },
+        { key, headers: { 'idempotency-key': 'x'.repeat(256) } },
+      );
       expect(res.status).toBe(400);
       expect(res.body.error.details?.[0]?.field).toBe('Idempotency-Key');
     });

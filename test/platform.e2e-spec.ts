@@ -53,14 +53,26 @@ describe('rate limits held in Redis across gateway processes', () => {
   });
 
   it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {
-    const api = new Api((await stack.startGateway({ RATE_LIMIT_RPS: '100', RATE_LIMIT_BURST: '100', QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-purpose` })).baseUrl);
+    const api = new Api(
+      (
+        await stack.startGateway({
+          RATE_LIMIT_RPS: '100',
+          RATE_LIMIT_BURST: '100',
+          QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-purpose`,
+        })
+      ).baseUrl,
+    );
     const { key } = await api.register();
     const missing = await api.post<ErrorBody>('/v1/search/person', { name: 'Jane Doe' }, { key });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details?.map((d) => d.field)).toEqual(['permissible_purpose']);
     const viaSearch = await api.post<ErrorBody>('/v1/search', { query: 'Jane Doe', type: 'person' }, { key });
     expect(viaSearch.status).toBe(400);
-    const given = await api.post('/v1/search/person', { name: 'Jane Doe', permissible_purpose: 'employment' }, { key, headers: { prefer: 'respond-async' } });
+    const given = await api.post(
+      '/v1/search/person',
+      { name: 'Jane Doe', permissible_purpose: 'employment' },
+      { key, headers: { prefer: 'respond-async' } },
+    );
     expect(given.status).toBe(202);
     const account = await api.get<{ credits_remaining: number }>('/v1/account', { key });
     expect(account.body.credits_remaining).toBe(99);
@@ -86,7 +98,11 @@ describe('workers consume only the queues in LOOKUP_QUEUES', () => {
 
     const person = await api.post<Envelope>('/v1/search/person', { name: 'Jane Doe' }, { key });
     expect(person.status).toBe(200);
-    const phone = await api.post<Envelope>('/v1/verify/phone', { phone: '+14155552671' }, { key, headers: { prefer: 'wait=1' } });
+    const phone = await api.post<Envelope>(
+      '/v1/verify/phone',
+      { phone: '+14155552671' },
+      { key, headers: { prefer: 'wait=1' } },
+    );
     expect(phone.status).toBe(202);
 
     await stack.startWorker({ LOOKUP_QUEUES: 'phone' });
@@ -105,7 +121,11 @@ describe('workers consume only the queues in LOOKUP_QUEUES', () => {
     ['gateway', DIST.gateway, { RATE_LIMIT_RPS: '-1' }, 'RATE_LIMIT_RPS'],
     ['gateway', DIST.gateway, { ADMIN_USER: 'admin' }, 'ADMIN_USER'],
   ])('the %s refuses to boot on bad configuration, naming the variable (%#)', async (_name, script, env, variable) => {
-    const app = AppProcess.start('bad', script, { DATABASE_URL: testEnv.databaseUrl, REDIS_URL: testEnv.redisUrl, ...env });
+    const app = AppProcess.start('bad', script, {
+      DATABASE_URL: testEnv.databaseUrl,
+      REDIS_URL: testEnv.redisUrl,
+      ...env,
+    });
     const code = await app.exited;
     expect(code).not.toBe(0);
     expect(app.logs).toContain(variable);

@@ -4,7 +4,11 @@ describe('parseCommand', () => {
   it('parses the commands', () => {
     expect(parseCommand([])).toEqual({ name: 'help' });
     expect(parseCommand(['db:migrate'])).toEqual({ name: 'db:migrate' });
-    expect(parseCommand(['credits:grant', 'a@example.com', '25'])).toEqual({ name: 'credits:grant', email: 'a@example.com', credits: 25 });
+    expect(parseCommand(['credits:grant', 'a@example.com', '25'])).toEqual({
+      name: 'credits:grant',
+      email: 'a@example.com',
+      credits: 25,
+    });
   });
 
   it.each([

@@ -10,9 +10,7 @@ commands:
   help                           this text`;
 
 export type Command =
-  | { name: 'help' }
-  | { name: 'db:migrate' }
-  | { name: 'credits:grant'; email: string; credits: number };
+  { name: 'help' } | { name: 'db:migrate' } | { name: 'credits:grant'; email: string; credits: number };
 
 const MAX_GRANT = 1_000_000_000;
 
@@ -30,7 +28,8 @@ export function parseCommand(argv: string[]): Command {
     case 'credits:grant': {
       expectArgs(name, args, 2, '<email> <n>');
       const [email, n] = args as [string, string];
-      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError(`credits:grant: <email> "${email}" is not an e-mail address`);
+      if (!/^[^@\s]+@[^@\s]+$/.test(email))
+        throw new UsageError(`credits:grant: <email> "${email}" is not an e-mail address`);
       if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_GRANT) {
         throw new UsageError(`credits:grant: <n> "${n}" must be a whole number from 1 to ${MAX_GRANT}`);
       }
@@ -43,6 +42,8 @@ export function parseCommand(argv: string[]): Command {
 
 function expectArgs(name: string, args: string[], count: number, shape: string): void {
   if (args.length !== count) {
-    throw new UsageError(`${name}: expected ${count} argument(s)${shape ? ` ${shape}` : ''}, got ${args.length}\n\n${USAGE}`);
+    throw new UsageError(
+      `${name}: expected ${count} argument(s)${shape ? ` ${shape}` : ''}, got ${args.length}\n\n${USAGE}`,
+    );
   }
 }

@@ -9,7 +9,6 @@ import { RouteTable } from './http/route-table';
 import { requestIdFor } from './http/request-id';
 import { BODY_LIMIT_BYTES, installJsonBodyParser } from './http/json-body';
 
-
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
   const adapter = new FastifyAdapter({
@@ -34,7 +33,7 @@ async function bootstrap(): Promise<void> {
     logger: logLevels(config.logLevel),
   });
   app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
-  app.enableShutdownHooks();
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen(config.port, config.host);
   new Logger('gateway').log(`listening on ${await app.getUrl()}`);
 }

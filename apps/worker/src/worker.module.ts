@@ -20,7 +20,11 @@ export class WorkerModule implements OnApplicationShutdown {
         {
           provide: DATA_SOURCE,
           useFactory: async () => {
-            const ds = createDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' });
+            const ds = createDataSource({
+              url: config.databaseUrl,
+              poolSize: config.dbPoolSize,
+              applicationName: 'dossier-worker',
+            });
             await ds.initialize();
             return ds;
           },

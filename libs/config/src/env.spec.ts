@@ -20,14 +20,21 @@ describe('config', () => {
   });
 
   it('reads LOOKUP_QUEUES and per-kind concurrency', () => {
-    const wk = loadWorkerConfig({ LOOKUP_QUEUES: 'phone, email', WORKER_CONCURRENCY: '4', WORKER_CONCURRENCY_PHONE: '32' });
+    const wk = loadWorkerConfig({
+      LOOKUP_QUEUES: 'phone, email',
+      WORKER_CONCURRENCY: '4',
+      WORKER_CONCURRENCY_PHONE: '32',
+    });
     expect(wk.kinds).toEqual(['phone', 'email']);
     expect(wk.concurrency).toEqual({ person: 4, company: 4, email: 4, phone: 32 });
   });
 
   it('ignores the test hold outside NODE_ENV=test', () => {
     expect(loadWorkerConfig({ WORKER_TEST_HOLD: 'before:100' }).testHold).toBeNull();
-    expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_HOLD: 'after:100' }).testHold).toEqual({ at: 'after', ms: 100 });
+    expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_HOLD: 'after:100' }).testHold).toEqual({
+      at: 'after',
+      ms: 100,
+    });
   });
 
   it.each([
@@ -48,7 +55,13 @@ describe('config', () => {
   });
 
   it('parses Redis URLs', () => {
-    expect(redisOptionsFromUrl('redis://user:p%40ss@cache:6380/2')).toMatchObject({ host: 'cache', port: 6380, db: 2, username: 'user', password: 'p@ss' });
+    expect(redisOptionsFromUrl('redis://user:p%40ss@cache:6380/2')).toMatchObject({
+      host: 'cache',
+      port: 6380,
+      db: 2,
+      username: 'user',
+      password: 'p@ss',
+    });
     expect(redisOptionsFromUrl('rediss://h')).toMatchObject({ host: 'h', port: 6379, tls: {} });
   });
 });

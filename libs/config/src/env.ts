@@ -142,9 +142,10 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     email: e.WORKER_CONCURRENCY_EMAIL,
     phone: e.WORKER_CONCURRENCY_PHONE,
   };
-  const concurrency = Object.fromEntries(
-    LOOKUP_KINDS.map((k) => [k, perKind[k] ?? e.WORKER_CONCURRENCY]),
-  ) as Record<LookupKind, number>;
+  const concurrency = Object.fromEntries(LOOKUP_KINDS.map((k) => [k, perKind[k] ?? e.WORKER_CONCURRENCY])) as Record<
+    LookupKind,
+    number
+  >;
   const hold = e.NODE_ENV === 'test' && e.WORKER_TEST_HOLD ? e.WORKER_TEST_HOLD.split(':') : null;
   return {
     ...commonOf(e),
@@ -168,7 +169,10 @@ export function loadCliConfig(env: NodeJS.ProcessEnv = process.env) {
 export type CliConfig = ReturnType<typeof loadCliConfig>;
 
 /** The raw values of the given provider configuration keys (API keys, base URLs). Read here and only here. */
-export function loadProviderSettings(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+export function loadProviderSettings(
+  keys: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string | undefined> {
   return Object.fromEntries(keys.map((k) => [k, env[k] === '' ? undefined : env[k]]));
 }
 

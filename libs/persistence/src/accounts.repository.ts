@@ -22,7 +22,8 @@ export class AccountsRepository {
   async create(email: string, passwordHash: string, signupCredits: number): Promise<AccountRow> {
     const id = newId.account();
     try {
-      const rows = await queryRows<AccountRow>(this.db, 
+      const rows = await queryRows<AccountRow>(
+        this.db,
         `WITH a AS (
            INSERT INTO accounts (id, email, email_normalized, password_hash, balance)
            VALUES ($1, $2, lower($2), $3, $4) RETURNING id, email, created_at, balance
@@ -41,7 +42,8 @@ export class AccountsRepository {
   }
 
   async findCredentials(email: string): Promise<CredentialRow | null> {
-    const rows = await queryRows<CredentialRow>(this.db, 
+    const rows = await queryRows<CredentialRow>(
+      this.db,
       `SELECT id, password_hash FROM accounts WHERE email_normalized = lower($1)`,
       [email],
     );
@@ -49,7 +51,8 @@ export class AccountsRepository {
   }
 
   async findById(id: string): Promise<AccountRow | null> {
-    const rows = await queryRows<AccountRow>(this.db, 
+    const rows = await queryRows<AccountRow>(
+      this.db,
       `SELECT id, email, created_at, balance::int AS balance FROM accounts WHERE id = $1`,
       [id],
     );
@@ -58,7 +61,8 @@ export class AccountsRepository {
 
   /** Adds credits by e-mail, recorded in the ledger. Returns the new balance, or null for an unknown e-mail. */
   async grant(email: string, credits: number, note: string): Promise<{ id: string; balance: number } | null> {
-    const rows = await queryRows<{ id: string; balance: number }>(this.db, 
+    const rows = await queryRows<{ id: string; balance: number }>(
+      this.db,
       `WITH a AS (
          UPDATE accounts SET balance = balance + $2 WHERE email_normalized = lower($1) RETURNING id, balance
        ), l AS (

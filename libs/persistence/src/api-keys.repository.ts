@@ -32,18 +32,17 @@ export class ApiKeysRepository {
   async create(accountId: string, name: string | null): Promise<{ apiKey: string; keyId: string }> {
     const apiKey = newApiKey();
     const keyId = newId.key();
-    await queryRows(this.db, `INSERT INTO api_keys (id, account_id, prefix, key_hash, name) VALUES ($1, $2, $3, $4, $5)`, [
-      keyId,
-      accountId,
-      apiKey.slice(0, KEY_PREFIX_LENGTH),
-      hashApiKey(apiKey),
-      name,
-    ]);
+    await queryRows(
+      this.db,
+      `INSERT INTO api_keys (id, account_id, prefix, key_hash, name) VALUES ($1, $2, $3, $4, $5)`,
+      [keyId, accountId, apiKey.slice(0, KEY_PREFIX_LENGTH), hashApiKey(apiKey), name],
+    );
     return { apiKey, keyId };
   }
 
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
-    const rows = await queryRows<AuthenticatedKey>(this.db, 
+    const rows = await queryRows<AuthenticatedKey>(
+      this.db,
       `SELECT id AS key_id, account_id,
               (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
          FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
@@ -57,7 +56,8 @@ export class ApiKeysRepository {
   }
 
   async list(accountId: string): Promise<ApiKeyView[]> {
-    return queryRows<ApiKeyView>(this.db, 
+    return queryRows<ApiKeyView>(
+      this.db,
       `SELECT id, prefix, name, created_at, last_used_at, revoked_at
          FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`,
       [accountId],
@@ -66,7 +66,8 @@ export class ApiKeysRepository {
 
   /** Revokes a key of this account. Returns false when the account has no such key. Revoking twice is fine. */
   async revoke(accountId: string, keyId: string): Promise<ApiKeyView | null> {
-    const rows = await queryRows<ApiKeyView>(this.db, 
+    const rows = await queryRows<ApiKeyView>(
+      this.db,
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
         WHERE id = $1 AND account_id = $2
         RETURNING id, prefix, name, created_at, last_used_at, revoked_at`,

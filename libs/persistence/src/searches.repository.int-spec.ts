@@ -55,7 +55,12 @@ describe('SearchesRepository against the real Postgres', () => {
     const results = [{ e164: '+14155552671' }];
     const settles = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        searches.settle(s.id, i % 2 ? { status: 'succeeded', results, sources: [] } : { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] }),
+        searches.settle(
+          s.id,
+          i % 2
+            ? { status: 'succeeded', results, sources: [] }
+            : { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] },
+        ),
       ),
     );
     expect(settles.filter((r) => r.settled)).toHaveLength(1);
@@ -74,8 +79,14 @@ describe('SearchesRepository against the real Postgres', () => {
     const b = search(id);
     await searches.reserve(a);
     await searches.reserve(b);
-    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [] })).toEqual({ settled: true, charged: false, balance: 1 });
-    expect(await searches.settle(b.id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] })).toEqual({ settled: true, charged: false, balance: 2 });
+    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [] })).toEqual({
+      settled: true,
+      charged: false,
+      balance: 1,
+    });
+    expect(
+      await searches.settle(b.id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] }),
+    ).toEqual({ settled: true, charged: false, balance: 2 });
     expect(await ledgerState(id)).toMatchObject({ balance: 2, ledger_sum: 2, releases: 2, captures: 0 });
   });
 
@@ -97,7 +108,9 @@ describe('SearchesRepository against the real Postgres', () => {
     await searches.reserve(first);
     await db.query(`UPDATE searches SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
     expect(await searches.findByIdempotencyKey(id, 'old-key', 24)).toBeNull();
-    expect((await searches.reserve(search(id, { idempotencyKey: 'old-key', requestHash: 'h2' }))).kind).toBe('reserved');
+    expect((await searches.reserve(search(id, { idempotencyKey: 'old-key', requestHash: 'h2' }))).kind).toBe(
+      'reserved',
+    );
   });
 
   it('keeps the balance from going negative at the database level too', async () => {

@@ -175,7 +175,11 @@ export class SearchesRepository {
   }
 
   async balanceOf(accountId: string): Promise<number | null> {
-    const rows = await queryRows<{ balance: number }>(this.db, `SELECT balance::int AS balance FROM accounts WHERE id = $1`, [accountId]);
+    const rows = await queryRows<{ balance: number }>(
+      this.db,
+      `SELECT balance::int AS balance FROM accounts WHERE id = $1`,
+      [accountId],
+    );
     return rows[0]?.balance ?? null;
   }
 

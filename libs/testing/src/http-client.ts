@@ -18,7 +18,11 @@ export interface RequestOptions {
 export class Api {
   constructor(readonly baseUrl: string) {}
 
-  async request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers['authorization'] = `Bearer ${options.key}`;
     let body: string | undefined;
@@ -51,10 +55,13 @@ export class Api {
   /** Registers a fresh account; returns its key and id. */
   async register(credits?: number): Promise<{ email: string; key: string; accountId: string }> {
     const email = `u${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
-    const res = await this.post<{ api_key: string; account: { id: string }; credits_remaining: number }>('/v1/auth/register', {
-      email,
-      password: 'correct horse battery',
-    });
+    const res = await this.post<{ api_key: string; account: { id: string }; credits_remaining: number }>(
+      '/v1/auth/register',
+      {
+        email,
+        password: 'correct horse battery',
+      },
+    );
     if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
     if (credits !== undefined && credits !== res.body.credits_remaining) {
       throw new Error(`expected a signup grant of ${credits}, got ${res.body.credits_remaining}`);

@@ -96,7 +96,12 @@ export class Stack {
       DB_POOL_SIZE: '5',
       ...options.env,
     };
-    const gateway = AppProcess.start('gateway', DIST.gateway, { ...env, PORT: String(port), HOST: '127.0.0.1', ...options.gatewayEnv });
+    const gateway = AppProcess.start('gateway', DIST.gateway, {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...options.gatewayEnv,
+    });
     const workerEnv = { ...env, ...options.workerEnv };
     const stack = new Stack(`http://127.0.0.1:${port}`, env, gateway, [], workerEnv);
     try {
@@ -169,7 +174,10 @@ export class Stack {
 }
 
 /** Runs the compiled CLI and returns its exit code and output. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [DIST.cli, ...args], {
     env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: testEnv.databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,10 @@ import { randomBytes } from 'node:crypto';
 export const testEnv = {
   redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
   /** The server and base name tests derive their own database from. */
-  baseDatabaseUrl: process.env['DOSSIER_TEST_BASE_DATABASE_URL'] ?? process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/dossier_test',
+  baseDatabaseUrl:
+    process.env['DOSSIER_TEST_BASE_DATABASE_URL'] ??
+    process.env['DATABASE_URL'] ??
+    'postgres://postgres@127.0.0.1:5432/dossier_test',
   get databaseUrl(): string {
     const url = process.env['DOSSIER_TEST_DATABASE_URL'];
     if (!url) throw new Error('DOSSIER_TEST_DATABASE_URL is not set: run the tests through jest (global setup)');

@@ -14,7 +14,11 @@ export interface WaitOptions {
  * Polls `probe` until `done(value)` holds. Fails with the last value seen when it stalls or times out:
  * never a busy loop, never a bare sleep.
  */
-export async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, options: WaitOptions): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  options: WaitOptions,
+): Promise<T> {
   const started = Date.now();
   let interval = options.intervalMs ?? 20;
   let last: T | undefined;
@@ -38,10 +42,14 @@ export async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => bo
     const now = Date.now();
     const label = options.what ?? 'condition';
     if (now - started > options.timeoutMs) {
-      throw new Error(`timed out after ${options.timeoutMs}ms waiting for ${label}; last: ${JSON.stringify(last ?? String(error))}`);
+      throw new Error(
+        `timed out after ${options.timeoutMs}ms waiting for ${label}; last: ${JSON.stringify(last ?? String(error))}`,
+      );
     }
     if (options.stallMs !== undefined && now - changedAt > options.stallMs) {
-      throw new Error(`stalled for ${options.stallMs}ms waiting for ${label}; last: ${JSON.stringify(last ?? String(error))}`);
+      throw new Error(
+        `stalled for ${options.stallMs}ms waiting for ${label}; last: ${JSON.stringify(last ?? String(error))}`,
+      );
     }
     await sleep(interval);
     interval = Math.min(250, interval * 1.5);

@@ -28,12 +28,21 @@ export class AuthController {
   @ApiDoc({
     tag: 'auth',
     summary: 'Create an account',
-    description: 'Returns the first API key (shown once) and the signup credit grant. `passwort` is accepted as an alias of `password`.',
+    description:
+      'Returns the first API key (shown once) and the signup credit grant. `passwort` is accepted as an alias of `password`.',
     auth: false,
     body: registerBody,
     status: 201,
     response: registerResponse,
-    errors: ['invalid_json', 'validation_error', 'email_taken', 'unsupported_media_type', 'payload_too_large', 'rate_limited', 'unavailable'],
+    errors: [
+      'invalid_json',
+      'validation_error',
+      'email_taken',
+      'unsupported_media_type',
+      'payload_too_large',
+      'rate_limited',
+      'unavailable',
+    ],
   })
   register(@Body() body: unknown) {
     const { email, password } = parseBody(registerBody, body);
@@ -50,7 +59,14 @@ export class AuthController {
     body: loginBody,
     status: 200,
     response: keyIssuedResponse,
-    errors: ['invalid_json', 'validation_error', 'invalid_credentials', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+    errors: [
+      'invalid_json',
+      'validation_error',
+      'invalid_credentials',
+      'unsupported_media_type',
+      'rate_limited',
+      'unavailable',
+    ],
   })
   login(@Body() body: unknown) {
     const { email, password } = parseBody(loginBody, body);
@@ -77,7 +93,14 @@ export class AuthController {
     body: createKeyBody,
     status: 201,
     response: keyIssuedResponse,
-    errors: ['invalid_json', 'validation_error', 'unauthorized', 'unsupported_media_type', 'rate_limited', 'unavailable'],
+    errors: [
+      'invalid_json',
+      'validation_error',
+      'unauthorized',
+      'unsupported_media_type',
+      'rate_limited',
+      'unavailable',
+    ],
   })
   createKey(@CurrentAuth() auth: AuthContext, @Body() body: unknown) {
     const { name } = parseBody(createKeyBody, body);

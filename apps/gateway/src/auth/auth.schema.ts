@@ -28,11 +28,16 @@ export const registerBody = z
   .transform((v) => ({ email: v.email, password: (v.password ?? v.passwort) as string }));
 
 export const loginBody = z
-  .object({ email: emailField, password: str().min(1, 'must be a non-empty string').max(128, 'must be at most 128 characters') })
+  .object({
+    email: emailField,
+    password: str().min(1, 'must be a non-empty string').max(128, 'must be at most 128 characters'),
+  })
   .strict();
 
 export const createKeyBody = z
-  .object({ name: str().trim().min(1, 'must be a non-empty string').max(100, 'must be at most 100 characters').optional() })
+  .object({
+    name: str().trim().min(1, 'must be a non-empty string').max(100, 'must be at most 100 characters').optional(),
+  })
   .strict();
 
 const timestamp = z.string().describe('RFC 3339 UTC timestamp');

@@ -38,7 +38,14 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiDoc({ tag: 'operations', summary: 'Liveness: the process answers', auth: false, status: 200, response: healthResponse, errors: [] })
+  @ApiDoc({
+    tag: 'operations',
+    summary: 'Liveness: the process answers',
+    auth: false,
+    status: 200,
+    response: healthResponse,
+    errors: [],
+  })
   live() {
     return { status: 'ok' };
   }
@@ -50,11 +57,16 @@ export class HealthController {
     auth: false,
     status: 200,
     response: healthResponse,
-    alternatives: [{ status: 503, description: 'Redis or Postgres unreachable; `checks` says which', response: healthResponse }],
+    alternatives: [
+      { status: 503, description: 'Redis or Postgres unreachable; `checks` says which', response: healthResponse },
+    ],
     errors: [],
   })
   async ready(@Res() res: FastifyReply) {
-    const [postgres, redis] = await Promise.all([probe(() => this.db.query('SELECT 1')), probe(() => this.redis.ping())]);
+    const [postgres, redis] = await Promise.all([
+      probe(() => this.db.query('SELECT 1')),
+      probe(() => this.redis.ping()),
+    ]);
     const ok = postgres === 'ok' && redis === 'ok';
     void res.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, redis } });
   }

@@ -44,7 +44,8 @@ export function toDomainError(err: unknown): DomainError {
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
   if (err instanceof SyntaxError) return new DomainError('invalid_json', 'the body is not valid JSON');
-  if (isInfrastructureError(err)) return DomainError.unavailable('a backing service is unavailable; try again shortly', err);
+  if (isInfrastructureError(err))
+    return DomainError.unavailable('a backing service is unavailable; try again shortly', err);
   const status = statusOf(err);
   if (status === 404) return new DomainError('not_found', 'no such route');
   if (status === 413) return FASTIFY_CODES['FST_ERR_CTP_BODY_TOO_LARGE']!();

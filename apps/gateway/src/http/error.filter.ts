@@ -23,7 +23,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (error.code === 'not_found' && !(exception instanceof DomainError)) {
       const allowed = this.routes.allowedMethods(request.url);
       if (allowed.length > 0) {
-        error = new DomainError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`);
+        error = new DomainError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}`,
+        );
         void reply.header('Allow', allowed.join(', '));
       }
     }
@@ -36,8 +39,12 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     if (error.headers) void reply.headers(error.headers);
     if (error.code === 'unauthorized') void reply.header('WWW-Authenticate', 'Bearer realm="dossier"');
-    if (error.retryAfterS !== undefined) void reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
-    void reply.status(status).header('Content-Type', 'application/json; charset=utf-8').send(envelopeOf(error, String(request.id)));
+    if (error.retryAfterS !== undefined)
+      void reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
+    void reply
+      .status(status)
+      .header('Content-Type', 'application/json; charset=utf-8')
+      .send(envelopeOf(error, String(request.id)));
   }
 }
 

@@ -71,10 +71,18 @@ describe('validation details', () => {
 
 describe('toDomainError', () => {
   it('maps Fastify parser errors, infrastructure errors and unknown errors', () => {
-    expect(toDomainError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' })).code).toBe('unsupported_media_type');
-    expect(toDomainError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' })).code).toBe('payload_too_large');
-    expect(toDomainError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })).code).toBe('unavailable');
-    expect(toDomainError(new Error("Stream isn't writeable and enableOfflineQueue options is false")).code).toBe('unavailable');
+    expect(toDomainError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' })).code).toBe(
+      'unsupported_media_type',
+    );
+    expect(toDomainError(Object.assign(new Error('x'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' })).code).toBe(
+      'payload_too_large',
+    );
+    expect(
+      toDomainError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })).code,
+    ).toBe('unavailable');
+    expect(toDomainError(new Error("Stream isn't writeable and enableOfflineQueue options is false")).code).toBe(
+      'unavailable',
+    );
     const internal = toDomainError(new Error('SELECT secret FROM table'));
     expect(internal.code).toBe('internal_error');
     expect(internal.message).not.toContain('SELECT');
@@ -82,7 +90,8 @@ describe('toDomainError', () => {
 });
 
 describe('requestIdFor', () => {
-  const req = (id?: string) => ({ headers: id === undefined ? {} : { 'x-request-id': id } }) as unknown as IncomingMessage;
+  const req = (id?: string) =>
+    ({ headers: id === undefined ? {} : { 'x-request-id': id } }) as unknown as IncomingMessage;
   it('echoes safe ids and mints new ones otherwise', () => {
     expect(requestIdFor(req('abc-123'))).toBe('abc-123');
     expect(requestIdFor(req('has space'))).toMatch(/^req_[0-9A-Za-z]{20}$/);

@@ -10,7 +10,9 @@ export class RouteTable {
       '^' +
         url
           .split('/')
-          .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .map((seg) =>
+            seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+          )
           .join('/') +
         '/?$',
     );

@@ -10,7 +10,8 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): FieldIssue
   const details: FieldIssue[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) details.push({ field: fieldOf([...issue.path, key]), issue: 'is not a known field' });
+      for (const key of issue.keys)
+        details.push({ field: fieldOf([...issue.path, key]), issue: 'is not a known field' });
       continue;
     }
     if (issue.code === 'invalid_type' && issue.path.length === 0) {

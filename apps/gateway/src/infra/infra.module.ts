@@ -49,11 +49,31 @@ export class InfraModule implements OnApplicationShutdown {
           useFactory: (...queues: LookupQueue[]): LookupQueues =>
             Object.fromEntries(LOOKUP_KINDS.map((kind, i) => [kind, queues[i]])) as LookupQueues,
         },
-        { provide: AccountsRepository, inject: [DATA_SOURCE], useFactory: (db: DataSource) => new AccountsRepository(db) },
-        { provide: ApiKeysRepository, inject: [DATA_SOURCE], useFactory: (db: DataSource) => new ApiKeysRepository(db) },
-        { provide: SearchesRepository, inject: [DATA_SOURCE], useFactory: (db: DataSource) => new SearchesRepository(db) },
+        {
+          provide: AccountsRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new AccountsRepository(db),
+        },
+        {
+          provide: ApiKeysRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new ApiKeysRepository(db),
+        },
+        {
+          provide: SearchesRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new SearchesRepository(db),
+        },
       ],
-      exports: [GATEWAY_CONFIG, DATA_SOURCE, REDIS, LOOKUP_QUEUES, AccountsRepository, ApiKeysRepository, SearchesRepository],
+      exports: [
+        GATEWAY_CONFIG,
+        DATA_SOURCE,
+        REDIS,
+        LOOKUP_QUEUES,
+        AccountsRepository,
+        ApiKeysRepository,
+        SearchesRepository,
+      ],
     };
   }
 

@@ -2,7 +2,9 @@ import { canonicalJson, hashRequest } from './request-hash';
 
 describe('canonicalJson', () => {
   it('ignores key order but not values', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }));
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
+      canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }),
+    );
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
     expect(canonicalJson(undefined)).toBe('null');

@@ -30,7 +30,11 @@ const lookupDoc = (summary: string, body: ApiDocOptions['body'], description: st
   status: 200,
   response: successEnvelope,
   alternatives: [
-    { status: 202, description: 'Still running (Prefer: respond-async, or the wait ran out); poll Location', response: pendingEnvelope },
+    {
+      status: 202,
+      description: 'Still running (Prefer: respond-async, or the wait ran out); poll Location',
+      response: pendingEnvelope,
+    },
   ],
   errors: [
     'invalid_json',
@@ -59,18 +63,42 @@ export class LookupsController {
       '`type` routes to a lookup with `query` as its main field: person → name, company → company_name, email → email, phone → phone (with `country` as default region), username → a person search by username.',
     ),
   )
-  async search(@Body() raw: unknown, @Req() req: FastifyRequest, @Res() res: FastifyReply, @CurrentAuth() auth: AuthContext, @Headers() h: Record<string, string | undefined>) {
+  async search(
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+    @CurrentAuth() auth: AuthContext,
+    @Headers() h: Record<string, string | undefined>,
+  ) {
     const b = parseBody(searchBody, raw);
     const purpose = b.permissible_purpose ?? null;
     const submit = this.submitter(req, res, auth, h);
     const route = '/v1/search';
     switch (b.type) {
       case 'person':
-        return submit({ kind: 'person', input: { name: b.query, ...(b.country ? { country: b.country } : {}) }, purpose, route, body: raw });
+        return submit({
+          kind: 'person',
+          input: { name: b.query, ...(b.country ? { country: b.country } : {}) },
+          purpose,
+          route,
+          body: raw,
+        });
       case 'username':
-        return submit({ kind: 'person', input: { username: b.query, ...(b.country ? { country: b.country } : {}) }, purpose, route, body: raw });
+        return submit({
+          kind: 'person',
+          input: { username: b.query, ...(b.country ? { country: b.country } : {}) },
+          purpose,
+          route,
+          body: raw,
+        });
       case 'company':
-        return submit({ kind: 'company', input: { company_name: b.query, ...(b.country ? { country: b.country } : {}) }, purpose, route, body: raw });
+        return submit({
+          kind: 'company',
+          input: { company_name: b.query, ...(b.country ? { country: b.country } : {}) },
+          purpose,
+          route,
+          body: raw,
+        });
       case 'email':
         return submit({ kind: 'email', input: { email: b.query }, purpose, route, body: raw });
       case 'phone':
@@ -79,24 +107,63 @@ export class LookupsController {
   }
 
   @Post('search/person')
-  @ApiDoc(lookupDoc('Person search', personBody, 'At least one of name, email, phone, username. Results carry match_score and matched_on, best first.'))
-  async person(@Body() raw: unknown, @Req() req: FastifyRequest, @Res() res: FastifyReply, @CurrentAuth() auth: AuthContext, @Headers() h: Record<string, string | undefined>) {
+  @ApiDoc(
+    lookupDoc(
+      'Person search',
+      personBody,
+      'At least one of name, email, phone, username. Results carry match_score and matched_on, best first.',
+    ),
+  )
+  async person(
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+    @CurrentAuth() auth: AuthContext,
+    @Headers() h: Record<string, string | undefined>,
+  ) {
     const { permissible_purpose, ...input } = parseBody(personBody, raw);
-    return this.submitter(req, res, auth, h)({ kind: 'person', input, purpose: permissible_purpose ?? null, route: '/v1/search/person', body: raw });
+    return this.submitter(
+      req,
+      res,
+      auth,
+      h,
+    )({ kind: 'person', input, purpose: permissible_purpose ?? null, route: '/v1/search/person', body: raw });
   }
 
   @Post('search/company')
   @ApiDoc(lookupDoc('Company search', companyBody, 'At least one of company_name, domain, registration_number.'))
-  async company(@Body() raw: unknown, @Req() req: FastifyRequest, @Res() res: FastifyReply, @CurrentAuth() auth: AuthContext, @Headers() h: Record<string, string | undefined>) {
+  async company(
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+    @CurrentAuth() auth: AuthContext,
+    @Headers() h: Record<string, string | undefined>,
+  ) {
     const { permissible_purpose, ...input } = parseBody(companyBody, raw);
-    return this.submitter(req, res, auth, h)({ kind: 'company', input, purpose: permissible_purpose ?? null, route: '/v1/search/company', body: raw });
+    return this.submitter(
+      req,
+      res,
+      auth,
+      h,
+    )({ kind: 'company', input, purpose: permissible_purpose ?? null, route: '/v1/search/company', body: raw });
   }
 
   @Post('verify/email')
   @ApiDoc(lookupDoc('Verify an e-mail address', verifyEmailBody, 'Always one result describing the address.'))
-  async email(@Body() raw: unknown, @Req() req: FastifyRequest, @Res() res: FastifyReply, @CurrentAuth() auth: AuthContext, @Headers() h: Record<string, string | undefined>) {
+  async email(
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+    @CurrentAuth() auth: AuthContext,
+    @Headers() h: Record<string, string | undefined>,
+  ) {
     const { permissible_purpose, ...input } = parseBody(verifyEmailBody, raw);
-    return this.submitter(req, res, auth, h)({ kind: 'email', input, purpose: permissible_purpose ?? null, route: '/v1/verify/email', body: raw });
+    return this.submitter(
+      req,
+      res,
+      auth,
+      h,
+    )({ kind: 'email', input, purpose: permissible_purpose ?? null, route: '/v1/verify/email', body: raw });
   }
 
   @Post('verify/phone')
@@ -107,9 +174,20 @@ export class LookupsController {
       'Validity, line type, original carrier, location and time zones from libphonenumber. Unparseable input is 400; a parseable but invalid number is a result with valid: false.',
     ),
   )
-  async phone(@Body() raw: unknown, @Req() req: FastifyRequest, @Res() res: FastifyReply, @CurrentAuth() auth: AuthContext, @Headers() h: Record<string, string | undefined>) {
+  async phone(
+    @Body() raw: unknown,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+    @CurrentAuth() auth: AuthContext,
+    @Headers() h: Record<string, string | undefined>,
+  ) {
     const b = parseBody(verifyPhoneBody, raw);
-    return this.submitter(req, res, auth, h)({
+    return this.submitter(
+      req,
+      res,
+      auth,
+      h,
+    )({
       kind: 'phone',
       input: phoneInput(b.phone, b.country, 'phone'),
       purpose: b.permissible_purpose ?? null,
@@ -122,7 +200,8 @@ export class LookupsController {
   @ApiDoc({
     tag: 'lookups',
     summary: 'A search by id',
-    description: 'The same envelope as the lookup: `status: "pending"` (202) while it runs, the error envelope if it failed. Only the account that ran it can see it.',
+    description:
+      'The same envelope as the lookup: `status: "pending"` (202) while it runs, the error envelope if it failed. Only the account that ran it can see it.',
     status: 200,
     response: successEnvelope,
     alternatives: [{ status: 202, description: 'Still running', response: pendingEnvelope }],
@@ -130,11 +209,21 @@ export class LookupsController {
     pathParams: { id: 'search id (srch_…)' },
     errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
   })
-  async getSearch(@Param('id') id: string, @Req() req: FastifyRequest, @Res() res: FastifyReply, @CurrentAuth() auth: AuthContext) {
+  async getSearch(
+    @Param('id') id: string,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+    @CurrentAuth() auth: AuthContext,
+  ) {
     send(res, String(req.id), await this.lookups.get(id, auth));
   }
 
-  private submitter(req: FastifyRequest, res: FastifyReply, auth: AuthContext, h: Record<string, string | undefined>): Submit {
+  private submitter(
+    req: FastifyRequest,
+    res: FastifyReply,
+    auth: AuthContext,
+    h: Record<string, string | undefined>,
+  ): Submit {
     const idempotencyKey = h['idempotency-key'];
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw DomainError.validation([{ field: 'Idempotency-Key', issue: 'must be 1–255 printable ASCII characters' }]);

@@ -38,7 +38,10 @@ const ageRange = text(9)
 
 const domain = text(253)
   .toLowerCase()
-  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a domain name such as example.com');
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
+    'must be a domain name such as example.com',
+  );
 
 export const SEARCH_TYPES = ['person', 'company', 'email', 'phone', 'username'] as const;
 
@@ -55,7 +58,11 @@ const atLeastOne =
   <K extends string>(keys: readonly K[], field: K) =>
   (v: Partial<Record<K, unknown>>, ctx: z.RefinementCtx) => {
     if (keys.every((k) => v[k] === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [field], message: `is required (or give one of ${keys.filter((k) => k !== field).join(', ')})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `is required (or give one of ${keys.filter((k) => k !== field).join(', ')})`,
+      });
     }
   };
 

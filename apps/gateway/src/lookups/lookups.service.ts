@@ -48,7 +48,11 @@ export class LookupsService {
     }
     const requestHash = call.idempotencyKey === null ? null : hashRequest(req.route, req.body);
     if (call.idempotencyKey !== null) {
-      const existing = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS);
+      const existing = await this.searches.findByIdempotencyKey(
+        call.auth.accountId,
+        call.idempotencyKey,
+        IDEMPOTENCY_TTL_HOURS,
+      );
       if (existing?.status === 'failed' && existing.request_hash === requestHash) {
         // A failure charged nothing and invited a retry: the same key runs the lookup again.
         await this.searches.forgetIdempotencyKey(existing.id);
@@ -82,7 +86,11 @@ export class LookupsService {
         );
       }
       if (reserved.kind === 'idempotency_race') {
-        const winner = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey!, IDEMPOTENCY_TTL_HOURS);
+        const winner = await this.searches.findByIdempotencyKey(
+          call.auth.accountId,
+          call.idempotencyKey!,
+          IDEMPOTENCY_TTL_HOURS,
+        );
         if (!winner) throw DomainError.unavailable('the idempotent request could not be resolved; retry it');
         return this.replay(winner, requestHash, call);
       }
@@ -108,10 +116,18 @@ export class LookupsService {
       ? await this.searches.findForAccount(searchId, auth.accountId)
       : null;
     if (!search) throw new DomainError('not_found', 'no such search');
-    return answerFor(search, { replayed: false });
+    const answer = answerFor(search, { replayed: false });
+    // Asking again will not change a failed search: no Retry-After here (a retry of the POST
+    // with the same Idempotency-Key runs the lookup again).
+    if (search.status === 'failed') delete answer.headers['Retry-After'];
+    return answer;
   }
 
-  private async enqueue<K extends LookupKind>(req: LookupRequest<K>, searchId: string, call: LookupCall): Promise<void> {
+  private async enqueue<K extends LookupKind>(
+    req: LookupRequest<K>,
+    searchId: string,
+    call: LookupCall,
+  ): Promise<void> {
     try {
       await enqueueLookup(this.queues, {
         v: 1,
@@ -149,19 +165,15 @@ export class LookupsService {
     }
   }
 
-  private async await(
-    searchId: string,
-    call: LookupCall,
-    watch: SearchWatch,
-    cost: number,
-  ): Promise<LookupAnswer> {
+  private async await(searchId: string, call: LookupCall, watch: SearchWatch, cost: number): Promise<LookupAnswer> {
     const waitS = Math.min(call.prefer.waitS ?? this.config.syncWaitDefaultS, this.config.syncWaitMaxS);
     const deadline = Date.now() + waitS * 1000;
     for (;;) {
       const remaining = deadline - Date.now();
       const event = remaining > 0 ? await watch.next(remaining) : undefined;
       // The worker's completion carries the settled outcome when it is small: no read-back needed.
-      if (event?.outcome && event.search_id === searchId) return answerFor(inlineView(event, cost), { replayed: false });
+      if (event?.outcome && event.search_id === searchId)
+        return answerFor(inlineView(event, cost), { replayed: false });
       const search = await this.load(searchId, call);
       if (search.status !== 'pending' || Date.now() >= deadline) return answerFor(search, { replayed: false });
     }

@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueEvents } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import { blockingRedisOptions, type GatewayConfig } from '@dossier/config';

@@ -9,7 +9,10 @@ export interface LookupAnswer {
 }
 
 /** What an answer needs from a search: the stored row, or the outcome a completion event carried. */
-export type SearchOutcome = Pick<SearchView, 'id' | 'status' | 'cost' | 'charged' | 'results' | 'sources' | 'error' | 'balance'>;
+export type SearchOutcome = Pick<
+  SearchView,
+  'id' | 'status' | 'cost' | 'charged' | 'results' | 'sources' | 'error' | 'balance'
+>;
 
 export function answerFor(search: SearchOutcome, opts: { replayed: boolean }): LookupAnswer {
   const spent = search.status === 'failed' || search.charged === false ? 0 : search.cost;

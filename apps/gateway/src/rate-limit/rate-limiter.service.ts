@@ -69,9 +69,17 @@ export class RateLimiterService {
   /** `identity` is `key:<id>` or `ip:<address>`; for keys the revocation marker is checked in the same call. */
   async take(identity: string, keyId?: string): Promise<RateDecision> {
     const { rps, burst } = this.config.rateLimit;
-    const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number[]>>)['dossierTokenBucket']!;
+    const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number[]>>)[
+      'dossierTokenBucket'
+    ]!;
     const marker = keyId === undefined ? '' : this.revokedPrefix + keyId;
-    const [allowed, remaining, retryMs, resetMs] = await run.call(this.redis, this.keyPrefix + identity, marker, rps, burst);
+    const [allowed, remaining, retryMs, resetMs] = await run.call(
+      this.redis,
+      this.keyPrefix + identity,
+      marker,
+      rps,
+      burst,
+    );
     return {
       revoked: allowed === -1,
       allowed: allowed === 1,

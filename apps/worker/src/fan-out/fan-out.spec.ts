@@ -21,7 +21,11 @@ function person(id: string, score: number): PersonResultItem {
   };
 }
 
-function provider(id: string, lookup: Provider<'person'>['lookup'], opts: { configured?: boolean; timeoutMs?: number } = {}): Provider<'person'> {
+function provider(
+  id: string,
+  lookup: Provider<'person'>['lookup'],
+  opts: { configured?: boolean; timeoutMs?: number } = {},
+): Provider<'person'> {
   return {
     id,
     kinds: ['person'],
@@ -32,7 +36,8 @@ function provider(id: string, lookup: Provider<'person'>['lookup'], opts: { conf
   };
 }
 
-const found = (...items: PersonResultItem[]): Promise<ProviderAnswer<'person'>> => Promise.resolve({ outcome: 'found', items });
+const found = (...items: PersonResultItem[]): Promise<ProviderAnswer<'person'>> =>
+  Promise.resolve({ outcome: 'found', items });
 
 describe('fanOut', () => {
   it('runs providers in parallel, merges results best first and reports every outcome', async () => {

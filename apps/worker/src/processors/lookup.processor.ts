@@ -64,7 +64,12 @@ export class LookupProcessor<K extends LookupKind> {
     });
     await this.hold('after');
     if (!settled.settled || settled.balance === null) return this.pointer(data, 'succeeded');
-    const inline = { charged: settled.charged, balance: settled.balance, results: outcome.items, sources: outcome.sources };
+    const inline = {
+      charged: settled.charged,
+      balance: settled.balance,
+      results: outcome.items,
+      sources: outcome.sources,
+    };
     return Buffer.byteLength(JSON.stringify(inline)) <= INLINE_OUTCOME_MAX_BYTES
       ? { ...this.pointer(data, 'succeeded'), outcome: inline }
       : this.pointer(data, 'succeeded');

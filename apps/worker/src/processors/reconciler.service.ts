@@ -34,7 +34,11 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
       LOOKUP_KINDS.map((k) => [
         k,
         // Same stream settings as the gateway: BullMQ rewrites a queue's meta whenever a Queue is created.
-        new Queue(QUEUE_NAMES[k], { connection, prefix: this.config.queuePrefix, streams: { events: { maxLen: EVENTS_MAX_LEN } } }),
+        new Queue(QUEUE_NAMES[k], {
+          connection,
+          prefix: this.config.queuePrefix,
+          streams: { events: { maxLen: EVENTS_MAX_LEN } },
+        }),
       ]),
     ) as Record<LookupKind, Queue>;
     this.timer = setInterval(() => void this.runOnce(), this.config.reconcileIntervalMs);
@@ -69,7 +73,10 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
       if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
         const purged = await searches.purgeResults(this.config.resultsTtlDays);
         this.lastPurge = Date.now();
-        if (purged > 0) this.logger.log(`purged inputs and results of ${purged} search(es) older than ${this.config.resultsTtlDays} days`);
+        if (purged > 0)
+          this.logger.log(
+            `purged inputs and results of ${purged} search(es) older than ${this.config.resultsTtlDays} days`,
+          );
       }
     } catch (err) {
       this.logger.warn(`reconcile pass failed: ${String(err)}`);

@@ -28,13 +28,16 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
-        this.logger.warn(`no provider serves ${kind} lookups yet: they complete with empty results and are not charged`);
+        this.logger.warn(
+          `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
+        );
       }
       const processor = new LookupProcessor(kind, providers, searches, this.settings, this.config.testHold);
       const worker = new Worker(
         QUEUE_NAMES[kind],
         async (job: Job) => {
-          if (job.name !== JOB_NAMES[kind]) throw new Error(`no processor for job name ${job.name} on ${QUEUE_NAMES[kind]}`);
+          if (job.name !== JOB_NAMES[kind])
+            throw new Error(`no processor for job name ${job.name} on ${QUEUE_NAMES[kind]}`);
           return processor.process(job);
         },
         {
@@ -53,12 +56,16 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         if (!exhausted) return;
         processor
           .fail(job, err.message)
-          .catch((e: unknown) => this.logger.error(`could not release failed job ${job.id}: ${String(e)} (the reconciler will)`));
+          .catch((e: unknown) =>
+            this.logger.error(`could not release failed job ${job.id}: ${String(e)} (the reconciler will)`),
+          );
       });
       worker.on('error', (err) => this.logger.error(`${kind} worker: ${err.message}`));
       this.workers.push(worker);
       void worker.run().catch((err: unknown) => this.logger.error(`${kind} worker stopped: ${String(err)}`));
-      this.logger.log(`consuming ${QUEUE_NAMES[kind]} (concurrency ${this.config.concurrency[kind]}, providers: ${providers.map((p) => p.id).join(', ') || 'none'})`);
+      this.logger.log(
+        `consuming ${QUEUE_NAMES[kind]} (concurrency ${this.config.concurrency[kind]}, providers: ${providers.map((p) => p.id).join(', ') || 'none'})`,
+      );
     }
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
   }

@@ -65,7 +65,9 @@ export class Initial1700000000000 implements MigrationInterface {
         CHECK (search_id IS NOT NULL OR phase = 'grant')
       )`);
     await q.query(`CREATE INDEX credit_ledger_account_idx ON credit_ledger (account_id)`);
-    await q.query(`CREATE UNIQUE INDEX credit_ledger_reserve_once ON credit_ledger (search_id) WHERE phase = 'reserve'`);
+    await q.query(
+      `CREATE UNIQUE INDEX credit_ledger_reserve_once ON credit_ledger (search_id) WHERE phase = 'reserve'`,
+    );
     await q.query(
       `CREATE UNIQUE INDEX credit_ledger_settle_once ON credit_ledger (search_id) WHERE phase IN ('capture', 'release')`,
     );
