@@ -1,6 +1,6 @@
 import { newId } from '@dossier/domain';
 import { SearchesRepository, createDataSource } from '@dossier/persistence';
-import { Api, Stack, ledgerState, runCli, sql, testEnv, waitFor, type ApiResponse } from '@dossier/testing';
+import { Api, Stack, ledgerState, settled, runCli, sql, testEnv, waitFor, type ApiResponse } from '@dossier/testing';
 import { hashRequest } from '../apps/gateway/src/lookups/request-hash';
 
 const PHONE = { phone: '+14155552671' };
@@ -52,14 +52,7 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     }
     expect(new Set(ok.map((r) => r.body.search_id)).size).toBe(SIGNUP);
 
-    expect(await ledgerState(accountId)).toEqual({
-      balance: 0,
-      ledger_sum: 0,
-      reserves: SIGNUP,
-      captures: SIGNUP,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(0, { reserves: SIGNUP, captures: SIGNUP, releases: 0 }));
     const [searches] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM searches WHERE account_id = $1`, [
       accountId,
     ]);
@@ -76,28 +69,14 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     expect(phone.body.sources).toEqual([expect.objectContaining({ provider: 'libphonenumber' })]);
     expect(headerOf(phone, 'x-credits-spent')).toBe('1');
     expect(headerOf(phone, 'x-credits-remaining')).toBe(String(SIGNUP - 1));
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
 
     const person = await api.post<Envelope>('/v1/search/person', { name: 'Jane Q. Nobody' }, { key });
     expect(person.status).toBe(200);
     expect(person.body).toMatchObject({ status: 'success', results: [], credits_remaining: SIGNUP - 1 });
     expect(headerOf(person, 'x-credits-spent')).toBe('0');
     expect(headerOf(person, 'x-credits-remaining')).toBe(String(SIGNUP - 1));
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 2,
-      captures: 1,
-      releases: 1,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 2, captures: 1, releases: 1 }));
     const rows = await sql<{ phase: string; amount: string }>(
       `SELECT phase, amount FROM credit_ledger WHERE search_id = $1 ORDER BY id`,
       [person.body.search_id],
@@ -130,14 +109,7 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
       expect(headerOf(r, 'idempotent-replayed')).toBe('true');
       expect(headerOf(r, 'x-credits-spent')).toBe('0');
     }
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
 
     const later = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: idem });
     expect(later.status).toBe(200);
@@ -153,36 +125,15 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
       { key, headers: idem },
     );
     expect(otherRoute.status).toBe(409);
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
 
     const other = await api.register(SIGNUP);
     const theirs = await api.post<Envelope>('/v1/verify/phone', PHONE, { key: other.key, headers: idem });
     expect(theirs.status).toBe(200);
     expect(theirs.body.search_id).not.toBe(searchId);
     expect(headerOf(theirs, 'idempotent-replayed')).toBeNull();
-    expect(await ledgerState(other.accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(other.accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
   it('runs a lookup again when its Idempotency-Key belongs to a failed (uncharged) search', async () => {
@@ -226,14 +177,7 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     const again = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { 'idempotency-key': idem } });
     expect(again.body.search_id).toBe(retry.body.search_id);
     expect(headerOf(again, 'idempotent-replayed')).toBe('true');
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 2,
-      captures: 1,
-      releases: 1,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 2, captures: 1, releases: 1 }));
   });
 
   it('answers Prefer: respond-async with 202 and a Location the owner can poll', async () => {
@@ -256,14 +200,7 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
     expect(done.body.results).toHaveLength(1);
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
 
     const stranger = await api.register(SIGNUP);
     const foreign = await api.get<Envelope>(`/v1/searches/${id}`, { key: stranger.key });
@@ -358,13 +295,6 @@ describe('credits with no worker running (gateway process only, then a worker)',
     );
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
-    expect(await ledgerState(accountId)).toEqual({
-      balance: SIGNUP - 1,
-      ledger_sum: SIGNUP - 1,
-      reserves: 1,
-      captures: 1,
-      releases: 0,
-      pending: 0,
-    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 });

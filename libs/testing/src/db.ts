@@ -36,3 +36,14 @@ export async function ledgerState(accountId: string): Promise<LedgerState> {
   if (!row) throw new Error(`no account ${accountId}`);
   return row;
 }
+
+/**
+ * The ledger state of an account with nothing pending whose ledger sums to its balance: what every
+ * money test expects once lookups have settled.
+ */
+export function settled(
+  balance: number,
+  phases: { reserves: number; captures: number; releases: number },
+): LedgerState {
+  return { balance, ledger_sum: balance, ...phases, pending: 0 };
+}
