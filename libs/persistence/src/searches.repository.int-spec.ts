@@ -73,6 +73,48 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(state.pending).toBe(0);
   });
 
+  it('settles a batch in one statement: captures, releases credited per account, repeats and strangers untouched', async () => {
+    const a = await account(5);
+    const b = await account(5);
+    const [a1, a2, a3, b1] = [search(a), search(a), search(a), search(b)];
+    for (const s of [a1, a2, a3, b1]) await searches.reserve(s);
+    await searches.settle(a3.id, { status: 'succeeded', results: [], sources: [] }); // settled before the batch
+    const found = { status: 'succeeded' as const, results: [{ e164: '+14155552671' }], sources: [] };
+    const nothing = { status: 'succeeded' as const, results: [], sources: [] };
+    const results = await searches.settleMany([
+      { searchId: a1.id, outcome: found },
+      { searchId: a2.id, outcome: nothing },
+      { searchId: a3.id, outcome: found },
+      { searchId: b1.id, outcome: { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] } },
+      { searchId: a1.id, outcome: nothing },
+      { searchId: 'srch_unknown', outcome: found },
+    ]);
+    expect(results).toEqual([
+      { settled: true, charged: true, balance: 4 },
+      { settled: true, charged: false, balance: 4 },
+      { settled: false, charged: false, balance: null },
+      { settled: true, charged: false, balance: 5 },
+      { settled: false, charged: false, balance: null },
+      { settled: false, charged: false, balance: null },
+    ]);
+    expect(await ledgerState(a)).toEqual({
+      balance: 4,
+      ledger_sum: 4,
+      reserves: 3,
+      captures: 1,
+      releases: 2,
+      pending: 0,
+    });
+    expect(await ledgerState(b)).toEqual({
+      balance: 5,
+      ledger_sum: 5,
+      reserves: 1,
+      captures: 0,
+      releases: 1,
+      pending: 0,
+    });
+  });
+
   it('releases when a lookup finds nothing or fails', async () => {
     const id = await account(2);
     const a = search(id);

@@ -105,37 +105,69 @@ export class SearchesRepository {
    * Returns whether this call did the settling, whether it charged, and the account's balance after.
    */
   async settle(searchId: string, outcome: Settlement): Promise<SettleResult> {
-    const capture = outcome.status === 'succeeded' && outcome.results.length > 0;
-    const rows = await queryRows<{ settled: number; balance: number | null }>(
+    const [result] = await this.settleMany([{ searchId, outcome }]);
+    return result!;
+  }
+
+  /**
+   * settle() for many searches in one statement (the worker batches the jobs that finish within a
+   * couple of milliseconds). Each search is marked done only if still pending, gets one capture or
+   * release entry (the unique index is the second guard), and releases are credited per account.
+   * A search named twice in one call is settled by its first mention; the others report settled: false.
+   */
+  async settleMany(items: { searchId: string; outcome: Settlement }[]): Promise<SettleResult[]> {
+    const first = new Map<string, number>();
+    items.forEach((item, k) => {
+      if (!first.has(item.searchId)) first.set(item.searchId, k);
+    });
+    const unique = [...first.values()].map((k) => items[k]!);
+    const capture = (o: Settlement) => o.status === 'succeeded' && o.results.length > 0;
+    const rows = await queryRows<{ id: string; balance: number | null }>(
       this.db,
-      `WITH s AS (
-         UPDATE searches SET status = $2, results = $3, sources = $4, error = $5, charged = $6, completed_at = now()
-          WHERE id = $1 AND status = 'pending'
-          RETURNING id, account_id, cost
+      `WITH i AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
+                    AS t(id, status, results, sources, error, capture)
+       ), s AS (
+         UPDATE searches x
+            SET status = i.status, results = i.results::json, sources = i.sources::json, error = i.error::jsonb,
+                charged = i.capture, completed_at = now()
+           FROM i
+          WHERE x.id = i.id AND x.status = 'pending'
+          RETURNING x.id, x.account_id, x.cost, i.capture
        ), led AS (
          INSERT INTO credit_ledger (account_id, search_id, phase, amount)
-         SELECT account_id, id, CASE WHEN $6 THEN 'capture' ELSE 'release' END, CASE WHEN $6 THEN 0 ELSE cost END FROM s
+         SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
+           FROM s
          ON CONFLICT (search_id) WHERE phase IN ('capture', 'release') DO NOTHING
          RETURNING account_id, amount
        ), credit AS (
-         UPDATE accounts a SET balance = a.balance + led.amount FROM led
-          WHERE a.id = led.account_id AND led.amount <> 0
-          RETURNING a.balance
+         UPDATE accounts a SET balance = a.balance + t.total
+           FROM (SELECT account_id, sum(amount) AS total FROM led WHERE amount <> 0 GROUP BY account_id) t
+          WHERE a.id = t.account_id
+          RETURNING a.id, a.balance
        )
-       SELECT (SELECT count(*) FROM s)::int AS settled,
-              COALESCE((SELECT balance FROM credit), (SELECT balance FROM accounts WHERE id = (SELECT account_id FROM s)))::int AS balance`,
+       SELECT s.id,
+              COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
+                       (SELECT balance FROM accounts WHERE id = s.account_id))::int AS balance
+         FROM s`,
       [
-        searchId,
-        outcome.status,
-        outcome.status === 'succeeded' ? JSON.stringify(outcome.results) : null,
-        JSON.stringify(outcome.sources),
-        outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-        capture,
+        unique.map((u) => u.searchId),
+        unique.map((u) => u.outcome.status),
+        unique.map((u) => (u.outcome.status === 'succeeded' ? JSON.stringify(u.outcome.results) : null)),
+        unique.map((u) => JSON.stringify(u.outcome.sources)),
+        unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
+        unique.map((u) => capture(u.outcome)),
       ],
     );
-    const row = rows[0];
-    const settled = (row?.settled ?? 0) > 0;
-    return { settled, charged: settled && capture, balance: settled ? (row?.balance ?? null) : null };
+    const balances = new Map(rows.map((r) => [r.id, r.balance]));
+    return items.map((item, k) => {
+      const settled = first.get(item.searchId) === k && balances.has(item.searchId);
+      return {
+        settled,
+        charged: settled && capture(item.outcome),
+        balance: settled ? (balances.get(item.searchId) ?? null) : null,
+      };
+    });
   }
 
   async findForAccount(id: string, accountId: string): Promise<SearchView | null> {
