@@ -1,4 +1,4 @@
-import { Api, Stack, ledgerState, sql, waitFor } from '@dossier/testing';
+import { API_RESULT_FIELDS, Api, Stack, ledgerState, sql, waitFor } from '@dossier/testing';
 
 type Envelope = {
   status: string;
@@ -13,21 +13,7 @@ type ErrorBody = {
   request_id: string;
 };
 
-const PHONE_FIELDS = [
-  'input',
-  'e164',
-  'valid',
-  'possible',
-  'country_code',
-  'region',
-  'location',
-  'carrier',
-  'line_type',
-  'time_zones',
-  'national_format',
-  'international_format',
-  'sources',
-].sort();
+const PHONE_FIELDS = [...API_RESULT_FIELDS.PhoneResult].sort();
 
 describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres)', () => {
   let stack: Stack;

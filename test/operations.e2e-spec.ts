@@ -1,5 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { Api, Stack } from '@dossier/testing';
+import { API_RESULT_FIELDS, Api, Stack } from '@dossier/testing';
 
 // The document is walked freely here; every shape that matters is asserted by expect().
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -43,70 +43,6 @@ const PUBLIC_OPERATIONS = new Set([
 ]);
 const LOOKUPS = ['/v1/search', '/v1/search/person', '/v1/search/company', '/v1/verify/email', '/v1/verify/phone'];
 
-/** Result item fields, as API.md lists them. */
-const RESULT_FIELDS = {
-  PersonResult: [
-    'id',
-    'full_name',
-    'first_name',
-    'last_name',
-    'aliases',
-    'emails',
-    'phones',
-    'usernames',
-    'locations',
-    'age',
-    'birth_year',
-    'match_score',
-    'matched_on',
-    'sources',
-  ],
-  CompanyResult: [
-    'id',
-    'name',
-    'registration_number',
-    'jurisdiction',
-    'country',
-    'domain',
-    'status',
-    'incorporated_on',
-    'address',
-    'industry',
-    'match_score',
-    'matched_on',
-    'sources',
-  ],
-  EmailResult: [
-    'email',
-    'normalized',
-    'syntax_valid',
-    'domain',
-    'mx_records',
-    'deliverability',
-    'reason',
-    'disposable',
-    'free_provider',
-    'role_account',
-    'did_you_mean',
-    'accounts',
-    'sources',
-  ],
-  PhoneResult: [
-    'input',
-    'e164',
-    'valid',
-    'possible',
-    'country_code',
-    'region',
-    'location',
-    'carrier',
-    'line_type',
-    'time_zones',
-    'national_format',
-    'international_format',
-    'sources',
-  ],
-};
 const LINE_TYPES = [
   'mobile',
   'fixed_line',
@@ -329,7 +265,7 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
 
     it('puts the envelopes and result items in components, with every field API.md lists', () => {
       const schemas = doc['components']['schemas'] as Json;
-      for (const [id, fields] of Object.entries(RESULT_FIELDS)) {
+      for (const [id, fields] of Object.entries(API_RESULT_FIELDS)) {
         expect([id, Object.keys(schemas[id]['properties']).sort()]).toEqual([id, [...fields].sort()]);
       }
       expect(schemas['PhoneResult']['properties']['line_type']['enum'].sort()).toEqual([...LINE_TYPES].sort());

@@ -5,3 +5,4 @@ export * from './http-client';
 export * from './tcp-proxy';
 export * from './db';
 export * from './queues';
+export * from './contract';
