@@ -1,14 +1,23 @@
-/** @type {import('jest').Config} */
+/**
+ * Jest runs the code as ES modules (Nest 12 and some of its dependencies are ESM-only): ts-jest emits
+ * ESM and `npm test` starts node with --experimental-vm-modules. See docs/adr/0009-tests-as-esm.md.
+ * @type {import('jest').Config}
+ */
 const aliases = ['domain', 'contracts', 'providers', 'persistence', 'config', 'testing'];
 
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/{apps,libs}/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/{apps,libs}/**/*.spec.ts',
+    '<rootDir>/{apps,libs}/**/*.int-spec.ts',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+  ],
+  extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json', diagnostics: false }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json', useESM: true, diagnostics: false }],
   },
-  moduleNameMapper: Object.fromEntries(aliases.map((a) => [`^@dossier/${a}$`, `<rootDir>/libs/${a}/src`])),
+  moduleNameMapper: Object.fromEntries(aliases.map((a) => [`^@dossier/${a}$`, `<rootDir>/libs/${a}/src/index.ts`])),
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   testTimeout: 60000,

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-import { Stack } from '@dossier/testing';
+import { REPO_ROOT, Stack } from '@dossier/testing';
 
-const ROOT = resolve(__dirname, '..');
+const ROOT = REPO_ROOT;
 
 /** The four client libraries' own suites: unit (fake server) and integration (this repo's real gateway + worker). */
 const SUITES: { client: string; unit: string; integration: string }[] = [

@@ -3,3 +3,4 @@ export * from './lookup';
 export * from './ids';
 export * from './countries';
 export * from './infra-errors';
+export * from './phone';

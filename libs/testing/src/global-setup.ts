@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { testEnv, withDatabase } from './test-env';
+import { DIST } from './processes';
 
 /** One database and one key prefix per test run: parallel runs and leftovers never interfere. */
 export default async function globalSetup(): Promise<void> {
@@ -20,7 +20,7 @@ export default async function globalSetup(): Promise<void> {
   }
   const url = withDatabase(testEnv.baseDatabaseUrl, database);
   // Migrate with the compiled CLI, exactly as `npm run db:migrate` does (npm test builds first).
-  const cli = resolve(__dirname, '../../../dist/apps/cli/src/main.js');
+  const cli = DIST.cli;
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first (npm test does)`);
   execFileSync(process.execPath, [cli, 'db:migrate'], { env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
   process.env['DOSSIER_TEST_BASE_DATABASE_URL'] = testEnv.baseDatabaseUrl;

@@ -1,11 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { testEnv, uniquePrefix } from './test-env';
 import { waitFor } from './wait-for';
 
-const ROOT = resolve(__dirname, '../../..');
+/** The repository root (the folder with nest-cli.json at or above the working directory: npm scripts run from it). */
+export const REPO_ROOT = ((): string => {
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'nest-cli.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no nest-cli.json at or above ${process.cwd()}`);
+  }
+})();
+const ROOT = REPO_ROOT;
 export const DIST = {
   gateway: resolve(ROOT, 'dist/apps/gateway/src/main.js'),
   worker: resolve(ROOT, 'dist/apps/worker/src/main.js'),

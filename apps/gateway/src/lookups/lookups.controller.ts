@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, Param, Post, Req, Res } from '@nestjs/c
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type LookupKind } from '@dossier/domain';
 import type { LookupInputByKind } from '@dossier/contracts';
-import { parsePhone } from '@dossier/providers';
+import { parsePhone } from '@dossier/domain';
 import { CurrentAuth, type AuthContext } from '../auth/auth-context';
 import { parseBody } from '../http/validation';
 import { parsePrefer } from '../http/prefer';

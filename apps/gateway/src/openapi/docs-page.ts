@@ -1,11 +1,12 @@
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 
 export const DOCS_PATH = '/docs';
 const ASSETS_PATH = `${DOCS_PATH}/assets`;
 export const OPENAPI_PATH = '/v1/openapi.json';
 
 /** swagger-ui-dist ships the UI prebuilt; the gateway serves it itself (no CDN). */
-const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+const SWAGGER_UI_DIR: string = getAbsoluteFSPath();
 
 /** Started from a file, not inline, so the page works under a strict script-src. */
 const INIT_SCRIPT = `window.addEventListener('load', function () {

