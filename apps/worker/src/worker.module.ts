@@ -6,6 +6,7 @@ import { createDataSource } from '@dossier/persistence';
 import { DATA_SOURCE, PROVIDER_SETTINGS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
+import { WorkerHealthService } from './health/worker-health.service';
 
 @Module({})
 export class WorkerModule implements OnApplicationShutdown {
@@ -31,6 +32,7 @@ export class WorkerModule implements OnApplicationShutdown {
         },
         WorkerHostService,
         ReconcilerService,
+        WorkerHealthService,
       ],
     };
   }

@@ -60,6 +60,9 @@ const workerSchema = z.object({
   RECONCILE_AFTER_S: int(5, 86_400).default(300),
   RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000),
   DNS_SERVERS: z.string().optional(),
+  /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
+  WORKER_HEALTH_PORT: int(0, 65535).optional(),
+  WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
   /** Test-only fault injection: hold each job this long `before` or `after` settling (ignored unless NODE_ENV=test). */
   WORKER_TEST_HOLD: z
     .string()
@@ -156,6 +159,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
     reconcileAfterS: e.RECONCILE_AFTER_S,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    healthPort: e.WORKER_HEALTH_PORT ?? null,
+    healthHost: e.WORKER_HEALTH_HOST,
     dnsServers: e.DNS_SERVERS ? e.DNS_SERVERS.split(',').map((s) => s.trim()) : [],
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };

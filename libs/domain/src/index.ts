@@ -4,3 +4,4 @@ export * from './ids';
 export * from './countries';
 export * from './infra-errors';
 export * from './phone';
+export * from './async';

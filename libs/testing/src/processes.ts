@@ -137,24 +137,18 @@ export class Stack {
     return { app, baseUrl };
   }
 
-  /** Starts one more worker process and waits until it consumes. */
+  /** Starts one more worker process and waits until its health check says it consumes. */
   async startWorker(extraEnv: Record<string, string> = {}): Promise<AppProcess> {
+    const port = await freePort();
     const worker = AppProcess.start(`worker${this.workers.length}`, DIST.worker, {
       ...this.workerEnv,
       LOG_LEVEL: 'info',
+      WORKER_HEALTH_PORT: String(port),
+      WORKER_HEALTH_HOST: '127.0.0.1',
       ...extraEnv,
     });
     this.workers.push(worker);
-    await waitFor(
-      async () => {
-        if (!worker.running) throw new Error(`worker exited early:\n${worker.logs}`);
-        return worker.logs.includes('ready:');
-      },
-      (ready) => ready,
-      { timeoutMs: 20_000, what: 'worker ready' },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- worker output ---\n${worker.logs}`);
-    });
+    await this.waitReady(worker, () => fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status));
     return worker;
   }
 

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
+import { probe } from '@dossier/domain';
 import { Public } from '../auth/public.decorator';
 import { ApiDoc } from '../openapi/api-doc.decorator';
 import { DATA_SOURCE, REDIS } from '../infra/tokens';
@@ -13,21 +14,6 @@ const healthResponse = z.object({
   status: z.enum(['ok', 'unavailable']),
   checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional(),
 });
-
-async function probe(check: () => Promise<unknown>): Promise<'ok' | 'unavailable'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([check(), timeout]);
-    return 'ok';
-  } catch {
-    return 'unavailable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 @Public()
 @Controller('health')
@@ -64,8 +50,8 @@ export class HealthController {
   })
   async ready(@Res() res: FastifyReply) {
     const [postgres, redis] = await Promise.all([
-      probe(() => this.db.query('SELECT 1')),
-      probe(() => this.redis.ping()),
+      probe(() => this.db.query('SELECT 1'), CHECK_TIMEOUT_MS),
+      probe(() => this.redis.ping(), CHECK_TIMEOUT_MS),
     ]);
     const ok = postgres === 'ok' && redis === 'ok';
     void res.status(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks: { postgres, redis } });

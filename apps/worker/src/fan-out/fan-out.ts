@@ -1,4 +1,4 @@
-import type { LookupKind, ResultItemByKind, SourceReport } from '@dossier/domain';
+import { untilAborted, type LookupKind, type ResultItemByKind, type SourceReport } from '@dossier/domain';
 import type { LookupInputByKind } from '@dossier/contracts';
 import { ProviderError, outcomeOfError, type Provider } from '@dossier/providers';
 
@@ -38,7 +38,7 @@ export async function fanOut<K extends LookupKind>(
       const budget = Math.max(1, Math.min(provider.defaultTimeoutMs, options.deadlineMs - (t0 - started)));
       const signal = AbortSignal.timeout(budget);
       try {
-        const answer = await raceAbort(provider.lookup(kind, input, { signal, settings: options.settings }), signal);
+        const answer = await untilAborted(provider.lookup(kind, input, { signal, settings: options.settings }), signal);
         return { provider, answer, tookMs: Date.now() - t0 };
       } catch (error) {
         throw Object.assign(new Error('provider failed'), { provider, error, tookMs: Date.now() - t0 });
@@ -80,23 +80,4 @@ function outcomeOf(error: unknown): SourceReport['outcome'] {
 function scoreOf(item: object): number {
   const s = (item as { match_score?: unknown }).match_score;
   return typeof s === 'number' ? s : 0;
-}
-
-/** A provider that ignores its signal still cannot outlive its deadline. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

@@ -70,6 +70,15 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
   }
 
+  /** Every queue's worker runs, is not closing, and its Redis connection is up. */
+  async isHealthy(): Promise<boolean> {
+    if (this.workers.length === 0) return false;
+    const states = await Promise.all(
+      this.workers.map(async (w) => w.isRunning() && !w.closing && (await w.getBackend().client).status === 'ready'),
+    );
+    return states.every(Boolean);
+  }
+
   async onApplicationShutdown(signal?: string): Promise<void> {
     this.logger.log(`shutting down (${signal ?? 'close'}): finishing active jobs`);
     const graceful = Promise.all(this.workers.map((w) => w.close()));

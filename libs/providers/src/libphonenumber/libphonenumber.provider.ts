@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { NumberType } from 'libphonenumber-js/max';
-import { isDomainError, type LineType, type PhoneResultItem } from '@dossier/domain';
+import { isDomainError, parsePhone, untilAborted, type LineType, type ParsedPhone, type PhoneResultItem } from '@dossier/domain';
 import type { PhoneInput } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { parsePhone, type ParsedPhone } from '@dossier/domain';
 
 const PROVIDER_ID = 'libphonenumber';
 
@@ -115,6 +114,7 @@ export const libphonenumberProvider: Provider<'phone'> = {
           prefixTable(path.join(RESOURCES_DIR, 'timezones.bson')),
         ]),
         ctx.signal,
+        () => deadlinePassed(ctx.signal),
       );
       location = longestPrefixMatch(geocodes, nationalNumber);
       carrier = longestPrefixMatch(carriers, nationalNumber);
@@ -160,15 +160,5 @@ function throwIfAborted(signal: AbortSignal): void {
 function deadlinePassed(signal: AbortSignal): ProviderError {
   return new ProviderError('timeout', `${PROVIDER_ID}: the lookup deadline passed`, undefined, {
     cause: signal.reason,
-  });
-}
-
-/** Settles with `work`, or rejects with a timeout as soon as the signal aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  throwIfAborted(signal);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(deadlinePassed(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { probe } from '@dossier/domain';
+import type { WorkerConfig } from '@dossier/config';
+import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { WorkerHostService } from '../processors/worker-host.service';
+
+const CHECK_TIMEOUT_MS = 1000;
+
+/**
+ * `GET /health/live` and `GET /health/ready` on WORKER_HEALTH_PORT (off when unset), for probes and
+ * supervisors: ready means every queue's worker is running and connected, and Postgres answers.
+ * Plain `node:http`: a worker serves nothing else over HTTP.
+ */
+@Injectable()
+export class WorkerHealthService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('health');
+  private server?: Server;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    private readonly host: WorkerHostService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.healthPort === null) return;
+    this.server = createServer((req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      const answer = (status: number, body: object) => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, { status: 'error' });
+      if (path === '/health/live') return answer(200, { status: 'ok' });
+      if (path !== '/health/ready') return answer(404, { status: 'error' });
+      void this.checks().then((checks) => {
+        const ok = Object.values(checks).every((c) => c === 'ok');
+        answer(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', checks });
+      });
+    });
+    this.server.listen(this.config.healthPort, this.config.healthHost);
+    await once(this.server, 'listening');
+    const address = this.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : this.config.healthPort;
+    this.logger.log(`health on http://${this.config.healthHost}:${port}/health/ready`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+
+  private async checks(): Promise<{ queues: 'ok' | 'unavailable'; postgres: 'ok' | 'unavailable' }> {
+    const [queues, postgres] = await Promise.all([
+      probe(async () => {
+        if (!(await this.host.isHealthy())) throw new Error('a queue worker is not running');
+      }, CHECK_TIMEOUT_MS),
+      probe(() => this.db.query('SELECT 1'), CHECK_TIMEOUT_MS),
+    ]);
+    return { queues, postgres };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts (with `onAbort()`'s error, else the signal's
+ * reason): a callee that ignores its signal still cannot outlive its deadline.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?: () => Error): Promise<T> {
+  const reason = (): Error => onAbort?.() ?? toError(signal.reason);
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const abort = (): void => reject(reason());
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(toError(error));
+      },
+    );
+  });
+}
+
+/** `ok` when `check` settles successfully within `timeoutMs`, else `unavailable` (health probes). */
+export async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<'ok' | 'unavailable'> {
+  try {
+    await untilAborted(check(), AbortSignal.timeout(timeoutMs));
+    return 'ok';
+  } catch {
+    return 'unavailable';
+  }
+}
+
+function toError(value: unknown): Error {
+  // AbortSignal.timeout() rejects with a DOMException, which is an Error in Node but not always across realms.
+  if (value instanceof Error) return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string') {
+    return value as Error;
+  }
+  return new Error(String(value));
+}
