@@ -19,7 +19,14 @@ export default tseslint.config(
       // No imports into another lib's internals: go through its index (@dossier/<lib>).
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@dossier/*/*', '**/libs/*/src/*', '../../libs/**'], message: 'import a lib through @dossier/<lib>' }] },
+        {
+          patterns: [
+            {
+              group: ['@dossier/*/*', '**/libs/*/src/*', '../../libs/**'],
+              message: 'import a lib through @dossier/<lib>',
+            },
+          ],
+        },
       ],
     },
   },

@@ -35,7 +35,9 @@ for (const [key, pkg] of Object.entries(packages)) {
     added += 1;
   }
 }
-const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+const sorted = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 lock.packages = sorted;
 writeFileSync(path, JSON.stringify(lock, null, 2) + '\n');
 console.log(`lock-platform-stubs: added ${added} platform-only optional entr${added === 1 ? 'y' : 'ies'}`);

@@ -1,5 +1,5 @@
 import { QUEUE_NAMES } from '@dossier/contracts';
-import { SearchesRepository, createDataSource } from '@dossier/persistence';
+import { SearchesRepository, openDataSource } from '@dossier/persistence';
 import { newId } from '@dossier/domain';
 import { Api, QueueProbe, Stack, ledgerState, settled, sql, testEnv, waitFor } from '@dossier/testing';
 
@@ -125,8 +125,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     const live = await submitAsync(key);
 
     // An orphan: reserved through the real repository code, as a gateway that died before enqueueing would leave it.
-    const db = createDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e' });
-    await db.initialize();
+    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e' });
     const orphan = newId.search();
     try {
       const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);

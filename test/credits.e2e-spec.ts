@@ -1,5 +1,5 @@
 import { newId } from '@dossier/domain';
-import { SearchesRepository, createDataSource } from '@dossier/persistence';
+import { SearchesRepository, openDataSource } from '@dossier/persistence';
 import { Api, Stack, ledgerState, settled, runCli, sql, testEnv, waitFor, type ApiResponse } from '@dossier/testing';
 import { hashRequest } from '../apps/gateway/src/lookups/request-hash';
 
@@ -140,8 +140,7 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     const { key, accountId } = await api.register(SIGNUP);
     const idem = `retry-${Date.now()}`;
     // A search that failed earlier under this key (e.g. its job was lost), reserved and released through the real repository.
-    const db = createDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'credits-spec' });
-    await db.initialize();
+    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'credits-spec' });
     const failedId = newId.search();
     try {
       const repo = new SearchesRepository(db);

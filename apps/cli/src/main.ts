@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, loadCliConfig } from '@dossier/config';
-import { AccountsRepository, createDataSource, runMigrations } from '@dossier/persistence';
+import { AccountsRepository, openDataSource, runMigrations } from '@dossier/persistence';
 import { parseCommand, UsageError, USAGE } from './commands';
 
 async function main(argv: string[]): Promise<number> {
@@ -10,8 +10,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadCliConfig();
-  const db = createDataSource({ url: config.databaseUrl, poolSize: 2, applicationName: 'dossier-cli' });
-  await db.initialize();
+  const db = await openDataSource({ url: config.databaseUrl, poolSize: 2, applicationName: 'dossier-cli' });
   try {
     switch (command.name) {
       case 'db:migrate': {

@@ -6,6 +6,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
 import { KeyCache } from './auth/key-cache';
+import { KeyRevocations, RedisKeyRevocations } from './auth/key-revocations';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { LookupsController } from './lookups/lookups.controller';
@@ -32,6 +33,7 @@ export class GatewayModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         AuthService,
         { provide: KeyCache, useValue: new KeyCache() },
+        { provide: KeyRevocations, useClass: RedisKeyRevocations },
         RateLimiterService,
         LookupsService,
         ResultWaiterService,

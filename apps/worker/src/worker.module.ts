@@ -2,7 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '
 import type { DataSource } from 'typeorm';
 import { loadProviderSettings, type WorkerConfig } from '@dossier/config';
 import { PROVIDERS } from '@dossier/providers';
-import { createDataSource } from '@dossier/persistence';
+import { openDataSource } from '@dossier/persistence';
 import { DATA_SOURCE, PROVIDER_SETTINGS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
@@ -20,15 +20,8 @@ export class WorkerModule implements OnApplicationShutdown {
         { provide: PROVIDER_SETTINGS, useValue: loadProviderSettings(PROVIDERS.flatMap((p) => p.configKeys)) },
         {
           provide: DATA_SOURCE,
-          useFactory: async () => {
-            const ds = createDataSource({
-              url: config.databaseUrl,
-              poolSize: config.dbPoolSize,
-              applicationName: 'dossier-worker',
-            });
-            await ds.initialize();
-            return ds;
-          },
+          useFactory: () =>
+            openDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' }),
         },
         WorkerHostService,
         ReconcilerService,

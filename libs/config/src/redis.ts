@@ -1,4 +1,5 @@
 import type { RedisOptions } from 'bullmq';
+import { hasSocketErrorCode } from '@dossier/domain';
 
 /** BullMQ's connection options type: also accepted by `new IORedis(…)`. */
 
@@ -38,4 +39,18 @@ export function blockingRedisOptions(url: string): RedisOptions {
     maxRetriesPerRequest: null,
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
   };
+}
+
+const REDIS_DOWN_MESSAGES =
+  /Stream isn't writeable|Connection is closed|Command timed out|enableOfflineQueue|Reached the max retries per request/i;
+
+/**
+ * Whether an error means Redis is unreachable (so the answer is a retryable `503`): a socket error, or
+ * ioredis's own errors for a closed connection, an empty offline queue, a timed-out command.
+ */
+export function isRedisUnavailable(err: unknown): boolean {
+  if (hasSocketErrorCode(err)) return true;
+  if (typeof err !== 'object' || err === null) return false;
+  const { name, message } = err as { name?: unknown; message?: unknown };
+  return name === 'MaxRetriesPerRequestError' || (typeof message === 'string' && REDIS_DOWN_MESSAGES.test(message));
 }

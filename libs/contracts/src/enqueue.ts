@@ -1,7 +1,7 @@
-import type { JobsOptions, Queue } from 'bullmq';
-import type { LookupKind } from '@dossier/domain';
-import { JOB_NAMES } from './queues';
-import type { LookupJob, LookupJobResult } from './lookup-job.schema';
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+import { JOB_NAMES, QUEUE_NAMES, lookupQueueOptions } from './queues';
+import type { LookupJob, LookupJobOf, LookupJobResult } from './lookup-job.schema';
 
 export type LookupQueue = Queue<LookupJob, LookupJobResult, string>;
 export type LookupQueues = Record<LookupKind, LookupQueue>;
@@ -14,12 +14,22 @@ export const DEFAULT_LOOKUP_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600 },
 } as const satisfies JobsOptions;
 
-/** Events stream length: completions are small pointers, so keep a generous window. */
-export const EVENTS_MAX_LEN = 50_000;
+/** The four lookup queues, opened with the shared options (close them with `closeLookupQueues`). */
+export function openLookupQueues(prefix: string, connection: ConnectionOptions): LookupQueues {
+  const options = lookupQueueOptions(prefix, connection);
+  return Object.fromEntries(
+    LOOKUP_KINDS.map((kind) => [kind, new Queue<LookupJob, LookupJobResult, string>(QUEUE_NAMES[kind], options)]),
+  ) as LookupQueues;
+}
 
-/** The one typed way to put a lookup on its queue. */
-export async function enqueueLookup(queues: LookupQueues, job: LookupJob): Promise<void> {
-  await queues[job.kind].add(JOB_NAMES[job.kind], job, {
+export async function closeLookupQueues(queues: LookupQueues): Promise<void> {
+  await Promise.allSettled(LOOKUP_KINDS.map((kind) => queues[kind].close()));
+}
+
+/** The one typed way to put a lookup on its queue: the payload's input must be its kind's. */
+export async function enqueueLookup<K extends LookupKind>(queues: LookupQueues, job: LookupJobOf<K>): Promise<void> {
+  // LookupJobOf<K> is LookupJob narrowed to one kind; TypeScript cannot see that through the generic.
+  await queues[job.kind].add(JOB_NAMES[job.kind], job as LookupJob, {
     ...DEFAULT_LOOKUP_JOB_OPTIONS,
     jobId: job.search_id,
   });

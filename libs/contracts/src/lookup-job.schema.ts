@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LookupKind } from '@dossier/domain';
+import { SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
 import { sourceReportSchema } from './lookup-result.schema';
 import {
   companyInputSchema,
@@ -14,7 +14,7 @@ export const LOOKUP_JOB_VERSION = 1;
 
 const envelope = {
   v: z.literal(LOOKUP_JOB_VERSION),
-  search_id: z.string().regex(/^srch_[0-9A-Za-z]+$/),
+  search_id: z.string().regex(SEARCH_ID_PATTERN),
   account_id: z.string().min(1),
   request_id: z.string().min(1),
   submitted_at: z.string().datetime(),
@@ -28,7 +28,11 @@ export const lookupJobSchema = z.discriminatedUnion('kind', [
 ]);
 
 export type LookupJob = z.infer<typeof lookupJobSchema>;
-export type LookupJobOf<K extends LookupKind> = Extract<LookupJob, { kind: K }> & { input: LookupInputByKind[K] };
+/** A lookup job of one kind, generic over the kind: its `input` is that kind's input. */
+export type LookupJobOf<K extends LookupKind> = Omit<LookupJob, 'kind' | 'input'> & {
+  kind: K;
+  input: LookupInputByKind[K];
+};
 
 /** Largest serialised outcome carried inline in a job's return value; bigger ones stay in Postgres only. */
 export const INLINE_OUTCOME_MAX_BYTES = 8 * 1024;
@@ -42,7 +46,7 @@ export const INLINE_OUTCOME_MAX_BYTES = 8 * 1024;
 export const lookupJobResultSchema = z
   .object({
     v: z.literal(LOOKUP_JOB_VERSION),
-    search_id: z.string(),
+    search_id: z.string().regex(SEARCH_ID_PATTERN),
     status: z.enum(['succeeded', 'failed']),
     outcome: z
       .object({

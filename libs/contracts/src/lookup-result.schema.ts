@@ -1,15 +1,11 @@
 import { z } from 'zod';
-import {
-  LINE_TYPES,
-  SOURCE_OUTCOMES,
-  type CompanyResultItem,
-  type EmailResultItem,
-  type PersonResultItem,
-  type PhoneResultItem,
-  type SourceReport,
-} from '@dossier/domain';
+import { DELIVERABILITIES, LINE_TYPES, SOURCE_OUTCOMES, type LookupKind } from '@dossier/domain';
 
-/** Result items as JSON schemas: documented in OpenAPI and checked against every provider's output. */
+/**
+ * THE result contract: each result item as a zod schema, and its TypeScript type inferred from it.
+ * The OpenAPI document is generated from these schemas, and the shared provider contract test checks
+ * every provider's items against them.
+ */
 const score = z.number().min(0).max(1);
 const nstr = z.string().nullable();
 
@@ -28,7 +24,7 @@ export const personResultSchema = z.object({
   match_score: score,
   matched_on: z.array(z.string()),
   sources: z.array(z.string()),
-}) satisfies z.ZodType<PersonResultItem>;
+});
 
 export const companyResultSchema = z.object({
   id: z.string(),
@@ -44,7 +40,7 @@ export const companyResultSchema = z.object({
   match_score: score,
   matched_on: z.array(z.string()),
   sources: z.array(z.string()),
-}) satisfies z.ZodType<CompanyResultItem>;
+});
 
 export const emailResultSchema = z.object({
   email: z.string(),
@@ -52,7 +48,7 @@ export const emailResultSchema = z.object({
   syntax_valid: z.boolean(),
   domain: nstr,
   mx_records: z.array(z.string()),
-  deliverability: z.enum(['deliverable', 'undeliverable', 'risky', 'unknown']),
+  deliverability: z.enum(DELIVERABILITIES),
   reason: nstr,
   disposable: z.boolean(),
   free_provider: z.boolean(),
@@ -60,7 +56,7 @@ export const emailResultSchema = z.object({
   did_you_mean: nstr,
   accounts: z.array(z.object({ service: z.string(), username: nstr, url: nstr })),
   sources: z.array(z.string()),
-}) satisfies z.ZodType<EmailResultItem>;
+});
 
 export const phoneResultSchema = z.object({
   input: z.string(),
@@ -76,7 +72,7 @@ export const phoneResultSchema = z.object({
   national_format: z.string(),
   international_format: z.string(),
   sources: z.array(z.string()),
-}) satisfies z.ZodType<PhoneResultItem>;
+});
 
 export const RESULT_SCHEMAS = {
   person: personResultSchema,
@@ -89,4 +85,18 @@ export const sourceReportSchema = z.object({
   provider: z.string(),
   outcome: z.enum(SOURCE_OUTCOMES),
   took_ms: z.number().int().min(0),
-}) satisfies z.ZodType<SourceReport>;
+});
+
+export type PersonResultItem = z.infer<typeof personResultSchema>;
+export type CompanyResultItem = z.infer<typeof companyResultSchema>;
+export type EmailResultItem = z.infer<typeof emailResultSchema>;
+export type PhoneResultItem = z.infer<typeof phoneResultSchema>;
+export type SourceReport = z.infer<typeof sourceReportSchema>;
+
+export interface ResultItemByKind {
+  person: PersonResultItem;
+  company: CompanyResultItem;
+  email: EmailResultItem;
+  phone: PhoneResultItem;
+}
+export type ResultItem = ResultItemByKind[LookupKind];

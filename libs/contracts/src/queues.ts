@@ -1,3 +1,4 @@
+import type { ConnectionOptions, QueueOptions } from 'bullmq';
 import type { LookupKind } from '@dossier/domain';
 
 /**
@@ -22,3 +23,14 @@ export const JOB_NAMES = {
 
 export type QueueName = (typeof QUEUE_NAMES)[LookupKind];
 export type JobName = (typeof JOB_NAMES)[LookupKind];
+
+/** Events stream length: completions carry small outcomes, so keep a generous window (BullMQ default ~10k). */
+export const EVENTS_MAX_LEN = 50_000;
+
+/**
+ * The options every process opens a lookup queue with. BullMQ rewrites a queue's meta (the events
+ * stream's length) whenever a `Queue` is created, so producers, workers and tools must agree.
+ */
+export function lookupQueueOptions(prefix: string, connection: ConnectionOptions): QueueOptions {
+  return { prefix, connection, streams: { events: { maxLen: EVENTS_MAX_LEN } } };
+}

@@ -26,19 +26,28 @@ export interface FieldIssue {
   issue: string;
 }
 
+/** The credits a refused or failed lookup moved: nothing spent, and the balance after. */
+export interface CreditsContext {
+  spent: number;
+  remaining: number;
+}
+
 export interface DomainErrorOptions {
   details?: FieldIssue[];
   /** Seconds a client should wait before trying again (429, 503). */
   retryAfterS?: number;
-  /** Extra response headers that belong to this error (e.g. the credit balance on a 402). */
-  headers?: Record<string, string>;
+  /** The credit balance the answer reports (a 402, a failed lookup). */
+  credits?: CreditsContext;
+  /** The accepted lookup that failed (its id is part of the answer). */
+  searchId?: string;
   cause?: unknown;
 }
 
 export class DomainError extends Error {
   readonly details?: FieldIssue[];
   readonly retryAfterS?: number;
-  readonly headers?: Record<string, string>;
+  readonly credits?: CreditsContext;
+  readonly searchId?: string;
 
   constructor(
     readonly code: ErrorCode,
@@ -49,7 +58,8 @@ export class DomainError extends Error {
     this.name = 'DomainError';
     this.details = options.details;
     this.retryAfterS = options.retryAfterS;
-    this.headers = options.headers;
+    this.credits = options.credits;
+    this.searchId = options.searchId;
   }
 
   static validation(details: FieldIssue[]): DomainError {
@@ -65,4 +75,22 @@ export class DomainError extends Error {
 
 export function isDomainError(value: unknown): value is DomainError {
   return value instanceof DomainError;
+}
+
+const SOCKET_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** Whether `err`, or an error it was caused by, is one of Node's socket errors (refused, reset, unreachable, DNS). */
+export function hasSocketErrorCode(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  return (typeof code === 'string' && SOCKET_ERROR_CODES.has(code)) || hasSocketErrorCode(cause, depth + 1);
 }

@@ -25,11 +25,15 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+const SEARCH_ID_LENGTH = 24;
+/** A search id as newId.search() makes them: also the BullMQ job id of its lookup. */
+export const SEARCH_ID_PATTERN = /^srch_[0-9A-Za-z]{24}$/;
+
 /** Prefixed public ids, Stripe style: `acct_…`, `key_…`, `srch_…`. No `:` ever (BullMQ job ids). */
 export const newId = {
   account: (): string => `acct_${randomBase62(20)}`,
   key: (): string => `key_${randomBase62(20)}`,
-  search: (): string => `srch_${randomBase62(24)}`,
+  search: (): string => `srch_${randomBase62(SEARCH_ID_LENGTH)}`,
   request: (): string => `req_${randomBase62(20)}`,
 };
 

@@ -2,6 +2,5 @@ export * from './errors';
 export * from './lookup';
 export * from './ids';
 export * from './countries';
-export * from './infra-errors';
 export * from './phone';
 export * from './async';

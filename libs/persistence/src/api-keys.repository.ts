@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { queryRows } from './sql';
+import type { DataSource, Repository } from 'typeorm';
 import { newApiKey, newId } from '@dossier/domain';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import { queryRows } from './sql';
 
 export interface ApiKeyView {
   id: string;
@@ -26,17 +27,35 @@ export function hashApiKey(key: string): string {
 
 const KEY_PREFIX_LENGTH = 8;
 
+function viewOf(k: ApiKeyEntity): ApiKeyView {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+  };
+}
+
+/** API keys: the per-request authentication is one prepared statement; the rest goes through the entity. */
 export class ApiKeysRepository {
-  constructor(private readonly db: DataSource) {}
+  private readonly keys: Repository<ApiKeyEntity>;
+
+  constructor(private readonly db: DataSource) {
+    this.keys = db.getRepository(ApiKeyEntity);
+  }
 
   async create(accountId: string, name: string | null): Promise<{ apiKey: string; keyId: string }> {
     const apiKey = newApiKey();
     const keyId = newId.key();
-    await queryRows(
-      this.db,
-      `INSERT INTO api_keys (id, account_id, prefix, key_hash, name) VALUES ($1, $2, $3, $4, $5)`,
-      [keyId, accountId, apiKey.slice(0, KEY_PREFIX_LENGTH), hashApiKey(apiKey), name],
-    );
+    await this.keys.insert({
+      id: keyId,
+      accountId,
+      prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
+      keyHash: hashApiKey(apiKey),
+      name,
+    });
     return { apiKey, keyId };
   }
 
@@ -52,27 +71,23 @@ export class ApiKeysRepository {
   }
 
   async touch(keyId: string): Promise<void> {
-    await queryRows(this.db, `UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [keyId]);
+    await this.keys.update({ id: keyId }, { lastUsedAt: () => 'now()' });
   }
 
   async list(accountId: string): Promise<ApiKeyView[]> {
-    return queryRows<ApiKeyView>(
-      this.db,
-      `SELECT id, prefix, name, created_at, last_used_at, revoked_at
-         FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`,
-      [accountId],
-    );
+    const keys = await this.keys.find({ where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return keys.map(viewOf);
   }
 
-  /** Revokes a key of this account. Returns false when the account has no such key. Revoking twice is fine. */
+  /** Revokes a key of this account (revoking twice keeps the first time). Null when the account has no such key. */
   async revoke(accountId: string, keyId: string): Promise<ApiKeyView | null> {
-    const rows = await queryRows<ApiKeyView>(
-      this.db,
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE id = $1 AND account_id = $2
-        RETURNING id, prefix, name, created_at, last_used_at, revoked_at`,
-      [keyId, accountId],
-    );
-    return rows[0] ?? null;
+    await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'COALESCE(revoked_at, now())' })
+      .where('id = :keyId AND account_id = :accountId', { keyId, accountId })
+      .execute();
+    const key = await this.keys.findOneBy({ id: keyId, accountId });
+    return key ? viewOf(key) : null;
   }
 }

@@ -14,8 +14,8 @@ export interface DataSourceOptions {
   applicationName: string;
 }
 
-/** The one way to build a DataSource. Schema changes come from migrations only: never `synchronize`. */
-export function createDataSource(options: DataSourceOptions): DataSource {
+/** Schema changes come from migrations only: never `synchronize`. */
+function createDataSource(options: DataSourceOptions): DataSource {
   return new DataSource({
     type: 'postgres',
     url: options.url,
@@ -34,7 +34,23 @@ export function createDataSource(options: DataSourceOptions): DataSource {
   });
 }
 
+/** The one way to get a DataSource: built and connected. */
+export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = createDataSource(options);
+  await dataSource.initialize();
+  return dataSource;
+}
+
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   const applied = await dataSource.runMigrations({ transaction: 'all' });
   return applied.map((m) => m.name);
+}
+
+/**
+ * The statements TypeORM would run to make the database match the entities: empty when the
+ * migrations and the entities describe the same schema (the drift check runs this after migrating).
+ */
+export async function pendingSchemaChanges(dataSource: DataSource): Promise<string[]> {
+  const log = await dataSource.driver.createSchemaBuilder().log();
+  return log.upQueries.map((q) => q.query);
 }

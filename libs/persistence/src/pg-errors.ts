@@ -1,11 +1,44 @@
-function pgCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const direct = (err as { code?: unknown }).code;
-  if (typeof direct === 'string') return direct;
-  const driver = (err as { driverError?: { code?: unknown } }).driverError;
-  return typeof driver?.code === 'string' ? driver.code : undefined;
+import { hasSocketErrorCode } from '@dossier/domain';
+
+interface PgErrorShape {
+  code?: unknown;
+  message?: unknown;
+  driverError?: unknown;
+  cause?: unknown;
+}
+
+/** The error itself, TypeORM's wrapped driver error, and their causes (a few levels deep). */
+function* chain(err: unknown, depth = 0): Generator<PgErrorShape> {
+  if (typeof err !== 'object' || err === null || depth > 4) return;
+  const e = err as PgErrorShape;
+  yield e;
+  yield* chain(e.driverError, depth + 1);
+  yield* chain(e.cause, depth + 1);
+}
+
+function sqlState(err: unknown): string | undefined {
+  for (const e of chain(err)) if (typeof e.code === 'string') return e.code;
+  return undefined;
 }
 
 export function isUniqueViolation(err: unknown): boolean {
-  return pgCode(err) === '23505';
+  return sqlState(err) === '23505';
+}
+
+const POOL_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i;
+
+/**
+ * Whether an error means Postgres is unreachable or cannot take the query now (so the answer is a
+ * retryable `503`, not a `500`): a socket error, SQLSTATE class 08 (connection exception), 57P0x
+ * (shutting down / cannot connect now), 53300 (too many connections), or pg's own pool messages.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (hasSocketErrorCode(err)) return true;
+  for (const e of chain(err)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (/^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+    if (typeof e.message === 'string' && POOL_MESSAGES.test(e.message)) return true;
+  }
+  return false;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { newId } from '@dossier/domain';
 import { ledgerState, testEnv } from '@dossier/testing';
-import { createDataSource } from './data-source';
+import { openDataSource } from './data-source';
 import { AccountsRepository } from './accounts.repository';
 import { SearchesRepository, type NewSearch } from './searches.repository';
 
@@ -12,8 +12,7 @@ describe('SearchesRepository against the real Postgres', () => {
   let searches: SearchesRepository;
 
   beforeAll(async () => {
-    db = createDataSource({ url: testEnv.databaseUrl, poolSize: 20, applicationName: 'int-spec' });
-    await db.initialize();
+    db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 20, applicationName: 'int-spec' });
     accounts = new AccountsRepository(db);
     searches = new SearchesRepository(db);
   });

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { LookupKind, SearchStatus, SourceReport } from '@dossier/domain';
-import { queryRows } from './sql';
+import type { LookupKind, SearchStatus } from '@dossier/domain';
+import type { SourceReport } from '@dossier/contracts';
+import { creditsOf, queryRows } from './sql';
 import { isUniqueViolation } from './pg-errors';
 
 export interface NewSearch {
@@ -52,7 +53,10 @@ export type Settlement =
   | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
 
 const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.sources, s.error,
-  s.request_hash, s.created_at, s.completed_at, a.balance::int AS balance`;
+  s.request_hash, s.created_at, s.completed_at, a.balance`;
+
+type SearchRow = Omit<SearchView, 'balance'> & { balance: string };
+const viewOf = (row: SearchRow): SearchView => ({ ...row, balance: creditsOf(row.balance) });
 
 /**
  * Searches and the credits they move. Every money movement is one SQL statement, so it is atomic,
@@ -67,7 +71,7 @@ export class SearchesRepository {
    */
   async reserve(s: NewSearch): Promise<ReserveOutcome> {
     try {
-      const rows = await queryRows<{ balance: number }>(
+      const rows = await queryRows<{ balance: string }>(
         this.db,
         `WITH debit AS (
            UPDATE accounts SET balance = balance - $3 WHERE id = $2 AND balance >= $3 RETURNING id, balance
@@ -77,7 +81,7 @@ export class SearchesRepository {
          ), led AS (
            INSERT INTO credit_ledger (account_id, search_id, phase, amount) SELECT id, $1, 'reserve', -$3::bigint FROM debit
          )
-         SELECT balance::int AS balance FROM debit`,
+         SELECT balance FROM debit`,
         [
           s.id,
           s.accountId,
@@ -92,7 +96,7 @@ export class SearchesRepository {
         ],
       );
       const row = rows[0];
-      return row ? { kind: 'reserved', balance: row.balance } : { kind: 'insufficient' };
+      return row ? { kind: 'reserved', balance: creditsOf(row.balance) } : { kind: 'insufficient' };
     } catch (err) {
       if (s.idempotencyKey !== null && isUniqueViolation(err)) return { kind: 'idempotency_race' };
       throw err;
@@ -122,7 +126,7 @@ export class SearchesRepository {
     });
     const unique = [...first.values()].map((k) => items[k]!);
     const capture = (o: Settlement) => o.status === 'succeeded' && o.results.length > 0;
-    const rows = await queryRows<{ id: string; balance: number | null }>(
+    const rows = await queryRows<{ id: string; balance: string | null }>(
       this.db,
       `WITH i AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
@@ -148,7 +152,7 @@ export class SearchesRepository {
        )
        SELECT s.id,
               COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
-                       (SELECT balance FROM accounts WHERE id = s.account_id))::int AS balance
+                       (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance
          FROM s`,
       [
         unique.map((u) => u.searchId),
@@ -159,7 +163,7 @@ export class SearchesRepository {
         unique.map((u) => capture(u.outcome)),
       ],
     );
-    const balances = new Map(rows.map((r) => [r.id, r.balance]));
+    const balances = new Map(rows.map((r) => [r.id, r.balance === null ? null : creditsOf(r.balance)]));
     return items.map((item, k) => {
       const settled = first.get(item.searchId) === k && balances.has(item.searchId);
       return {
@@ -171,12 +175,12 @@ export class SearchesRepository {
   }
 
   async findForAccount(id: string, accountId: string): Promise<SearchView | null> {
-    const rows = await queryRows<SearchView>(
+    const rows = await queryRows<SearchRow>(
       this.db,
       `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id WHERE s.id = $1 AND s.account_id = $2`,
       [id, accountId],
     );
-    return rows[0] ?? null;
+    return rows[0] ? viewOf(rows[0]) : null;
   }
 
   /** The live search that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
@@ -187,13 +191,13 @@ export class SearchesRepository {
         WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
       [accountId, key, ttlHours],
     );
-    const rows = await queryRows<SearchView>(
+    const rows = await queryRows<SearchRow>(
       this.db,
       `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id
         WHERE s.account_id = $1 AND s.idempotency_key = $2`,
       [accountId, key],
     );
-    return rows[0] ?? null;
+    return rows[0] ? viewOf(rows[0]) : null;
   }
 
   async statusOf(id: string): Promise<SearchStatus | null> {
@@ -207,12 +211,10 @@ export class SearchesRepository {
   }
 
   async balanceOf(accountId: string): Promise<number | null> {
-    const rows = await queryRows<{ balance: number }>(
-      this.db,
-      `SELECT balance::int AS balance FROM accounts WHERE id = $1`,
-      [accountId],
-    );
-    return rows[0]?.balance ?? null;
+    const rows = await queryRows<{ balance: string }>(this.db, `SELECT balance FROM accounts WHERE id = $1`, [
+      accountId,
+    ]);
+    return rows[0] ? creditsOf(rows[0].balance) : null;
   }
 
   /** Which of these searches are no longer pending (the waiter's fallback when an event is missed). */

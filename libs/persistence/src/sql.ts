@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 
-interface PgPool {
+/** The part of a pooled `pg` client this module uses. */
+interface PgClient {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
@@ -18,12 +19,27 @@ function statementName(text: string): string {
 }
 
 /**
- * Runs one SQL statement as a named prepared statement on the DataSource's pg pool and returns its
- * rows. The hot-path statements are all written by hand; TypeORM owns the connection, entities and
- * migrations. (Going through the pool directly also avoids TypeORM's UPDATE `[rows, count]` shape.)
+ * Runs one hand-written SQL statement as a named prepared statement and returns its rows. The
+ * connection comes through TypeORM's public API: a QueryRunner lends a pooled connection
+ * (`connect()` returns the driver's client) and gives it back on `release()`. See ADR 0010.
  */
 export async function queryRows<T>(db: DataSource, text: string, params: unknown[] = []): Promise<T[]> {
-  const pool = (db.driver as unknown as { master: PgPool }).master;
-  const result = await pool.query({ name: statementName(text), text, values: params });
-  return result.rows as T[];
+  const runner = db.createQueryRunner();
+  try {
+    const client = (await runner.connect()) as PgClient;
+    const result = await client.query({ name: statementName(text), text, values: params });
+    return result.rows as T[];
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * A credit amount read from a `bigint` column (pg returns int8 as text). Balances are kept in the safe
+ * integer range of a JavaScript number; anything beyond it is a corrupt row, not a rounding to hide.
+ */
+export function creditsOf(value: string | number): number {
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`credit amount ${String(value)} is not a safe integer`);
+  return n;
 }

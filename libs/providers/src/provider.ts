@@ -1,5 +1,5 @@
-import type { LookupKind, ResultItemByKind, SourceOutcome } from '@dossier/domain';
-import type { LookupInputByKind } from '@dossier/contracts';
+import type { LookupKind, SourceOutcome } from '@dossier/domain';
+import type { LookupInputByKind, ResultItemByKind } from '@dossier/contracts';
 
 /**
  * The small set of upstream failure codes every provider maps its errors onto at its edge.

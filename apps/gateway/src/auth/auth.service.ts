@@ -4,8 +4,7 @@ import type { GatewayConfig } from '@dossier/config';
 import { AccountsRepository, ApiKeysRepository, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
-import { KeyCache } from './key-cache';
-import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { KeyRevocations } from './key-revocations';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -26,8 +25,7 @@ export class AuthService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(AccountsRepository) private readonly accounts: AccountsRepository,
     @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
-    private readonly limiter: RateLimiterService,
-    private readonly cache: KeyCache,
+    private readonly revocations: KeyRevocations,
   ) {}
 
   async register(email: string, password: string) {
@@ -68,10 +66,9 @@ export class AuthService {
   async revokeKey(accountId: string, keyId: string) {
     const owned = (await this.keys.list(accountId)).some((k) => k.id === keyId);
     if (!owned) throw new DomainError('not_found', 'no such key');
-    await this.limiter.markRevoked(keyId);
+    await this.revocations.revoke(keyId);
     const key = await this.keys.revoke(accountId, keyId);
     if (!key) throw new DomainError('not_found', 'no such key');
-    this.cache.evictKey(keyId);
     return { status: 'success' as const, key: keyViewOf(key) };
   }
 

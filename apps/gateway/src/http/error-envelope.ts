@@ -1,4 +1,5 @@
-import { DomainError, isDomainError, isInfrastructureError, type ErrorCode, type FieldIssue } from '@dossier/domain';
+import { DomainError, isDomainError, type ErrorCode, type FieldIssue } from '@dossier/domain';
+import { isBackingServiceDown } from './unavailable';
 
 /** The one table from error code to HTTP status. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -22,6 +23,9 @@ export interface ErrorEnvelope {
   status: 'error';
   error: { code: ErrorCode; message: string; details?: FieldIssue[] };
   request_id: string;
+  /** An accepted lookup that failed: its id and the balance after releasing its credits. */
+  search_id?: string;
+  credits_remaining?: number;
 }
 
 /** Fastify's own errors (raised before a handler runs) mapped onto contract codes. */
@@ -44,7 +48,7 @@ export function toDomainError(err: unknown): DomainError {
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
   if (err instanceof SyntaxError) return new DomainError('invalid_json', 'the body is not valid JSON');
-  if (isInfrastructureError(err))
+  if (isBackingServiceDown(err))
     return DomainError.unavailable('a backing service is unavailable; try again shortly', err);
   const status = statusOf(err);
   if (status === 404) return new DomainError('not_found', 'no such route');
@@ -65,6 +69,14 @@ export function envelopeOf(err: DomainError, requestId: string): ErrorEnvelope {
   return {
     status: 'error',
     error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
+    ...(err.searchId !== undefined
+      ? { search_id: err.searchId, ...(err.credits ? { credits_remaining: err.credits.remaining } : {}) }
+      : {}),
     request_id: requestId,
   };
+}
+
+/** Credit headers, on every lookup answer: what this call charged and the balance after. */
+export function creditHeaders(spent: number, remaining: number): Record<string, string> {
+  return { 'X-Credits-Spent': String(spent), 'X-Credits-Remaining': String(remaining) };
 }

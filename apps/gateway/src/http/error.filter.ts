@@ -1,7 +1,7 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '@dossier/domain';
-import { HTTP_STATUS, envelopeOf, toDomainError } from './error-envelope';
+import { HTTP_STATUS, creditHeaders, envelopeOf, toDomainError } from './error-envelope';
 import type { RouteTable } from './route-table';
 
 /** The one global filter: every failure leaves as the contract's error envelope. */
@@ -37,7 +37,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         `request_id=${request.id} ${request.method} ${request.url} -> ${status} ${error.code}: ${describe(cause)}`,
       );
     }
-    if (error.headers) void reply.headers(error.headers);
+    if (error.credits) void reply.headers(creditHeaders(error.credits.spent, error.credits.remaining));
     if (error.code === 'unauthorized') void reply.header('WWW-Authenticate', 'Bearer realm="dossier"');
     if (error.retryAfterS !== undefined)
       void reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));

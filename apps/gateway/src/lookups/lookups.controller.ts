@@ -1,14 +1,12 @@
-import { Body, Controller, Get, Headers, Param, Post, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type LookupKind } from '@dossier/domain';
-import type { LookupInputByKind } from '@dossier/contracts';
-import { parsePhone } from '@dossier/domain';
+import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { CurrentAuth, type AuthContext } from '../auth/auth-context';
-import { parseBody } from '../http/validation';
-import { parsePrefer } from '../http/prefer';
+import { creditHeaders } from '../http/error-envelope';
 import { ApiDoc, type ApiDocOptions } from '../openapi/api-doc.decorator';
-import { LookupsService, type LookupRequest } from './lookups.service';
-import type { LookupAnswer } from './search-envelope';
+import { LookupCtx } from './lookup-call.decorator';
+import type { LookupOutcome } from './lookup-outcome';
+import { companyLookup, emailLookup, personLookup, phoneLookup, searchLookup } from './lookup-requests';
+import { LookupsService, type AnyLookupRequest, type LookupCall } from './lookups.service';
 import {
   companyBody,
   pendingEnvelope,
@@ -18,8 +16,6 @@ import {
   verifyEmailBody,
   verifyPhoneBody,
 } from './lookups.schema';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const lookupDoc = (summary: string, body: ApiDocOptions['body'], description: string): ApiDocOptions => ({
   tag: 'lookups',
@@ -49,8 +45,11 @@ const lookupDoc = (summary: string, body: ApiDocOptions['body'], description: st
   ],
 });
 
-type Submit = <K extends LookupKind>(req: LookupRequest<K>) => Promise<void>;
-
+/**
+ * The lookup endpoints. Each handler maps its body onto a lookup (lookup-requests.ts); every one then
+ * takes the same path: `LookupsService.submit` → `respond`. Failures are thrown and answered by the
+ * one error filter.
+ */
 @Controller('v1')
 export class LookupsController {
   constructor(private readonly lookups: LookupsService) {}
@@ -63,47 +62,8 @@ export class LookupsController {
       '`type` routes to a lookup with `query` as its main field: person → name, company → company_name, email → email, phone → phone (with `country` as default region), username → a person search by username.',
     ),
   )
-  async search(
-    @Body() raw: unknown,
-    @Req() req: FastifyRequest,
-    @Res() res: FastifyReply,
-    @CurrentAuth() auth: AuthContext,
-    @Headers() h: Record<string, string | undefined>,
-  ) {
-    const b = parseBody(searchBody, raw);
-    const purpose = b.permissible_purpose ?? null;
-    const submit = this.submitter(req, res, auth, h);
-    const route = '/v1/search';
-    switch (b.type) {
-      case 'person':
-        return submit({
-          kind: 'person',
-          input: { name: b.query, ...(b.country ? { country: b.country } : {}) },
-          purpose,
-          route,
-          body: raw,
-        });
-      case 'username':
-        return submit({
-          kind: 'person',
-          input: { username: b.query, ...(b.country ? { country: b.country } : {}) },
-          purpose,
-          route,
-          body: raw,
-        });
-      case 'company':
-        return submit({
-          kind: 'company',
-          input: { company_name: b.query, ...(b.country ? { country: b.country } : {}) },
-          purpose,
-          route,
-          body: raw,
-        });
-      case 'email':
-        return submit({ kind: 'email', input: { email: b.query }, purpose, route, body: raw });
-      case 'phone':
-        return submit({ kind: 'phone', input: phoneInput(b.query, b.country, 'query'), purpose, route, body: raw });
-    }
+  search(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
+    return this.run(searchLookup(raw), call, res);
   }
 
   @Post('search/person')
@@ -114,56 +74,20 @@ export class LookupsController {
       'At least one of name, email, phone, username. Results carry match_score and matched_on, best first.',
     ),
   )
-  async person(
-    @Body() raw: unknown,
-    @Req() req: FastifyRequest,
-    @Res() res: FastifyReply,
-    @CurrentAuth() auth: AuthContext,
-    @Headers() h: Record<string, string | undefined>,
-  ) {
-    const { permissible_purpose, ...input } = parseBody(personBody, raw);
-    return this.submitter(
-      req,
-      res,
-      auth,
-      h,
-    )({ kind: 'person', input, purpose: permissible_purpose ?? null, route: '/v1/search/person', body: raw });
+  person(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
+    return this.run(personLookup(raw), call, res);
   }
 
   @Post('search/company')
   @ApiDoc(lookupDoc('Company search', companyBody, 'At least one of company_name, domain, registration_number.'))
-  async company(
-    @Body() raw: unknown,
-    @Req() req: FastifyRequest,
-    @Res() res: FastifyReply,
-    @CurrentAuth() auth: AuthContext,
-    @Headers() h: Record<string, string | undefined>,
-  ) {
-    const { permissible_purpose, ...input } = parseBody(companyBody, raw);
-    return this.submitter(
-      req,
-      res,
-      auth,
-      h,
-    )({ kind: 'company', input, purpose: permissible_purpose ?? null, route: '/v1/search/company', body: raw });
+  company(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
+    return this.run(companyLookup(raw), call, res);
   }
 
   @Post('verify/email')
   @ApiDoc(lookupDoc('Verify an e-mail address', verifyEmailBody, 'Always one result describing the address.'))
-  async email(
-    @Body() raw: unknown,
-    @Req() req: FastifyRequest,
-    @Res() res: FastifyReply,
-    @CurrentAuth() auth: AuthContext,
-    @Headers() h: Record<string, string | undefined>,
-  ) {
-    const { permissible_purpose, ...input } = parseBody(verifyEmailBody, raw);
-    return this.submitter(
-      req,
-      res,
-      auth,
-      h,
-    )({ kind: 'email', input, purpose: permissible_purpose ?? null, route: '/v1/verify/email', body: raw });
+  email(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
+    return this.run(emailLookup(raw), call, res);
   }
 
   @Post('verify/phone')
@@ -174,26 +98,8 @@ export class LookupsController {
       'Validity, line type, original carrier, location and time zones from libphonenumber. Unparseable input is 400; a parseable but invalid number is a result with valid: false.',
     ),
   )
-  async phone(
-    @Body() raw: unknown,
-    @Req() req: FastifyRequest,
-    @Res() res: FastifyReply,
-    @CurrentAuth() auth: AuthContext,
-    @Headers() h: Record<string, string | undefined>,
-  ) {
-    const b = parseBody(verifyPhoneBody, raw);
-    return this.submitter(
-      req,
-      res,
-      auth,
-      h,
-    )({
-      kind: 'phone',
-      input: phoneInput(b.phone, b.country, 'phone'),
-      purpose: b.permissible_purpose ?? null,
-      route: '/v1/verify/phone',
-      body: raw,
-    });
+  phone(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
+    return this.run(phoneLookup(raw), call, res);
   }
 
   @Get('searches/:id')
@@ -209,56 +115,35 @@ export class LookupsController {
     pathParams: { id: 'search id (srch_…)' },
     errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
   })
-  async getSearch(
-    @Param('id') id: string,
-    @Req() req: FastifyRequest,
-    @Res() res: FastifyReply,
-    @CurrentAuth() auth: AuthContext,
-  ) {
-    send(res, String(req.id), await this.lookups.get(id, auth));
+  async getSearch(@Param('id') id: string, @CurrentAuth() auth: AuthContext, @Res() res: FastifyReply): Promise<void> {
+    respond(res, await this.lookups.get(id, auth));
   }
 
-  private submitter(
-    req: FastifyRequest,
-    res: FastifyReply,
-    auth: AuthContext,
-    h: Record<string, string | undefined>,
-  ): Submit {
-    const idempotencyKey = h['idempotency-key'];
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw DomainError.validation([{ field: 'Idempotency-Key', issue: 'must be 1–255 printable ASCII characters' }]);
-    }
-    const prefer = parsePrefer(h['prefer']);
-    return async (lookup) => {
-      const answer = await this.lookups.submit(lookup, {
-        auth,
-        requestId: String(req.id),
-        idempotencyKey: idempotencyKey ?? null,
-        prefer,
-      });
-      if (prefer.respondAsync) void res.header('Preference-Applied', 'respond-async');
-      send(res, String(req.id), answer);
-    };
+  private async run(lookup: AnyLookupRequest, call: LookupCall, res: FastifyReply): Promise<void> {
+    const outcome = await this.lookups.submit(lookup, call);
+    if (call.prefer.respondAsync) void res.header('Preference-Applied', 'respond-async');
+    respond(res, outcome);
   }
 }
 
-/** Phone input is parsed here, before anything is charged: unparseable is 400. */
-function phoneInput(phone: string, country: string | undefined, field: string): LookupInputByKind['phone'] {
-  try {
-    parsePhone(phone, country);
-  } catch (err) {
-    if (err instanceof DomainError && err.details) {
-      throw DomainError.validation(err.details.map((d) => ({ ...d, field: d.field === 'phone' ? field : d.field })));
-    }
-    throw err;
-  }
-  return country ? { phone, country } : { phone };
-}
-
-function send(res: FastifyReply, requestId: string, answer: LookupAnswer): void {
-  void res.status(answer.httpStatus).headers(answer.headers);
+/** A lookup outcome as HTTP: 200 with the success envelope, or 202 pending with Location. */
+function respond(res: FastifyReply, outcome: LookupOutcome): void {
   // A replay returns the original search and spends nothing.
-  if (answer.replayed) void res.header('Idempotent-Replayed', 'true').header('X-Credits-Spent', '0');
-  const body = answer.body['status'] === 'error' ? { ...answer.body, request_id: requestId } : answer.body;
-  void res.send(body);
+  const spent = outcome.replayed ? 0 : outcome.status === 'pending' ? outcome.reserved : outcome.spent;
+  void res.headers(creditHeaders(spent, outcome.balance));
+  if (outcome.replayed) void res.header('Idempotent-Replayed', 'true');
+  if (outcome.status === 'pending') {
+    void res
+      .status(202)
+      .headers({ Location: `/v1/searches/${outcome.searchId}`, 'Retry-After': '1' })
+      .send({ status: 'pending', search_id: outcome.searchId, credits_remaining: outcome.balance });
+    return;
+  }
+  void res.status(200).send({
+    status: 'success',
+    search_id: outcome.searchId,
+    results: outcome.results,
+    credits_remaining: outcome.balance,
+    sources: outcome.sources,
+  });
 }

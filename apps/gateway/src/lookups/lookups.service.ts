@@ -1,35 +1,41 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DomainError, isInfrastructureError, newId, type LookupKind } from '@dossier/domain';
+import { DomainError, SEARCH_ID_PATTERN, newId, type LookupKind } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
 import { enqueueLookup, type LookupInputByKind, type LookupJobResult, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository, type SearchView } from '@dossier/persistence';
 import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
+import { isBackingServiceDown } from '../http/unavailable';
 import type { Preference } from '../http/prefer';
 import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
-import { answerFor, pendingAnswer, type LookupAnswer } from './search-envelope';
+import { outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
 import { hashRequest } from './request-hash';
 
 const IDEMPOTENCY_TTL_HOURS = 24;
 
+/** A lookup to run: its kind, the normalised input its job carries, and why it is made. */
 export interface LookupRequest<K extends LookupKind> {
   kind: K;
   input: LookupInputByKind[K];
   purpose: string | null;
-  /** Route and raw body, hashed to recognise an Idempotency-Key reused with another body. */
-  route: string;
-  body: unknown;
 }
 
+/** A lookup request of any kind. */
+export type AnyLookupRequest = { [K in LookupKind]: LookupRequest<K> }[LookupKind];
+
+/** Who asks, and how: what the HTTP request says about the call besides its body's lookup. */
 export interface LookupCall {
   auth: AuthContext;
   requestId: string;
   idempotencyKey: string | null;
   prefer: Preference;
+  /** Route and raw body, hashed to recognise an Idempotency-Key reused with another request. */
+  route: string;
+  body: unknown;
 }
 
-/** Accept → reserve → enqueue → wait (or 202). The job contract lives in @dossier/contracts. */
+/** Accept → reserve → enqueue → wait (or pending). Answers in domain terms; the controller makes HTTP of them. */
 @Injectable()
 export class LookupsService {
   private readonly logger = new Logger(LookupsService.name);
@@ -42,11 +48,11 @@ export class LookupsService {
     private readonly pressure: QueuePressureService,
   ) {}
 
-  async submit<K extends LookupKind>(req: LookupRequest<K>, call: LookupCall): Promise<LookupAnswer> {
+  async submit<K extends LookupKind>(req: LookupRequest<K>, call: LookupCall): Promise<LookupOutcome> {
     if (this.config.requirePermissiblePurpose && req.kind === 'person' && req.purpose === null) {
       throw DomainError.validation([{ field: 'permissible_purpose', issue: 'is required for person searches' }]);
     }
-    const requestHash = call.idempotencyKey === null ? null : hashRequest(req.route, req.body);
+    const requestHash = call.idempotencyKey === null ? null : hashRequest(call.route, call.body);
     if (call.idempotencyKey !== null) {
       const existing = await this.searches.findByIdempotencyKey(
         call.auth.accountId,
@@ -62,6 +68,7 @@ export class LookupsService {
     }
     this.pressure.assertRoom(req.kind);
 
+    const cost = this.config.costs[req.kind];
     const searchId = newId.search();
     const watch = call.prefer.respondAsync ? null : this.waiter.watch(searchId);
     try {
@@ -71,18 +78,18 @@ export class LookupsService {
         keyId: call.auth.keyId,
         kind: req.kind,
         input: req.input,
-        cost: this.config.costs[req.kind],
+        cost,
         idempotencyKey: call.idempotencyKey,
         requestHash,
         requestId: call.requestId,
         permissiblePurpose: req.purpose,
       });
       if (reserved.kind === 'insufficient') {
-        const balance = await this.searches.balanceOf(call.auth.accountId);
+        const balance = (await this.searches.balanceOf(call.auth.accountId)) ?? 0;
         throw new DomainError(
           'insufficient_credits',
-          `this lookup costs ${this.config.costs[req.kind]} credit(s) and the balance is ${balance ?? 0}; nothing was charged`,
-          { headers: { 'X-Credits-Spent': '0', 'X-Credits-Remaining': String(balance ?? 0) } },
+          `this lookup costs ${cost} credit(s) and the balance is ${balance}; nothing was charged`,
+          { credits: { spent: 0, remaining: balance } },
         );
       }
       if (reserved.kind === 'idempotency_race') {
@@ -95,14 +102,14 @@ export class LookupsService {
         return this.replay(winner, requestHash, call);
       }
       await this.enqueue(req, searchId, call);
-      const accepted = pendingAnswer(searchId, this.config.costs[req.kind], reserved.balance);
+      const accepted = pendingOutcome(searchId, cost, reserved.balance);
       if (!watch) return accepted;
       try {
-        return await this.await(searchId, call, watch, this.config.costs[req.kind]);
+        return await this.await(searchId, call, watch, cost, false);
       } catch (err) {
         // Reserved and queued: the lookup goes on and may be charged, so a 503 ("nothing charged")
-        // would be wrong. Answer 202 with what is known without Postgres; the client polls Location.
-        if (!isInfrastructureError(err)) throw err;
+        // would be wrong. Answer pending with what is known without Postgres; the client polls.
+        if (!isBackingServiceDown(err)) throw err;
         this.logger.warn(`request_id=${call.requestId}: waiting for ${searchId} failed, answering 202: ${String(err)}`);
         return accepted;
       }
@@ -111,16 +118,13 @@ export class LookupsService {
     }
   }
 
-  async get(searchId: string, auth: AuthContext): Promise<LookupAnswer> {
-    const search = /^srch_[0-9A-Za-z]{1,64}$/.test(searchId)
+  /** A search of this account, as it stands (a failed one throws, without inviting a retry). */
+  async get(searchId: string, auth: AuthContext): Promise<LookupOutcome> {
+    const search = SEARCH_ID_PATTERN.test(searchId)
       ? await this.searches.findForAccount(searchId, auth.accountId)
       : null;
     if (!search) throw new DomainError('not_found', 'no such search');
-    const answer = answerFor(search, { replayed: false });
-    // Asking again will not change a failed search: no Retry-After here (a retry of the POST
-    // with the same Idempotency-Key runs the lookup again).
-    if (search.status === 'failed') delete answer.headers['Retry-After'];
-    return answer;
+    return outcomeOf(search, { replayed: false, retryable: false });
   }
 
   private async enqueue<K extends LookupKind>(
@@ -137,7 +141,7 @@ export class LookupsService {
         request_id: call.requestId,
         submitted_at: new Date().toISOString(),
         input: req.input,
-      } as Parameters<typeof enqueueLookup>[1]);
+      });
     } catch (err) {
       // Redis is down: give the reservation back now. If Postgres fails too, the worker's
       // reconciler releases the stale pending search later — a refund is never lost.
@@ -152,42 +156,49 @@ export class LookupsService {
     }
   }
 
-  private async replay(existing: SearchView, requestHash: string | null, call: LookupCall): Promise<LookupAnswer> {
+  private async replay(existing: SearchView, requestHash: string | null, call: LookupCall): Promise<LookupOutcome> {
     if (existing.request_hash !== requestHash) {
       throw new DomainError('idempotency_conflict', 'this Idempotency-Key was used with a different request');
     }
-    if (existing.status !== 'pending' || call.prefer.respondAsync) return answerFor(existing, { replayed: true });
+    if (existing.status !== 'pending' || call.prefer.respondAsync) {
+      return outcomeOf(existing, { replayed: true, retryable: true });
+    }
     const watch = this.waiter.watch(existing.id);
     try {
-      return { ...(await this.await(existing.id, call, watch, existing.cost)), replayed: true };
+      return await this.await(existing.id, call, watch, existing.cost, true);
     } finally {
       watch.dispose();
     }
   }
 
-  private async await(searchId: string, call: LookupCall, watch: SearchWatch, cost: number): Promise<LookupAnswer> {
+  /** Waits for the search to settle, up to the request's wait; the outcome as it stands then. */
+  private async await(
+    searchId: string,
+    call: LookupCall,
+    watch: SearchWatch,
+    cost: number,
+    replayed: boolean,
+  ): Promise<LookupOutcome> {
     const waitS = Math.min(call.prefer.waitS ?? this.config.syncWaitDefaultS, this.config.syncWaitMaxS);
     const deadline = Date.now() + waitS * 1000;
     for (;;) {
       const remaining = deadline - Date.now();
       const event = remaining > 0 ? await watch.next(remaining) : undefined;
       // The worker's completion carries the settled outcome when it is small: no read-back needed.
-      if (event?.outcome && event.search_id === searchId)
-        return answerFor(inlineView(event, cost), { replayed: false });
-      const search = await this.load(searchId, call);
-      if (search.status !== 'pending' || Date.now() >= deadline) return answerFor(search, { replayed: false });
+      if (event?.outcome && event.search_id === searchId) {
+        return outcomeOf(carried(event, cost), { replayed, retryable: true });
+      }
+      const search = await this.searches.findForAccount(searchId, call.auth.accountId);
+      if (!search) throw new DomainError('internal_error', `search ${searchId} vanished`);
+      if (search.status !== 'pending' || Date.now() >= deadline) {
+        return outcomeOf(search, { replayed, retryable: true });
+      }
     }
-  }
-
-  private async load(searchId: string, call: LookupCall): Promise<SearchView> {
-    const search = await this.searches.findForAccount(searchId, call.auth.accountId);
-    if (!search) throw new DomainError('internal_error', `search ${searchId} vanished`);
-    return search;
   }
 }
 
 /** The stored search, as the worker's completion event describes it. */
-function inlineView(event: LookupJobResult, cost: number): Parameters<typeof answerFor>[0] {
+function carried(event: LookupJobResult, cost: number): SearchState {
   const outcome = event.outcome!;
   return {
     id: event.search_id,

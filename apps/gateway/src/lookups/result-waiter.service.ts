@@ -31,8 +31,8 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
         connection: blockingRedisOptions(this.config.redisUrl),
         prefix: this.config.queuePrefix,
       });
-      events.on('completed', ({ jobId, returnvalue }) => this.notify(jobId, parseResult(returnvalue)));
-      events.on('failed', ({ jobId }) => this.notify(jobId));
+      events.on('completed', ({ jobId, returnvalue }) => this.completed(jobId, returnvalue));
+      events.on('failed', ({ jobId }) => this.failed(jobId));
       events.on('error', (err) => this.logger.warn(`queue events (${kind}): ${err.message}`));
       this.events.push(events);
     }
@@ -95,6 +95,16 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
         if (current.wake.size === 0 && this.waiters.get(searchId) === current) this.waiters.delete(searchId);
       },
     };
+  }
+
+  /** A lookup job completed (job id = search id): wake its waiters with the outcome it carries, if any. */
+  completed(jobId: string, returnvalue: unknown): void {
+    this.notify(jobId, parseResult(returnvalue));
+  }
+
+  /** A lookup job failed: its waiters read the search from Postgres. */
+  failed(jobId: string): void {
+    this.notify(jobId);
   }
 
   private notify(searchId: string, result?: LookupJobResult): void {

@@ -1,19 +1,19 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '@dossier/domain';
-import { KeyCache } from '../auth/key-cache';
+import { KeyRevocations } from '../auth/key-revocations';
 import { RateLimiterService } from './rate-limiter.service';
 
 /**
  * Runs after the key guard on every /v1 route: per key when authenticated, per client address on the
  * public auth routes (which also slows password guessing). Requests with a bad key are limited per
- * address by the key guard itself. For keys, the same Redis call checks the key's revocation marker.
+ * address by the key guard itself. For keys, the same Redis call checks auth's revocation marker.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   constructor(
     private readonly limiter: RateLimiterService,
-    private readonly cache: KeyCache,
+    private readonly revocations: KeyRevocations,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -26,10 +26,11 @@ export class RateLimitGuard implements CanActivate {
       await this.limiter.enforce(`ip:${request.ip}`, reply);
       return true;
     }
-    await this.limiter.enforce(`key:${keyId}`, reply, keyId).catch((err: unknown) => {
-      if (err instanceof DomainError && err.code === 'unauthorized') this.cache.evictKey(keyId);
-      throw err;
-    });
+    const decision = await this.limiter.enforce(`key:${keyId}`, reply, this.revocations.markerKey(keyId));
+    if (decision.vetoed) {
+      this.revocations.revoked(keyId);
+      throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
+    }
     return true;
   }
 }

@@ -7,11 +7,10 @@ import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 
 /**
  * Token bucket held in Redis, so the limit holds across every gateway process. Redis's own clock
- * (TIME) is used, so gateways with skewed clocks agree. KEYS[2] is the API key's revocation marker:
- * when it exists the script answers -1 and takes no token, which lets gateways cache key lookups
- * without a revoked key outliving its revocation (the check rides on a call every request makes).
- * Returns: allowed (1, 0, or -1 = revoked), whole tokens left, ms until a token is available (when
- * refused), ms until full.
+ * (TIME) is used, so gateways with skewed clocks agree. KEYS[2], when given, is a veto: if that key
+ * exists the script answers -1 and takes no token (auth uses it for revoked API keys, so the check
+ * rides on a call every request makes). Returns: allowed (1, 0, or -1 = vetoed), whole tokens left,
+ * ms until a token is available (when refused), ms until full.
  */
 const TOKEN_BUCKET = `
 if KEYS[2] ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, 0, 0 } end
@@ -35,53 +34,37 @@ return { allowed, math.floor(tokens), retry, math.ceil((burst - tokens) * 1000 /
 
 export interface RateDecision {
   allowed: boolean;
-  /** The API key has been revoked (its marker exists): refuse with 401. */
-  revoked: boolean;
+  /** The veto key existed: the caller refuses the request for its own reason; no token was taken. */
+  vetoed: boolean;
   limit: number;
   remaining: number;
   resetS: number;
   retryAfterS: number;
 }
 
-/** Longer than KEY_CACHE_TTL_MS (auth/key-cache.ts) with a wide margin. */
-const REVOCATION_MARKER_TTL_S = 300;
+type TokenBucketCommand = (bucket: string, veto: string, rps: number, burst: number) => Promise<number[]>;
 
 @Injectable()
 export class RateLimiterService {
   private readonly keyPrefix: string;
+  private readonly run: TokenBucketCommand;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) redis: Redis,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     this.keyPrefix = `${config.queuePrefix}:ratelimit:`;
-    this.revokedPrefix = `${config.queuePrefix}:revoked:`;
-    this.redis.defineCommand('dossierTokenBucket', { numberOfKeys: 2, lua: TOKEN_BUCKET });
+    redis.defineCommand('dossierTokenBucket', { numberOfKeys: 2, lua: TOKEN_BUCKET });
+    const command = (redis as unknown as Record<string, TokenBucketCommand>)['dossierTokenBucket']!;
+    this.run = command.bind(redis);
   }
 
-  private readonly revokedPrefix: string;
-
-  /** Marks an API key revoked for every gateway, for longer than any gateway caches a key lookup. */
-  async markRevoked(keyId: string): Promise<void> {
-    await this.redis.set(this.revokedPrefix + keyId, '1', 'EX', REVOCATION_MARKER_TTL_S);
-  }
-
-  /** `identity` is `key:<id>` or `ip:<address>`; for keys the revocation marker is checked in the same call. */
-  async take(identity: string, keyId?: string): Promise<RateDecision> {
+  /** `identity` is `key:<id>` or `ip:<address>`; `vetoKey`, when given, is checked in the same Redis call. */
+  async take(identity: string, vetoKey?: string): Promise<RateDecision> {
     const { rps, burst } = this.config.rateLimit;
-    const run = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number[]>>)[
-      'dossierTokenBucket'
-    ]!;
-    const marker = keyId === undefined ? '' : this.revokedPrefix + keyId;
-    const [allowed, remaining, retryMs, resetMs] = await run.call(
-      this.redis,
-      this.keyPrefix + identity,
-      marker,
-      rps,
-      burst,
-    );
+    const [allowed, remaining, retryMs, resetMs] = await this.run(this.keyPrefix + identity, vetoKey ?? '', rps, burst);
     return {
-      revoked: allowed === -1,
+      vetoed: allowed === -1,
       allowed: allowed === 1,
       limit: burst,
       remaining: remaining ?? 0,
@@ -91,12 +74,12 @@ export class RateLimiterService {
   }
 
   /**
-   * Takes a token for `identity`, sets RateLimit-* on the reply, and throws 429 when none is left
-   * (or 401 when `keyId` has been revoked).
+   * Takes a token for `identity`, sets RateLimit-* on the reply, and throws 429 when none is left. A
+   * vetoed decision is returned as is (no headers, no error): the caller knows what the veto means.
    */
-  async enforce(identity: string, reply: FastifyReply, keyId?: string): Promise<RateDecision> {
-    const decision = await this.take(identity, keyId);
-    if (decision.revoked) throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
+  async enforce(identity: string, reply: FastifyReply, vetoKey?: string): Promise<RateDecision> {
+    const decision = await this.take(identity, vetoKey);
+    if (decision.vetoed) return decision;
     void reply.header('RateLimit-Limit', String(decision.limit));
     void reply.header('RateLimit-Remaining', String(decision.remaining));
     void reply.header('RateLimit-Reset', String(decision.resetS));

@@ -1,4 +1,4 @@
-import type { PersonResultItem } from '@dossier/domain';
+import type { PersonResultItem } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderAnswer } from '@dossier/providers';
 import { fanOut } from './fan-out';
 

@@ -1,5 +1,5 @@
-import { untilAborted, type LookupKind, type ResultItemByKind, type SourceReport } from '@dossier/domain';
-import type { LookupInputByKind } from '@dossier/contracts';
+import { untilAborted, type LookupKind } from '@dossier/domain';
+import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
 import { ProviderError, outcomeOfError, type Provider } from '@dossier/providers';
 
 export interface FanOutResult<K extends LookupKind> {

@@ -1,15 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { LookupKind } from '@dossier/domain';
+import { SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
 import type { WorkerConfig } from '@dossier/config';
-import {
-  INLINE_OUTCOME_MAX_BYTES,
-  lookupJobSchema,
-  type LookupJob,
-  type LookupJobOf,
-  type LookupJobResult,
-} from '@dossier/contracts';
+import { INLINE_OUTCOME_MAX_BYTES, lookupJobSchema, type LookupJobOf, type LookupJobResult } from '@dossier/contracts';
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
 import { fanOut } from '../fan-out/fan-out';
@@ -94,7 +88,7 @@ export class LookupProcessor<K extends LookupKind> {
     this.logger.warn(`search ${searchId} failed for good and was released: ${reason}`);
   }
 
-  private pointer(data: LookupJob, status: LookupJobResult['status']): LookupJobResult {
+  private pointer(data: { search_id: string }, status: LookupJobResult['status']): LookupJobResult {
     return { v: 1, search_id: data.search_id, status };
   }
 
@@ -106,5 +100,5 @@ export class LookupProcessor<K extends LookupKind> {
 
 function searchIdOf(job: Job<unknown>): string | null {
   const id = (job.data as { search_id?: unknown } | null)?.search_id;
-  return typeof id === 'string' && /^srch_[0-9A-Za-z]+$/.test(id) ? id : null;
+  return typeof id === 'string' && SEARCH_ID_PATTERN.test(id) ? id : null;
 }

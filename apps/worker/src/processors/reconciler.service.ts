@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
 import { failFastRedisOptions, type WorkerConfig } from '@dossier/config';
-import { EVENTS_MAX_LEN, QUEUE_NAMES } from '@dossier/contracts';
+import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
 
@@ -18,7 +16,7 @@ const PURGE_EVERY_MS = 3_600_000;
 @Injectable()
 export class ReconcilerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('reconciler');
-  private queues?: Record<LookupKind, Queue>;
+  private queues?: LookupQueues;
   private timer?: NodeJS.Timeout;
   private running = false;
   private lastPurge = 0;
@@ -29,25 +27,14 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    const connection = failFastRedisOptions(this.config.redisUrl);
-    this.queues = Object.fromEntries(
-      LOOKUP_KINDS.map((k) => [
-        k,
-        // Same stream settings as the gateway: BullMQ rewrites a queue's meta whenever a Queue is created.
-        new Queue(QUEUE_NAMES[k], {
-          connection,
-          prefix: this.config.queuePrefix,
-          streams: { events: { maxLen: EVENTS_MAX_LEN } },
-        }),
-      ]),
-    ) as Record<LookupKind, Queue>;
+    this.queues = openLookupQueues(this.config.queuePrefix, failFastRedisOptions(this.config.redisUrl));
     this.timer = setInterval(() => void this.runOnce(), this.config.reconcileIntervalMs);
     this.timer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled(Object.values(this.queues ?? {}).map((q) => q.close()));
+    if (this.queues) await closeLookupQueues(this.queues);
   }
 
   async runOnce(): Promise<number> {

@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'accounts' })
+@Check('accounts_balance_check', 'balance >= 0')
 export class AccountEntity {
   @PrimaryColumn({ type: 'text' })
   id!: string;

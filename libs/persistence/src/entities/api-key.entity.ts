@@ -1,13 +1,18 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { AccountEntity } from './account.entity';
 
 @Entity({ name: 'api_keys' })
+@Index('api_keys_account_idx', ['accountId'])
 export class ApiKeyEntity {
   @PrimaryColumn({ type: 'text' })
   id!: string;
 
-  @Index()
   @Column({ type: 'text', name: 'account_id' })
   accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'api_keys_account_id_fkey' })
+  account?: AccountEntity;
 
   /** The first characters of the key (`dsk_AbCd`), safe to show. */
   @Column({ type: 'text' })

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 export const LEDGER_PHASES = ['grant', 'reserve', 'capture', 'release'] as const;
 export type LedgerPhase = (typeof LEDGER_PHASES)[number];
@@ -9,6 +9,11 @@ export type LedgerPhase = (typeof LEDGER_PHASES)[number];
  * Unique partial indexes allow one reserve and one settlement (capture or release) per search.
  */
 @Entity({ name: 'credit_ledger' })
+@Index('credit_ledger_account_idx', ['accountId'])
+@Index('credit_ledger_reserve_once', ['searchId'], { unique: true, where: "phase = 'reserve'" })
+@Index('credit_ledger_settle_once', ['searchId'], { unique: true, where: "phase IN ('capture', 'release')" })
+@Check('credit_ledger_phase_check', "phase IN ('grant', 'reserve', 'capture', 'release')")
+@Check('credit_ledger_check', "search_id IS NOT NULL OR phase = 'grant'")
 export class LedgerEntryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;

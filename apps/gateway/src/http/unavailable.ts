@@ -1,0 +1,7 @@
+import { isRedisUnavailable } from '@dossier/config';
+import { isDatabaseUnavailable } from '@dossier/persistence';
+
+/** Whether an error means Postgres or Redis is unreachable, so the answer is `503 unavailable`, not `500`. */
+export function isBackingServiceDown(err: unknown): boolean {
+  return isDatabaseUnavailable(err) || isRedisUnavailable(err);
+}
