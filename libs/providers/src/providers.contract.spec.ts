@@ -1,5 +1,5 @@
 import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
-import type { LookupInputByKind } from '@dossier/contracts';
+import { RESULT_SCHEMAS, type LookupInputByKind } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderContext, type ProviderErrorCode } from './provider';
 import { PROVIDERS } from './registry';
 
@@ -101,7 +101,10 @@ describe('lookup contract', () => {
       if (answer.outcome === 'found') expect(answer.items.length).toBeGreaterThan(0);
       if (answer.outcome === 'not_found') expect(answer.items).toEqual([]);
       for (const item of answer.items) {
-        expect(Array.isArray(item.sources)).toBe(true);
+        // The one result contract: the schema the OpenAPI document is generated from.
+        const checked = RESULT_SCHEMAS[kind].safeParse(item);
+        expect(checked.success ? [] : checked.error.issues).toEqual([]);
+        expect(Object.keys(item).sort()).toEqual(Object.keys(RESULT_SCHEMAS[kind].shape).sort());
         expect(item.sources).toContain(provider.id);
       }
     });

@@ -37,7 +37,7 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
       this.events.push(events);
     }
     await Promise.all(this.events.map((e) => e.waitUntilReady()));
-    this.poller = setInterval(() => void this.pollStale(), FALLBACK_POLL_MS);
+    this.poller = setInterval(() => void this.pollSettled(), FALLBACK_POLL_MS);
     this.poller.unref();
   }
 
@@ -112,7 +112,8 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     if (entry) for (const wake of entry.wake) wake(result);
   }
 
-  private async pollStale(): Promise<void> {
+  /** Re-checks Postgres for the searches whose waiters have heard nothing for a while, and wakes the settled ones. */
+  async pollSettled(): Promise<void> {
     const cutoff = Date.now() - FALLBACK_POLL_MS;
     const stale = [...this.waiters.entries()].filter(([, w]) => w.since < cutoff).map(([id]) => id);
     if (stale.length === 0) return;
