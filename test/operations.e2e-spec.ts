@@ -43,6 +43,21 @@ const PUBLIC_OPERATIONS = new Set([
 ]);
 const LOOKUPS = ['/v1/search', '/v1/search/person', '/v1/search/company', '/v1/verify/email', '/v1/verify/phone'];
 
+const KIND_ENVELOPES = [
+  'PersonSuccessEnvelope',
+  'CompanySuccessEnvelope',
+  'EmailSuccessEnvelope',
+  'PhoneSuccessEnvelope',
+];
+/** Each lookup's 200 answer: its own kind's envelope; the generic search answers whichever kind it ran. */
+const SUCCESS_SCHEMA: Record<string, Json> = {
+  '/v1/search': { anyOf: KIND_ENVELOPES.map((id) => ({ $ref: `#/components/schemas/${id}` })) },
+  '/v1/search/person': { $ref: '#/components/schemas/PersonSuccessEnvelope' },
+  '/v1/search/company': { $ref: '#/components/schemas/CompanySuccessEnvelope' },
+  '/v1/verify/email': { $ref: '#/components/schemas/EmailSuccessEnvelope' },
+  '/v1/verify/phone': { $ref: '#/components/schemas/PhoneSuccessEnvelope' },
+};
+
 const LINE_TYPES = [
   'mobile',
   'fixed_line',
@@ -221,7 +236,7 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
         content: { 'application/json': { schema: { type: 'object' } } },
       });
       const ok = op['responses']['200'];
-      expect(ok['content']['application/json']['schema']).toEqual({ $ref: '#/components/schemas/SuccessEnvelope' });
+      expect(ok['content']['application/json']['schema']).toMatchObject(SUCCESS_SCHEMA[path]!);
       expect(Object.keys(ok['headers'])).toEqual(
         expect.arrayContaining([
           'X-Credits-Spent',
@@ -275,14 +290,11 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
         'undeliverable',
         'unknown',
       ]);
-      const success = schemas['SuccessEnvelope'] as Json;
-      expect(success['required']).toEqual(expect.arrayContaining(['status', 'results', 'credits_remaining']));
-      expect(refsIn(success['properties']['results']).sort()).toEqual([
-        '#/components/schemas/CompanyResult',
-        '#/components/schemas/EmailResult',
-        '#/components/schemas/PersonResult',
-        '#/components/schemas/PhoneResult',
-      ]);
+      for (const kind of ['Person', 'Company', 'Email', 'Phone']) {
+        const success = schemas[`${kind}SuccessEnvelope`] as Json;
+        expect(success['required']).toEqual(expect.arrayContaining(['status', 'results', 'credits_remaining']));
+        expect(refsIn(success['properties']['results'])).toEqual([`#/components/schemas/${kind}Result`]);
+      }
       expect(schemas['SourceReport']['properties']['outcome']['enum']).toEqual(
         expect.arrayContaining([
           'found',

@@ -74,3 +74,31 @@ export const accountResponse = z.object({
   account: accountSchema,
   credits_remaining: z.number().int(),
 });
+
+/** Examples for the reference page: "Try it out" in /docs pre-fills requests with them (checked at boot). */
+const EXAMPLE_KEY = 'dsk_J43xXZ6cljkSJliiGQnTQRpqHqzLy31kRjyGjzFA';
+const EXAMPLE_ACCOUNT = {
+  id: 'acct_Kjn65JzDeab8BkbcVCLH',
+  email: 'grace@example.com',
+  created_at: '2026-11-22T09:30:00.000Z',
+};
+const EXAMPLE_KEY_VIEW = {
+  id: 'key_Q8mZ2vN5xR1tY7wB3kLp',
+  prefix: 'dsk_J43x',
+  name: 'default',
+  created_at: '2026-11-22T09:30:00.000Z',
+  last_used_at: '2026-11-22T09:31:12.000Z',
+  revoked_at: null,
+};
+const EXAMPLES: [z.ZodType, unknown][] = [
+  [registerBody, { email: 'grace@example.com', password: 'correct horse battery' }],
+  [loginBody, { email: 'grace@example.com', password: 'correct horse battery' }],
+  [createKeyBody, { name: 'billing-service' }],
+  [registerResponse, { status: 'success', account: EXAMPLE_ACCOUNT, api_key: EXAMPLE_KEY, credits_remaining: 100 }],
+  [keyIssuedResponse, { status: 'success', api_key: EXAMPLE_KEY, key_id: EXAMPLE_KEY_VIEW.id }],
+  [keyListResponse, { status: 'success', keys: [EXAMPLE_KEY_VIEW] }],
+  [keyRevokedResponse, { status: 'success', key: { ...EXAMPLE_KEY_VIEW, revoked_at: '2026-11-22T10:00:00.000Z' } }],
+  [accountResponse, { status: 'success', account: EXAMPLE_ACCOUNT, credits_remaining: 100 }],
+];
+for (const [schema, example] of EXAMPLES)
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), examples: [example] });

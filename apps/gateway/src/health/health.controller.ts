@@ -10,10 +10,12 @@ import { DATA_SOURCE, REDIS } from '../infra/tokens';
 
 const CHECK_TIMEOUT_MS = 1000;
 
-const healthResponse = z.object({
-  status: z.enum(['ok', 'unavailable']),
-  checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional(),
-});
+const healthResponse = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    checks: z.record(z.string(), z.enum(['ok', 'unavailable'])).optional(),
+  })
+  .meta({ examples: [{ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } }] });
 
 @Public()
 @Controller('health')

@@ -8,23 +8,32 @@ import type { LookupOutcome } from './lookup-outcome';
 import { companyLookup, emailLookup, personLookup, phoneLookup, searchLookup } from './lookup-requests';
 import { LookupsService, type AnyLookupRequest, type LookupCall } from './lookups.service';
 import {
+  anySuccessEnvelope,
   companyBody,
+  companySuccessEnvelope,
+  emailSuccessEnvelope,
   pendingEnvelope,
   personBody,
+  personSuccessEnvelope,
+  phoneSuccessEnvelope,
   searchBody,
-  successEnvelope,
   verifyEmailBody,
   verifyPhoneBody,
 } from './lookups.schema';
 
-const lookupDoc = (summary: string, body: ApiDocOptions['body'], description: string): ApiDocOptions => ({
+const lookupDoc = (
+  summary: string,
+  body: ApiDocOptions['body'],
+  response: ApiDocOptions['response'],
+  description: string,
+): ApiDocOptions => ({
   tag: 'lookups',
   summary,
   description,
   body,
   lookup: true,
   status: 200,
-  response: successEnvelope,
+  response,
   alternatives: [
     {
       status: 202,
@@ -59,6 +68,7 @@ export class LookupsController {
     lookupDoc(
       'Generic search',
       searchBody,
+      anySuccessEnvelope,
       '`type` routes to a lookup with `query` as its main field: person → name, company → company_name, email → email, phone → phone (with `country` as default region), username → a person search by username.',
     ),
   )
@@ -71,6 +81,7 @@ export class LookupsController {
     lookupDoc(
       'Person search',
       personBody,
+      personSuccessEnvelope,
       'At least one of name, email, phone, username. Results carry match_score and matched_on, best first.',
     ),
   )
@@ -79,13 +90,27 @@ export class LookupsController {
   }
 
   @Post('search/company')
-  @ApiDoc(lookupDoc('Company search', companyBody, 'At least one of company_name, domain, registration_number.'))
+  @ApiDoc(
+    lookupDoc(
+      'Company search',
+      companyBody,
+      companySuccessEnvelope,
+      'At least one of company_name, domain, registration_number.',
+    ),
+  )
   company(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
     return this.run(companyLookup(raw), call, res);
   }
 
   @Post('verify/email')
-  @ApiDoc(lookupDoc('Verify an e-mail address', verifyEmailBody, 'Always one result describing the address.'))
+  @ApiDoc(
+    lookupDoc(
+      'Verify an e-mail address',
+      verifyEmailBody,
+      emailSuccessEnvelope,
+      'Always one result describing the address.',
+    ),
+  )
   email(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
     return this.run(emailLookup(raw), call, res);
   }
@@ -95,6 +120,7 @@ export class LookupsController {
     lookupDoc(
       'Look up a phone number',
       verifyPhoneBody,
+      phoneSuccessEnvelope,
       'Validity, line type, original carrier, location and time zones from libphonenumber. Unparseable input is 400; a parseable but invalid number is a result with valid: false.',
     ),
   )
@@ -109,7 +135,7 @@ export class LookupsController {
     description:
       'The same envelope as the lookup: `status: "pending"` (202) while it runs, the error envelope if it failed. Only the account that ran it can see it.',
     status: 200,
-    response: successEnvelope,
+    response: anySuccessEnvelope,
     alternatives: [{ status: 202, description: 'Still running', response: pendingEnvelope }],
     credits: true,
     pathParams: { id: 'search id (srch_…)' },

@@ -52,7 +52,8 @@ export const searchBody = z
     country: country.optional(),
     permissible_purpose: permissiblePurpose.optional(),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ query: '+14155552671', type: 'phone' }] });
 
 const atLeastOne =
   <K extends string>(keys: readonly K[], field: K) =>
@@ -77,7 +78,8 @@ export const personBody = z
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()
-  .superRefine(atLeastOne(['name', 'email', 'phone', 'username'] as const, 'name'));
+  .superRefine(atLeastOne(['name', 'email', 'phone', 'username'] as const, 'name'))
+  .meta({ examples: [{ name: 'Grace Hopper', location: 'Arlington, VA', permissible_purpose: 'employment' }] });
 
 export const companyBody = z
   .object({
@@ -88,11 +90,13 @@ export const companyBody = z
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()
-  .superRefine(atLeastOne(['company_name', 'domain', 'registration_number'] as const, 'company_name'));
+  .superRefine(atLeastOne(['company_name', 'domain', 'registration_number'] as const, 'company_name'))
+  .meta({ examples: [{ company_name: 'Acme Widgets', country: 'GB' }] });
 
 export const verifyEmailBody = z
   .object({ email: text(320), permissible_purpose: permissiblePurpose.optional() })
-  .strict();
+  .strict()
+  .meta({ examples: [{ email: 'grace.hopper@example.com' }] });
 
 export const verifyPhoneBody = z
   .object({
@@ -100,20 +104,127 @@ export const verifyPhoneBody = z
     country: country.optional().describe('default region for national-format numbers'),
     permissible_purpose: permissiblePurpose.optional(),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ phone: '+14155552671' }, { phone: '(415) 555-2671', country: 'US' }] });
 
-const resultItem = z.union([personResultSchema, companyResultSchema, emailResultSchema, phoneResultSchema]);
+/** Ids and balances in the examples: what an integrator's first calls look like. */
+const EXAMPLE_SEARCH_ID = 'srch_8cFq3xPzLk2mW9rT4vB7nY1d';
 
-export const successEnvelope = z.object({
-  status: z.literal('success'),
-  search_id: z.string(),
-  results: z.array(resultItem),
-  credits_remaining: z.number().int(),
-  sources: z.array(sourceReportSchema),
-});
+const sources = (provider: string, tookMs: number) => [{ provider, outcome: 'found' as const, took_ms: tookMs }];
 
-export const pendingEnvelope = z.object({
-  status: z.literal('pending'),
-  search_id: z.string(),
-  credits_remaining: z.number().int(),
-});
+/** One success envelope per lookup kind: `results` holds that kind's items. */
+function successEnvelopeOf<T extends z.ZodType>(item: T, example: z.output<T>, provider: string) {
+  return z
+    .object({
+      status: z.literal('success'),
+      search_id: z.string(),
+      results: z.array(item),
+      credits_remaining: z.number().int(),
+      sources: z.array(sourceReportSchema),
+    })
+    .meta({
+      examples: [
+        {
+          status: 'success',
+          search_id: EXAMPLE_SEARCH_ID,
+          results: [example],
+          credits_remaining: 99,
+          sources: sources(provider, 3),
+        },
+      ],
+    });
+}
+
+export const phoneSuccessEnvelope = successEnvelopeOf(
+  phoneResultSchema,
+  {
+    input: '+14155552671',
+    e164: '+14155552671',
+    valid: true,
+    possible: true,
+    country_code: '1',
+    region: 'US',
+    location: 'San Francisco, CA',
+    carrier: null,
+    line_type: 'fixed_line_or_mobile',
+    time_zones: ['America/Los_Angeles'],
+    national_format: '(415) 555-2671',
+    international_format: '+1 415 555 2671',
+    sources: ['libphonenumber'],
+  },
+  'libphonenumber',
+);
+
+export const emailSuccessEnvelope = successEnvelopeOf(
+  emailResultSchema,
+  {
+    email: 'Grace.Hopper@Example.com',
+    normalized: 'grace.hopper@example.com',
+    syntax_valid: true,
+    domain: 'example.com',
+    mx_records: ['mx1.example.com'],
+    deliverability: 'deliverable',
+    reason: null,
+    disposable: false,
+    free_provider: false,
+    role_account: false,
+    did_you_mean: null,
+    accounts: [],
+    sources: ['email'],
+  },
+  'email',
+);
+
+export const personSuccessEnvelope = successEnvelopeOf(
+  personResultSchema,
+  {
+    id: 'per_3kT9xQ2mLp7Vb1Nc',
+    full_name: 'Grace Hopper',
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    aliases: ['Amazing Grace'],
+    emails: ['grace.hopper@example.com'],
+    phones: ['+14155552671'],
+    usernames: ['ghopper'],
+    locations: [{ city: 'Arlington', region: 'VA', country: 'US' }],
+    age: null,
+    birth_year: 1906,
+    match_score: 0.97,
+    matched_on: ['name', 'location'],
+    sources: ['local'],
+  },
+  'local',
+);
+
+export const companySuccessEnvelope = successEnvelopeOf(
+  companyResultSchema,
+  {
+    id: 'co_7Yq2Lm9Xw4Rt8Kp1',
+    name: 'Acme Widgets Ltd',
+    registration_number: '01234567',
+    jurisdiction: 'GB',
+    country: 'GB',
+    domain: 'acme-widgets.example',
+    status: 'active',
+    incorporated_on: '2001-04-12',
+    address: '1 Example Street, London',
+    industry: 'Manufacture of widgets',
+    match_score: 0.92,
+    matched_on: ['company_name'],
+    sources: ['local'],
+  },
+  'local',
+);
+
+/** `POST /v1/search` and `GET /v1/searches/{id}` answer the envelope of whichever kind the search is. */
+export const anySuccessEnvelope = z
+  .union([personSuccessEnvelope, companySuccessEnvelope, emailSuccessEnvelope, phoneSuccessEnvelope])
+  .meta({ examples: z.globalRegistry.get(phoneSuccessEnvelope)?.examples ?? [] });
+
+export const pendingEnvelope = z
+  .object({
+    status: z.literal('pending'),
+    search_id: z.string(),
+    credits_remaining: z.number().int(),
+  })
+  .meta({ examples: [{ status: 'pending', search_id: EXAMPLE_SEARCH_ID, credits_remaining: 99 }] });

@@ -8,7 +8,13 @@ import {
   sourceReportSchema,
 } from '@dossier/contracts';
 import type { ErrorEnvelope } from '../http/error-envelope';
-import { pendingEnvelope, successEnvelope } from '../lookups/lookups.schema';
+import {
+  companySuccessEnvelope,
+  emailSuccessEnvelope,
+  pendingEnvelope,
+  personSuccessEnvelope,
+  phoneSuccessEnvelope,
+} from '../lookups/lookups.schema';
 
 /** When each error code is answered: the `description` of the error responses in the document. */
 export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {
@@ -51,7 +57,10 @@ export const errorEnvelopeSchema = z.object({
  */
 export const COMPONENT_SCHEMAS = {
   ErrorEnvelope: errorEnvelopeSchema,
-  SuccessEnvelope: successEnvelope,
+  PersonSuccessEnvelope: personSuccessEnvelope,
+  CompanySuccessEnvelope: companySuccessEnvelope,
+  EmailSuccessEnvelope: emailSuccessEnvelope,
+  PhoneSuccessEnvelope: phoneSuccessEnvelope,
   PendingEnvelope: pendingEnvelope,
   PersonResult: personResultSchema,
   CompanyResult: companyResultSchema,

@@ -3,13 +3,19 @@ import { z } from 'zod';
 import type { ApiDocOptions } from './api-doc.decorator';
 import { documentRoutes, type FoundRoute } from './documented-route';
 import { buildOpenApiDocument } from './openapi-document';
-import { successEnvelope } from '../lookups/lookups.schema';
+import { phoneSuccessEnvelope } from '../lookups/lookups.schema';
 
-// Nest 12 is ESM-only and Jest on Node 20 cannot load it, so these tests start from what
-// route-discovery reads out of Nest's metadata; the e2e test covers the real gateway.
+// These tests start from what route-discovery reads out of Nest's metadata; the e2e tests cover the
+// document the real gateway serves (and send every example in it).
 
-const widgetBody = z.object({ name: z.string().min(1), note: z.string().optional() }).strict();
-const optionalBody = z.object({ label: z.string().optional() }).strict();
+const widgetBody = z
+  .object({ name: z.string().min(1), note: z.string().optional() })
+  .strict()
+  .meta({ examples: [{ name: 'sprocket' }] });
+const optionalBody = z
+  .object({ label: z.string().optional() })
+  .strict()
+  .meta({ examples: [{}] });
 
 const route = (
   method: string,
@@ -32,7 +38,7 @@ const FOUND: FoundRoute[] = [
     summary: 'Make a widget',
     body: widgetBody,
     status: 200,
-    response: successEnvelope,
+    response: phoneSuccessEnvelope,
     lookup: true,
     errors: ['validation_error', 'unauthorized', 'rate_limited', 'unavailable'],
   }),
@@ -141,7 +147,13 @@ describe('buildOpenApiDocument', () => {
     ]);
     expect(Object.keys(op['responses']).sort()).toEqual(['200', '400', '401', '429', '503', 'default']);
     expect(op['responses']['200']['content']['application/json']['schema']).toEqual({
-      $ref: '#/components/schemas/SuccessEnvelope',
+      $ref: '#/components/schemas/PhoneSuccessEnvelope',
+    });
+    // "Try it out" pre-fills from these: the schemas' own examples.
+    expect(op['requestBody']['content']['application/json']['example']).toEqual({ name: 'sprocket' });
+    expect(op['responses']['200']['content']['application/json']['example']).toMatchObject({
+      status: 'success',
+      results: [expect.objectContaining({ e164: '+14155552671' })],
     });
     expect(Object.keys(op['responses']['200']['headers'])).toEqual(
       expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'X-Credits-Spent', 'X-Credits-Remaining']),
@@ -173,7 +185,10 @@ describe('buildOpenApiDocument', () => {
     expect(Object.keys(schemas)).toEqual(
       expect.arrayContaining([
         'ErrorEnvelope',
-        'SuccessEnvelope',
+        'PersonSuccessEnvelope',
+        'CompanySuccessEnvelope',
+        'EmailSuccessEnvelope',
+        'PhoneSuccessEnvelope',
         'PendingEnvelope',
         'PersonResult',
         'CompanyResult',
@@ -186,6 +201,19 @@ describe('buildOpenApiDocument', () => {
       'idempotency_conflict',
     );
     expect(JSON.stringify(schemas)).not.toContain('$defs');
+  });
+
+  it('refuses a body without an example, or with one its own schema rejects', () => {
+    const [create] = documentRoutes(FOUND);
+    const withBody = (body: z.ZodType) => [{ ...create!, doc: { ...create!.doc, body } }];
+    expect(() => buildOpenApiDocument(withBody(z.object({ name: z.string() })), { version: '1' })).toThrow(
+      'widgetsCreate: the request body schema has no example',
+    );
+    expect(() =>
+      buildOpenApiDocument(withBody(z.object({ name: z.string() }).meta({ examples: [{ name: 42 }] })), {
+        version: '1',
+      }),
+    ).toThrow('widgetsCreate: the request body example does not validate');
   });
 
   it('refuses path parameters that are not described', () => {

@@ -130,9 +130,30 @@ function headersFor(route: DocumentedRoute, status: number): Json {
   return Object.fromEntries(names.map((n) => [n, ref('headers', n)]));
 }
 
+/**
+ * The example a schema carries (`.meta({ examples: [...] })`), checked against the schema itself: "Try it
+ * out" in /docs pre-fills requests with these, so an example that does not validate is a build error.
+ */
+function exampleOf(route: DocumentedRoute, what: string, schema: z.ZodType): unknown {
+  const example = (z.globalRegistry.get(schema)?.examples as unknown[] | undefined)?.[0];
+  if (example === undefined) throw new Error(`${route.operationId}: the ${what} schema has no example`);
+  const checked = schema.safeParse(example);
+  if (!checked.success) {
+    throw new Error(`${route.operationId}: the ${what} example does not validate: ${checked.error.message}`);
+  }
+  return example;
+}
+
+function jsonContent(route: DocumentedRoute, what: string, schema: z.ZodType, io: 'input' | 'output'): Json {
+  return { [JSON_TYPE]: { schema: schemaOf(schema, io), example: exampleOf(route, what, schema) } };
+}
+
 function successContent(route: DocumentedRoute, response: z.ZodType | undefined): Json | undefined {
   const type = route.doc.contentType ?? JSON_TYPE;
-  if (response) return { [type]: { schema: schemaOf(response, 'output') } };
+  if (response)
+    return type === JSON_TYPE
+      ? jsonContent(route, 'response', response, 'output')
+      : { [type]: { schema: schemaOf(response, 'output') } };
   return type === JSON_TYPE ? undefined : { [type]: { schema: { type: 'string' } } };
 }
 
@@ -177,7 +198,7 @@ function responsesFor(route: DocumentedRoute): Json {
     add(alt.status, {
       description: alt.description,
       headers: headersFor(route, alt.status),
-      content: { [JSON_TYPE]: { schema: schemaOf(alt.response, 'output') } },
+      content: jsonContent(route, `${alt.status} response`, alt.response, 'output'),
     });
   }
   const byStatus = new Map<number, ErrorCode[]>();
@@ -224,7 +245,7 @@ function operationFor(route: DocumentedRoute): Json {
           requestBody: {
             // The handlers treat a missing body as `{}`: it is optional exactly when `{}` is valid.
             required: !body.safeParse({}).success,
-            content: { [JSON_TYPE]: { schema: schemaOf(body, 'input') } },
+            content: jsonContent(route, 'request body', body, 'input'),
           },
         }
       : {}),

@@ -22,7 +22,9 @@ export class OpenApiController {
     description: 'Generated at boot from the routes the gateway serves and the schemas their handlers validate with.',
     auth: false,
     status: 200,
-    response: z.looseObject({ openapi: z.string().describe('3.1.x') }),
+    response: z
+      .looseObject({ openapi: z.string().describe('3.1.x') })
+      .meta({ examples: [{ openapi: '3.1.1', info: { title: 'Dossier', version: '1.0.0' } }] }),
     errors: ['rate_limited', 'unavailable'],
   })
   document(@Res() res: FastifyReply): void {
