@@ -11,6 +11,7 @@ import { BODY_LIMIT_BYTES, installJsonBodyParser } from './http/json-body';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, timeoutCheckIntervalMs } = config.http;
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
@@ -18,6 +19,15 @@ async function bootstrap(): Promise<void> {
     genReqId: requestIdFor,
     logger: false,
     return503OnClosing: true,
+    // Receive-side limits (Node's http server; a request past one is answered 408 and closed). Node
+    // takes a request off these clocks once its body is in, so a lookup may still wait up to
+    // SYNC_WAIT_MAX_S for its answer. Fastify's default requestTimeout, 0, would let a client that
+    // announces more body than it sends hold its connection forever.
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    // No idle-socket timeout: a synchronous lookup's socket is legitimately silent while it waits.
+    connectionTimeout: 0,
+    http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: timeoutCheckIntervalMs },
   });
   const fastify = adapter.getInstance();
   const routes = new RouteTable();

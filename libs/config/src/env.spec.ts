@@ -14,6 +14,12 @@ describe('config', () => {
       syncWaitDefaultS: 10,
       admin: null,
       redisUrl: 'redis://127.0.0.1:6379',
+      http: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 72_000,
+        timeoutCheckIntervalMs: 1000,
+      },
     });
     const wk = loadWorkerConfig({});
     expect(wk.kinds).toEqual(['person', 'company', 'email', 'phone']);
@@ -27,6 +33,21 @@ describe('config', () => {
     });
     expect(wk.kinds).toEqual(['phone', 'email']);
     expect(wk.concurrency).toEqual({ person: 4, company: 4, email: 4, phone: 32 });
+  });
+
+  it('reads the HTTP timeouts and checks them often enough to end a stalled request near its deadline', () => {
+    const gw = loadGatewayConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '500',
+      HTTP_REQUEST_TIMEOUT_MS: '1000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000',
+    });
+    expect(gw.http).toEqual({
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 1000,
+      keepAliveTimeoutMs: 5000,
+      timeoutCheckIntervalMs: 50,
+    });
+    expect(loadGatewayConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000' }).http.timeoutCheckIntervalMs).toBe(500);
   });
 
   it('ignores the test hold outside NODE_ENV=test', () => {
@@ -44,6 +65,9 @@ describe('config', () => {
     [{ SYNC_WAIT_DEFAULT_S: '90' }, 'SYNC_WAIT_DEFAULT_S'],
     [{ ADMIN_PASSWORD: 'x' }, 'ADMIN_USER/ADMIN_PASSWORD'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'],
   ])('rejects %j naming %s', (env, name) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(name);

@@ -43,6 +43,12 @@ const gatewaySchema = z.object({
   ADMIN_USER: z.string().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(1).optional(),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /** Longest a client may take to send a request's headers, counted from the connection (or, kept alive, the first byte). */
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  /** Longest a client may take to send a whole request, headers and body; the wait for the answer is not counted. */
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  /** How long an idle keep-alive connection stays open after an answer. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(72_000),
 });
 
 const workerSchema = z.object({
@@ -102,6 +108,25 @@ function commonOf(env: z.infer<z.ZodObject<typeof common>>) {
 
 export type CommonConfig = ReturnType<typeof commonOf>;
 
+/**
+ * The HTTP server's receive-side limits. Node checks the headers and request deadlines on a timer
+ * (30 s by default); ticking at a tenth of the shorter one, between 50 ms and 1 s, ends a stalled
+ * request within about its timeout rather than up to 30 s after it.
+ */
+function httpTimeoutsOf(e: {
+  HTTP_HEADERS_TIMEOUT_MS: number;
+  HTTP_REQUEST_TIMEOUT_MS: number;
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
+}) {
+  const shorter = Math.min(e.HTTP_HEADERS_TIMEOUT_MS, e.HTTP_REQUEST_TIMEOUT_MS);
+  return {
+    headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    timeoutCheckIntervalMs: Math.min(1000, Math.max(50, Math.floor(shorter / 10))),
+  };
+}
+
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(gatewaySchema, env);
   if (e.SYNC_WAIT_DEFAULT_S > e.SYNC_WAIT_MAX_S) {
@@ -109,6 +134,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   if ((e.ADMIN_USER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment:\n  ADMIN_USER/ADMIN_PASSWORD: set both or neither');
+  }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('invalid environment:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
   return {
     ...commonOf(e),
@@ -123,6 +151,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     requirePermissiblePurpose: e.REQUIRE_PERMISSIBLE_PURPOSE === 'true',
     admin: e.ADMIN_USER && e.ADMIN_PASSWORD ? { user: e.ADMIN_USER, password: e.ADMIN_PASSWORD } : null,
     trustProxy: e.TRUST_PROXY === 'true',
+    http: httpTimeoutsOf(e),
   };
 }
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

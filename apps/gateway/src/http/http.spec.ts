@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DomainError } from '@dossier/domain';
 import { parsePrefer } from './prefer';
 import { RouteTable } from './route-table';
-import { issuesToDetails, parseBody } from './validation';
+import { issuesToDetails, parseBody, unstorableText } from './validation';
 import { toDomainError } from './error-envelope';
 import { requestIdFor } from './request-id';
 import type { IncomingMessage } from 'node:http';
@@ -66,6 +66,84 @@ describe('validation details', () => {
       expect((err as DomainError).details).toEqual([{ field: 'body', issue: 'must be a JSON object' }]);
     }
     expect(parseBody(schema, { name: 'x' })).toEqual({ name: 'x' });
+  });
+});
+
+describe('text Postgres cannot store', () => {
+  const schema = z
+    .object({ name: z.string().optional(), tags: z.array(z.object({ x: z.string() })).optional() })
+    .strict();
+  const BAD = [
+    ['NUL', 'a\\u0000b'],
+    ['an unpaired high surrogate', 'a\\ud800b'],
+    ['an unpaired low surrogate', 'a\\udfffb'],
+    ['a high surrogate at the end', 'ab\\ud800'],
+    ['a low surrogate at the start', '\\udfffab'],
+    ['two high surrogates', '\\ud800\\ud800\\udc00'],
+  ] as const;
+
+  const fieldsOf = (fn: () => unknown): string[] => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(DomainError);
+      expect((err as DomainError).code).toBe('validation_error');
+      return ((err as DomainError).details ?? []).map((d) => d.field);
+    }
+    throw new Error('expected a validation error');
+  };
+
+  it.each(BAD)('refuses %s in a field, naming it', (_label, escaped) => {
+    const body = JSON.parse(`{"name":"${escaped}"}`) as unknown; // the escapes, as a client sends them
+    expect(fieldsOf(() => parseBody(schema, body))).toEqual(['name']);
+  });
+
+  it('accepts paired surrogates (an emoji) and ordinary control characters', () => {
+    const body = JSON.parse('{"name":"Jane \\ud83d\\ude00 Doe\\t"}') as unknown;
+    expect(parseBody(schema, body)).toEqual({ name: 'Jane \u{1F600} Doe\t' });
+    expect(unstorableText({ a: ['\ud83d\ude00', 'x'], b: { c: 1, d: null, e: true } })).toEqual([]);
+  });
+
+  it('agrees with String.prototype.isWellFormed on every short mix of surrogates', () => {
+    const units = [0x41, 0x00, 0xd800, 0xdbff, 0xdc00, 0xdfff];
+    const strings = [''];
+    for (let len = 0; len < 4; len++)
+      for (const s of strings.filter((x) => x.length === len))
+        for (const u of units) strings.push(s + String.fromCharCode(u));
+    for (const s of strings) {
+      const wellFormed = (s as unknown as { isWellFormed(): boolean }).isWellFormed(); // ES2024, beyond our lib
+      expect([s, unstorableText(s).length > 0]).toEqual([s, s.includes('\u0000') || !wellFormed]);
+    }
+  });
+
+  it('names nested fields as a.b and items.0.x, in document order, and object keys too', () => {
+    const issues = unstorableText({
+      name: 'ok',
+      a: { b: 'x\u0000' },
+      items: [{ x: 'fine' }, { x: '\ud800' }],
+      ['bad\u0000key']: 'ok',
+      deep: { ['k\udfff']: { never: '\u0000' } },
+    });
+    expect(issues.map((i) => i.field)).toEqual(['a.b', 'items.1.x', 'bad\u0000key', 'deep.k\udfff']);
+    expect(issues[0]!.issue).toMatch(/NUL/);
+    expect(issues[2]!.issue).toMatch(/field name/);
+  });
+
+  it('refuses the text before the schema, its refinements or transforms, see it', () => {
+    const throwing = z.object({ url: z.string().transform((s) => encodeURIComponent(s)) }).strict();
+    expect(() => encodeURIComponent('\ud800')).toThrow(URIError);
+    expect(fieldsOf(() => parseBody(throwing, { url: '\ud800' }))).toEqual(['url']);
+    // text problems are reported on their own; the schema's complaints come once the text is fixed
+    expect(fieldsOf(() => parseBody(schema, { name: '\u0000', unknown: 1 }))).toEqual(['name']);
+    expect(fieldsOf(() => parseBody(schema, { tags: [{ x: '\u0000' }] }))).toEqual(['tags.0.x']);
+  });
+
+  it('names a bad top-level string as the body, walks deep nesting without recursion and caps the list', () => {
+    expect(unstorableText('\u0000').map((i) => i.field)).toEqual(['body']);
+    let deep: unknown = '\u0000';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(unstorableText({ d: deep })).toHaveLength(1);
+    expect(unstorableText({ many: Array.from({ length: 1000 }, () => '\u0000') })).toHaveLength(20);
   });
 });
 

@@ -27,8 +27,61 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): FieldIssue
   return details;
 }
 
-/** Validates a parsed JSON body against a strict schema, or throws `validation_error` naming each field. */
+/**
+ * A NUL character or a UTF-16 surrogate without its partner: JSON.parse lets both through (`"\u0000"`,
+ * `"\ud800"`), but Postgres refuses them in `text` and `jsonb`. Matched on code units (no `u` flag).
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_VALUE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+const UNSTORABLE_NAME = 'is a field name with a NUL character or an unpaired UTF-16 surrogate';
+/** An adversarial body can hold thousands of bad strings; naming the first few is enough to act on. */
+const MAX_TEXT_ISSUES = 20;
+
+interface Node {
+  value: unknown;
+  key: string | null;
+  parent: Node | null;
+}
+
+function pathOf(node: Node): string[] {
+  const path: string[] = [];
+  for (let n: Node | null = node; n !== null && n.key !== null; n = n.parent) path.push(n.key);
+  return path.reverse();
+}
+
+/**
+ * Every string value and object key of a parsed JSON body that could not be stored, named by its path
+ * (`a.b`, `items.0.x`). Walks with an explicit stack: a 64 KiB body can nest thousands of levels deep.
+ */
+export function unstorableText(body: unknown): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const stack: Node[] = [{ value: body, key: null, parent: null }];
+  while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
+    const node = stack.pop()!;
+    const { key, value } = node;
+    if (key !== null && UNSTORABLE.test(key)) {
+      issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_NAME });
+    } else if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_VALUE });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: node });
+    } else if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Validates a parsed JSON body against a strict schema, or throws `validation_error` naming each field.
+ * Text Postgres cannot store is refused first, in any string or key at any depth, before a schema (or
+ * one of its transforms) sees it: every body of every route goes through here.
+ */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const unstorable = unstorableText(body);
+  if (unstorable.length > 0) throw DomainError.validation(unstorable);
   const result = schema.safeParse(body ?? {});
   if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues));
   return result.data;
