@@ -19,6 +19,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   }
 
   send(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (request.raw.socket?.destroyed && !reply.sent) {
+      // The client went away mid-request (it closed the connection, or the request timeout cut a body
+      // that never came, and Node answered 408 itself): nobody is left to answer, and it is no server fault.
+      this.logger.debug(`request_id=${request.id} ${request.method} ${request.url}: the client went away`);
+      void reply.code(408).send();
+      return;
+    }
     let error = toDomainError(exception);
     if (error.code === 'not_found' && !(exception instanceof DomainError)) {
       const allowed = this.routes.allowedMethods(request.url);
