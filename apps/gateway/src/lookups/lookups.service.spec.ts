@@ -131,19 +131,22 @@ describe('LookupsService', () => {
       }),
     };
     const queues = Object.fromEntries(LOOKUP_KINDS.map((k) => [k, queue])) as unknown as LookupQueues;
+    ({ service, waiter } = await compile({ SYNC_WAIT_DEFAULT_S: '5' }, queues));
+  });
+
+  async function compile(env: NodeJS.ProcessEnv, queues: LookupQueues) {
     const moduleRef = await Test.createTestingModule({
       providers: [
         LookupsService,
         ResultWaiterService,
         QueuePressureService,
-        { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig({ SYNC_WAIT_DEFAULT_S: '5' }) },
+        { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig(env) },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
       ],
     }).compile();
-    service = moduleRef.get(LookupsService);
-    waiter = moduleRef.get(ResultWaiterService);
-  });
+    return { service: moduleRef.get(LookupsService), waiter: moduleRef.get(ResultWaiterService) };
+  }
 
   it('answers from the completion event without reading the search back', async () => {
     const outcome = await service.submit(phone, call());
@@ -274,17 +277,7 @@ describe('LookupsService', () => {
   });
 
   it('requires a permissible purpose for person searches when the operator says so', async () => {
-    const moduleRef = await Test.createTestingModule({
-      providers: [
-        LookupsService,
-        ResultWaiterService,
-        QueuePressureService,
-        { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig({ REQUIRE_PERMISSIBLE_PURPOSE: 'true' }) },
-        { provide: LOOKUP_QUEUES, useValue: {} },
-        { provide: SearchesRepository, useValue: searches },
-      ],
-    }).compile();
-    const strict = moduleRef.get(LookupsService);
+    const { service: strict } = await compile({ REQUIRE_PERMISSIBLE_PURPOSE: 'true' }, {} as LookupQueues);
     await expect(
       strict.submit({ kind: 'person', input: { name: 'Jane Doe' }, purpose: null }, call()),
     ).rejects.toMatchObject({ code: 'validation_error', details: [{ field: 'permissible_purpose' }] });
