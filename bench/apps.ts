@@ -5,12 +5,12 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DIST, freePort, waitFor, type AppProcess } from '@dossier/testing';
+import { Api, DIST, freePort, REPO_ROOT, waitFor, type AppProcess } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { countingProxy, type WireCounters } from './wire-counter';
 
 /** Preloaded with --profile: SIGWINCH starts and stops a V8 CPU profile (see cpu-profile-hook.ts). */
-const PROFILE_HOOK = resolve(__dirname, 'cpu-profile-hook.js');
+const PROFILE_HOOK = resolve(REPO_ROOT, 'dist/bench/cpu-profile-hook.js');
 /** A large profile takes a few seconds to serialise. */
 const PROFILE_WRITE_TIMEOUT_MS = 30_000;
 
@@ -42,6 +42,14 @@ export async function startGateway(ctx: BenchContext, env: Record<string, string
   const baseUrl = `http://127.0.0.1:${port}`;
   await app.waitReady(`${baseUrl}/health/ready`);
   return { role: 'gateway', app, wire, baseUrl };
+}
+
+/** Registers `count` accounts through the gateway (each with the signup credits); returns their API keys. */
+export async function registerAccounts(gateway: BenchGateway, count: number): Promise<string[]> {
+  const api = new Api(gateway.baseUrl);
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) keys.push((await api.register()).key);
+  return keys;
 }
 
 /**

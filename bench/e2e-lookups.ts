@@ -3,10 +3,9 @@
  * rate limit, credit reservation, the job, libphonenumber, settlement in Postgres, the answer), one
  * run per --worker-concurrency value against the same gateway.
  */
-import { Api } from '@dossier/testing';
-import type { Snapshot } from './accounting';
 import {
   assertRunning,
+  registerAccounts,
   resetWire,
   startGateway,
   startProfiles,
@@ -17,18 +16,9 @@ import {
 } from './apps';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
-import {
-  drive,
-  failureCount,
-  fmtFailures,
-  fmtRate,
-  rate,
-  tooManyFailures,
-  type DriveResult,
-  type Outcome,
-} from './drive';
-import { loadGenDescription, poster, type Poster } from './load';
-import type { Phase, PhaseReport } from './phase';
+import { failureCount, fmtFailures, fmtRate, rate, tooManyFailures, type DriveResult, type Outcome } from './drive';
+import { loadGenDescription, postOp, poster } from './load';
+import { measureWindow, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 import { wireLines } from './wire-counter';
 
@@ -56,10 +46,10 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
   const load = poster(opts.client, gateway.baseUrl, PATH, inflight);
   const runs: E2eRun[] = [];
   try {
-    const api = new Api(gateway.baseUrl);
-    const keys: string[] = [];
-    for (let i = 0; i < opts.accounts; i++) keys.push((await api.register()).key);
-    const op = lookupOp(load, keys);
+    const bodies = PHONES.map((p) =>
+      Buffer.from(JSON.stringify(p.country ? { phone: p.phone, country: p.country } : { phone: p.phone })),
+    );
+    const op = postOp(load, bodies, await registerAccounts(gateway, opts.accounts));
     for (const concurrency of opts.workerConcurrency) {
       if (ctx.signal.aborted) break;
       runs.push(await measure(ctx, gateway, op, inflight, concurrency));
@@ -110,53 +100,26 @@ async function measure(
   try {
     if (opts.profileDir || opts.nodeArgs.length)
       console.log(`(e2e pids: gateway ${gateway.app.pid}, worker ${worker.app.pid})`);
-    let a: Snapshot | undefined;
-    let b: Snapshot | undefined;
-    const procs = { gateway: gateway.app.pid, worker: worker.app.pid };
-    const result = await drive(
-      { warmupMs: opts.e2eWarmupMs, measureMs: opts.measureMs, inflight, signal: ctx.signal },
-      op,
+    const { result, lines } = await measureWindow(
+      ctx,
       {
-        atStart: async () => {
+        warmupMs: opts.e2eWarmupMs,
+        inflight,
+        procs: { gateway: gateway.app.pid, worker: worker.app.pid },
+        selfLabel: `load generator (${opts.client})`,
+        atStart: () => {
           resetWire(apps);
           startProfiles(ctx, apps);
-          a = await ctx.acct.snapshot(procs);
         },
-        atEnd: async () => {
-          b = await ctx.acct.snapshot(procs);
-          await stopProfiles(ctx, apps);
-        },
+        atEnd: () => stopProfiles(ctx, apps),
       },
+      op,
     );
     assertRunning(apps);
-    const lines = ctx.acct.report(a!, b!, result.ok, `load generator (${opts.client})`);
     if (opts.countWire) lines.push(...wireLines(apps, result.ok));
     const rss = apps.map(({ role, app }) => ({ label: role, mib: procRssMiB(app.pid) }));
     return { concurrency, result, lines, rss };
   } finally {
     await stopApp(ctx, worker);
-  }
-}
-
-/** One lookup per call, cycling through the numbers and the accounts' keys. */
-function lookupOp(load: Poster, keys: string[]): (i: number) => Promise<Outcome> {
-  const bodies = PHONES.map((p) =>
-    Buffer.from(JSON.stringify(p.country ? { phone: p.phone, country: p.country } : { phone: p.phone })),
-  );
-  return async (i) => {
-    const res = await load.post(bodies[i % bodies.length]!, keys[i % keys.length]!);
-    if (res.status !== 200) return `HTTP ${res.status} ${errorCode(res.text)}`;
-    // cheaper than JSON.parse on every answer, and exact for this envelope (status is the first key)
-    return res.text.startsWith('{"status":"success"') ? true : `HTTP 200 but ${res.text.slice(0, 40)}`;
-  };
-}
-
-/** The error envelope's code (or status), else the start of the body. */
-function errorCode(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { code?: string }; status?: string };
-    return String(body.error?.code ?? body.status);
-  } catch {
-    return text.slice(0, 60);
   }
 }

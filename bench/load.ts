@@ -3,6 +3,7 @@
  * keep-alive Agent (`--client http`) or the global fetch (`--client fetch`).
  */
 import http from 'node:http';
+import type { Outcome } from './drive';
 
 /** The gateway answers 202 after SYNC_WAIT_DEFAULT_S (10 s) at the latest: anything slower is broken. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -74,4 +75,27 @@ function fetchPoster(baseUrl: string, path: string): Poster {
     },
     close: () => undefined,
   };
+}
+
+/**
+ * One POST per call, cycling through `bodies` and the accounts' `keys`: a success is a 200 with the
+ * `success` envelope; anything else fails with its status and error code.
+ */
+export function postOp(load: Poster, bodies: Buffer[], keys: string[]): (i: number) => Promise<Outcome> {
+  return async (i) => {
+    const res = await load.post(bodies[i % bodies.length]!, keys[i % keys.length]!);
+    if (res.status !== 200) return `HTTP ${res.status} ${errorCode(res.text)}`;
+    // cheaper than JSON.parse on every answer, and exact for this envelope (status is the first key)
+    return res.text.startsWith('{"status":"success"') ? true : `HTTP 200 but ${res.text.slice(0, 40)}`;
+  };
+}
+
+/** The error envelope's code (or status), else the start of the body. */
+function errorCode(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string }; status?: string };
+    return String(body.error?.code ?? body.status);
+  } catch {
+    return text.slice(0, 60);
+  }
 }

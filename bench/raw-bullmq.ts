@@ -7,15 +7,14 @@ import { resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { blockingRedisOptions, failFastRedisOptions } from '@dossier/config';
 import { DEFAULT_LOOKUP_JOB_OPTIONS, EVENTS_MAX_LEN, JOB_NAMES } from '@dossier/contracts';
-import { freePort } from '@dossier/testing';
-import type { Snapshot } from './accounting';
+import { freePort, REPO_ROOT } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
-import { drive, failureCount, fmtFailures, fmtRate, rate, tooManyFailures, type Outcome } from './drive';
-import type { Phase, PhaseReport } from './phase';
+import { failureCount, fmtFailures, fmtRate, rate, tooManyFailures, type Outcome } from './drive';
+import { measureWindow, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 
-const NOOP_WORKER = resolve(__dirname, 'noop-worker.js');
+const NOOP_WORKER = resolve(REPO_ROOT, 'dist/bench/noop-worker.js');
 const QUEUE_NAME = 'bench-floor';
 /** A job with no completion event after this long counts as failed. */
 const COMPLETION_TIMEOUT_MS = 10_000;
@@ -77,20 +76,14 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
       }
       return done;
     };
-    let a: Snapshot | undefined;
-    let b: Snapshot | undefined;
-    const procs = { 'noop-worker': worker.pid };
-    const result = await drive(
-      { warmupMs: opts.warmupMs, measureMs: opts.measureMs, inflight, signal: ctx.signal },
+    const { result, lines: windowLines } = await measureWindow(
+      ctx,
+      { warmupMs: opts.warmupMs, inflight, procs: { 'noop-worker': worker.pid }, selfLabel: 'bench (producer)' },
       op,
-      {
-        atStart: async () => void (a = await ctx.acct.snapshot(procs)),
-        atEnd: async () => void (b = await ctx.acct.snapshot(procs)),
-      },
     );
     const lines = [
       `raw bullmq round trip (${inflight} in flight, no-op worker concurrency ${opts.rawConcurrency}, own process): ${fmtRate(result)}`,
-      ...ctx.acct.report(a!, b!, result.ok, 'bench (producer)'),
+      ...windowLines,
     ];
     if (failureCount(result) > 0) lines.push(`  failures: ${fmtFailures(result)}`);
     return {
