@@ -1,10 +1,11 @@
 /**
- * Preloaded by bench.ts (`node -r dist/bench/cpu-profile-hook.js <app>`) when it runs with --profile:
- * the first SIGWINCH starts the V8 CPU profiler, the second stops it and writes
+ * Preloaded by the bench (`node -r dist/bench/cpu-profile-hook.js <app>`, see apps.ts) when it runs
+ * with --profile: the first SIGWINCH starts the V8 CPU profiler, the second stops it and writes
  * `<cwd>/<pid>.cpuprofile` (open it in Chrome DevTools, or `node dist/bench/profile-summary.js`).
- * So only the measured window is profiled — no boot, no warm-up, no shutdown.
+ * So only the measured window is profiled — no boot, no warm-up, no shutdown. The file appears
+ * whole (written aside, then renamed): the bench waits for it to exist.
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
 
@@ -31,7 +32,8 @@ process.on('SIGWINCH', () => {
   post<{ profile: unknown }>('Profiler.stop').then(
     ({ profile }) => {
       const file = join(process.cwd(), `${process.pid}.cpuprofile`);
-      writeFileSync(file, JSON.stringify(profile));
+      writeFileSync(`${file}.part`, JSON.stringify(profile));
+      renameSync(`${file}.part`, file);
       console.error(`cpu-profile-hook: wrote ${file}`);
     },
     (err: unknown) => console.error(`cpu-profile-hook: could not stop: ${String(err)}`),

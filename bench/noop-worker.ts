@@ -1,11 +1,15 @@
 /**
- * The raw floor's consumer, run by bench.ts as its own process: a BullMQ Worker whose processor does
- * nothing but return a small pointer (what the real worker returns). Options as in the real worker.
+ * The raw floor's consumer, run by the bench (raw-bullmq.ts) as its own process: a BullMQ Worker whose
+ * processor does nothing but return a small pointer (what the real worker returns). Options as in
+ * the real worker.
  *
- *   node dist/bench/noop-worker.js --redis-url redis://127.0.0.1:6379 --prefix P --queue Q --concurrency 64
+ *   node dist/bench/noop-worker.js --redis-url redis://127.0.0.1:6379 --prefix P --queue Q --concurrency 64 [--health-port N]
  *
- * Prints `ready` once consuming; closes gracefully on SIGTERM/SIGINT.
+ * With --health-port, answers `GET /health/ready` on 127.0.0.1 (200 once consuming, like the real
+ * worker's WORKER_HEALTH_PORT); closes gracefully on SIGTERM/SIGINT.
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Worker, type Job } from 'bullmq';
 import { blockingRedisOptions } from '@dossier/config';
@@ -16,6 +20,7 @@ const { values } = parseArgs({
     prefix: { type: 'string' },
     queue: { type: 'string' },
     concurrency: { type: 'string', default: '64' },
+    'health-port': { type: 'string' },
   },
   strict: true,
 });
@@ -30,7 +35,7 @@ async function main(): Promise<void> {
       status: 'succeeded',
     }),
     {
-      connection: blockingRedisOptions(values['redis-url']!),
+      connection: blockingRedisOptions(values['redis-url']),
       prefix: values.prefix,
       concurrency: Number(values.concurrency),
       lockDuration: 30_000,
@@ -40,7 +45,22 @@ async function main(): Promise<void> {
   );
   worker.on('error', (err) => console.error(`noop worker: ${err.message}`));
   await worker.waitUntilReady();
+  let consuming = true;
+  const health =
+    values['health-port'] === undefined
+      ? null
+      : createServer((req, res) => {
+          const ready = req.url === '/health/ready' && consuming && worker.isRunning();
+          res.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' }).end(ready ? 'ok' : 'unavailable');
+        });
+  if (health) {
+    health.listen(Number(values['health-port']), '127.0.0.1');
+    await once(health, 'listening');
+  }
   const stop = () => {
+    consuming = false;
+    health?.closeAllConnections();
+    health?.close();
     worker.close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -48,7 +68,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  console.log('ready');
 }
 
 main().catch((err: unknown) => {

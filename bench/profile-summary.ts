@@ -1,5 +1,5 @@
 /**
- * Summarises a V8 .cpuprofile (from bench.ts --profile, or node --cpu-prof):
+ * Summarises a V8 .cpuprofile (from the bench's --profile, or node --cpu-prof):
  *   node dist/bench/profile-summary.js <file.cpuprofile> [--top 25]
  * Prints self time by function (file:line), self time by package/area, and inclusive time of the
  * heaviest functions — enough to see where a request's CPU goes without opening DevTools.

@@ -1,13 +1,12 @@
 /**
- * Loopback TCP proxies that count what a process sends to Postgres and Redis, for bench.ts
+ * Loopback TCP proxies that count what a process sends to Postgres and Redis, for the bench's
  * --count-wire: Postgres statements (simple `Q` + extended-protocol `E`, and `S` syncs = round
  * trips) and Redis commands by name (Lua scripts by their BullMQ name where the SHA is known).
  * They cost CPU in the bench process and add a hop, so figures from a counting run are for
  * round trips only, never for throughput.
  */
 import { createHash } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import { once } from 'node:events';
+import { TcpProxy } from '@dossier/testing';
 
 export class Counts {
   readonly byName = new Map<string, number>();
@@ -129,52 +128,42 @@ class PgCounter {
   }
 }
 
+/** A loopback proxy in front of Postgres or Redis that counts what its clients send. */
 export interface CountingProxy {
-  port: number;
+  proxy: TcpProxy;
   counts: Counts;
-  close(): Promise<void>;
 }
 
-/** A loopback proxy to `target` that counts what clients send, by protocol. */
-export async function countingProxy(
-  protocol: 'redis' | 'postgres',
-  target: { host: string; port: number },
-): Promise<CountingProxy> {
+/** Starts a counting proxy to the server of `targetUrl`; `proxy.url(targetUrl)` reaches it through the proxy. */
+export async function countingProxy(protocol: 'redis' | 'postgres', targetUrl: string): Promise<CountingProxy> {
   const counts = new Counts();
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
-    client.setNoDelay(true);
-    upstream.setNoDelay(true);
-    sockets.add(client);
-    sockets.add(upstream);
+  const proxy = await TcpProxy.forUrl(targetUrl, () => {
     const counter = protocol === 'redis' ? new RespCounter(counts) : new PgCounter(counts);
-    client.on('data', (d: Buffer) => {
-      counter.push(d);
-      upstream.write(d);
-    });
-    upstream.on('data', (d: Buffer) => client.write(d));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('close', end);
-    upstream.on('close', end);
-    client.on('error', end);
-    upstream.on('error', end);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
-  return {
-    port: address.port,
-    counts,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+    return (chunk) => counter.push(chunk);
+  }).start();
+  return { proxy, counts };
+}
+
+/** The Postgres and Redis proxies in front of one process. */
+export interface WireCounters {
+  pg: CountingProxy;
+  redis: CountingProxy;
+}
+
+/** Round trips per completed request of each counted process, as report lines. */
+export function wireLines(counted: { role: string; wire: WireCounters | null }[], done: number): string[] {
+  const lines: string[] = [];
+  for (const { role, wire } of counted) {
+    if (!wire || done === 0) continue;
+    const pg = wire.pg.counts;
+    const stmts = pg.total((k) => k.startsWith('statement'));
+    const syncs = pg.total((k) => k.startsWith('sync'));
+    const redisCmds = [...wire.redis.counts.snapshot()].sort((x, y) => y[1] - x[1]);
+    const redisTotal = redisCmds.reduce((s, [, v]) => s + v, 0);
+    lines.push(
+      `  wire (${role}): postgres statements/request ${(stmts / done).toFixed(2)} (syncs ${(syncs / done).toFixed(2)}); redis commands/request ${(redisTotal / done).toFixed(2)}`,
+    );
+    lines.push(`    redis (${role}): ${redisCmds.map(([k, v]) => `${k} ${(v / done).toFixed(2)}`).join(', ')}`);
+  }
+  return lines;
 }

@@ -6,11 +6,16 @@ import { dirname, join, resolve } from 'node:path';
 import { testEnv, uniquePrefix } from './test-env';
 import { waitFor } from './wait-for';
 
-/** The repository root (the folder with nest-cli.json at or above the working directory: npm scripts run from it). */
+/**
+ * The repository root: the folder with nest-cli.json at or above this module (its source, or its
+ * compiled copy under dist/ when the bench imports it), or above the working directory where modules
+ * have no `__dirname` (Jest runs them as ESM; npm scripts run from the root).
+ */
 export const REPO_ROOT = ((): string => {
-  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+  const start = typeof __dirname === 'string' ? __dirname : process.cwd();
+  for (let dir = start; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'nest-cli.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no nest-cli.json at or above ${process.cwd()}`);
+    if (dirname(dir) === dir) throw new Error(`no nest-cli.json at or above ${start}`);
   }
 })();
 const ROOT = REPO_ROOT;
@@ -30,6 +35,20 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+export interface StartOptions {
+  /** Node options before the script (e.g. `--cpu-prof`, `-r hook.js`). */
+  nodeArgs?: string[];
+  /** Arguments after the script. */
+  args?: string[];
+  /** Working directory of the process (default: this one's). */
+  cwd?: string;
+  /** Keep only about this many characters of output, the newest (default: all of it). */
+  maxOutputChars?: number;
+}
+
+/** How long one readiness probe may take before it counts as a failed one. */
+const PROBE_TIMEOUT_MS = 5_000;
+
 /** A compiled app running as its own process, with its output kept for failure messages. */
 export class AppProcess {
   private output = '';
@@ -38,18 +57,29 @@ export class AppProcess {
   constructor(
     readonly name: string,
     readonly child: ChildProcess,
+    maxOutputChars = Infinity,
   ) {
-    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    const keep = (d: Buffer) => {
+      this.output += d.toString();
+      if (this.output.length > maxOutputChars) this.output = this.output.slice(-Math.floor(maxOutputChars / 2));
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     this.exited = new Promise((res) => child.once('exit', (code) => res(code)));
   }
 
-  static start(name: string, script: string, env: Record<string, string>): AppProcess {
-    const child = spawn(process.execPath, [script], {
+  /** Spawns `node [nodeArgs] script [args]` with PATH, NODE_ENV=test and LOG_LEVEL=warn under `env`. */
+  static start(name: string, script: string, env: Record<string, string>, options: StartOptions = {}): AppProcess {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], {
       env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+      cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return new AppProcess(name, child);
+    return new AppProcess(name, child, options.maxOutputChars);
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
   }
 
   get logs(): string {
@@ -58,6 +88,28 @@ export class AppProcess {
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Polls `url` (a health endpoint) until it answers 200; fails at once when the process exits,
+   * after `timeoutMs` otherwise, with the process's output in the message.
+   */
+  async waitReady(url: string, timeoutMs = 20_000): Promise<void> {
+    const gone = new AbortController();
+    void this.exited.then((code) =>
+      gone.abort(new Error(`${this.name} exited early (${String(code ?? this.child.signalCode)})`)),
+    );
+    await waitFor(
+      async () => {
+        const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+        await res.arrayBuffer();
+        return res.status;
+      },
+      (status) => status === 200,
+      { timeoutMs, what: `${this.name} ready`, signal: gone.signal },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- ${this.name} output ---\n${this.logs}`);
+    });
   }
 
   /** Sends the signal and waits for the exit (SIGKILL after `timeoutMs`). */
@@ -113,7 +165,7 @@ export class Stack {
     const workerEnv = { ...env, ...options.workerEnv };
     const stack = new Stack(`http://127.0.0.1:${port}`, env, gateway, [], workerEnv);
     try {
-      await stack.waitReady(gateway, () => fetch(`${stack.baseUrl}/health/ready`).then((r) => r.status));
+      await gateway.waitReady(`${stack.baseUrl}/health/ready`);
       if (!options.noWorker) await stack.startWorker();
     } catch (err) {
       await stack.stop();
@@ -133,7 +185,7 @@ export class Stack {
     });
     this.extraGateways.push(app);
     const baseUrl = `http://127.0.0.1:${port}`;
-    await this.waitReady(app, () => fetch(`${baseUrl}/health/ready`).then((r) => r.status));
+    await app.waitReady(`${baseUrl}/health/ready`);
     return { app, baseUrl };
   }
 
@@ -148,21 +200,8 @@ export class Stack {
       ...extraEnv,
     });
     this.workers.push(worker);
-    await this.waitReady(worker, () => fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status));
+    await worker.waitReady(`http://127.0.0.1:${port}/health/ready`);
     return worker;
-  }
-
-  private async waitReady(app: AppProcess, probe: () => Promise<number>): Promise<void> {
-    await waitFor(
-      async () => {
-        if (!app.running) throw new Error(`${app.name} exited early`);
-        return probe();
-      },
-      (status) => status === 200,
-      { timeoutMs: 20_000, what: `${app.name} ready` },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- ${app.name} output ---\n${app.logs}`);
-    });
   }
 
   /** Everything the processes printed, for assertion messages. */
@@ -175,13 +214,13 @@ export class Stack {
   }
 }
 
-/** Runs the compiled CLI and returns its exit code and output. */
+/** Runs the compiled CLI (against the run's database unless `env` names one) and returns its exit code and output. */
 export async function runCli(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [DIST.cli, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: testEnv.databaseUrl, ...env },
+    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: env['DATABASE_URL'] ?? testEnv.databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,9 +1,13 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 
+/** Called once per proxied connection; the function it returns sees every chunk the client sends, in order. */
+export type ClientTap = () => (chunk: Buffer) => void;
+
 /**
  * A loopback TCP proxy in front of Redis or Postgres that a test can cut and restore, to make a
- * backing service "unreachable" without touching the real one other tests use.
+ * backing service "unreachable" without touching the real one other tests use; with a `tap`, also to
+ * see what a process sends (the bench's --count-wire).
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
@@ -14,11 +18,12 @@ export class TcpProxy {
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
+    private readonly tap?: ClientTap,
   ) {}
 
-  static forUrl(url: string): TcpProxy {
+  static forUrl(url: string, tap?: ClientTap): TcpProxy {
     const u = new URL(url);
-    return new TcpProxy(u.hostname, Number(u.port || (u.protocol.startsWith('redis') ? 6379 : 5432)));
+    return new TcpProxy(u.hostname, Number(u.port || (u.protocol.startsWith('redis') ? 6379 : 5432)), tap);
   }
 
   async start(): Promise<this> {
@@ -28,7 +33,10 @@ export class TcpProxy {
         return;
       }
       const upstream = connect(this.targetPort, this.targetHost);
+      client.setNoDelay(true);
+      upstream.setNoDelay(true);
       this.sockets.add(client).add(upstream);
+      if (this.tap) client.on('data', this.tap());
       const drop = () => {
         client.destroy();
         upstream.destroy();

@@ -8,6 +8,8 @@ export interface WaitOptions {
   /** Poll interval (ms), backing off ×1.5 up to 250 ms. */
   intervalMs?: number;
   what?: string;
+  /** Give up at once, with the signal's reason, when it aborts (e.g. the process being waited on exited). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -25,6 +27,7 @@ export async function waitFor<T>(
   let lastJson = '';
   let changedAt = started;
   for (;;) {
+    options.signal?.throwIfAborted();
     let value: T | undefined;
     let error: unknown;
     try {
@@ -51,7 +54,7 @@ export async function waitFor<T>(
         `stalled for ${options.stallMs}ms waiting for ${label}; last: ${JSON.stringify(last ?? String(error))}`,
       );
     }
-    await sleep(interval);
+    await sleep(interval, undefined, { signal: options.signal }).catch(() => options.signal?.throwIfAborted());
     interval = Math.min(250, interval * 1.5);
   }
 }

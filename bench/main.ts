@@ -1,0 +1,119 @@
+/**
+ * `npm run bench`: the raw BullMQ round-trip floor and the end-to-end `POST /v1/verify/phone`
+ * path, side by side, on this machine; the last line is `ratio=<e2e req/s ÷ raw req/s>`.
+ *
+ *   node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
+ *                           [--raw-concurrency 64] [--client http|fetch] [--accounts 1]
+ *                           [--gateway-env K=V …] [--worker-env K=V …] [--profile DIR] [--count-wire]
+ *                           [--skip-raw] [--pg-set setting=value …] [--node-arg=--opt …]
+ *
+ * Connections come from DATABASE_URL (the server only: the bench creates and drops its own
+ * database) and REDIS_URL (the bench uses its own queue prefix and deletes its keys afterwards).
+ * Every phase reports the CPU each process spent in the measured window (from /proc), so a
+ * figure can be read against the 2 cores it shares with Postgres, Redis and the load generator.
+ *
+ * The measurements are the PHASES below, run in order; adding one is a module exporting a Phase
+ * (see phase.ts) and a line in that list.
+ */
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { loadBenchConfig } from '@dossier/config';
+import { BenchContext } from './context';
+import { e2eLookups } from './e2e-lookups';
+import { parseOptions, USAGE, type BenchOptions } from './options';
+import type { Phase, PhaseReport } from './phase';
+import { BASE_PHONES, PHONES, phoneCountryCount } from './phones';
+import { rawBullmq } from './raw-bullmq';
+
+/** The measurements, in the order they run. */
+const PHASES: readonly Phase[] = [rawBullmq(), e2eLookups()];
+
+/** The last line: `ratio=<numerator's rate ÷ denominator's rate>` (NaN when one was skipped). */
+const RATIO = { numerator: 'e2e', denominator: 'raw' } as const;
+
+async function main(): Promise<number> {
+  let opts: BenchOptions;
+  try {
+    opts = parseOptions();
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    return 2;
+  }
+  if (opts.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const ctx = new BenchContext(opts, loadBenchConfig());
+  console.log(machineLine());
+  console.log(settingsLine(opts));
+  const onSignal = () => {
+    console.error('interrupted: cleaning up');
+    ctx.interrupt();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const started = performance.now();
+  let exitCode = 0;
+  try {
+    await ctx.open();
+    const reports = new Map<string, PhaseReport>();
+    for (const phase of PHASES) {
+      if (!phase.enabled(opts)) continue;
+      if (ctx.signal.aborted) throw new Error('interrupted');
+      const report = await phase.run(ctx);
+      for (const line of report.lines) console.log(line);
+      if (report.failed) exitCode = 1;
+      reports.set(phase.key, report);
+    }
+    for (const line of summaryLines(reports, started)) console.log(line);
+  } catch (err) {
+    console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    exitCode = 2;
+  } finally {
+    await ctx.close();
+  }
+  return exitCode;
+}
+
+function machineLine(): string {
+  const cpus = os.cpus();
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  return `machine: ${cpus.length} cpu(s) (${cpus[0]?.model.trim() ?? '?'}), node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${load}`;
+}
+
+function settingsLine(opts: BenchOptions): string {
+  return (
+    `settings: ${opts.inflight} in flight, measured ${opts.measureMs / 1000} s after a warm-up of ${opts.warmupMs / 1000} s (raw) / ${opts.e2eWarmupMs / 1000} s (e2e); raw worker concurrency ${opts.rawConcurrency}; e2e worker concurrency ${opts.workerConcurrency.join(', ')}; ${opts.accounts} account(s); ${PHONES.length} distinct valid numbers from ${BASE_PHONES.length} bases in ${phoneCountryCount()} countries` +
+    (opts.countWire ? '; COUNTING WIRE (proxies in the path: round trips only, throughput not comparable)' : '') +
+    (opts.profileDir ? '; PROFILING (throughput not comparable)' : '') +
+    (Object.keys(opts.pgSet).length ? `; EXPERIMENT: bench database SET ${JSON.stringify(opts.pgSet)}` : '')
+  );
+}
+
+/** RSS (the ratio's numerator's processes first), the duration, and the `ratio=` line last. */
+function summaryLines(reports: Map<string, PhaseReport>, started: number): string[] {
+  const numerator = reports.get(RATIO.numerator);
+  if (!numerator) throw new Error(`no ${RATIO.numerator} figure`);
+  const rss = [numerator, ...[...reports].filter(([key]) => key !== RATIO.numerator).map(([, r]) => r)].flatMap(
+    (r) => r.rss,
+  );
+  const fmt = (v: number | null) => (v === null ? '?' : `${v.toFixed(1)} MiB`);
+  const denominatorRate = reports.get(RATIO.denominator)?.rate ?? NaN;
+  return [
+    `${rss.map(({ label, mib }) => `${label} rss ${fmt(mib)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS)`,
+    `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `ratio=${(numerator.rate / denominatorRate).toFixed(2)}`,
+  ];
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`bench failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  },
+);

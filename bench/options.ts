@@ -1,0 +1,103 @@
+/**
+ * The bench's command line: every flag, its default and its check. A phase that needs a flag of its
+ * own adds it here (one option and one field).
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export const USAGE = `usage: node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
+       [--raw-concurrency 64] [--client http|fetch] [--accounts 1] [--gateway-env K=V …] [--worker-env K=V …]
+       [--profile DIR] [--count-wire] [--skip-raw] [--pg-set setting=value …] [--node-arg=--opt …]`;
+
+export interface BenchOptions {
+  help: boolean;
+  /** The measured window of every phase. */
+  measureMs: number;
+  /** Warm-up before the raw window. */
+  warmupMs: number;
+  /** Longer by default: at a few hundred req/s the apps' JIT is still compiling after 2 s (measured: ~30% more CPU per request than after 10 s). */
+  e2eWarmupMs: number;
+  inflight: number;
+  /** One end-to-end run per value (a sweep); the best one makes the ratio. */
+  workerConcurrency: number[];
+  rawConcurrency: number;
+  client: 'http' | 'fetch';
+  accounts: number;
+  gatewayEnv: Record<string, string>;
+  workerEnv: Record<string, string>;
+  profileDir: string | null;
+  countWire: boolean;
+  skipRaw: boolean;
+  /** Experiments only: `ALTER DATABASE <bench db> SET k = v` (e.g. synchronous_commit=off); the server is untouched. */
+  pgSet: Record<string, string>;
+  /** Extra node options for the gateway and worker processes (e.g. --perf-basic-prof for `perf`). */
+  nodeArgs: string[];
+}
+
+function positive(name: string, raw: string, min = 1): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number >= ${min} (got ${raw})`);
+  return n;
+}
+
+function envPairs(name: string, list: string[]): Record<string, string> {
+  return Object.fromEntries(
+    list.map((kv) => {
+      const i = kv.indexOf('=');
+      if (i < 1) throw new Error(`--${name} takes KEY=VALUE (got ${kv})`);
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    }),
+  );
+}
+
+/** Parses `args` (default: the process's); throws with a message naming the flag. */
+export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptions {
+  const { values: flags } = parseArgs({
+    args,
+    options: {
+      seconds: { type: 'string', default: '8' },
+      warmup: { type: 'string', default: '2' },
+      'e2e-warmup': { type: 'string', default: '10' },
+      inflight: { type: 'string', default: '64' },
+      'worker-concurrency': { type: 'string', default: '64' },
+      'raw-concurrency': { type: 'string', default: '64' },
+      client: { type: 'string', default: 'http' },
+      accounts: { type: 'string', default: '1' },
+      'gateway-env': { type: 'string', multiple: true, default: [] },
+      'worker-env': { type: 'string', multiple: true, default: [] },
+      profile: { type: 'string' },
+      'count-wire': { type: 'boolean', default: false },
+      'skip-raw': { type: 'boolean', default: false },
+      'pg-set': { type: 'string', multiple: true, default: [] },
+      'node-arg': { type: 'string', multiple: true, default: [] },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const client = flags.client;
+  if (client !== 'http' && client !== 'fetch') throw new Error('--client is http or fetch');
+  const pgSet = envPairs('pg-set', flags['pg-set']);
+  for (const [k, v] of Object.entries(pgSet)) {
+    if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(v)) throw new Error(`--pg-set ${k}=${v}: not a plain setting`);
+  }
+  return {
+    help: flags.help,
+    measureMs: positive('seconds', flags.seconds, 0.5) * 1000,
+    warmupMs: positive('warmup', flags.warmup, 0) * 1000,
+    e2eWarmupMs: positive('e2e-warmup', flags['e2e-warmup'], 0) * 1000,
+    inflight: Math.floor(positive('inflight', flags.inflight)),
+    workerConcurrency: flags['worker-concurrency']
+      .split(',')
+      .map((s) => Math.floor(positive('worker-concurrency', s.trim()))),
+    rawConcurrency: Math.floor(positive('raw-concurrency', flags['raw-concurrency'])),
+    client,
+    accounts: Math.floor(positive('accounts', flags.accounts)),
+    gatewayEnv: envPairs('gateway-env', flags['gateway-env']),
+    workerEnv: envPairs('worker-env', flags['worker-env']),
+    profileDir: flags.profile ? resolve(flags.profile) : null,
+    countWire: flags['count-wire'],
+    skipRaw: flags['skip-raw'],
+    pgSet,
+    nodeArgs: flags['node-arg'],
+  };
+}

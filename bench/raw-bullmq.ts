@@ -1,0 +1,144 @@
+/**
+ * The raw floor: Queue.add → a no-op Worker in its own process (noop-worker.ts) → completion seen
+ * through one QueueEvents listener, with the real job options and payload shape. What BullMQ on this
+ * machine can do with nothing else in the path.
+ */
+import { resolve } from 'node:path';
+import { Queue, QueueEvents } from 'bullmq';
+import { blockingRedisOptions, failFastRedisOptions } from '@dossier/config';
+import { DEFAULT_LOOKUP_JOB_OPTIONS, EVENTS_MAX_LEN, JOB_NAMES } from '@dossier/contracts';
+import { freePort, REPO_ROOT } from '@dossier/testing';
+import type { BenchContext } from './context';
+import { procRssMiB } from './cpu';
+import { failureCount, fmtFailures, fmtRate, rate, tooManyFailures, type Outcome } from './drive';
+import { measureWindow, type Phase, type PhaseReport } from './phase';
+import { PHONES } from './phones';
+
+const NOOP_WORKER = resolve(REPO_ROOT, 'dist/bench/noop-worker.js');
+const QUEUE_NAME = 'bench-floor';
+/** A job with no completion event after this long counts as failed. */
+const COMPLETION_TIMEOUT_MS = 10_000;
+const SWEEP_INTERVAL_MS = 500;
+
+/** The raw floor as a phase; `inflight` defaults to --inflight. Skipped with --skip-raw. */
+export function rawBullmq(options: { key?: string; inflight?: number } = {}): Phase {
+  return {
+    key: options.key ?? 'raw',
+    enabled: (opts) => !opts.skipRaw,
+    run: (ctx) => run(ctx, options.inflight ?? ctx.opts.inflight),
+  };
+}
+
+async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
+  const { opts } = ctx;
+  const healthPort = await freePort();
+  const worker = ctx.start(
+    'noop-worker',
+    NOOP_WORKER,
+    {},
+    {
+      args: [
+        ...['--redis-url', ctx.config.redisUrl, '--prefix', ctx.prefix, '--queue', QUEUE_NAME],
+        ...['--concurrency', String(opts.rawConcurrency), '--health-port', String(healthPort)],
+      ],
+    },
+  );
+  const queue = new Queue(QUEUE_NAME, {
+    connection: failFastRedisOptions(ctx.config.redisUrl),
+    prefix: ctx.prefix,
+    streams: { events: { maxLen: EVENTS_MAX_LEN } },
+  });
+  const events = new QueueEvents(QUEUE_NAME, {
+    connection: blockingRedisOptions(ctx.config.redisUrl),
+    prefix: ctx.prefix,
+  });
+  const completions = new Completions();
+  events.on('completed', ({ jobId }) => completions.settle(jobId, true));
+  events.on('failed', ({ jobId, failedReason }) => completions.settle(jobId, `job failed: ${failedReason}`));
+  try {
+    await Promise.all([
+      queue.waitUntilReady(),
+      events.waitUntilReady(),
+      worker.waitReady(`http://127.0.0.1:${healthPort}/health/ready`),
+    ]);
+    const runId = `r${Date.now().toString(36)}`;
+    const op = async (i: number): Promise<Outcome> => {
+      const id = `${runId}-${i}`;
+      const done = completions.expect(id);
+      try {
+        await queue.add(JOB_NAMES.phone, lookupJob(id, PHONES[i % PHONES.length]!.phone), {
+          ...DEFAULT_LOOKUP_JOB_OPTIONS,
+          jobId: id,
+        });
+      } catch (err) {
+        completions.forget(id);
+        throw err;
+      }
+      return done;
+    };
+    const { result, lines: windowLines } = await measureWindow(
+      ctx,
+      { warmupMs: opts.warmupMs, inflight, procs: { 'noop-worker': worker.pid }, selfLabel: 'bench (producer)' },
+      op,
+    );
+    const lines = [
+      `raw bullmq round trip (${inflight} in flight, no-op worker concurrency ${opts.rawConcurrency}, own process): ${fmtRate(result)}`,
+      ...windowLines,
+    ];
+    if (failureCount(result) > 0) lines.push(`  failures: ${fmtFailures(result)}`);
+    return {
+      lines,
+      rate: rate(result),
+      rss: [{ label: 'no-op worker', mib: procRssMiB(worker.pid) }],
+      failed: tooManyFailures(result),
+    };
+  } finally {
+    completions.close();
+    await events.close().catch(() => undefined);
+    await queue.close().catch(() => undefined);
+    await ctx.stop(worker);
+  }
+}
+
+/** Jobs waiting for their completion event; one sweep fails those that waited too long. */
+class Completions {
+  private readonly waiting = new Map<string, { done: (o: Outcome) => void; deadline: number }>();
+  private readonly sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, w] of this.waiting) {
+      if (w.deadline < now) this.settle(id, `timeout (no completion event in ${COMPLETION_TIMEOUT_MS / 1000} s)`);
+    }
+  }, SWEEP_INTERVAL_MS);
+
+  expect(jobId: string): Promise<Outcome> {
+    return new Promise((done) => this.waiting.set(jobId, { done, deadline: Date.now() + COMPLETION_TIMEOUT_MS }));
+  }
+
+  settle(jobId: string, outcome: Outcome): void {
+    const w = this.waiting.get(jobId);
+    if (!w) return;
+    this.waiting.delete(jobId);
+    w.done(outcome);
+  }
+
+  forget(jobId: string): void {
+    this.waiting.delete(jobId);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+/** A phone lookup job as the gateway enqueues it. */
+function lookupJob(id: string, phone: string) {
+  return {
+    v: 1,
+    kind: 'phone',
+    search_id: id,
+    account_id: 'acct_benchbenchbenchbench',
+    request_id: `req_${id}`,
+    submitted_at: new Date().toISOString(),
+    input: { phone },
+  };
+}
