@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { blockingRedisOptions, failFastRedisOptions } from '@dossier/config';
-import { DEFAULT_LOOKUP_JOB_OPTIONS, EVENTS_MAX_LEN, JOB_NAMES } from '@dossier/contracts';
+import { DEFAULT_LOOKUP_JOB_OPTIONS, JOB_NAMES, lookupQueueOptions } from '@dossier/contracts';
 import { freePort, REPO_ROOT } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
@@ -43,11 +43,7 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
       ],
     },
   );
-  const queue = new Queue(QUEUE_NAME, {
-    connection: failFastRedisOptions(ctx.config.redisUrl),
-    prefix: ctx.prefix,
-    streams: { events: { maxLen: EVENTS_MAX_LEN } },
-  });
+  const queue = new Queue(QUEUE_NAME, lookupQueueOptions(ctx.prefix, failFastRedisOptions(ctx.config.redisUrl)));
   const events = new QueueEvents(QUEUE_NAME, {
     connection: blockingRedisOptions(ctx.config.redisUrl),
     prefix: ctx.prefix,
