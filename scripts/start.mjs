@@ -202,8 +202,11 @@ async function ensureDatabase() {
 }
 
 function postgresError(err, where, what = `cannot use Postgres at ${where} (DATABASE_URL)`) {
-  const why = err.code && !/^[0-9A-Z]{5}$/.test(err.code) ? err.code : err.message;
-  return new StartError(`${what}: ${why}; start Postgres or set DATABASE_URL`);
+  // A network error (ECONNREFUSED, ENOTFOUND, …) rather than an answer from the server.
+  const unreachable = typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code);
+  return new StartError(
+    unreachable ? `${what}: ${err.code}; start Postgres or set DATABASE_URL` : `${what}: ${err.message}`,
+  );
 }
 
 // ── the apps ───────────────────────────────────────────────────────────────────────────────────

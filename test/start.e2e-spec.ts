@@ -58,16 +58,75 @@ async function adminQuery(text: string, params: unknown[] = []): Promise<unknown
   }
 }
 
+/** `npm start` in `cwd` as a terminal's foreground job: its own process group, output kept. */
+class NpmStart {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output = '';
+
+  constructor(cwd: string, env: Record<string, string>) {
+    const npmCli = process.env['npm_execpath'];
+    const [command, ...args] =
+      npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, npmCli, 'start'] : ['npm', 'start'];
+    this.child = spawn(command!, args, {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? cwd, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((res) => this.child.once('exit', (code, signal) => res({ code, signal })));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Waits for the ready line; returns the base URL it names. */
+  async ready(): Promise<string> {
+    const line = /^Dossier is running: (http:\/\/127\.0\.0\.1:\d+)\/docs$/m;
+    const seen = await waitFor(
+      () => Promise.resolve({ ready: line.test(this.output), running: this.running }),
+      (s) => s.ready || !s.running,
+      { timeoutMs: READY_TIMEOUT_MS, what: 'the ready line of npm start' },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- npm start output ---\n${this.output}`);
+    });
+    if (!seen.ready) throw new Error(`npm start exited before it was ready:\n${this.output}`);
+    return line.exec(this.output)![1]!;
+  }
+
+  /** Every process started under npm: npm → node scripts/start.mjs → the gateway and the worker. */
+  tree(): { pid: number; cmd: string }[] {
+    return [{ pid: this.child.pid!, cmd: 'npm start' }, ...descendants(this.child.pid!)];
+  }
+}
+
 describe('npm start (a fresh clone on a machine with Redis and Postgres, no Docker)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-start-'));
   const repo = join(dir, 'dossier');
   const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_start`;
-  let npm: ChildProcess | undefined;
-  let output = '';
-  let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  const started: NpmStart[] = [];
+  const npmStart = async (): Promise<NpmStart> => {
+    const npm = new NpmStart(repo, {
+      DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database),
+      REDIS_URL: testEnv.redisUrl,
+      PORT: String(await freePort()),
+      QUEUE_PREFIX: uniquePrefix('start'),
+    });
+    started.push(npm);
+    return npm;
+  };
+  const apps = (tree: { pid: number; cmd: string }[], script: string) =>
+    tree.filter((p) => p.cmd.includes(join(repo, script)));
+  const alive = (tree: { pid: number }[]) => {
+    const now = processes();
+    return tree.filter((p) => now.has(p.pid));
+  };
 
   afterAll(async () => {
-    if (npm && npm.exitCode === null && npm.signalCode === null) process.kill(-npm.pid!, 'SIGKILL');
+    for (const npm of started) if (npm.running) process.kill(-npm.child.pid!, 'SIGKILL');
     // Nothing started from the clone may outlive the test, whatever happened above.
     for (const [pid, p] of processes()) if (p.cwd?.startsWith(repo)) process.kill(pid, 'SIGKILL');
     await adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
@@ -85,41 +144,10 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
       expect(existsSync(join(repo, 'dist'))).toBe(false);
       expect(await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [database])).toEqual([]);
 
-      const port = await freePort();
-      const npmCli = process.env['npm_execpath'];
-      const [command, ...args] =
-        npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, npmCli, 'start'] : ['npm', 'start'];
-      npm = spawn(command!, args, {
-        cwd: repo,
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          HOME: process.env['HOME'] ?? dir,
-          DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database),
-          REDIS_URL: testEnv.redisUrl,
-          PORT: String(port),
-          QUEUE_PREFIX: uniquePrefix('start'),
-          LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true, // its own process group, as a terminal's foreground job
-      });
-      const child = npm;
-      child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-      exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
-
-      const ready = /^Dossier is running: (http:\/\/127\.0\.0\.1:\d+)\/docs$/m;
-      const seen = await waitFor(
-        () => Promise.resolve({ ready: ready.test(output), running: child.exitCode === null && !child.signalCode }),
-        (s) => s.ready || !s.running,
-        { timeoutMs: READY_TIMEOUT_MS, what: 'the ready line of npm start' },
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}\n--- npm start output ---\n${output}`);
-      });
-      if (!seen.ready) throw new Error(`npm start exited before it was ready:\n${output}`);
-      const baseUrl = ready.exec(output)![1]!;
-      expect(baseUrl).toBe(`http://127.0.0.1:${port}`);
-      expect(output).toContain(`created database ${database}`);
+      const npm = await npmStart();
+      const baseUrl = await npm.ready();
+      expect(npm.output).toContain('building (dist/');
+      expect(npm.output).toContain(`created database ${database}`);
 
       const api = new Api(baseUrl);
       expect((await api.get('/docs')).status).toBe(200);
@@ -133,20 +161,33 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
       expect(phone.body.status).toBe('success');
       expect(phone.body.results).toEqual([expect.objectContaining({ e164: '+16502530000', valid: true })]);
 
-      // npm → node scripts/start.mjs → the gateway and one worker, all started from the clone.
-      const tree = descendants(child.pid!);
-      const running = (script: string) => tree.filter((p) => p.cmd.includes(join(repo, script)));
+      const tree = npm.tree();
       expect(tree.filter((p) => p.cmd.includes('scripts/start.mjs'))).toHaveLength(1);
-      expect(running('dist/apps/gateway/src/main.js')).toHaveLength(1);
-      expect(running('dist/apps/worker/src/main.js')).toHaveLength(1);
+      expect(apps(tree, 'dist/apps/gateway/src/main.js')).toHaveLength(1);
+      expect(apps(tree, 'dist/apps/worker/src/main.js')).toHaveLength(1);
 
-      process.kill(-child.pid!, 'SIGINT'); // what Ctrl-C does: the signal goes to the whole foreground group
-      const exit = await exited;
-      expect({ ...exit, output: exit.code === 0 ? '' : output }).toEqual({ code: 0, signal: null, output: '' });
-      const alive = new Set(processes().keys());
-      expect(tree.filter((p) => alive.has(p.pid))).toEqual([]);
+      process.kill(-npm.child.pid!, 'SIGINT'); // what Ctrl-C does: the signal goes to the whole foreground group
+      const exit = await npm.exited;
+      expect({ ...exit, output: exit.code === 0 ? '' : npm.output }).toEqual({ code: 0, signal: null, output: '' });
+      expect(alive(tree)).toEqual([]);
       expect([...processes().values()].filter((p) => p.cwd?.startsWith(repo))).toEqual([]);
     },
     READY_TIMEOUT_MS + 60_000,
   );
+
+  it('starts without building or creating anything the second time; a dead worker takes the gateway down', async () => {
+    const npm = await npmStart();
+    await npm.ready();
+    expect(npm.output).not.toContain('building');
+    expect(npm.output).not.toContain('created database');
+    expect(npm.output).toContain('database is up to date');
+
+    const tree = npm.tree();
+    const [worker] = apps(tree, 'dist/apps/worker/src/main.js');
+    process.kill(worker!.pid, 'SIGKILL');
+    const exit = await npm.exited;
+    expect(exit.code).toBe(1);
+    expect(npm.output).toContain('the worker exited unexpectedly (SIGKILL)');
+    expect(alive(tree)).toEqual([]);
+  });
 });
