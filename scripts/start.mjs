@@ -66,11 +66,12 @@ async function main() {
   await runStep('db:migrate', [process.execPath, DIST.cli, 'db:migrate']);
   if (stopping) return;
 
-  // ── Demo data ──────────────────────────────────────────────────────────────────────────────
-  // DEMO SEED: this is where `npm start` will seed the demo data, once per database, when the
-  // CLI has `demo:seed` (e.g. run `[process.execPath, DIST.cli, 'demo:seed']` with runStep when
-  // db:migrate created the tables just now). Nothing to seed yet.
-  // ──────────────────────────────────────────────────────────────────────────────────────────
+  // ── DEMO SEED ─────────────────────────────────────────────────────────────────────────────
+  // The one place where `npm start` will seed the demo data, once, when the CLI has `demo:seed`:
+  //   if (createdNow) await runStep('demo:seed', [process.execPath, DIST.cli, 'demo:seed']);
+  // where `createdNow` is what ensureDatabase() above returns (true when this start created the
+  // database). Nothing is seeded yet.
+  // ────────────────────────────────────────────────────────────────────────────────────────────
 
   const port = setting('PORT', '3000') === '0' ? String(await freePort()) : setting('PORT', '3000');
   const gatewayHost = probeHost(setting('HOST', '0.0.0.0'));
@@ -173,7 +174,10 @@ async function checkRedis() {
   });
 }
 
-/** Creates DATABASE_URL's database through the `postgres` maintenance database when it is missing. */
+/**
+ * Creates DATABASE_URL's database through the `postgres` maintenance database when it is missing;
+ * true when it did.
+ */
 async function ensureDatabase() {
   const target = new URL(DATABASE_URL);
   const name = decodeURIComponent(target.pathname.slice(1));
@@ -181,7 +185,7 @@ async function ensureDatabase() {
   const probe = new pg.Client({ connectionString: DATABASE_URL });
   try {
     await probe.connect();
-    return;
+    return false;
   } catch (err) {
     if (err.code !== '3D000' || !name) throw postgresError(err, where);
   } finally {
@@ -194,8 +198,10 @@ async function ensureDatabase() {
     await admin.connect();
     await admin.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
     say(`created database ${name} on ${where}`);
+    return true;
   } catch (err) {
-    if (err.code !== '42P04') throw postgresError(err, where, `could not create database ${name}`); // 42P04: created meanwhile
+    if (err.code === '42P04') return false; // duplicate_database: another start created it meanwhile
+    throw postgresError(err, where, `could not create database ${name}`);
   } finally {
     await admin.end().catch(() => undefined);
   }

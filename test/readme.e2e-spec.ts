@@ -15,8 +15,9 @@ import { REPO_ROOT, Stack, runCli, testEnv, waitFor, withDatabase } from '@dossi
  *   variables. `$ NAME=value` lines set shell variables for the commands after them.
  * - Ids, keys and request ids (`acct_…`, `key_…`, `srch_…`, `dsk_…`, `req_…`) are bound, not
  *   ignored: the first time the README shows one, it stands for the server's value at that place,
- *   and from then on the README must use it for that value only. A command that uses a README id
- *   runs with the server's. Timestamps match any timestamp, `took_ms` any duration.
+ *   and from then on the README must use it for that value only. A command that uses an id an
+ *   earlier answer showed runs with the server's value. Timestamps match any timestamp, `took_ms`
+ *   any duration.
  * - A GET that the server answers `pending` while the README shows the finished search is asked
  *   again, as a reader would, until it is done.
  */
@@ -122,13 +123,9 @@ class Bindings {
     return null;
   }
 
-  /** The command with every README id replaced by the server's. */
-  substitute(command: string, line: number): string {
-    return command.replace(new RegExp(ID.source, 'g'), (id) => {
-      const server = this.real.get(id);
-      if (server === undefined) throw new Error(`README.md:${line}: ${id} is used before any answer showed it`);
-      return server;
-    });
+  /** The command with every README id that an answer showed replaced by the server's value. */
+  substitute(command: string): string {
+    return command.replace(new RegExp(ID.source, 'g'), (id) => this.real.get(id) ?? id);
   }
 }
 
@@ -275,7 +272,7 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
   for (const step of steps) {
     const title = step.command.split('\n')[0]!.replace(/\s*\\$/, '');
     it(`README.md:${step.line} $ ${title}`, async () => {
-      const command = bindings.substitute(step.command, step.line);
+      const command = bindings.substitute(step.command);
       const assignment = ASSIGNMENT.exec(command);
       if (assignment) {
         expect(step.expected).toBe('');
