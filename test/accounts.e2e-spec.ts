@@ -99,6 +99,47 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect((wrong.body['error'] as { code: string }).code).toBe('invalid_credentials');
   });
 
+  it('accepts the passwort alias at login as register does: the same password check, a conflict is a 400', async () => {
+    const { email } = await api.register();
+    const ok = await api.post<{ api_key: string; key_id: string }>('/v1/auth/login', {
+      email,
+      passwort: 'correct horse battery',
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.key_id).toMatch(/^key_/);
+    expect((await api.get('/v1/account', { key: ok.body.api_key })).status).toBe(200);
+
+    const wrong = await api.post('/v1/auth/login', { email, passwort: 'wrong password' });
+    const wrongPassword = await api.post('/v1/auth/login', { email, password: 'wrong password' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body['error']).toEqual(wrongPassword.body['error']);
+
+    const same = await api.post('/v1/auth/login', {
+      email,
+      password: 'correct horse battery',
+      passwort: 'correct horse battery',
+    });
+    expect(same.status).toBe(200);
+
+    const conflict = { issue: 'differs from password; send only one of them', field: 'passwort' };
+    for (const path of ['/v1/auth/login', '/v1/auth/register']) {
+      const differ = await api.post<{ error: { code: string; details: { field: string; issue: string }[] } }>(path, {
+        email: path.endsWith('login') ? email : `alias${Date.now()}@example.com`,
+        password: 'correct horse battery',
+        passwort: 'correct horse battery!',
+      });
+      expect({ path, status: differ.status, code: differ.body.error.code, details: differ.body.error.details }).toEqual(
+        { path, status: 400, code: 'validation_error', details: [conflict] },
+      );
+    }
+
+    const missing = await api.post<{ error: { details: { field: string; issue: string }[] } }>('/v1/auth/login', {
+      email,
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details).toEqual([{ field: 'password', issue: 'is required' }]);
+  });
+
   it('creates, lists and revokes keys; a revoked key is refused from the next request on', async () => {
     const { key } = await api.register();
     const created = await api.post<{ api_key: string; key_id: string }>('/v1/auth/keys', { name: 'ci' }, { key });

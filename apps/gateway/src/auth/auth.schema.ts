@@ -10,29 +10,34 @@ export const emailField = str()
 
 const passwordField = str().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters');
 
-export const registerBody = z
-  .object({
-    email: emailField,
-    password: passwordField.optional(),
-    /** German rendering of the same request; accepted as an alias. */
-    passwort: passwordField.optional(),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    if (v.password === undefined && v.passwort === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['password'], message: 'is required' });
-    } else if (v.password !== undefined && v.passwort !== undefined && v.password !== v.passwort) {
-      ctx.addIssue({ code: 'custom', path: ['passwort'], message: 'differs from password; send only one of them' });
-    }
-  })
-  .transform((v) => ({ email: v.email, password: (v.password ?? v.passwort) as string }));
+/** At login only presence is checked: an account keeps working if the register rules ever tighten. */
+const loginPasswordField = str().min(1, 'must be a non-empty string').max(128, 'must be at most 128 characters');
 
-export const loginBody = z
-  .object({
-    email: emailField,
-    password: str().min(1, 'must be a non-empty string').max(128, 'must be at most 128 characters'),
-  })
-  .strict();
+/**
+ * `email` plus `password` or its alias `passwort` (the German rendering of the same request), as
+ * register and login both take them: one of the two is required, both are fine when they agree.
+ */
+function credentials(password: typeof passwordField) {
+  return z
+    .object({
+      email: emailField,
+      password: password.optional(),
+      passwort: password.optional().describe('alias of `password`; send one of the two'),
+    })
+    .strict()
+    .superRefine((v, ctx) => {
+      if (v.password === undefined && v.passwort === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['password'], message: 'is required' });
+      } else if (v.password !== undefined && v.passwort !== undefined && v.password !== v.passwort) {
+        ctx.addIssue({ code: 'custom', path: ['passwort'], message: 'differs from password; send only one of them' });
+      }
+    })
+    .transform((v) => ({ email: v.email, password: (v.password ?? v.passwort) as string }));
+}
+
+export const registerBody = credentials(passwordField);
+
+export const loginBody = credentials(loginPasswordField);
 
 export const createKeyBody = z
   .object({
