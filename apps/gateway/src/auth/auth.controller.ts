@@ -55,6 +55,7 @@ export class AuthController {
   @ApiDoc({
     tag: 'auth',
     summary: 'Log in and get a new API key',
+    description: '`passwort` is accepted as an alias of `password`, as at register.',
     auth: false,
     body: loginBody,
     status: 200,
