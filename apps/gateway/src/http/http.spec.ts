@@ -61,7 +61,10 @@ describe('validation details', () => {
   it('parseBody throws a validation DomainError and treats no body as an empty object', () => {
     expect(() => parseBody(schema, undefined)).toThrow(DomainError);
     expect(() => parseBody(schema, [1])).toThrow(
-      expect.objectContaining({ code: 'validation_error', details: [{ field: 'body', issue: 'must be a JSON object' }] }),
+      expect.objectContaining({
+        code: 'validation_error',
+        details: [{ field: 'body', issue: 'must be a JSON object' }],
+      }),
     );
     expect(parseBody(schema, { name: 'x' })).toEqual({ name: 'x' });
   });
