@@ -133,14 +133,13 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     }
   });
 
-  it('answers person, company and e-mail lookups honestly with the providers that exist (none yet): empty results, nothing charged', async () => {
+  it('answers person and company lookups honestly with the providers that exist (none yet): empty results, nothing charged', async () => {
     const before = await ledgerState(accountId);
     const calls: [string, unknown][] = [
       ['/v1/search/person', { name: 'Jane Doe', location: 'Berlin', age_range: '30-40' }],
       ['/v1/search/person', { email: 'jane@example.com' }],
       ['/v1/search/company', { company_name: 'Acme GmbH', country: 'DE' }],
       ['/v1/search/company', { domain: 'Example.COM' }],
-      ['/v1/verify/email', { email: 'jane@example.com' }],
     ];
     for (const [path, body] of calls) {
       const res = await api.post<Envelope>(path, body, { key });

@@ -1,27 +1,78 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import IORedis, { type Redis } from 'ioredis';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { loadProviderSettings, type WorkerConfig } from '@dossier/config';
-import { PROVIDERS } from '@dossier/providers';
+import {
+  ConfigError,
+  RedisTokenBucket,
+  failFastRedisOptions,
+  loadProviderSettings,
+  type WorkerConfig,
+} from '@dossier/config';
+import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
 import { openDataSource } from '@dossier/persistence';
-import { DATA_SOURCE, PROVIDER_SETTINGS, WORKER_CONFIG } from './infra/tokens';
+import { DATA_SOURCE, METRICS, PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
 import { WorkerHealthService } from './health/worker-health.service';
+import { FanOut } from './fan-out/fan-out';
+import { ProviderMetrics } from './fan-out/provider-metrics';
+import { UpstreamGuards } from './fan-out/upstream-guards';
+
+/** Every provider's settings, read once; a malformed `<ID>_RATE_LIMIT` stops the worker naming the variable. */
+function providerSettings(): Record<string, string | undefined> {
+  const settings = loadProviderSettings(PROVIDERS.flatMap(settingKeysOf));
+  for (const provider of PROVIDERS) {
+    try {
+      rateLimitOf(provider, settings);
+    } catch (err) {
+      throw new ConfigError(`invalid environment:\n  ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return settings;
+}
 
 @Module({})
 export class WorkerModule implements OnApplicationShutdown {
-  constructor(@Inject(DATA_SOURCE) private readonly db: DataSource) {}
+  constructor(
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
 
   static forRoot(config: WorkerConfig): DynamicModule {
     return {
       module: WorkerModule,
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
-        { provide: PROVIDER_SETTINGS, useValue: loadProviderSettings(PROVIDERS.flatMap((p) => p.configKeys)) },
+        { provide: PROVIDER_SETTINGS, useValue: providerSettings() },
         {
           provide: DATA_SOURCE,
           useFactory: () =>
             openDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' }),
+        },
+        { provide: REDIS, useFactory: () => new IORedis(failFastRedisOptions(config.redisUrl)) },
+        {
+          provide: METRICS,
+          useFactory: () => {
+            const registry = new Registry();
+            collectDefaultMetrics({ register: registry });
+            return registry;
+          },
+        },
+        {
+          provide: ProviderMetrics,
+          inject: [METRICS],
+          useFactory: (registry: Registry) => new ProviderMetrics(registry),
+        },
+        {
+          provide: FanOut,
+          inject: [REDIS, ProviderMetrics, PROVIDER_SETTINGS],
+          useFactory: (redis: Redis, metrics: ProviderMetrics, settings: Record<string, string | undefined>) =>
+            new FanOut(
+              new UpstreamGuards(new RedisTokenBucket(redis), config.queuePrefix, config.upstreams, metrics),
+              metrics,
+              settings,
+            ),
         },
         WorkerHostService,
         ReconcilerService,
@@ -32,6 +83,7 @@ export class WorkerModule implements OnApplicationShutdown {
 
   /** Runs after the workers have closed (Nest shuts providers down before their module). */
   async onApplicationShutdown(): Promise<void> {
+    this.redis.disconnect();
     if (this.db.isInitialized) await this.db.destroy();
   }
 }

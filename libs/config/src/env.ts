@@ -66,6 +66,11 @@ const workerSchema = z.object({
   RECONCILE_AFTER_S: int(5, 86_400).default(300),
   RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000),
   DNS_SERVERS: z.string().optional(),
+  /** Consecutive failures that open an upstream's circuit breaker; how long it stays open before a probe. */
+  PROVIDER_BREAKER_THRESHOLD: int(1, 1000).default(5),
+  PROVIDER_BREAKER_HALF_OPEN_MS: int(100, 3_600_000).default(30_000),
+  /** Attempts per upstream call for transient failures (5xx, refused, reset), the first included. */
+  PROVIDER_MAX_ATTEMPTS: int(1, 10).default(2),
   /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
   WORKER_HEALTH_PORT: int(0, 65535).optional(),
   WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
@@ -188,6 +193,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
     reconcileAfterS: e.RECONCILE_AFTER_S,
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    upstreams: {
+      breakerThreshold: e.PROVIDER_BREAKER_THRESHOLD,
+      halfOpenAfterMs: e.PROVIDER_BREAKER_HALF_OPEN_MS,
+      maxAttempts: e.PROVIDER_MAX_ATTEMPTS,
+    },
     healthPort: e.WORKER_HEALTH_PORT ?? null,
     healthHost: e.WORKER_HEALTH_HOST,
     dnsServers: e.DNS_SERVERS ? e.DNS_SERVERS.split(',').map((s) => s.trim()) : [],

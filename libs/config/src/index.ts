@@ -1,3 +1,4 @@
 export * from './env';
 export * from './redis';
 export * from './log-levels';
+export * from './token-bucket';

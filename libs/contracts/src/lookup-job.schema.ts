@@ -9,30 +9,56 @@ import {
   type LookupInputByKind,
 } from './lookup-input.schema';
 
-/** Current payload version. Workers accept every version listed in the union below. */
-export const LOOKUP_JOB_VERSION = 1;
+/**
+ * Current payload version. v2 added `deadline_at`. Workers accept every version (v1 is read as a v2
+ * without a deadline), so workers are deployed before the gateways that write a new version.
+ */
+export const LOOKUP_JOB_VERSION = 2;
 
-const envelope = {
-  v: z.literal(LOOKUP_JOB_VERSION),
+const common = {
   search_id: z.string().regex(SEARCH_ID_PATTERN),
   account_id: z.string().min(1),
   request_id: z.string().min(1),
   submitted_at: z.string().datetime(),
 };
 
-export const lookupJobSchema = z.discriminatedUnion('kind', [
-  z.object({ ...envelope, kind: z.literal('person'), input: personInputSchema }).strict(),
-  z.object({ ...envelope, kind: z.literal('company'), input: companyInputSchema }).strict(),
-  z.object({ ...envelope, kind: z.literal('email'), input: emailInputSchema }).strict(),
-  z.object({ ...envelope, kind: z.literal('phone'), input: phoneInputSchema }).strict(),
+const v2 = {
+  v: z.literal(LOOKUP_JOB_VERSION),
+  ...common,
+  /** When the caller stops waiting for a synchronous answer (null: it asked for 202 at once). */
+  deadline_at: z.string().datetime().nullable(),
+};
+
+const byKind = <E extends z.ZodRawShape>(envelope: E) =>
+  z.discriminatedUnion('kind', [
+    z.object({ ...envelope, kind: z.literal('person'), input: personInputSchema }).strict(),
+    z.object({ ...envelope, kind: z.literal('company'), input: companyInputSchema }).strict(),
+    z.object({ ...envelope, kind: z.literal('email'), input: emailInputSchema }).strict(),
+    z.object({ ...envelope, kind: z.literal('phone'), input: phoneInputSchema }).strict(),
+  ]);
+
+/** The current payload, as the gateway writes it. */
+export const lookupJobSchema = byKind(v2);
+export type LookupJob = z.infer<typeof lookupJobSchema>;
+
+/** What a worker reads: the current payload, or an older one brought up to it. */
+export const anyLookupJobSchema = z.union([
+  lookupJobSchema,
+  byKind({ v: z.literal(1), ...common }).transform((job): LookupJob => ({
+    ...job,
+    v: LOOKUP_JOB_VERSION,
+    deadline_at: null,
+  })),
 ]);
 
-export type LookupJob = z.infer<typeof lookupJobSchema>;
 /** A lookup job of one kind, generic over the kind: its `input` is that kind's input. */
 export type LookupJobOf<K extends LookupKind> = Omit<LookupJob, 'kind' | 'input'> & {
   kind: K;
   input: LookupInputByKind[K];
 };
+
+/** The version of a job's return value (a pointer and, when small, the settled outcome). */
+export const LOOKUP_RESULT_VERSION = 1;
 
 /** Largest serialised outcome carried inline in a job's return value; bigger ones stay in Postgres only. */
 export const INLINE_OUTCOME_MAX_BYTES = 8 * 1024;
@@ -45,7 +71,7 @@ export const INLINE_OUTCOME_MAX_BYTES = 8 * 1024;
  */
 export const lookupJobResultSchema = z
   .object({
-    v: z.literal(LOOKUP_JOB_VERSION),
+    v: z.literal(LOOKUP_RESULT_VERSION),
     search_id: z.string().regex(SEARCH_ID_PATTERN),
     status: z.enum(['succeeded', 'failed']),
     outcome: z

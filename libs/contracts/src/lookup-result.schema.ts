@@ -85,6 +85,8 @@ export const sourceReportSchema = z.object({
   provider: z.string(),
   outcome: z.enum(SOURCE_OUTCOMES),
   took_ms: z.number().int().min(0),
+  /** Why, when the outcome is neither `found` nor `not_found`: a short reason for people. */
+  detail: z.string().optional(),
 });
 
 export type PersonResultItem = z.infer<typeof personResultSchema>;

@@ -4,7 +4,10 @@
  */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?: () => Error): Promise<T> {
   const reason = (): Error => onAbort?.() ?? toError(signal.reason);
-  if (signal.aborted) return Promise.reject(reason());
+  if (signal.aborted) {
+    work.catch(() => undefined); // settles later, to nobody: not an unhandled rejection
+    return Promise.reject(reason());
+  }
   return new Promise<T>((resolve, reject) => {
     const abort = (): void => reject(reason());
     signal.addEventListener('abort', abort, { once: true });

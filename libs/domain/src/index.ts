@@ -4,3 +4,4 @@ export * from './ids';
 export * from './countries';
 export * from './phone';
 export * from './async';
+export * from './email';

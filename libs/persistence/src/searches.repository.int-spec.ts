@@ -57,7 +57,7 @@ describe('SearchesRepository against the real Postgres', () => {
         searches.settle(
           s.id,
           i % 2
-            ? { status: 'succeeded', results, sources: [] }
+            ? { status: 'succeeded', results, sources: [], charge: true }
             : { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] },
         ),
       ),
@@ -77,9 +77,9 @@ describe('SearchesRepository against the real Postgres', () => {
     const b = await account(5);
     const [a1, a2, a3, b1] = [search(a), search(a), search(a), search(b)];
     for (const s of [a1, a2, a3, b1]) await searches.reserve(s);
-    await searches.settle(a3.id, { status: 'succeeded', results: [], sources: [] }); // settled before the batch
-    const found = { status: 'succeeded' as const, results: [{ e164: '+14155552671' }], sources: [] };
-    const nothing = { status: 'succeeded' as const, results: [], sources: [] };
+    await searches.settle(a3.id, { status: 'succeeded', results: [], sources: [], charge: false }); // settled before the batch
+    const found = { status: 'succeeded' as const, results: [{ e164: '+14155552671' }], sources: [], charge: true };
+    const nothing = { status: 'succeeded' as const, results: [], sources: [], charge: false };
     const results = await searches.settleMany([
       { searchId: a1.id, outcome: found },
       { searchId: a2.id, outcome: nothing },
@@ -120,7 +120,7 @@ describe('SearchesRepository against the real Postgres', () => {
     const b = search(id);
     await searches.reserve(a);
     await searches.reserve(b);
-    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [] })).toEqual({
+    expect(await searches.settle(a.id, { status: 'succeeded', results: [], sources: [], charge: false })).toEqual({
       settled: true,
       charged: false,
       balance: 1,

@@ -49,7 +49,8 @@ export interface SettleResult {
 }
 
 export type Settlement =
-  | { status: 'succeeded'; results: unknown[]; sources: SourceReport[] }
+  /** `charge`: capture the reservation (it found something); else release it. */
+  | { status: 'succeeded'; results: unknown[]; sources: SourceReport[]; charge: boolean }
   | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
 
 const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.sources, s.error,
@@ -125,7 +126,7 @@ export class SearchesRepository {
       if (!first.has(item.searchId)) first.set(item.searchId, k);
     });
     const unique = [...first.values()].map((k) => items[k]!);
-    const capture = (o: Settlement) => o.status === 'succeeded' && o.results.length > 0;
+    const capture = (o: Settlement) => o.status === 'succeeded' && o.charge;
     const rows = await queryRows<{ id: string; balance: string | null }>(
       this.db,
       `WITH i AS (

@@ -1,11 +1,26 @@
 import type { LookupKind, SourceOutcome } from '@dossier/domain';
-import type { LookupInputByKind, ResultItemByKind } from '@dossier/contracts';
+import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
 
 /**
- * The small set of upstream failure codes every provider maps its errors onto at its edge.
- * `unrecoverable` means retrying the job cannot help (bad credentials, malformed request).
+ * The small set of upstream failure codes every provider maps its errors onto at its edge:
+ *
+ * | code            | upstream situation                                    | outcome        | retried |
+ * | --------------- | ----------------------------------------------------- | -------------- | ------- |
+ * | `rate_limited`  | 429, quota exhausted, our shared limit reached        | `rate_limited` | no      |
+ * | `blocked`       | 403 from a bot filter, WAF or captcha page, login wall | `blocked`      | no      |
+ * | `timeout`       | the call's deadline passed                            | `timeout`      | no      |
+ * | `unavailable`   | 5xx, connection refused or reset                      | `error`        | yes     |
+ * | `malformed`     | an answer not in the vendor's documented format       | `error`        | no      |
+ * | `unrecoverable` | credentials refused (401), a request the vendor rejects | `error`      | no      |
  */
-export const PROVIDER_ERROR_CODES = ['rate_limited', 'blocked', 'timeout', 'unavailable', 'unrecoverable'] as const;
+export const PROVIDER_ERROR_CODES = [
+  'rate_limited',
+  'blocked',
+  'timeout',
+  'unavailable',
+  'malformed',
+  'unrecoverable',
+] as const;
 export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
 
 export class ProviderError extends Error {
@@ -18,30 +33,11 @@ export class ProviderError extends Error {
   ) {
     super(message, options);
   }
-}
 
-/** What a provider call produced. `unknown`: it answered but could not tell (e.g. SMTP greylisting). */
-export interface ProviderAnswer<K extends LookupKind> {
-  outcome: Extract<SourceOutcome, 'found' | 'not_found' | 'unknown'>;
-  items: ResultItemByKind[K][];
-}
-
-/** Per-call context: the deadline is an AbortSignal, the settings are this provider's resolved config. */
-export interface ProviderContext {
-  signal: AbortSignal;
-  settings: Readonly<Record<string, string | undefined>>;
-}
-
-export interface Provider<K extends LookupKind = LookupKind> {
-  /** Stable id, reported in `sources[].provider` and in result items' `sources[]`. */
-  readonly id: string;
-  readonly kinds: readonly K[];
-  /** Environment keys this provider reads (e.g. `PDL_API_KEY`, `PDL_BASE_URL`). */
-  readonly configKeys: readonly string[];
-  readonly defaultTimeoutMs: number;
-  /** Whether the provider can run with these settings; when false it is reported as `skipped`. */
-  isConfigured(settings: Readonly<Record<string, string | undefined>>): boolean;
-  lookup(kind: K, input: LookupInputByKind[K], ctx: ProviderContext): Promise<ProviderAnswer<K>>;
+  /** Worth another attempt within the same deadline (with backoff): only a transient upstream failure. */
+  get retryable(): boolean {
+    return this.code === 'unavailable';
+  }
 }
 
 /** Maps a provider error code onto the outcome reported in `sources`. */
@@ -54,7 +50,122 @@ export function outcomeOfError(code: ProviderErrorCode): SourceOutcome {
     case 'timeout':
       return 'timeout';
     case 'unavailable':
+    case 'malformed':
     case 'unrecoverable':
       return 'error';
   }
+}
+
+/** What a provider call produced. `unknown`: it answered but could not tell (e.g. SMTP greylisting). */
+export interface ProviderAnswer<K extends LookupKind> {
+  outcome: Extract<SourceOutcome, 'found' | 'not_found' | 'unknown'>;
+  items: ResultItemByKind[K][];
+  /** A short reason, for `unknown` (e.g. "greylisted: 451 from mx.example.com"). */
+  detail?: string;
+  /**
+   * For a provider that checks several upstreams itself (username presence: one per site): one report
+   * each, listed in the envelope's `sources` in place of the provider's own entry.
+   */
+  reports?: SourceReport[];
+}
+
+/** Calls allowed to one upstream across every worker process: `max` per `perMs`. */
+export interface RateLimit {
+  max: number;
+  perMs: number;
+}
+
+/** Runs one call to a named upstream through the fan-out's guards (breaker, shared rate limit, retries). */
+export type UpstreamCall = <T>(
+  upstream: { id: string; rateLimit?: RateLimit | null },
+  call: (signal: AbortSignal) => Promise<T>,
+) => Promise<T>;
+
+/** Per-call context: the deadline, this provider's resolved settings, and the guards for its own upstreams. */
+export interface ProviderContext {
+  /** Aborts at this call's deadline: the request's remaining wait, never longer than the provider's timeout. */
+  signal: AbortSignal;
+  settings: Readonly<Record<string, string | undefined>>;
+  /**
+   * For a provider that fans out itself: each of its upstream calls through the same guards as a
+   * provider call (its own breaker and shared rate limit, bounded retries). Errors are ProviderErrors;
+   * an open breaker is a ProviderError `unavailable` whose message says so.
+   */
+  upstream: UpstreamCall;
+}
+
+export interface Provider<K extends LookupKind = LookupKind> {
+  /** Stable id, reported in `sources[].provider` and in result items' `sources[]`. */
+  readonly id: string;
+  readonly kinds: readonly K[];
+  /** Environment keys this provider reads (e.g. `PDL_API_KEY`, `PDL_BASE_URL`); `<ID>_RATE_LIMIT` is implied. */
+  readonly configKeys: readonly string[];
+  /** The longest one call may take. */
+  readonly defaultTimeoutMs: number;
+  /**
+   * How it reaches its source: `none` (offline), `dns`, `smtp`, or `http` — every `http` provider has a
+   * `<id>.contract.ts` beside it and passes the shared contract test against a loopback fake of its vendor.
+   */
+  readonly transport: 'none' | 'dns' | 'smtp' | 'http';
+  /**
+   * `request` (default): a call also ends when the request's synchronous wait does. `own`: the provider
+   * keeps its own timeout even after the caller got its 202 (username presence: the check goes on).
+   */
+  readonly deadline?: 'request' | 'own';
+  /** The vendor's published limit, shared by every worker; `<ID>_RATE_LIMIT` (`600/300s`) overrides it. */
+  readonly rateLimit?: RateLimit;
+  /**
+   * When merged items disagree, the value of the provider with the higher precedence wins (default 0):
+   * live data over range data (Twilio over libphonenumber), first-hand checks over a vendor's opinion.
+   */
+  readonly precedence?: number;
+  /** `true`, or why it is not called for this lookup (reported as `skipped` with that detail). */
+  isConfigured(settings: Readonly<Record<string, string | undefined>>): true | string;
+  /** Whether it has anything to do for this input (default: yes). A provider that does not apply is not listed. */
+  appliesTo?(input: LookupInputByKind[K]): boolean;
+  lookup(kind: K, input: LookupInputByKind[K], ctx: ProviderContext): Promise<ProviderAnswer<K>>;
+}
+
+/** The environment key of a provider's shared rate limit: `companies-house` → `COMPANIES_HOUSE_RATE_LIMIT`. */
+export function rateLimitKey(id: string): string {
+  return `${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_RATE_LIMIT`;
+}
+
+/** `600/300s`, `10/1s`, `100/1h` → a RateLimit; undefined for an unset value; throws on a malformed one. */
+export function parseRateLimit(value: string | undefined, key: string): RateLimit | undefined {
+  if (value === undefined) return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)?\s*(ms|s|m|h)\s*$/.exec(value);
+  const max = Number(m?.[1]);
+  const per =
+    Number(m?.[2] ?? 1) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[3] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  if (!m || !(max > 0) || !(per > 0))
+    throw new Error(`${key}: expected calls/period such as 600/300s or 10/1s, got "${value}"`);
+  return { max, perMs: per };
+}
+
+/** A provider's shared limit: the operator's `<ID>_RATE_LIMIT` when set, else the vendor's published one. */
+export function rateLimitOf(
+  provider: Pick<Provider, 'id' | 'rateLimit'>,
+  settings: Readonly<Record<string, string | undefined>>,
+): RateLimit | null {
+  const key = rateLimitKey(provider.id);
+  return parseRateLimit(settings[key], key) ?? provider.rateLimit ?? null;
+}
+
+/** Every setting a provider reads: its own keys and its rate-limit override. */
+export function settingKeysOf(provider: Pick<Provider, 'id' | 'configKeys'>): string[] {
+  return [...provider.configKeys, rateLimitKey(provider.id)];
+}
+
+/** A call the guards did not make (its upstream's circuit is open): reported as `skipped` with this detail. */
+export class SkippedCall extends Error {
+  override readonly name = 'SkippedCall';
+}
+
+/** A context whose upstream calls run directly, without guards: for a provider's own tests and tools. */
+export function unguardedContext(
+  signal: AbortSignal,
+  settings: Readonly<Record<string, string | undefined>> = {},
+): ProviderContext {
+  return { signal, settings, upstream: (_upstream, call) => call(signal) };
 }

@@ -1,11 +1,16 @@
-import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
-import { RESULT_SCHEMAS, type LookupInputByKind } from '@dossier/contracts';
-import { ProviderError, type Provider, type ProviderContext, type ProviderErrorCode } from './provider';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { LOOKUP_KINDS, type LookupKind, type SourceOutcome } from '@dossier/domain';
+import { RESULT_SCHEMAS, type LookupInputByKind, type ResultItemByKind } from '@dossier/contracts';
+import { FakeUpstream, LOOPBACK_PROVIDER_ENV, REPO_ROOT, refusedUrl, type FakeAnswer } from '@dossier/testing';
+import { API_OUTCOMES, CONTRACT_CASES, type ContractCase, type HttpContract } from './http-contract';
+import { ProviderError, outcomeOfError, unguardedContext, type Provider } from './provider';
 import { PROVIDERS } from './registry';
 
 /**
- * The contract every registered provider keeps. It iterates over the registry, so a new provider
- * is held to it by adding its line to `PROVIDERS` — nothing to add here unless a kind is added.
+ * The contract every registered provider keeps. It iterates over the registry (and, for HTTP providers,
+ * over the `<id>.contract.ts` beside each), so a new provider is held to it by its folder and its
+ * registry line — nothing to add here.
  */
 
 const SAMPLE_INPUTS: { [K in LookupKind]: LookupInputByKind[K] } = {
@@ -14,99 +19,171 @@ const SAMPLE_INPUTS: { [K in LookupKind]: LookupInputByKind[K] } = {
   person: { name: 'Jane Doe' },
   company: { company_name: 'Acme' },
 };
+const MAX_TIMEOUT_MS = 60_000;
+const PROVIDERS_DIR = join(REPO_ROOT, 'libs/providers/src');
 
-const MAX_TIMEOUT_MS = 30_000;
-const UPSTREAM_FAILURES: readonly ProviderErrorCode[] = ['rate_limited', 'blocked', 'timeout', 'unavailable'];
-
-function context(signal: AbortSignal): ProviderContext {
-  return { signal, settings: {} };
+/** Items that keep the one result contract: the kind's schema, exactly its fields, crediting the provider. */
+function expectContractItems<K extends LookupKind>(kind: K, items: ResultItemByKind[K][], providerId: string): void {
+  for (const item of items) {
+    const checked = RESULT_SCHEMAS[kind].safeParse(item);
+    expect(checked.success ? [] : checked.error.issues).toEqual([]);
+    expect(Object.keys(item).sort()).toEqual(Object.keys(RESULT_SCHEMAS[kind].shape).sort());
+    expect(item.sources).toContain(providerId);
+  }
 }
-
-function lookup(provider: Provider, kind: LookupKind, signal: AbortSignal) {
-  return provider.lookup(kind, SAMPLE_INPUTS[kind], context(signal));
-}
-
-const runnable = PROVIDERS.filter((p) => p.isConfigured({})).flatMap((p) =>
-  p.kinds.map((kind) => [`${p.id} ${kind}`, p, kind] as const),
-);
 
 describe('provider registry', () => {
-  it('is not empty', () => {
+  it('is not empty, with unique ids', () => {
     expect(PROVIDERS.length).toBeGreaterThan(0);
-  });
-
-  it('has unique ids', () => {
     const ids = PROVIDERS.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
 
 describe.each(PROVIDERS.map((p) => [p.id, p] as const))('provider %s', (_id, provider) => {
-  it('has a non-empty lower-case id', () => {
+  it('has a lower-case id, known kinds, a bounded timeout, UPPER_SNAKE_CASE keys and a transport', () => {
     expect(provider.id).toMatch(/^[a-z0-9_-]+$/);
-  });
-
-  it('serves at least one known kind, each once', () => {
     expect(provider.kinds.length).toBeGreaterThan(0);
     expect(new Set(provider.kinds).size).toBe(provider.kinds.length);
     for (const kind of provider.kinds) expect(LOOKUP_KINDS).toContain(kind);
-  });
-
-  it(`has a positive default timeout of at most ${MAX_TIMEOUT_MS} ms`, () => {
-    expect(Number.isFinite(provider.defaultTimeoutMs)).toBe(true);
     expect(provider.defaultTimeoutMs).toBeGreaterThan(0);
     expect(provider.defaultTimeoutMs).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
-  });
-
-  it('names its config keys in UPPER_SNAKE_CASE', () => {
     for (const key of provider.configKeys) expect(key).toMatch(/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/);
+    expect(['none', 'dns', 'smtp', 'http']).toContain(provider.transport);
   });
 
-  it('answers isConfigured({}) with a boolean', () => {
-    expect(typeof provider.isConfigured({})).toBe('boolean');
+  it("stays on loopback with the test harness's settings (off, or pointed at 127.0.0.1)", () => {
+    if (provider.transport === 'none' || provider.isConfigured(LOOPBACK_PROVIDER_ENV) !== true) return;
+    const addresses = provider.configKeys.filter((k) => /_(BASE_URL|SERVERS)$/.test(k));
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const key of addresses)
+      expect([key, LOOPBACK_PROVIDER_ENV[key]]).toEqual([
+        key,
+        expect.stringMatching(/^(https?:\/\/)?127\.0\.0\.1[:/]/),
+      ]);
+  });
+
+  it('answers isConfigured({}) with true or the reason it is skipped', () => {
+    const configured = provider.isConfigured({});
+    expect(configured === true || (typeof configured === 'string' && configured.length > 0)).toBe(true);
   });
 });
 
-// Providers that run without settings; the others are reported as `skipped` and are not called.
-describe('lookup contract', () => {
-  if (runnable.length === 0) {
-    it.todo('no registered provider runs without settings');
-    return;
-  }
-
-  describe.each(runnable)('%s', (_name, provider, kind) => {
-    it('rejects with a timeout when the deadline has already passed', async () => {
-      const controller = new AbortController();
-      controller.abort();
-      await expect(lookup(provider, kind, controller.signal)).rejects.toMatchObject({
+// Offline providers run here as they are; the others are run against fakes (below, or in their own specs).
+describe.each(
+  PROVIDERS.filter((p) => p.transport === 'none').flatMap((p) =>
+    p.kinds.map((kind) => [`${p.id} ${kind}`, p, kind] as const),
+  ),
+)('offline provider %s', (_name, provider, kind) => {
+  it('rejects with a timeout when the deadline has already passed', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(provider.lookup(kind, SAMPLE_INPUTS[kind], unguardedContext(controller.signal))).rejects.toMatchObject(
+      {
         name: 'ProviderError',
         code: 'timeout',
-      });
-    });
+      },
+    );
+  });
 
-    it('answers a sample input with a known outcome and items it is credited in', async () => {
-      let answer: Awaited<ReturnType<typeof lookup>>;
-      try {
-        answer = await lookup(provider, kind, AbortSignal.timeout(provider.defaultTimeoutMs));
-      } catch (error) {
-        // A provider that needs the network may fail here (tests run without it), but only the way
-        // an upstream fails: a ProviderError. `unrecoverable` would mean it claims to be configured
-        // with empty settings and cannot run with them.
-        expect(error).toBeInstanceOf(ProviderError);
-        expect(UPSTREAM_FAILURES).toContain((error as ProviderError).code);
-        return;
-      }
-      expect(['found', 'not_found', 'unknown']).toContain(answer.outcome);
-      expect(Array.isArray(answer.items)).toBe(true);
-      if (answer.outcome === 'found') expect(answer.items.length).toBeGreaterThan(0);
-      if (answer.outcome === 'not_found') expect(answer.items).toEqual([]);
-      for (const item of answer.items) {
-        // The one result contract: the schema the OpenAPI document is generated from.
-        const checked = RESULT_SCHEMAS[kind].safeParse(item);
-        expect(checked.success ? [] : checked.error.issues).toEqual([]);
-        expect(Object.keys(item).sort()).toEqual(Object.keys(RESULT_SCHEMAS[kind].shape).sort());
-        expect(item.sources).toContain(provider.id);
-      }
-    });
+  it('answers a sample input with a known outcome and items that keep the result contract', async () => {
+    const answer = await provider.lookup(kind, SAMPLE_INPUTS[kind], unguardedContext(AbortSignal.timeout(5000)));
+    expect(['found', 'not_found', 'unknown']).toContain(answer.outcome);
+    if (answer.outcome === 'found') expect(answer.items.length).toBeGreaterThan(0);
+    if (answer.outcome === 'not_found') expect(answer.items).toEqual([]);
+    expectContractItems(kind, answer.items, provider.id);
+  });
+});
+
+// ---- HTTP providers, each against a loopback fake of its vendor -------------------------------------
+
+const contractFiles = readdirSync(PROVIDERS_DIR, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(PROVIDERS_DIR, d.name, `${d.name}.contract.ts`)))
+  .map((d) => d.name);
+
+const httpProviders = PROVIDERS.filter((p) => p.transport === 'http');
+
+it('every HTTP provider has a contract (and every contract a registered provider)', async () => {
+  const contracts = await Promise.all(contractFiles.map(loadContract));
+  expect(contracts.map((c) => c.provider.id).sort()).toEqual(httpProviders.map((p) => p.id).sort());
+  for (const c of contracts) expect(PROVIDERS).toContain(c.provider as Provider);
+});
+
+async function loadContract(folder: string): Promise<HttpContract> {
+  const module = (await import(join(PROVIDERS_DIR, folder, `${folder}.contract.ts`))) as { contract: HttpContract };
+  return module.contract;
+}
+
+function fixture(folder: string, file: string): FakeAnswer {
+  const path = join(PROVIDERS_DIR, folder, 'fixtures', file);
+  if (!existsSync(path)) throw new Error(`${folder}: fixture ${file} is missing`);
+  return JSON.parse(readFileSync(path, 'utf8')) as FakeAnswer;
+}
+
+const FIXTURE_OF: Partial<Record<ContractCase, string>> = {
+  found: 'ok/found.json',
+  'not-found': 'ok/not-found.json',
+  '429': 'not-ok/429.json',
+  '401': 'not-ok/401.json',
+  '403': 'not-ok/403.json',
+  '500': 'not-ok/500.json',
+  malformed: 'not-ok/malformed.json',
+};
+
+describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (folder) => {
+  let fake: FakeUpstream;
+  let contract: HttpContract;
+
+  beforeAll(async () => {
+    contract = await loadContract(folder);
+    fake = await FakeUpstream.start();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  /** The outcome the provider reports for what the fake answers: thrown, answered, or its one report. */
+  async function observe(kase: ContractCase) {
+    const file = FIXTURE_OF[kase];
+    if (file) fake.reply(fixture(folder, file));
+    if (kase === 'hang') fake.reply({ hang: true });
+    const base = kase === 'refused' ? await refusedUrl() : fake.url;
+    const signal = AbortSignal.timeout(kase === 'hang' ? 300 : 5000);
+    const ctx = unguardedContext(signal, contract.settings(base));
+    try {
+      const answer = await contract.provider.lookup(contract.kind, contract.input, ctx);
+      const report = answer.reports?.length === 1 ? answer.reports[0]! : undefined;
+      return { outcome: (report?.outcome ?? answer.outcome) as SourceOutcome, answer, error: undefined };
+    } catch (error) {
+      expect(error).toBeInstanceOf(ProviderError);
+      return {
+        outcome: outcomeOfError((error as ProviderError).code),
+        answer: undefined,
+        error: error as ProviderError,
+      };
+    }
+  }
+
+  it.each(CONTRACT_CASES)('maps the case "%s" onto its outcome', async (kase) => {
+    const expected = contract.outcomes?.[kase] ?? API_OUTCOMES[kase];
+    const seen = await observe(kase);
+    expect([kase, seen.outcome]).toEqual([kase, expected]);
+    if (kase === 'found') {
+      expect(seen.answer!.items.length).toBeGreaterThan(0);
+      expectContractItems(contract.kind, seen.answer!.items, contract.provider.id);
+      contract.checkFound?.(seen.answer!.items);
+      const request = fake.requests.at(-1)!;
+      contract.checkRequest?.(request);
+    }
+    if (kase === 'not-found') expect(seen.answer?.items ?? []).toEqual([]);
+    if (kase === '429' && seen.error) {
+      const header = fixture(folder, 'not-ok/429.json').headers?.['retry-after'];
+      if (header) expect(seen.error.retryAfterMs).toBe(Number(header) * 1000);
+    }
+    // A failure is never "nothing found", and its message never carries the URL (it may hold a key).
+    if (seen.error) {
+      expect(seen.error.message).not.toContain(fake.url);
+      expect(seen.error.message).not.toMatch(/https?:\/\//);
+    }
   });
 });

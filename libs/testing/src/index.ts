@@ -6,3 +6,5 @@ export * from './tcp-proxy';
 export * from './db';
 export * from './queues';
 export * from './contract';
+export * from './fake-upstream';
+export * from './loopback-env';

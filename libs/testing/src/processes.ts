@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { testEnv, uniquePrefix } from './test-env';
+import { LOOPBACK_PROVIDER_ENV } from './loopback-env';
 import { waitFor } from './wait-for';
 
 /**
@@ -154,6 +155,7 @@ export class Stack {
       REDIS_URL: testEnv.redisUrl,
       QUEUE_PREFIX: uniquePrefix(options.label ?? 'stack'),
       DB_POOL_SIZE: '5',
+      ...LOOPBACK_PROVIDER_ENV,
       ...options.env,
     };
     const gateway = AppProcess.start('gateway', DIST.gateway, {

@@ -45,7 +45,7 @@ class FakeSearches {
   async settle(id: string, outcome: Settlement) {
     const row = this.rows.get(id);
     if (row?.status !== 'pending') return { settled: false, charged: false, balance: null };
-    const charged = outcome.status === 'succeeded' && outcome.results.length > 0;
+    const charged = outcome.status === 'succeeded' && outcome.charge;
     if (!charged) this.balance += row.cost;
     Object.assign(row, {
       status: outcome.status,
@@ -107,15 +107,17 @@ describe('LookupsService', () => {
 
   /** The worker's completion, as a gateway sees it (the outcome inline when it is small). */
   const complete = (job: LookupJob, results: unknown[], inline: boolean) => {
-    void searches.settle(job.search_id, { status: 'succeeded', results, sources: [] }).then((settled) => {
-      const event: LookupJobResult = {
-        v: 1,
-        search_id: job.search_id,
-        status: 'succeeded',
-        ...(inline ? { outcome: { charged: settled.charged, balance: settled.balance!, results, sources: [] } } : {}),
-      };
-      waiter.completed(job.search_id, JSON.stringify(event));
-    });
+    void searches
+      .settle(job.search_id, { status: 'succeeded', results, sources: [], charge: results.length > 0 })
+      .then((settled) => {
+        const event: LookupJobResult = {
+          v: 1,
+          search_id: job.search_id,
+          status: 'succeeded',
+          ...(inline ? { outcome: { charged: settled.charged, balance: settled.balance!, results, sources: [] } } : {}),
+        };
+        waiter.completed(job.search_id, JSON.stringify(event));
+      });
   };
 
   beforeEach(async () => {
@@ -160,7 +162,10 @@ describe('LookupsService', () => {
       replayed: false,
     });
     expect(searches.reads).toBe(0);
-    expect(added[0]).toMatchObject({ v: 1, kind: 'phone', account_id: auth.accountId, input: phone.input });
+    expect(added[0]).toMatchObject({ v: 2, kind: 'phone', account_id: auth.accountId, input: phone.input });
+    // The caller waits 5 s: providers are told to answer by then.
+    const job = added[0]!;
+    expect(Date.parse(job.deadline_at!) - Date.parse(job.submitted_at)).toBe(5000);
   });
 
   it('reads the search from Postgres when the event carries no outcome (too large to inline)', async () => {
@@ -192,6 +197,7 @@ describe('LookupsService', () => {
     const outcome = await service.submit(phone, call({ prefer: parsePrefer('respond-async') }));
     expect(outcome).toMatchObject({ status: 'pending', reserved: 1, balance: 9 });
     expect(added).toHaveLength(1);
+    expect(added[0]!.deadline_at).toBeNull();
     expect(searches.reads).toBe(0);
   });
 

@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DomainError, SEARCH_ID_PATTERN, newId, type LookupKind } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
-import { enqueueLookup, type LookupInputByKind, type LookupJobResult, type LookupQueues } from '@dossier/contracts';
+import {
+  LOOKUP_JOB_VERSION,
+  enqueueLookup,
+  type LookupInputByKind,
+  type LookupJobResult,
+  type LookupQueues,
+} from '@dossier/contracts';
 import { SearchesRepository, type SearchView } from '@dossier/persistence';
 import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
@@ -133,13 +139,16 @@ export class LookupsService {
     call: LookupCall,
   ): Promise<void> {
     try {
+      const now = Date.now();
       await enqueueLookup(this.queues, {
-        v: 1,
+        v: LOOKUP_JOB_VERSION,
         kind: req.kind,
         search_id: searchId,
         account_id: call.auth.accountId,
         request_id: call.requestId,
-        submitted_at: new Date().toISOString(),
+        submitted_at: new Date(now).toISOString(),
+        // Providers answer within the caller's wait where they can (a slow one is reported `timeout`).
+        deadline_at: call.prefer.respondAsync ? null : new Date(now + this.waitS(call) * 1000).toISOString(),
         input: req.input,
       });
     } catch (err) {
@@ -171,6 +180,11 @@ export class LookupsService {
     }
   }
 
+  /** How long the caller waits for a synchronous answer: `Prefer: wait=N`, capped by the server. */
+  private waitS(call: LookupCall): number {
+    return Math.min(call.prefer.waitS ?? this.config.syncWaitDefaultS, this.config.syncWaitMaxS);
+  }
+
   /** Waits for the search to settle, up to the request's wait; the outcome as it stands then. */
   private async await(
     searchId: string,
@@ -179,8 +193,7 @@ export class LookupsService {
     cost: number,
     replayed: boolean,
   ): Promise<LookupOutcome> {
-    const waitS = Math.min(call.prefer.waitS ?? this.config.syncWaitDefaultS, this.config.syncWaitMaxS);
-    const deadline = Date.now() + waitS * 1000;
+    const deadline = Date.now() + this.waitS(call) * 1000;
     for (;;) {
       const remaining = deadline - Date.now();
       const event = remaining > 0 ? await watch.next(remaining) : undefined;

@@ -1,6 +1,9 @@
-import type { PersonResultItem } from '@dossier/contracts';
+import { Registry } from 'prom-client';
+import type { EmailResultItem, PersonResultItem } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderAnswer } from '@dossier/providers';
-import { fanOut } from './fan-out';
+import { FanOut } from './fan-out';
+import { ProviderMetrics } from './provider-metrics';
+import { UpstreamGuards } from './upstream-guards';
 
 function person(id: string, score: number): PersonResultItem {
   return {
@@ -21,73 +24,171 @@ function person(id: string, score: number): PersonResultItem {
   };
 }
 
-function provider(
+function provider<K extends 'person' | 'email' = 'person'>(
   id: string,
-  lookup: Provider<'person'>['lookup'],
-  opts: { configured?: boolean; timeoutMs?: number } = {},
-): Provider<'person'> {
+  lookup: Provider<K>['lookup'],
+  opts: Partial<Pick<Provider<K>, 'deadline' | 'precedence' | 'appliesTo' | 'kinds'>> & {
+    configured?: true | string;
+    timeoutMs?: number;
+  } = {},
+): Provider<K> {
   return {
     id,
-    kinds: ['person'],
+    kinds: opts.kinds ?? (['person'] as unknown as K[]),
     configKeys: [],
     defaultTimeoutMs: opts.timeoutMs ?? 1000,
+    transport: 'none',
     isConfigured: () => opts.configured ?? true,
     lookup,
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
+    ...(opts.precedence !== undefined ? { precedence: opts.precedence } : {}),
+    ...(opts.appliesTo ? { appliesTo: opts.appliesTo } : {}),
   };
 }
 
 const found = (...items: PersonResultItem[]): Promise<ProviderAnswer<'person'>> =>
   Promise.resolve({ outcome: 'found', items });
 
-describe('fanOut', () => {
-  it('runs providers in parallel, merges results best first and reports every outcome', async () => {
-    const result = await fanOut(
+/** The guards without Redis: every token granted (the shared limit is tested against Redis). */
+const fanOut = (settings: Record<string, string> = {}) => {
+  const registry = new Registry();
+  const metrics = new ProviderMetrics(registry);
+  const bucket = {
+    take: () => Promise.resolve({ allowed: true, vetoed: false, remaining: 1, retryMs: 0, resetMs: 0 }),
+  };
+  const guards = new UpstreamGuards(
+    bucket,
+    'spec',
+    { breakerThreshold: 5, halfOpenAfterMs: 1000, maxAttempts: 1 },
+    metrics,
+  );
+  return { fan: new FanOut(guards, metrics, settings), registry };
+};
+
+describe('FanOut', () => {
+  it('runs providers in parallel, merges results best first and reports every outcome with a reason', async () => {
+    const { fan } = fanOut();
+    const result = await fan.run(
       'person',
       { name: 'Jane Doe' },
       [
         provider('low', () => found(person('low', 0.2))),
         provider('high', () => found(person('high', 0.9), person('mid', 0.5))),
         provider('empty', () => Promise.resolve({ outcome: 'not_found', items: [] })),
-        provider('off', () => found(person('off', 1)), { configured: false }),
-        provider('limited', () => Promise.reject(new ProviderError('rate_limited', '429 from upstream'))),
-        provider('walled', () => Promise.reject(new ProviderError('blocked', 'WAF page'))),
-        provider('broken', () => Promise.reject(new Error('socket hang up'))),
+        provider('off', () => found(person('off', 1)), { configured: 'not configured: set OFF_API_KEY' }),
+        provider('limited', () => Promise.reject(new ProviderError('rate_limited', 'limited: rate limited (429)'))),
+        provider('walled', () => Promise.reject(new ProviderError('blocked', 'walled: a bot challenge (403)'))),
+        provider('broken', () => Promise.reject(new Error('socket hang up at 10.0.0.7 with key sk_live_x'))),
       ],
-      { settings: {}, deadlineMs: 5000 },
+      null,
     );
     expect(result.items.map((i) => i.id)).toEqual(['high', 'mid', 'low']);
-    expect(Object.fromEntries(result.sources.map((s) => [s.provider, s.outcome]))).toEqual({
-      low: 'found',
-      high: 'found',
-      empty: 'not_found',
-      off: 'skipped',
-      limited: 'rate_limited',
-      walled: 'blocked',
-      broken: 'error',
-    });
-    expect(result.ran).toBe(6);
-    expect(result.failures.map((f) => f.provider).sort()).toEqual(['broken', 'limited', 'walled']);
+    expect(result.sources).toEqual([
+      { provider: 'low', outcome: 'found', took_ms: expect.any(Number) },
+      { provider: 'high', outcome: 'found', took_ms: expect.any(Number) },
+      { provider: 'empty', outcome: 'not_found', took_ms: expect.any(Number) },
+      { provider: 'off', outcome: 'skipped', took_ms: 0, detail: 'not configured: set OFF_API_KEY' },
+      {
+        provider: 'limited',
+        outcome: 'rate_limited',
+        took_ms: expect.any(Number),
+        detail: 'limited: rate limited (429)',
+      },
+      { provider: 'walled', outcome: 'blocked', took_ms: expect.any(Number), detail: 'walled: a bot challenge (403)' },
+      // An unexpected error is not passed on: it may say anything.
+      { provider: 'broken', outcome: 'error', took_ms: expect.any(Number), detail: 'the provider failed unexpectedly' },
+    ]);
+    expect(result.charge).toBe(true);
   });
 
-  it('gives each provider its own deadline, even one that ignores its signal', async () => {
+  it('gives each provider its own timeout, even one that ignores its signal', async () => {
+    const { fan } = fanOut();
     const started = Date.now();
-    const result = await fanOut(
+    const result = await fan.run(
       'person',
       { name: 'x' },
       [
         provider('slow', () => new Promise(() => undefined), { timeoutMs: 50 }),
         provider('fast', () => found(person('fast', 0.5))),
       ],
-      { settings: {}, deadlineMs: 5000 },
+      null,
     );
     expect(Date.now() - started).toBeLessThan(4000);
-    expect(result.sources.find((s) => s.provider === 'slow')?.outcome).toBe('timeout');
+    expect(result.sources.find((s) => s.provider === 'slow')).toMatchObject({
+      outcome: 'timeout',
+      detail: 'slow: no answer before the deadline',
+    });
     expect(result.items.map((i) => i.id)).toEqual(['fast']);
   });
 
+  it("ends calls at the request's deadline, except a provider whose check goes on (deadline: 'own')", async () => {
+    const { fan } = fanOut();
+    const hang = () => new Promise<ProviderAnswer<'person'>>(() => undefined);
+    const late = (id: string) => (_k: 'person', _i: unknown, ctx: { signal: AbortSignal }) =>
+      new Promise<ProviderAnswer<'person'>>((resolve) => {
+        const timer = setTimeout(() => resolve({ outcome: 'found', items: [person(id, 0.5)] }), 400);
+        ctx.signal.addEventListener('abort', () => clearTimeout(timer));
+      });
+    const result = await fan.run(
+      'person',
+      { name: 'x' },
+      [
+        provider('cut', hang, { timeoutMs: 10_000 }),
+        provider('goes-on', late('goes-on'), { timeoutMs: 5000, deadline: 'own' }),
+      ],
+      Date.now() + 300,
+    );
+    expect(result.sources.find((s) => s.provider === 'cut')?.outcome).toBe('timeout');
+    expect(result.sources.find((s) => s.provider === 'goes-on')?.outcome).toBe('found');
+  });
+
+  it('charges only when a source found something: nothing found, or nothing known, is free', async () => {
+    const { fan } = fanOut();
+    const unknown = provider('unsure', () =>
+      Promise.resolve({ outcome: 'unknown', items: [person('u', 0.1)], detail: 'greylisted' }),
+    );
+    const none = await fan.run('person', { name: 'x' }, [unknown], null);
+    expect(none.items).toHaveLength(1);
+    expect(none.sources).toEqual([
+      { provider: 'unsure', outcome: 'unknown', took_ms: expect.any(Number), detail: 'greylisted' },
+    ]);
+    expect(none.charge).toBe(false);
+    const miss = await fan.run(
+      'person',
+      { name: 'x' },
+      [provider('miss', () => Promise.resolve({ outcome: 'not_found', items: [] }))],
+      null,
+    );
+    expect(miss.charge).toBe(false);
+  });
+
+  it('lists only the providers that apply to the input, and a provider that checks several upstreams by its reports', async () => {
+    const { fan } = fanOut();
+    const result = await fan.run(
+      'person',
+      { name: 'x' },
+      [
+        provider('needs-username', () => found(person('u', 1)), { appliesTo: (input) => 'username' in input }),
+        provider('sites', () =>
+          Promise.resolve({
+            outcome: 'found',
+            items: [person('sites', 0.5)],
+            reports: [
+              { provider: 'site:GitHub', outcome: 'found', took_ms: 12 },
+              { provider: 'site:Example', outcome: 'blocked', took_ms: 30, detail: 'a bot challenge (403)' },
+            ],
+          }),
+        ),
+      ],
+      null,
+    );
+    expect(result.sources.map((s) => s.provider)).toEqual(['site:GitHub', 'site:Example']);
+  });
+
   it('passes the settings and a live signal to providers', async () => {
+    const { fan } = fanOut({ SPY_API_KEY: 'k' });
     let seen: { settings: unknown; aborted: boolean } | undefined;
-    await fanOut(
+    await fan.run(
       'person',
       { name: 'x' },
       [
@@ -96,8 +197,87 @@ describe('fanOut', () => {
           return Promise.resolve({ outcome: 'not_found', items: [] });
         }),
       ],
-      { settings: { SPY_API_KEY: 'k' }, deadlineMs: 5000 },
+      null,
     );
     expect(seen).toEqual({ settings: { SPY_API_KEY: 'k' }, aborted: false });
+  });
+
+  it('counts calls by outcome and their durations per provider', async () => {
+    const { fan, registry } = fanOut();
+    await fan.run('person', { name: 'x' }, [provider('m', () => found(person('m', 1)))], null);
+    const text = await registry.metrics();
+    expect(text).toContain('dossier_provider_calls_total{provider="m",outcome="found"} 1');
+    expect(text).toMatch(/dossier_provider_call_duration_seconds_count\{provider="m"\} 1/);
+  });
+
+  it('merges e-mail items into one, the verdict from the highest precedence that could tell', async () => {
+    const { fan } = fanOut();
+    const email = (over: Partial<EmailResultItem>): EmailResultItem => ({
+      email: 'a@example.com',
+      normalized: 'a@example.com',
+      syntax_valid: true,
+      domain: 'example.com',
+      mx_records: [],
+      deliverability: 'unknown',
+      reason: null,
+      disposable: false,
+      free_provider: false,
+      role_account: false,
+      did_you_mean: null,
+      accounts: [],
+      sources: [],
+      ...over,
+    });
+    const answer = (item: EmailResultItem) => () => Promise.resolve({ outcome: 'found' as const, items: [item] });
+    const result = await fan.run(
+      'email',
+      { email: 'a@example.com' },
+      [
+        provider<'email'>(
+          'offline',
+          answer(
+            email({
+              mx_records: ['mx.example.com'],
+              role_account: true,
+              deliverability: 'risky',
+              reason: 'role account',
+              sources: ['offline'],
+            }),
+          ),
+          { kinds: ['email'] },
+        ),
+        provider<'email'>(
+          'probe',
+          answer(email({ deliverability: 'deliverable', reason: 'mailbox accepted', sources: ['probe'] })),
+          { kinds: ['email'] },
+        ),
+        provider<'email'>(
+          'vendor',
+          answer(email({ deliverability: 'undeliverable', reason: 'vendor says invalid', sources: ['vendor'] })),
+          { kinds: ['email'], precedence: -10 },
+        ),
+        provider<'email'>(
+          'profile',
+          answer(
+            email({
+              accounts: [{ service: 'github', username: 'a', url: 'https://github.com/a' }],
+              sources: ['profile'],
+            }),
+          ),
+          { kinds: ['email'] },
+        ),
+      ],
+      null,
+    );
+    expect(result.items).toEqual([
+      email({
+        mx_records: ['mx.example.com'],
+        role_account: true,
+        deliverability: 'risky',
+        reason: 'role account',
+        accounts: [{ service: 'github', username: 'a', url: 'https://github.com/a' }],
+        sources: ['offline', 'probe', 'profile', 'vendor'],
+      }),
+    ]);
   });
 });

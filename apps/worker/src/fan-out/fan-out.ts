@@ -1,83 +1,126 @@
-import { untilAborted, type LookupKind } from '@dossier/domain';
+import type { LookupKind } from '@dossier/domain';
 import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
-import { ProviderError, outcomeOfError, type Provider } from '@dossier/providers';
+import {
+  ProviderError,
+  SkippedCall,
+  mergeItems,
+  outcomeOfError,
+  rateLimitOf,
+  type Contribution,
+  type Provider,
+  type ProviderContext,
+} from '@dossier/providers';
+import type { ProviderMetrics } from './provider-metrics';
+import type { UpstreamGuards } from './upstream-guards';
 
 export interface FanOutResult<K extends LookupKind> {
+  /** Merged items (one for phone and e-mail), best first. */
   items: ResultItemByKind[K][];
+  /** One report per provider tried (per site for username presence). */
   sources: SourceReport[];
-  /** Providers that ran and failed (error, timeout, rate_limited, blocked). */
-  failures: { provider: string; error: unknown }[];
-  /** Providers that ran (configured). */
-  ran: number;
+  /**
+   * Whether the lookup is charged: it has results and at least one source found something. Nothing
+   * found, or nothing known (every source `unknown`, failed or skipped), costs nothing.
+   */
+  charge: boolean;
 }
 
-export interface FanOutOptions {
-  settings: Readonly<Record<string, string | undefined>>;
-  /** Overall deadline for the lookup; each provider gets min(its own timeout, what is left). */
-  deadlineMs: number;
-  onError?: (provider: string, error: unknown) => void;
-}
+/** A call's shortest sensible budget: a deadline already (nearly) past still lets a provider try. */
+const MIN_CALL_MS = 250;
+/** `detail` is for people: a short reason, never a stack or a URL. */
+const MAX_DETAIL = 200;
 
 /**
- * Runs every provider for the kind in parallel with its own deadline, allSettled semantics: one failing
- * upstream never sinks the lookup, and each outcome is reported in `sources`.
+ * Runs every provider of a kind in parallel, each through the upstream guards with its own deadline:
+ * the request's remaining wait (from the job's `deadline_at`), never longer than the provider's own
+ * timeout — or only its own timeout for a provider whose check goes on after the caller got its 202.
+ * allSettled semantics: one failing or slow upstream never sinks the lookup, and each outcome is
+ * reported in `sources`, with a `detail` when it is neither `found` nor `not_found`.
  */
-export async function fanOut<K extends LookupKind>(
-  kind: K,
-  input: LookupInputByKind[K],
-  providers: readonly Provider<K>[],
-  options: FanOutOptions,
-): Promise<FanOutResult<K>> {
-  const started = Date.now();
-  const settled = await Promise.allSettled(
-    providers.map(async (provider) => {
-      const t0 = Date.now();
-      if (!provider.isConfigured(options.settings)) {
-        return { provider, answer: null, tookMs: 0 };
-      }
-      const budget = Math.max(1, Math.min(provider.defaultTimeoutMs, options.deadlineMs - (t0 - started)));
-      const signal = AbortSignal.timeout(budget);
-      try {
-        const answer = await untilAborted(provider.lookup(kind, input, { signal, settings: options.settings }), signal);
-        return { provider, answer, tookMs: Date.now() - t0 };
-      } catch (error) {
-        throw Object.assign(new Error('provider failed'), { provider, error, tookMs: Date.now() - t0 });
-      }
-    }),
-  );
+export class FanOut {
+  constructor(
+    private readonly guards: UpstreamGuards,
+    private readonly metrics: ProviderMetrics,
+    private readonly settings: Readonly<Record<string, string | undefined>>,
+  ) {}
 
-  const result: FanOutResult<K> = { items: [], sources: [], failures: [], ran: 0 };
-  for (const s of settled) {
-    if (s.status === 'fulfilled') {
-      const { provider, answer, tookMs } = s.value;
-      if (!answer) {
-        result.sources.push({ provider: provider.id, outcome: 'skipped', took_ms: 0 });
-        continue;
-      }
-      result.ran += 1;
-      result.items.push(...answer.items);
-      result.sources.push({ provider: provider.id, outcome: answer.outcome, took_ms: tookMs });
-    } else {
-      const { provider, error, tookMs } = s.reason as { provider: Provider<K>; error: unknown; tookMs: number };
-      result.ran += 1;
-      result.failures.push({ provider: provider.id, error });
-      result.sources.push({ provider: provider.id, outcome: outcomeOf(error), took_ms: tookMs });
-      options.onError?.(provider.id, error);
+  async run<K extends LookupKind>(
+    kind: K,
+    input: LookupInputByKind[K],
+    providers: readonly Provider<K>[],
+    deadlineAt: number | null,
+  ): Promise<FanOutResult<K>> {
+    const applicable = providers.filter((p) => p.appliesTo?.(input) ?? true);
+    const runs = await Promise.all(applicable.map((p) => this.call(kind, input, p, deadlineAt)));
+    const sources = runs.flatMap((r) => r.reports);
+    for (const report of sources) this.metrics.observe(report);
+    const contributions: Contribution<K>[] = runs.map((r) => ({ precedence: r.precedence, items: r.items }));
+    const items = mergeItems(kind, contributions);
+    return { items, sources, charge: items.length > 0 && sources.some((s) => s.outcome === 'found') };
+  }
+
+  private async call<K extends LookupKind>(
+    kind: K,
+    input: LookupInputByKind[K],
+    provider: Provider<K>,
+    deadlineAt: number | null,
+  ): Promise<{ precedence: number; items: ResultItemByKind[K][]; reports: SourceReport[] }> {
+    const precedence = provider.precedence ?? 0;
+    const configured = provider.isConfigured(this.settings);
+    if (configured !== true) {
+      return {
+        precedence,
+        items: [],
+        reports: [{ provider: provider.id, outcome: 'skipped', took_ms: 0, detail: configured }],
+      };
+    }
+    const started = Date.now();
+    const own = started + provider.defaultTimeoutMs;
+    const until =
+      provider.deadline === 'own' || deadlineAt === null
+        ? own
+        : Math.min(own, Math.max(deadlineAt, started + MIN_CALL_MS));
+    const ctx = (signal: AbortSignal): ProviderContext => ({
+      signal,
+      settings: this.settings,
+      upstream: (upstream, call) => this.guards.run(upstream, until, call),
+    });
+    try {
+      const answer = await this.guards.run(
+        { id: provider.id, rateLimit: rateLimitOf(provider, this.settings) },
+        until,
+        (signal) => provider.lookup(kind, input, ctx(signal)),
+      );
+      const took = Date.now() - started;
+      const reports: SourceReport[] = answer.reports ?? [
+        {
+          provider: provider.id,
+          outcome: answer.outcome,
+          took_ms: took,
+          ...(answer.outcome === 'unknown' && answer.detail ? { detail: short(answer.detail) } : {}),
+        },
+      ];
+      return { precedence, items: answer.items, reports };
+    } catch (error) {
+      return { precedence, items: [], reports: [reportOfFailure(provider.id, error, Date.now() - started)] };
     }
   }
-  result.items.sort((a, b) => scoreOf(b) - scoreOf(a));
-  return result;
 }
 
-function outcomeOf(error: unknown): SourceReport['outcome'] {
-  if (error instanceof ProviderError) return outcomeOfError(error.code);
-  // AbortSignal.timeout() rejects with a DOMException, which is not always `instanceof Error`: look at the name.
+/** A failed call as a source report: its outcome and a short reason. */
+export function reportOfFailure(provider: string, error: unknown, tookMs: number): SourceReport {
+  if (error instanceof SkippedCall) return { provider, outcome: 'skipped', took_ms: 0, detail: short(error.message) };
+  if (error instanceof ProviderError) {
+    return { provider, outcome: outcomeOfError(error.code), took_ms: tookMs, detail: short(error.message) };
+  }
+  // AbortSignal.timeout() rejects with a DOMException: look at the name, not the class.
   const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
-  if (name === 'TimeoutError' || name === 'AbortError') return 'timeout';
-  return 'error';
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return { provider, outcome: 'timeout', took_ms: tookMs, detail: 'no answer before the deadline' };
+  }
+  return { provider, outcome: 'error', took_ms: tookMs, detail: 'the provider failed unexpectedly' };
 }
 
-function scoreOf(item: object): number {
-  const s = (item as { match_score?: unknown }).match_score;
-  return typeof s === 'number' ? s : 0;
+function short(text: string): string {
+  return text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL - 1)}…`;
 }

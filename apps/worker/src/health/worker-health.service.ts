@@ -1,17 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { probe } from '@dossier/domain';
 import type { WorkerConfig } from '@dossier/config';
-import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE, METRICS, WORKER_CONFIG } from '../infra/tokens';
 import { WorkerHostService } from '../processors/worker-host.service';
 
 const CHECK_TIMEOUT_MS = 1000;
 
 /**
- * `GET /health/live` and `GET /health/ready` on WORKER_HEALTH_PORT (off when unset), for probes and
- * supervisors: ready means every queue's worker is running and connected, and Postgres answers.
+ * `GET /health/live`, `GET /health/ready` and `GET /metrics` (Prometheus) on WORKER_HEALTH_PORT (off
+ * when unset), for probes, supervisors and scrapers: ready means every queue's worker is running and
+ * connected, and Postgres answers.
  * Plain `node:http`: a worker serves nothing else over HTTP.
  */
 @Injectable()
@@ -22,6 +24,7 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(METRICS) private readonly metrics: Registry,
     private readonly host: WorkerHostService,
   ) {}
 
@@ -35,6 +38,13 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
       };
       if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, { status: 'error' });
       if (path === '/health/live') return answer(200, { status: 'ok' });
+      if (path === '/metrics') {
+        void this.metrics.metrics().then((text) => {
+          res.writeHead(200, { 'content-type': this.metrics.contentType, 'cache-control': 'no-store' });
+          res.end(text);
+        });
+        return;
+      }
       if (path !== '/health/ready') return answer(404, { status: 'error' });
       void this.checks().then((checks) => {
         const ok = Object.values(checks).every((c) => c === 'ok');

@@ -3,17 +3,20 @@ import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
 import type { WorkerConfig } from '@dossier/config';
-import { INLINE_OUTCOME_MAX_BYTES, lookupJobSchema, type LookupJobOf, type LookupJobResult } from '@dossier/contracts';
+import {
+  INLINE_OUTCOME_MAX_BYTES,
+  LOOKUP_RESULT_VERSION,
+  anyLookupJobSchema,
+  type LookupJobOf,
+  type LookupJobResult,
+} from '@dossier/contracts';
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
-import { fanOut } from '../fan-out/fan-out';
+import type { FanOut } from '../fan-out/fan-out';
 import { MicroBatcher } from './micro-batcher';
 
 const SETTLE_BATCH_WINDOW_MS = 2;
 const SETTLE_BATCH_MAX = 100;
-
-/** The most a lookup's providers may take, all together. */
-const LOOKUP_DEADLINE_MS = 20_000;
 
 /**
  * Processes one kind's jobs: parse the payload with the shared schema, fan out to the kind's
@@ -27,7 +30,7 @@ export class LookupProcessor<K extends LookupKind> {
     readonly kind: K,
     private readonly providers: readonly Provider<K>[],
     private readonly searches: SearchesRepository,
-    private readonly settings: Readonly<Record<string, string | undefined>>,
+    private readonly fanOut: FanOut,
     private readonly testHold: WorkerConfig['testHold'],
   ) {
     this.logger = new Logger(`${kind}-lookup`);
@@ -38,7 +41,7 @@ export class LookupProcessor<K extends LookupKind> {
   private readonly settles: MicroBatcher<{ searchId: string; outcome: Settlement }, SettleResult>;
 
   async process(job: Job<unknown>): Promise<LookupJobResult> {
-    const parsed = lookupJobSchema.safeParse(job.data);
+    const parsed = anyLookupJobSchema.safeParse(job.data);
     if (!parsed.success || parsed.data.kind !== this.kind) {
       throw new UnrecoverableError(`job ${job.id} has an invalid ${this.kind} payload`);
     }
@@ -50,18 +53,16 @@ export class LookupProcessor<K extends LookupKind> {
     }
     await this.hold('before');
 
-    const outcome = await fanOut(this.kind, data.input, this.providers, {
-      settings: this.settings,
-      deadlineMs: LOOKUP_DEADLINE_MS,
-      onError: (provider, error) => this.logger.warn(`search ${data.search_id}: ${provider} failed: ${String(error)}`),
-    });
-    if (outcome.ran > 0 && outcome.failures.length === outcome.ran) {
-      // Every provider that ran failed: let BullMQ retry with backoff; the final failure releases the credits.
-      throw new Error(`all ${outcome.ran} provider(s) failed for ${data.search_id}`);
+    // Upstream failures do not fail the job: they are reported in `sources`, and a lookup that found
+    // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
+    const deadlineAt = data.deadline_at === null ? null : Date.parse(data.deadline_at);
+    const outcome = await this.fanOut.run(this.kind, data.input, this.providers, deadlineAt);
+    for (const s of outcome.sources) {
+      if (s.outcome === 'error') this.logger.warn(`search ${data.search_id}: ${s.provider}: ${s.detail ?? 'error'}`);
     }
     const settled = await this.settles.submit({
       searchId: data.search_id,
-      outcome: { status: 'succeeded', results: outcome.items, sources: outcome.sources },
+      outcome: { status: 'succeeded', results: outcome.items, sources: outcome.sources, charge: outcome.charge },
     });
     await this.hold('after');
     if (!settled.settled || settled.balance === null) return this.pointer(data, 'succeeded');
@@ -89,7 +90,7 @@ export class LookupProcessor<K extends LookupKind> {
   }
 
   private pointer(data: { search_id: string }, status: LookupJobResult['status']): LookupJobResult {
-    return { v: 1, search_id: data.search_id, status };
+    return { v: LOOKUP_RESULT_VERSION, search_id: data.search_id, status };
   }
 
   /** Test-only fault injection point (NODE_ENV=test and WORKER_TEST_HOLD set): widens a crash window. */

@@ -5,7 +5,8 @@ import { blockingRedisOptions, type WorkerConfig } from '@dossier/config';
 import { JOB_NAMES, QUEUE_NAMES } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository } from '@dossier/persistence';
-import { DATA_SOURCE, PROVIDER_SETTINGS, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { FanOut } from '../fan-out/fan-out';
 import { LookupProcessor } from './lookup.processor';
 
 /**
@@ -20,7 +21,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(DATA_SOURCE) private readonly db: DataSource,
-    @Inject(PROVIDER_SETTINGS) private readonly settings: Record<string, string | undefined>,
+    private readonly fanOut: FanOut,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -32,7 +33,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
         );
       }
-      const processor = new LookupProcessor(kind, providers, searches, this.settings, this.config.testHold);
+      const processor = new LookupProcessor(kind, providers, searches, this.fanOut, this.config.testHold);
       const worker = new Worker(
         QUEUE_NAMES[kind],
         async (job: Job) => {

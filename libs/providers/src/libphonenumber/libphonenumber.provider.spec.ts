@@ -1,12 +1,11 @@
-import { DomainError } from '@dossier/domain';
-import type { PhoneResultItem } from '@dossier/contracts';
-import type { PhoneInput } from '@dossier/contracts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DomainError, parsePhone } from '@dossier/domain';
+import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
+import { REPO_ROOT } from '@dossier/testing';
 import { carrier as geoCarrier, geocoder, timezones } from 'libphonenumber-geo-carrier';
-import { ProviderError, type ProviderContext } from '../provider';
+import { ProviderError, unguardedContext, type ProviderContext } from '../provider';
 import { libphonenumberProvider } from './libphonenumber.provider';
-import { parsePhone } from '@dossier/domain';
-import okFixtures from './fixtures/ok.json';
-import notOkFixtures from './fixtures/not-ok.json';
 
 interface OkFixture {
   name: string;
@@ -19,11 +18,13 @@ interface NotOkFixture {
   issue: string;
 }
 
-const ok = okFixtures as OkFixture[];
-const notOk = notOkFixtures as NotOkFixture[];
+const fixtures = (file: string): unknown =>
+  JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/libphonenumber/fixtures', file), 'utf8'));
+const ok = fixtures('ok.json') as OkFixture[];
+const notOk = fixtures('not-ok.json') as NotOkFixture[];
 
 function context(signal: AbortSignal = new AbortController().signal): ProviderContext {
-  return { signal, settings: {} };
+  return unguardedContext(signal);
 }
 
 function lookup(input: PhoneInput, ctx: ProviderContext = context()) {

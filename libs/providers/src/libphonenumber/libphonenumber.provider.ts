@@ -95,6 +95,7 @@ export const libphonenumberProvider: Provider<'phone'> = {
   kinds: ['phone'],
   configKeys: [],
   defaultTimeoutMs: 2000,
+  transport: 'none',
   isConfigured: () => true,
   async lookup(_kind: 'phone', input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
     throwIfAborted(ctx.signal);

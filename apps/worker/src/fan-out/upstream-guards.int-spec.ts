@@ -1,0 +1,113 @@
+import IORedis, { type Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { RedisTokenBucket } from '@dossier/config';
+import { ProviderError, SkippedCall } from '@dossier/providers';
+import { testEnv, uniquePrefix } from '@dossier/testing';
+import { ProviderMetrics } from './provider-metrics';
+import { UpstreamGuards, type GuardSettings } from './upstream-guards';
+
+describe('UpstreamGuards against the real Redis', () => {
+  let redis: Redis;
+  const prefix = uniquePrefix('guards');
+
+  beforeAll(() => {
+    redis = new IORedis(testEnv.redisUrl);
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  /** One worker process's guards; several on the same prefix share the rate limits, as workers do. */
+  const guards = (settings: Partial<GuardSettings> = {}, registry = new Registry()) =>
+    new UpstreamGuards(
+      new RedisTokenBucket(redis),
+      prefix,
+      { breakerThreshold: 3, halfOpenAfterMs: 300, maxAttempts: 3, ...settings },
+      new ProviderMetrics(registry),
+    );
+  const soon = (ms = 5000) => Date.now() + ms;
+  const failing = (code: ProviderError['code']) => () => Promise.reject(new ProviderError(code, `x: ${code}`));
+
+  it('retries a transient failure (5xx, refused) with backoff, and nothing else', async () => {
+    const g = guards({ breakerThreshold: 100 });
+    let calls = 0;
+    await expect(
+      g.run({ id: 'flaky' }, soon(), () => (++calls < 3 ? failing('unavailable')() : Promise.resolve('ok'))),
+    ).resolves.toBe('ok');
+    expect(calls).toBe(3);
+    for (const code of ['rate_limited', 'blocked', 'malformed', 'unrecoverable'] as const) {
+      let n = 0;
+      await expect(g.run({ id: `once-${code}` }, soon(), () => (n++, failing(code)()))).rejects.toMatchObject({ code });
+      expect([code, n]).toEqual([code, 1]);
+    }
+  });
+
+  it('opens the circuit after consecutive failures, skips calls while open, and closes after a good probe', async () => {
+    const registry = new Registry();
+    const g = guards({ maxAttempts: 1 }, registry);
+    for (let i = 0; i < 3; i++)
+      await expect(g.run({ id: 'down' }, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    let called = false;
+    const skipped = await g
+      .run({ id: 'down' }, soon(), () => ((called = true), Promise.resolve('x')))
+      .catch((e: unknown) => e);
+    expect(skipped).toBeInstanceOf(SkippedCall);
+    expect((skipped as Error).message).toMatch(
+      /^down: circuit open after 3 consecutive failures: last failure x: unavailable/,
+    );
+    expect(called).toBe(false);
+    expect(await registry.metrics()).toContain('dossier_provider_breaker_state{provider="down"} 2');
+    await new Promise((r) => setTimeout(r, 350));
+    await expect(g.run({ id: 'down' }, soon(), () => Promise.resolve('back'))).resolves.toBe('back');
+    await expect(g.run({ id: 'down' }, soon(), () => Promise.resolve('again'))).resolves.toBe('again');
+    expect(await registry.metrics()).toContain('dossier_provider_breaker_state{provider="down"} 0');
+  });
+
+  it('does not count a 429 or a bot wall towards the breaker: the upstream is up', async () => {
+    const g = guards({ maxAttempts: 1 });
+    for (let i = 0; i < 5; i++)
+      await expect(g.run({ id: 'busy' }, soon(), failing('rate_limited'))).rejects.toThrow(ProviderError);
+    await expect(g.run({ id: 'busy' }, soon(), () => Promise.resolve('ok'))).resolves.toBe('ok');
+  });
+
+  it('shares a rate limit between worker processes through Redis', async () => {
+    const [a, b] = [guards(), guards()];
+    const limited = { id: 'metered', rateLimit: { max: 3, perMs: 60_000 } };
+    const results = await Promise.allSettled(
+      [a, b, a, b, a, b].map((g) => g.run(limited, soon(200), () => Promise.resolve('ok'))),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    const refused = results
+      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      .map((r) => r.reason as ProviderError);
+    expect(refused.map((e) => e.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
+    expect(refused[0]!.message).toBe('metered: the shared limit of 3 calls per 60s is used up');
+  });
+
+  it('waits for a token when one comes before the deadline', async () => {
+    const g = guards();
+    const limited = { id: 'trickle', rateLimit: { max: 1, perMs: 200 } };
+    const started = Date.now();
+    await g.run(limited, soon(), () => Promise.resolve(1));
+    await g.run(limited, soon(), () => Promise.resolve(2));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+  });
+
+  it('ends a call at its deadline, and does not retry past it', async () => {
+    const g = guards({ breakerThreshold: 100 });
+    let calls = 0;
+    const slowFailure = () => (
+      calls++,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new ProviderError('unavailable', 'x: 503')), 80))
+    );
+    await expect(g.run({ id: 'late' }, soon(100), slowFailure)).rejects.toMatchObject({
+      code: expect.stringMatching(/timeout|unavailable/),
+    });
+    expect(calls).toBeLessThanOrEqual(2);
+    await expect(g.run({ id: 'hangs' }, soon(50), () => new Promise(() => undefined))).rejects.toMatchObject({
+      code: 'timeout',
+    });
+  });
+});

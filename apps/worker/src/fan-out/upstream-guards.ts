@@ -1,0 +1,148 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  TaskCancelledError,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  type CircuitBreakerPolicy,
+  type RetryPolicy,
+} from 'cockatiel';
+import { untilAborted } from '@dossier/domain';
+import type { RedisTokenBucket } from '@dossier/config';
+import { ProviderError, SkippedCall, type RateLimit } from '@dossier/providers';
+
+export interface GuardSettings {
+  /** Consecutive failures that open an upstream's circuit. */
+  breakerThreshold: number;
+  /** How long an open circuit waits before letting one probe call through (half-open). */
+  halfOpenAfterMs: number;
+  /** Attempts per call, the first included, for transient failures (5xx, refused, reset). */
+  maxAttempts: number;
+}
+
+export interface GuardEvents {
+  breakerState(upstream: string, state: CircuitState): void;
+}
+
+/** Failures that say the upstream is broken (count towards its breaker); a 429 or a bot wall say it is alive. */
+function breaksCircuit(error: unknown): boolean {
+  return (
+    error instanceof ProviderError && ['unavailable', 'timeout', 'malformed', 'unrecoverable'].includes(error.code)
+  );
+}
+
+/**
+ * The guards every upstream call passes, per upstream id: a circuit breaker (cockatiel; in this process),
+ * bounded retries with jittered exponential backoff for transient failures only, and a rate limit shared
+ * by every worker process (a token bucket in Redis, `<ID>_RATE_LIMIT`). All of it inside the call's
+ * deadline: a retry or a wait for a token that would pass it does not happen.
+ */
+export class UpstreamGuards {
+  private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+  private readonly retry: RetryPolicy;
+
+  constructor(
+    private readonly bucket: Pick<RedisTokenBucket, 'take'>,
+    private readonly keyPrefix: string,
+    private readonly settings: GuardSettings,
+    private readonly events: GuardEvents,
+  ) {
+    this.retry = retry(
+      handleWhen((e) => e instanceof ProviderError && e.retryable),
+      {
+        maxAttempts: settings.maxAttempts - 1,
+        backoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }),
+      },
+    );
+  }
+
+  /**
+   * Runs `call` for `upstream`, by `deadlineAt` (epoch ms). Throws ProviderError (mapped at the provider's
+   * edge, or `timeout`/`rate_limited` from here) or SkippedCall when the circuit is open.
+   */
+  async run<T>(
+    upstream: { id: string; rateLimit?: RateLimit | null },
+    deadlineAt: number,
+    call: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const breaker = this.breaker(upstream.id);
+    const signal = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
+    try {
+      return await breaker.execute(
+        () =>
+          this.retry.execute(async ({ signal: attempt }) => {
+            await this.acquire(upstream, attempt, deadlineAt);
+            // Raced against the deadline: a call that ignores its signal still cannot outlive it.
+            return untilAborted(call(attempt), attempt, () => timedOut(upstream.id));
+          }, signal),
+        signal,
+      );
+    } catch (error) {
+      if (error instanceof BrokenCircuitError) throw this.skipped(upstream.id, breaker);
+      if (error instanceof TaskCancelledError || (signal.aborted && !(error instanceof ProviderError))) {
+        throw timedOut(upstream.id, error);
+      }
+      throw error;
+    }
+  }
+
+  /** The breaker state of every upstream seen so far (for metrics). */
+  states(): [string, CircuitState][] {
+    return [...this.breakers].map(([id, b]) => [id, b.state]);
+  }
+
+  private breaker(id: string): CircuitBreakerPolicy {
+    let breaker = this.breakers.get(id);
+    if (!breaker) {
+      breaker = circuitBreaker(handleWhen(breaksCircuit), {
+        halfOpenAfter: this.settings.halfOpenAfterMs,
+        breaker: new ConsecutiveBreaker(this.settings.breakerThreshold),
+      });
+      breaker.onStateChange((state) => this.events.breakerState(id, state));
+      this.breakers.set(id, breaker);
+    }
+    return breaker;
+  }
+
+  private skipped(id: string, breaker: CircuitBreakerPolicy): SkippedCall {
+    const last = breaker.lastFailure;
+    const why = last && 'error' in last && last.error instanceof Error ? `: last failure ${last.error.message}` : '';
+    return new SkippedCall(
+      `${id}: circuit open after ${this.settings.breakerThreshold} consecutive failures${why}; ` +
+        `retried after ${Math.round(this.settings.halfOpenAfterMs / 1000)}s`,
+    );
+  }
+
+  /** Waits for a token of the upstream's shared bucket, if it has a limit; `rate_limited` if none comes in time. */
+  private async acquire(
+    upstream: { id: string; rateLimit?: RateLimit | null },
+    signal: AbortSignal,
+    deadlineAt: number,
+  ): Promise<void> {
+    const limit = upstream.rateLimit;
+    if (!limit) return;
+    const key = `${this.keyPrefix}:provider-rate:${upstream.id}`;
+    const ratePerS = (limit.max * 1000) / limit.perMs;
+    for (;;) {
+      const decision = await this.bucket.take(key, ratePerS, limit.max);
+      if (decision.allowed) return;
+      const deadlineLeft = deadlineAt - Date.now();
+      if (decision.retryMs >= deadlineLeft) {
+        throw new ProviderError(
+          'rate_limited',
+          `${upstream.id}: the shared limit of ${limit.max} calls per ${Math.round(limit.perMs / 1000)}s is used up`,
+          decision.retryMs,
+        );
+      }
+      await sleep(decision.retryMs, undefined, { signal });
+    }
+  }
+}
+
+function timedOut(id: string, cause?: unknown): ProviderError {
+  return new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause });
+}

@@ -1,0 +1,64 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * A token bucket held in Redis, so a limit holds across every process that shares the Redis (the
+ * gateway's per-key limits, the worker's per-provider limits). Redis's own clock (TIME) is used, so
+ * processes with skewed clocks agree. KEYS[2], when given, is a veto: if that key exists the script
+ * answers -1 and takes no token. Returns: allowed (1, 0, or -1 = vetoed), whole tokens left, ms until a
+ * token is available (when refused), ms until full.
+ */
+const TOKEN_BUCKET = `
+if KEYS[2] ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, 0, 0 } end
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(b[1])
+local ts = tonumber(b[2])
+if tokens == nil then tokens = burst; ts = now end
+tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
+local allowed = 0
+if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
+local retry = 0
+if allowed == 0 then retry = math.ceil((1 - tokens) * 1000 / rate) end
+return { allowed, math.floor(tokens), retry, math.ceil((burst - tokens) * 1000 / rate) }
+`;
+
+export interface BucketDecision {
+  allowed: boolean;
+  /** The veto key existed: no token was taken; the caller refuses for its own reason. */
+  vetoed: boolean;
+  /** Whole tokens left. */
+  remaining: number;
+  /** When refused: ms until a token is available. */
+  retryMs: number;
+  /** Ms until the bucket is full again. */
+  resetMs: number;
+}
+
+type TokenBucketCommand = (bucket: string, veto: string, ratePerS: number, burst: number) => Promise<number[]>;
+const COMMAND = 'dossierTokenBucket';
+
+export class RedisTokenBucket {
+  private readonly run: TokenBucketCommand;
+
+  constructor(redis: Redis) {
+    redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: TOKEN_BUCKET });
+    this.run = (redis as unknown as Record<string, TokenBucketCommand>)[COMMAND]!.bind(redis);
+  }
+
+  /** Takes a token from `key` (refilled at `ratePerS`, holding at most `burst`), unless `vetoKey` exists. */
+  async take(key: string, ratePerS: number, burst: number, vetoKey?: string): Promise<BucketDecision> {
+    const [allowed, remaining, retryMs, resetMs] = await this.run(key, vetoKey ?? '', ratePerS, burst);
+    return {
+      allowed: allowed === 1,
+      vetoed: allowed === -1,
+      remaining: remaining ?? 0,
+      retryMs: retryMs ?? 0,
+      resetMs: resetMs ?? 0,
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import type { LookupKind, SourceOutcome } from '@dossier/domain';
+import type { LookupInputByKind, ResultItemByKind } from '@dossier/contracts';
+import type { Provider } from './provider';
+
+/** The cases every HTTP provider is run through against a loopback fake of its vendor. */
+export const CONTRACT_CASES = [
+  'found',
+  'not-found',
+  '429',
+  '401',
+  '403',
+  '500',
+  'malformed',
+  'hang',
+  'refused',
+] as const;
+export type ContractCase = (typeof CONTRACT_CASES)[number];
+
+/** The outcome each case must be reported as, for a JSON API (a provider may say otherwise, with reason). */
+export const API_OUTCOMES: Record<ContractCase, SourceOutcome> = {
+  found: 'found',
+  'not-found': 'not_found',
+  '429': 'rate_limited',
+  '401': 'error',
+  '403': 'blocked',
+  '500': 'error',
+  malformed: 'error',
+  hang: 'timeout',
+  refused: 'error',
+};
+
+/**
+ * What the shared contract test needs to run an HTTP provider against a fake of its vendor: exported as
+ * `contract` from `<id>/<id>.contract.ts`. The vendor's answers live in `<id>/fixtures/ok/` (`found.json`,
+ * `not-found.json`) and `<id>/fixtures/not-ok/` (`429.json`, `401.json`, `403.json`, `500.json`,
+ * `malformed.json`), each `{ "status", "headers"?, "body" }` in the vendor's documented format (a string
+ * body is sent as is).
+ */
+export interface HttpContract<K extends LookupKind = LookupKind> {
+  provider: Provider<K>;
+  kind: K;
+  input: LookupInputByKind[K];
+  /** Settings that configure the provider against the fake at `baseUrl`. */
+  settings(baseUrl: string): Record<string, string>;
+  /** Where a case's outcome differs from API_OUTCOMES (e.g. a web page's 401 is a login wall: blocked). */
+  outcomes?: Partial<Record<ContractCase, SourceOutcome>>;
+  /** Further checks of the found answer's items (the fields the vendor's answer maps onto). */
+  checkFound?(items: ResultItemByKind[K][]): void;
+  /** Checks of the requests the provider made in the found case (path, query, auth header). */
+  checkRequest?(request: { method: string; url: string; headers: Record<string, string | string[] | undefined> }): void;
+}

@@ -1,0 +1,153 @@
+import type { z } from 'zod';
+import { ProviderError } from './provider';
+
+/** Bodies larger than this are cut off: no upstream answer Dossier reads comes close. */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/** Signs that a page is a bot filter, a WAF or captcha challenge, or a login wall — never a real answer. */
+const CHALLENGE_MARKERS = [
+  /<title>\s*Just a moment/i,
+  /cf-chl-|challenge-platform|cf_chl_opt|__cf_bm/i,
+  /Attention Required! \| Cloudflare/i,
+  /captcha/i,
+  /Access Denied|Request blocked|Pardon Our Interruption|px-captcha|distil_r_captcha/i,
+];
+
+export function looksLikeChallenge(text: string, headers: Headers): boolean {
+  if (headers.get('cf-mitigated') === 'challenge') return true;
+  return CHALLENGE_MARKERS.some((re) => re.test(text.slice(0, 64 * 1024)));
+}
+
+/** `Retry-After` in ms: seconds, or an HTTP date. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get('retry-after');
+  if (value === null) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  /** The final URL after redirects (when followed). */
+  url: string;
+  text: string;
+}
+
+export interface UpstreamRequest {
+  url: string;
+  method?: 'GET' | 'POST' | 'HEAD';
+  headers?: Record<string, string>;
+  body?: string;
+  /** `manual` keeps a redirect as the answer (status 3xx with a Location), for checks that read it. */
+  redirect?: 'follow' | 'manual';
+}
+
+/**
+ * One HTTP exchange with an upstream, with network failures mapped onto ProviderErrors at the edge: the
+ * deadline passing is `timeout`; a refused, reset or unresolvable connection is `unavailable`. The status
+ * is the caller's to judge (see `expectJson` for the usual API mapping). `id` names the upstream in
+ * messages; messages never carry the URL (it may hold a key).
+ */
+export async function request(id: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
+  try {
+    const res = await fetch(req.url, {
+      method: req.method ?? 'GET',
+      headers: req.headers,
+      body: req.body,
+      redirect: req.redirect ?? 'follow',
+      signal,
+    });
+    return { status: res.status, headers: res.headers, url: res.url, text: await readCapped(res) };
+  } catch (error) {
+    if (signal.aborted)
+      throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
+    throw new ProviderError('unavailable', `${id}: ${networkReason(error)}`, undefined, { cause: error });
+  }
+}
+
+/**
+ * The usual mapping of an API's answer: 2xx → its JSON checked against `schema` (anything else is
+ * `malformed`); `notFound` statuses → `null` (a clean miss); 429 → `rate_limited` with Retry-After; 401 →
+ * `unrecoverable` (credentials refused); 403 → `blocked`; other 4xx → `unrecoverable`; 5xx → `unavailable`.
+ * A challenge page in place of JSON is `blocked`.
+ */
+export function expectJson<S extends z.ZodType>(
+  id: string,
+  res: UpstreamResponse,
+  schema: S,
+  opts: { notFound?: readonly number[] } = {},
+): z.output<S> | null {
+  if (opts.notFound?.includes(res.status)) return null;
+  if (res.status === 429) {
+    const after = retryAfterMs(res.headers);
+    throw new ProviderError(
+      'rate_limited',
+      `${id}: rate limited (429${after !== undefined ? `, retry after ${Math.ceil(after / 1000)}s` : ''})`,
+      after,
+    );
+  }
+  if (res.status === 401) throw new ProviderError('unrecoverable', `${id}: credentials refused (401)`);
+  if (res.status === 403) {
+    const why = looksLikeChallenge(res.text, res.headers) ? 'a bot challenge' : 'forbidden';
+    throw new ProviderError('blocked', `${id}: ${why} (403)`);
+  }
+  if (res.status >= 500)
+    throw new ProviderError('unavailable', `${id}: upstream error (${res.status})`, retryAfterMs(res.headers));
+  if (res.status < 200 || res.status >= 300)
+    throw new ProviderError('unrecoverable', `${id}: request refused (${res.status})`);
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text) as unknown;
+  } catch {
+    if (looksLikeChallenge(res.text, res.headers))
+      throw new ProviderError('blocked', `${id}: a bot challenge instead of an answer`);
+    throw new ProviderError('malformed', `${id}: the answer is not JSON`);
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ProviderError(
+      'malformed',
+      `${id}: unexpected answer${first ? ` (${first.path.join('.') || 'body'}: ${first.message})` : ''}`,
+    );
+  }
+  return parsed.data;
+}
+
+async function readCapped(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      break;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  UND_ERR_HEADERS_TIMEOUT: 'the upstream stopped answering',
+  UND_ERR_BODY_TIMEOUT: 'the upstream stopped answering',
+};
+
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  if (code === undefined) return 'network error';
+  return NETWORK_REASONS[code] ?? `network error (${code})`;
+}
