@@ -11,7 +11,8 @@ const nstr = z.string().nullable();
 
 export const personResultSchema = z.object({
   id: z.string(),
-  full_name: z.string(),
+  /** null only on an item a username presence check produced with nothing else known. */
+  full_name: z.string().nullable(),
   first_name: nstr,
   last_name: nstr,
   aliases: z.array(z.string()),
