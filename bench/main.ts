@@ -24,9 +24,10 @@ import { parseOptions, USAGE, type BenchOptions } from './options';
 import type { Phase, PhaseReport } from './phase';
 import { BASE_PHONES, PHONES, phoneCountryCount } from './phones';
 import { rawBullmq } from './raw-bullmq';
+import { fanOutParallelism } from './fan-out';
 
 /** The measurements, in the order they run. */
-const PHASES: readonly Phase[] = [rawBullmq(), e2eLookups()];
+const PHASES: readonly Phase[] = [rawBullmq(), e2eLookups(), fanOutParallelism()];
 
 /** The last line: `ratio=<numerator's rate ÷ denominator's rate>` (NaN when one was skipped). */
 const RATIO = { numerator: 'e2e', denominator: 'raw' } as const;
