@@ -5,3 +5,4 @@ export * from './countries';
 export * from './phone';
 export * from './async';
 export * from './email';
+export * from './normalize';

@@ -1,0 +1,74 @@
+import {
+  foldText,
+  normalizeCompanyName,
+  normalizeDomain,
+  normalizeEmailAddress,
+  normalizePersonName,
+  normalizePhoneNumber,
+  normalizeUsername,
+  registrationKey,
+  splitPersonName,
+} from './normalize';
+
+describe('normalisation', () => {
+  it.each([
+    ['Zoë  Müller-Łukasz', 'zoe muller lukasz'],
+    ["Seán O'Brien", 'sean o brien'],
+    ['北京 Ærøskøbing', 'beijing aeroskobing'],
+    ['  JOSÉ   garcía ', 'jose garcia'],
+    ['Smith & Sons', 'smith and sons'],
+  ])('folds %j to %j', (input, folded) => {
+    expect(foldText(input)).toBe(folded);
+  });
+
+  it('folds person names the same at import and at query time', () => {
+    expect(normalizePersonName('José García')).toBe(normalizePersonName('jose  GARCIA'));
+  });
+
+  it.each([
+    ['Grace Brewster Hopper', { first: 'Grace', last: 'Hopper' }],
+    ['Hopper, Grace Brewster', { first: 'Grace', last: 'Hopper' }],
+    ['Cher', { first: 'Cher', last: null }],
+    ['', { first: null, last: null }],
+  ])('splits %j', (input, split) => {
+    expect(splitPersonName(input)).toEqual(split);
+  });
+
+  it('normalises e-mail addresses, phones, domains and usernames', () => {
+    expect(normalizeEmailAddress('  Grace.Hopper@EXAMPLE.com ')).toBe('grace.hopper@example.com');
+    expect(normalizeEmailAddress('not an address')).toBeNull();
+    expect(normalizePhoneNumber('(415) 555-2671', 'US')).toBe('+14155552671');
+    expect(normalizePhoneNumber('+44 20 7946 0018')).toBe('+442079460018');
+    expect(normalizePhoneNumber('030 12345678', 'DE')).toBe('+493012345678');
+    expect(normalizePhoneNumber('call me')).toBeNull();
+    expect(normalizeDomain('https://www.acme.com/about')).toBe('acme.com');
+    expect(normalizeDomain('ACME.com')).toBe('acme.com');
+    expect(normalizeDomain('www.bücher.example')).toBe('xn--bcher-kva.example');
+    expect(normalizeDomain('localhost')).toBeNull();
+    expect(normalizeUsername(' @GHopper ')).toBe('ghopper');
+  });
+
+  it.each([
+    ['Acme Widgets Limited', 'acme widgets'],
+    ['ACME WIDGETS LTD.', 'acme widgets'],
+    ['Acme Widgets, Inc.', 'acme widgets'],
+    ['Acme Widgets Incorporated', 'acme widgets'],
+    ['Müller GmbH & Co. KG', 'muller'],
+    ['Société Générale S.A.', 'societe generale'],
+    ['Acme Holdings Co., Ltd', 'acme holdings'],
+    ['The Acme Company', 'acme'],
+    ['Acme L.L.C.', 'acme'],
+    ['Widgets PLC', 'widgets'],
+    ['Polska Firma sp. z o.o.', 'polska firma'],
+    ['Limited', 'limited'],
+  ])('folds the legal form of %j', (input, folded) => {
+    expect(normalizeCompanyName(input)).toBe(folded);
+  });
+
+  it('compares registration numbers without spaces and leading zeros', () => {
+    expect(registrationKey('01234567')).toBe(registrationKey('1234567'));
+    expect(registrationKey('SC 123 456')).toBe('SC123456');
+    expect(registrationKey('HRB-12345')).toBe('HRB12345');
+    expect(registrationKey('0')).toBe('0');
+  });
+});

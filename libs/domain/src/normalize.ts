@@ -1,0 +1,126 @@
+import anyAscii from 'any-ascii';
+import { domainToASCII } from 'node:url';
+import { parseEmail } from './email';
+import { parsePhone } from './phone';
+
+/**
+ * The one normalisation of each kind of value, used when records are imported and when they are
+ * searched for, so both sides always agree. Everything here is pure.
+ */
+
+/** Case, accents and transliteration (any-ascii), `&` as "and", punctuation as spaces, whitespace collapsed. */
+export function foldText(value: string): string {
+  return anyAscii(value)
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/\b([a-z])\.(?=[a-z]\b)/g, '$1') // dotted initialisms: S.A. → sa, L.L.C. → llc
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+export function tokensOf(value: string): string[] {
+  const folded = foldText(value);
+  return folded === '' ? [] : folded.split(' ');
+}
+
+/** A person's name, folded: "Zoë  O'Neill-Smith" → "zoe o neill smith". */
+export function normalizePersonName(name: string): string {
+  return tokensOf(name).join(' ');
+}
+
+/**
+ * First and last name from a full name as written: "Last, First Middle" or "First Middle Last"; a single
+ * word is a first name. Titles and generational suffixes are left to the caller's data.
+ */
+export function splitPersonName(fullName: string): { first: string | null; last: string | null } {
+  const comma = fullName.indexOf(',');
+  if (comma > 0) {
+    const last = fullName.slice(0, comma).trim();
+    const first =
+      fullName
+        .slice(comma + 1)
+        .trim()
+        .split(/\s+/)[0] ?? '';
+    return { first: first || null, last: last || null };
+  }
+  const words = fullName.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return { first: null, last: null };
+  if (words.length === 1) return { first: words[0]!, last: null };
+  return { first: words[0]!, last: words[words.length - 1]! };
+}
+
+/** An e-mail address as compared: the parser's normal form, lower-cased throughout; null when it is not one. */
+export function normalizeEmailAddress(email: string): string | null {
+  const parsed = parseEmail(email);
+  return parsed.syntaxValid ? parsed.normalized.toLowerCase() : null;
+}
+
+/** A phone number in E.164, in any format, `country` the default region for national input; null when it is not one. */
+export function normalizePhoneNumber(phone: string, country?: string | null): string | null {
+  try {
+    const parsed = parsePhone(phone, country ?? undefined);
+    return parsed.isPossible() ? parsed.number : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A domain from a domain or a URL: "https://www.Acme.com/about" → "acme.com" (IDN as punycode); null when there is none. */
+export function normalizeDomain(value: string): string | null {
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  let host: string;
+  try {
+    host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`).hostname;
+  } catch {
+    return null;
+  }
+  const ascii = domainToASCII(host.replace(/\.$/, ''))
+    .toLowerCase()
+    .replace(/^www\./, '');
+  return ascii.includes('.') && /^[a-z0-9.-]+$/.test(ascii) ? ascii : null;
+}
+
+/** A username as compared: trimmed, without a leading @, lower-cased. */
+export function normalizeUsername(username: string): string {
+  return username.trim().replace(/^@+/, '').toLowerCase();
+}
+
+/**
+ * Legal forms folded away from the end (and "the" from the start) of a company name, after foldText:
+ * Ltd/Limited, Inc/Incorporated, GmbH, S.A., LLC, PLC, … — "Acme Widgets Limited" and "ACME WIDGETS
+ * LTD." are the same name.
+ */
+const LEGAL_FORMS = new Set(
+  (
+    'ltd limited inc incorporated corp corporation co company cos llc llp lp lllp plc pllc pc gmbh mbh ag kg kgaa ' +
+    'ohg gbr ug ev sa sas sasu sarl eurl sca sci spa srl srls sapa bv bvba nv vof cv oy oyj ab hb kb as asa aps ' +
+    'is ks kk yk pty pte bhd sdn se sl slu sc scs kft zrt nyrt sro spol ooo zao oao pao ojsc cjsc jsc ad ead ' +
+    'dd doo zoo spzoo sp z oo ltda lda cia eireli me mei sab rl'
+  ).split(' '),
+);
+
+export function normalizeCompanyName(name: string): string {
+  const tokens = tokensOf(name);
+  if (tokens[0] === 'the' && tokens.length > 1) tokens.shift();
+  let folded = false;
+  for (;;) {
+    const last = tokens[tokens.length - 1]!;
+    if (tokens.length > 1 && LEGAL_FORMS.has(last)) tokens.pop();
+    // "GmbH & Co. KG": an "and" between legal forms goes with them
+    else if (folded && tokens.length > 2 && last === 'and') tokens.pop();
+    else break;
+    folded = true;
+  }
+  return tokens.join(' ');
+}
+
+/**
+ * A registration number as compared: no spaces or punctuation, upper-case, and an all-digit number
+ * without its leading zeros — "01234567" (as Companies House writes it) and "1234567" are the same
+ * company. The number is shown as the registry writes it; only the comparison uses this key.
+ */
+export function registrationKey(value: string): string {
+  const compact = value.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  return /^[0-9]+$/.test(compact) ? compact.replace(/^0+(?=.)/, '') : compact;
+}
