@@ -3,10 +3,22 @@ import { AccountEntity } from './entities/account.entity';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { SearchEntity } from './entities/search.entity';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
+import { PersonRecordEntity } from './entities/person-record.entity';
+import { PersonNameEntity } from './entities/person-name.entity';
+import { CompanyRecordEntity } from './entities/company-record.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
+import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 
-export const ENTITIES = [AccountEntity, ApiKeyEntity, SearchEntity, LedgerEntryEntity];
-export const MIGRATIONS = [Initial1700000000000];
+export const ENTITIES = [
+  AccountEntity,
+  ApiKeyEntity,
+  SearchEntity,
+  LedgerEntryEntity,
+  PersonRecordEntity,
+  PersonNameEntity,
+  CompanyRecordEntity,
+];
+export const MIGRATIONS = [Initial1700000000000, LocalIndexes1710000000000];
 
 export interface DataSourceOptions {
   url: string;

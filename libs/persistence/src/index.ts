@@ -7,4 +7,7 @@ export * from './entities/account.entity';
 export * from './entities/api-key.entity';
 export * from './entities/search.entity';
 export * from './entities/ledger-entry.entity';
+export * from './entities/person-record.entity';
+export * from './entities/person-name.entity';
+export * from './entities/company-record.entity';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
