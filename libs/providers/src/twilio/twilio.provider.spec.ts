@@ -136,6 +136,7 @@ describe('twilioProvider', () => {
   });
 
   describe('merged with libphonenumber into the one phone item', () => {
+    /** The merged item, and libphonenumber's own. */
     async function merged(input: PhoneInput, twilio: FakeAnswer) {
       fake.reply(twilio);
       const ctx = unguardedContext(AbortSignal.timeout(5000), { ...SETTINGS, TWILIO_BASE_URL: fake.url });
@@ -143,30 +144,27 @@ describe('twilioProvider', () => {
         libphonenumberProvider.lookup('phone', input, ctx),
         twilioProvider.lookup('phone', input, ctx),
       ]);
-      return mergeItems('phone', [
+      const items = mergeItems('phone', [
         { precedence: libphonenumberProvider.precedence ?? 0, items: offline.items },
         { precedence: twilioProvider.precedence ?? 0, items: live.items },
       ]);
+      expect(items).toHaveLength(1);
+      return { item: items[0]!, offline: offline.items[0]! };
     }
 
-    it('takes the live carrier and line type from Twilio, location, time zones and formats from libphonenumber', async () => {
-      await expect(merged({ phone: '+14155552671' }, FOUND)).resolves.toEqual([
-        {
-          input: '+14155552671',
-          e164: '+14155552671',
-          valid: true,
-          possible: true,
-          country_code: '1',
-          region: 'US',
-          location: 'San Francisco, CA',
-          carrier: 'T-Mobile USA, Inc.',
-          line_type: 'mobile',
-          time_zones: ['America/Los_Angeles'],
-          national_format: '(415) 555-2671',
-          international_format: '+1 415 555 2671',
-          sources: ['twilio', 'libphonenumber'],
-        },
-      ]);
+    it("is libphonenumber's item with Twilio's live carrier and line type, crediting both", async () => {
+      const { item, offline } = await merged({ phone: '+14155552671' }, FOUND);
+      expect(offline).toMatchObject({
+        carrier: null,
+        line_type: 'fixed_line_or_mobile',
+        location: 'San Francisco, CA',
+      });
+      expect(item).toEqual({
+        ...offline,
+        carrier: 'T-Mobile USA, Inc.',
+        line_type: 'mobile',
+        sources: ['twilio', 'libphonenumber'],
+      });
     });
 
     /** Twilio's answer for a UK mobile number, with its line data. */
@@ -189,17 +187,15 @@ describe('twilioProvider', () => {
         carrier_name: 'Vodafone',
         type: 'mobile',
       });
-      const [item] = await merged({ phone: '+44 7400 123456' }, ported);
-      // libphonenumber alone says "Three", the range's original holder.
-      expect(item).toMatchObject({ carrier: 'Vodafone', line_type: 'mobile', region: 'GB', e164: '+447400123456' });
-      expect(item!.time_zones).toContain('Europe/London');
-      expect(item!.international_format).toBe('+44 7400 123456');
+      const { item, offline } = await merged({ phone: '+44 7400 123456' }, ported);
+      expect(offline.carrier).toBe('Three');
+      expect(item).toEqual({ ...offline, carrier: 'Vodafone', sources: ['twilio', 'libphonenumber'] });
     });
 
     it("keeps libphonenumber's carrier and line type where Twilio has none", async () => {
       const none = uk({ error_code: 60600, carrier_name: null, type: null });
-      const [item] = await merged({ phone: '+44 7400 123456' }, none);
-      expect(item).toMatchObject({ carrier: 'Three', line_type: 'mobile', sources: ['twilio', 'libphonenumber'] });
+      const { item, offline } = await merged({ phone: '+44 7400 123456' }, none);
+      expect(item).toEqual({ ...offline, sources: ['twilio', 'libphonenumber'] });
     });
   });
 });
