@@ -54,7 +54,7 @@ const errorsSchema = z.object({ errors: z.array(z.object({ id: z.string().option
  * address at the SMTP level, so `webmail` is deliverable only where its SMTP check passed. An answer with
  * no status Dossier knows falls back to the deprecated `result`.
  */
-export function verdictOf(data: Verification): Deliverability {
+function verdictOf(data: Verification): Deliverability {
   if (data.status === 'webmail') return data.smtp_check === true ? 'deliverable' : 'unknown';
   return STATUS_VERDICTS.get(data.status ?? '') ?? RESULT_VERDICTS.get(data.result ?? '') ?? 'unknown';
 }
@@ -65,7 +65,7 @@ function said(data: Verification): string {
 }
 
 /** Hunter's answer as an e-mail item: its verdict and score (in `reason`), and the facts it adds. */
-export function hunterItem(email: string, data: Verification): EmailResultItem {
+function hunterItem(email: string, data: Verification): EmailResultItem {
   return emailItem(email, ID, {
     deliverability: verdictOf(data),
     reason: `Hunter: ${said(data)}`,

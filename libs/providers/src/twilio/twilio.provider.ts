@@ -53,7 +53,7 @@ type TwilioPhoneNumber = z.output<typeof phoneNumberSchema>;
  * format) stays null, empty or `unknown`, so the merge keeps libphonenumber's there; its carrier and
  * line type, and its validity, win (a higher precedence).
  */
-export function twilioItem(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultItem {
+function twilioItem(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultItem {
   const line = answer.line_type_intelligence;
   const errors = answer.validation_errors ?? [];
   return {
