@@ -117,8 +117,9 @@ export const hunterProvider: Provider<'email'> = {
   // ends the call sooner.
   defaultTimeoutMs: 25_000,
   transport: 'http',
-  // Hunter publishes 10 calls/s and 300 calls/min per key for the verifier. One bucket of 5 a second
-  // holds both: never more than 10 in any second (a full bucket plus a second's refill), 300 a minute.
+  // Hunter publishes 10 calls/s and 300 calls/min per key for the verifier; one token bucket holds only
+  // one rate. 5 a second with a burst of 5: never more than 10 in any second (a full bucket plus a
+  // second's refill) and 300 a minute sustained (305 in the worst minute: Hunter answers that with 403).
   rateLimit: { max: 5, perMs: 1000 },
   // A vendor's opinion below the first-hand checks (precedence 0).
   precedence: -10,
