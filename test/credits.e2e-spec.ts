@@ -66,7 +66,10 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     expect(phone.status).toBe(200);
     expect(phone.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 1 });
     expect(phone.body.results).toHaveLength(1);
-    expect(phone.body.sources).toEqual([expect.objectContaining({ provider: 'libphonenumber' })]);
+    expect(phone.body.sources).toEqual([
+      expect.objectContaining({ provider: 'libphonenumber', outcome: 'found' }),
+      expect.objectContaining({ provider: 'twilio', outcome: 'skipped' }),
+    ]);
     expect(headerOf(phone, 'x-credits-spent')).toBe('1');
     expect(headerOf(phone, 'x-credits-remaining')).toBe(String(SIGNUP - 1));
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));

@@ -53,7 +53,15 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       international_format: '+1 650 253 0000',
       sources: ['libphonenumber'],
     });
-    expect(res.body.sources).toEqual([{ provider: 'libphonenumber', outcome: 'found', took_ms: expect.any(Number) }]);
+    expect(res.body.sources).toEqual([
+      { provider: 'libphonenumber', outcome: 'found', took_ms: expect.any(Number) },
+      {
+        provider: 'twilio',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: 'not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN',
+      },
+    ]);
     expect(res.body.credits_remaining).toBe(before.balance - 1);
     expect(res.headers.get('x-credits-spent')).toBe('1');
     expect(res.headers.get('x-credits-remaining')).toBe(String(before.balance - 1));

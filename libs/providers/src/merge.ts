@@ -30,11 +30,15 @@ function oneItem<K extends 'phone' | 'email'>(
 
 type Ranked<T> = { precedence: number; item: T }[];
 
-/** The value of the highest-precedence item where it is known (not null, not `unknown`, not empty). */
+/**
+ * The value of the highest-precedence item where it is known (not null, not `unknown`, not an empty
+ * string or list): a provider leaves a field it does not know so (Twilio has no time zones or
+ * international format), and a lower precedence's value stands there.
+ */
 function firstKnown<T, F extends keyof T>(ranked: Ranked<T>, field: F): T[F] {
   const known = ranked.find(({ item }) => {
     const v = item[field];
-    return v !== null && v !== 'unknown' && !(Array.isArray(v) && v.length === 0);
+    return v !== null && v !== 'unknown' && v !== '' && !(Array.isArray(v) && v.length === 0);
   });
   return (known ?? ranked[0]!).item[field];
 }

@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { NumberType } from 'libphonenumber-js/max';
-import { isDomainError, parsePhone, untilAborted, type LineType, type ParsedPhone } from '@dossier/domain';
+import { untilAborted, type LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { parsePhoneInput } from '../phone-input';
 
 const PROVIDER_ID = 'libphonenumber';
 
@@ -99,7 +100,7 @@ export const libphonenumberProvider: Provider<'phone'> = {
   isConfigured: () => true,
   async lookup(_kind: 'phone', input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
     throwIfAborted(ctx.signal);
-    const phone = parseForLookup(input);
+    const phone = parsePhoneInput(input);
     const valid = phone.isValid();
     const callingCode = phone.countryCallingCode;
     const nationalNumber = phone.nationalNumber;
@@ -143,16 +144,6 @@ export const libphonenumberProvider: Provider<'phone'> = {
     return { outcome: 'found', items: [item] };
   },
 };
-
-function parseForLookup(input: PhoneInput): ParsedPhone {
-  try {
-    return parsePhone(input.phone, input.country);
-  } catch (error) {
-    // The gateway rejects unparseable input with a 400 before a job exists; retrying cannot help.
-    if (isDomainError(error)) throw new ProviderError('unrecoverable', error.message, undefined, { cause: error });
-    throw error;
-  }
-}
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw deadlinePassed(signal);

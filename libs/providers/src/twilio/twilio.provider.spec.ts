@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PhoneInput } from '@dossier/contracts';
+import { FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
+import { libphonenumberProvider } from '../libphonenumber/libphonenumber.provider';
+import { mergeItems } from '../merge';
+import { unguardedContext } from '../provider';
+import { twilioProvider } from './twilio.provider';
+
+const FOUND = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'libs/providers/src/twilio/fixtures/ok/found.json'), 'utf8'),
+) as FakeAnswer & { body: Record<string, unknown> & { line_type_intelligence: Record<string, unknown> } };
+
+/** Twilio's documented answer for the fixture's number, with some fields changed. */
+function answer(
+  fields: Record<string, unknown>,
+  line: Record<string, unknown> | null = FOUND.body.line_type_intelligence,
+): FakeAnswer {
+  return { ...FOUND, body: { ...FOUND.body, ...fields, line_type_intelligence: line } };
+}
+
+const SETTINGS = { TWILIO_ACCOUNT_SID: 'AC0123', TWILIO_AUTH_TOKEN: 'secret-token' };
+
+describe('twilioProvider', () => {
+  let fake: FakeUpstream;
+  beforeAll(async () => {
+    fake = await FakeUpstream.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  function lookup(input: PhoneInput = { phone: '+14155552671' }) {
+    return twilioProvider.lookup(
+      'phone',
+      input,
+      unguardedContext(AbortSignal.timeout(5000), { ...SETTINGS, TWILIO_BASE_URL: fake.url }),
+    );
+  }
+
+  it('is off until both the account SID and the auth token are set, and says which is missing', () => {
+    expect(twilioProvider.isConfigured({})).toBe('not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+    expect(twilioProvider.isConfigured({ TWILIO_ACCOUNT_SID: 'AC0123' })).toBe('not configured: set TWILIO_AUTH_TOKEN');
+    expect(twilioProvider.isConfigured(SETTINGS)).toBe(true);
+  });
+
+  it('ranks above libphonenumber in the merge, and declares a shared rate limit', () => {
+    expect(twilioProvider.precedence).toBeGreaterThan(libphonenumberProvider.precedence ?? 0);
+    expect(twilioProvider.rateLimit).toEqual({ max: 100, perMs: 1000 });
+  });
+
+  // Every value Twilio documents for line_type_intelligence.type, written out from its docs.
+  it.each([
+    ['landline', 'fixed_line'],
+    ['mobile', 'mobile'],
+    ['fixedVoip', 'voip'],
+    ['nonFixedVoip', 'voip'],
+    ['personal', 'personal_number'],
+    ['tollFree', 'toll_free'],
+    ['premium', 'premium_rate'],
+    ['sharedCost', 'shared_cost'],
+    ['uan', 'uan'],
+    ['voicemail', 'voicemail'],
+    ['pager', 'pager'],
+    ['unknown', 'unknown'],
+    ['satellite', 'unknown'],
+    [null, 'unknown'],
+  ])('maps the line type %p onto %p', async (type, lineType) => {
+    fake.reply(answer({}, { ...FOUND.body.line_type_intelligence, type }));
+    const { outcome, items } = await lookup();
+    expect(outcome).toBe('found');
+    expect(items).toEqual([expect.objectContaining({ line_type: lineType, carrier: 'T-Mobile USA, Inc.' })]);
+  });
+
+  it('answers a number Twilio finds not valid with its verdict: possible only when Twilio says so', async () => {
+    fake.reply(
+      answer(
+        {
+          phone_number: '+1415555',
+          national_format: null,
+          calling_country_code: null,
+          country_code: null,
+          valid: false,
+          validation_errors: ['TOO_SHORT'],
+        },
+        null,
+      ),
+    );
+    await expect(lookup({ phone: '+1 415 555' })).resolves.toEqual({
+      outcome: 'found',
+      items: [
+        {
+          input: '+1 415 555',
+          e164: '+1415555',
+          valid: false,
+          possible: false,
+          country_code: '',
+          region: null,
+          location: null,
+          carrier: null,
+          line_type: 'unknown',
+          time_zones: [],
+          national_format: '',
+          international_format: '',
+          sources: ['twilio'],
+        },
+      ],
+    });
+
+    fake.reply(answer({ valid: false, validation_errors: ['INVALID_BUT_POSSIBLE'] }, null));
+    const possible = await lookup();
+    expect(possible.items[0]).toMatchObject({ valid: false, possible: true, line_type: 'unknown', carrier: null });
+  });
+
+  it('reports a number without line data (error_code) as unknown with the code, keeping what Twilio knows', async () => {
+    fake.reply(
+      answer(
+        {},
+        { error_code: 60601, carrier_name: null, type: null, mobile_country_code: null, mobile_network_code: null },
+      ),
+    );
+    const result = await lookup();
+    expect(result).toMatchObject({
+      outcome: 'unknown',
+      detail: 'twilio: no line type data for this number (error 60601)',
+    });
+    expect(result.items).toEqual([expect.objectContaining({ valid: true, carrier: null, line_type: 'unknown' })]);
+  });
+
+  it('asks for the E.164 form of national input, with the account as HTTP Basic credentials', async () => {
+    fake.reply(FOUND);
+    await lookup({ phone: '415 555 2671', country: 'us' });
+    const seen = fake.requests.at(-1)!;
+    expect(seen.url).toBe('/v2/PhoneNumbers/+14155552671?Fields=line_type_intelligence');
+    expect(seen.headers['authorization']).toBe(`Basic ${Buffer.from('AC0123:secret-token').toString('base64')}`);
+  });
+
+  describe('merged with libphonenumber into the one phone item', () => {
+    /** The merged item, and libphonenumber's own. */
+    async function merged(input: PhoneInput, twilio: FakeAnswer) {
+      fake.reply(twilio);
+      const ctx = unguardedContext(AbortSignal.timeout(5000), { ...SETTINGS, TWILIO_BASE_URL: fake.url });
+      const [offline, live] = await Promise.all([
+        libphonenumberProvider.lookup('phone', input, ctx),
+        twilioProvider.lookup('phone', input, ctx),
+      ]);
+      const items = mergeItems('phone', [
+        { precedence: libphonenumberProvider.precedence ?? 0, items: offline.items },
+        { precedence: twilioProvider.precedence ?? 0, items: live.items },
+      ]);
+      expect(items).toHaveLength(1);
+      return { item: items[0]!, offline: offline.items[0]! };
+    }
+
+    it("is libphonenumber's item with Twilio's live carrier and line type, crediting both", async () => {
+      const { item, offline } = await merged({ phone: '+14155552671' }, FOUND);
+      expect(offline).toMatchObject({
+        carrier: null,
+        line_type: 'fixed_line_or_mobile',
+        location: 'San Francisco, CA',
+      });
+      expect(item).toEqual({
+        ...offline,
+        carrier: 'T-Mobile USA, Inc.',
+        line_type: 'mobile',
+        sources: ['twilio', 'libphonenumber'],
+      });
+    });
+
+    /** Twilio's answer for a UK mobile number, with its line data. */
+    const uk = (line: Record<string, unknown>) =>
+      answer(
+        {
+          calling_country_code: '44',
+          country_code: 'GB',
+          phone_number: '+447400123456',
+          national_format: '07400 123456',
+        },
+        line,
+      );
+
+    it("prefers the carrier serving a ported number over the range's original holder", async () => {
+      const ported = uk({
+        error_code: null,
+        mobile_country_code: '234',
+        mobile_network_code: '15',
+        carrier_name: 'Vodafone',
+        type: 'mobile',
+      });
+      const { item, offline } = await merged({ phone: '+44 7400 123456' }, ported);
+      expect(offline.carrier).toBe('Three');
+      expect(item).toEqual({ ...offline, carrier: 'Vodafone', sources: ['twilio', 'libphonenumber'] });
+    });
+
+    it("keeps libphonenumber's carrier and line type where Twilio has none", async () => {
+      const none = uk({ error_code: 60600, carrier_name: null, type: null });
+      const { item, offline } = await merged({ phone: '+44 7400 123456' }, none);
+      expect(item).toEqual({ ...offline, sources: ['twilio', 'libphonenumber'] });
+    });
+  });
+});

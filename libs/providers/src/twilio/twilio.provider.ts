@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import type { LineType } from '@dossier/domain';
+import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
+import { expectJson, request } from '../http';
+import { parsePhoneInput } from '../phone-input';
+import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
+
+const ID = 'twilio';
+const DEFAULT_BASE_URL = 'https://lookups.twilio.com';
+
+/** Twilio's `line_type_intelligence.type` values onto Dossier's `line_type`. */
+const TWILIO_LINE_TYPES: ReadonlyMap<string, LineType> = new Map<string, LineType>([
+  ['landline', 'fixed_line'],
+  ['mobile', 'mobile'],
+  ['fixedVoip', 'voip'],
+  ['nonFixedVoip', 'voip'],
+  ['personal', 'personal_number'],
+  ['tollFree', 'toll_free'],
+  ['premium', 'premium_rate'],
+  ['sharedCost', 'shared_cost'],
+  ['uan', 'uan'],
+  ['voicemail', 'voicemail'],
+  ['pager', 'pager'],
+  ['unknown', 'unknown'],
+]);
+
+/**
+ * The parts of Twilio's Lookup v2 phone number resource (`GET /v2/PhoneNumbers/{number}`) that Dossier
+ * reads. For a number that is not valid Twilio answers 200 with `valid: false`, its `validation_errors`,
+ * and nulls where it could tell nothing.
+ */
+const phoneNumberSchema = z.object({
+  calling_country_code: z.string().nullish(),
+  country_code: z.string().nullish(),
+  phone_number: z.string(),
+  national_format: z.string().nullish(),
+  valid: z.boolean(),
+  validation_errors: z.array(z.string()).nullish(),
+  line_type_intelligence: z
+    .object({
+      carrier_name: z.string().nullish(),
+      type: z.string().nullish(),
+      mobile_country_code: z.string().nullish(),
+      mobile_network_code: z.string().nullish(),
+      error_code: z.number().nullish(),
+    })
+    .nullish(),
+});
+type TwilioPhoneNumber = z.output<typeof phoneNumberSchema>;
+
+/**
+ * Twilio's answer as a phone item. What Twilio does not tell (location, time zones, the international
+ * format) stays null, empty or `unknown`, so the merge keeps libphonenumber's there; its carrier and
+ * line type, and its validity, win (a higher precedence).
+ */
+function twilioItem(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultItem {
+  const line = answer.line_type_intelligence;
+  const errors = answer.validation_errors ?? [];
+  return {
+    input: input.phone,
+    e164: answer.phone_number,
+    valid: answer.valid,
+    // Twilio names the reason a number is not valid; only INVALID_BUT_POSSIBLE keeps it possible.
+    possible: answer.valid || errors.includes('INVALID_BUT_POSSIBLE'),
+    country_code: answer.calling_country_code ?? '',
+    region: answer.country_code ?? null,
+    location: null,
+    carrier: line?.carrier_name ?? null,
+    // A type Twilio adds later reads as `unknown`.
+    line_type: TWILIO_LINE_TYPES.get(line?.type ?? '') ?? 'unknown',
+    time_zones: [],
+    national_format: answer.national_format ?? '',
+    international_format: '',
+    sources: [ID],
+  };
+}
+
+/**
+ * Live carrier and line type of a phone number from Twilio Lookup v2 (Line Type Intelligence), merged
+ * into the one phone item over libphonenumber's range data: the number may have been ported, and
+ * Twilio knows the carrier that serves it now. Licensed: off until `TWILIO_ACCOUNT_SID` and
+ * `TWILIO_AUTH_TOKEN` are set (HTTP Basic auth). A number Twilio cannot look up (404, error 20404) is
+ * `not_found`; a number it knows without line data (`line_type_intelligence.error_code`, e.g. 60601 for
+ * Canadian numbers without approval) is `unknown` with that code.
+ */
+export const twilioProvider: Provider<'phone'> = {
+  id: ID,
+  kinds: ['phone'],
+  configKeys: ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_BASE_URL'],
+  defaultTimeoutMs: 5000,
+  transport: 'http',
+  // Twilio publishes no calls-per-second figure for Lookup: its REST API limits an account's concurrent
+  // requests (429, error 20429; 100 by default). 100 calls/s keeps within that at Lookup's sub-second
+  // latency; an account with a different allowance sets TWILIO_RATE_LIMIT.
+  rateLimit: { max: 100, perMs: 1000 },
+  // Live line data over libphonenumber's range data (precedence 0).
+  precedence: 10,
+  isConfigured(settings) {
+    const missing = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'].filter((key) => !settings[key]);
+    return missing.length === 0 || `not configured: set ${missing.join(' and ')}`;
+  },
+
+  async lookup(_kind, input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
+    const e164 = parsePhoneInput(input).number;
+    const base = (ctx.settings['TWILIO_BASE_URL'] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const credentials = Buffer.from(
+      `${ctx.settings['TWILIO_ACCOUNT_SID'] ?? ''}:${ctx.settings['TWILIO_AUTH_TOKEN'] ?? ''}`,
+    ).toString('base64');
+    const res = await request(
+      ID,
+      {
+        url: `${base}/v2/PhoneNumbers/${e164}?Fields=line_type_intelligence`,
+        headers: { accept: 'application/json', authorization: `Basic ${credentials}` },
+      },
+      ctx.signal,
+    );
+    const answer = expectJson(ID, res, phoneNumberSchema, { notFound: [404] });
+    if (!answer) return { outcome: 'not_found', items: [] };
+    const items = [twilioItem(input, answer)];
+    const lineError = answer.line_type_intelligence?.error_code;
+    if (lineError !== null && lineError !== undefined) {
+      return { outcome: 'unknown', items, detail: `${ID}: no line type data for this number (error ${lineError})` };
+    }
+    return { outcome: 'found', items };
+  },
+};
