@@ -11,11 +11,23 @@ const CHALLENGE_MARKERS = [
   /Attention Required! \| Cloudflare/i,
   /captcha/i,
   /Access Denied|Request blocked|Pardon Our Interruption|px-captcha|distil_r_captcha/i,
+  // The WAF pages Sherlock recognises: Cloudflare's error page, AWS WAF, PerimeterX (HUMAN).
+  /id="challenge-error-text"|AwsWafIntegration\.|perimeterxIdentifiers/,
 ];
 
 export function looksLikeChallenge(text: string, headers: Headers): boolean {
   if (headers.get('cf-mitigated') === 'challenge') return true;
   return CHALLENGE_MARKERS.some((re) => re.test(text.slice(0, 64 * 1024)));
+}
+
+/** A 429 as a ProviderError: `rate_limited`, with the wait the upstream asked for in ms and in its message. */
+export function rateLimited(id: string, headers: Headers): ProviderError {
+  const after = retryAfterMs(headers);
+  return new ProviderError(
+    'rate_limited',
+    `${id}: rate limited (429${after !== undefined ? `, retry after ${Math.ceil(after / 1000)}s` : ''})`,
+    after,
+  );
 }
 
 /** `Retry-After` in ms: seconds, or an HTTP date. */
@@ -38,7 +50,7 @@ export interface UpstreamResponse {
 
 export interface UpstreamRequest {
   url: string;
-  method?: 'GET' | 'POST' | 'HEAD';
+  method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   /** `manual` keeps a redirect as the answer (status 3xx with a Location), for checks that read it. */
@@ -81,14 +93,7 @@ export function expectJson<S extends z.ZodType>(
   opts: { notFound?: readonly number[] } = {},
 ): z.output<S> | null {
   if (opts.notFound?.includes(res.status)) return null;
-  if (res.status === 429) {
-    const after = retryAfterMs(res.headers);
-    throw new ProviderError(
-      'rate_limited',
-      `${id}: rate limited (429${after !== undefined ? `, retry after ${Math.ceil(after / 1000)}s` : ''})`,
-      after,
-    );
-  }
+  if (res.status === 429) throw rateLimited(id, res.headers);
   if (res.status === 401) throw new ProviderError('unrecoverable', `${id}: credentials refused (401)`);
   if (res.status === 403) {
     const why = looksLikeChallenge(res.text, res.headers) ? 'a bot challenge' : 'forbidden';

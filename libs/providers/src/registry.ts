@@ -2,12 +2,17 @@ import type { LookupKind } from '@dossier/domain';
 import type { Provider } from './provider';
 import { libphonenumberProvider } from './libphonenumber/libphonenumber.provider';
 import { gravatarProvider } from './gravatar/gravatar.provider';
+import { usernameProvider } from './username/username.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
  * Order matters only for display: fan-out runs them in parallel.
  */
-export const PROVIDERS: readonly Provider[] = [libphonenumberProvider as Provider, gravatarProvider as Provider];
+export const PROVIDERS: readonly Provider[] = [
+  libphonenumberProvider as Provider,
+  gravatarProvider as Provider,
+  usernameProvider as Provider,
+];
 
 export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {
   return registry.filter((p) => (p.kinds as readonly LookupKind[]).includes(kind)) as unknown as Provider<K>[];

@@ -15,6 +15,7 @@ function person(id: string, score: number): PersonResultItem {
     emails: [],
     phones: [],
     usernames: [],
+    accounts: [],
     locations: [],
     age: null,
     birth_year: null,
