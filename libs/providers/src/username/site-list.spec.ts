@@ -134,7 +134,7 @@ describe('a broken site list is an error that names the file, the site and the f
   it('lists the first few problems of a list with many', () => {
     const broken = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`Site${i}`, site({ url: 'nope' })]));
     expect(() => usernameSettings({ USERNAME_SITES_FILE: listFile(broken) })).toThrow(
-      /Site4": url: [^\n]*\n {2}… and 2 more$/,
+      /Site4": url: [^\n]*\n {4}… and 2 more$/,
     );
   });
 });

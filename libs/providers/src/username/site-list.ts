@@ -148,8 +148,8 @@ export function parseSiteList(data: unknown, origin: string): Site[] {
     });
   }
   if (problems.length > 0) {
-    const more = problems.length > 5 ? `\n  … and ${problems.length - 5} more` : '';
-    throw new Error(`${origin}: invalid site list:\n  ${problems.slice(0, 5).join('\n  ')}${more}`);
+    const more = problems.length > 5 ? `\n    … and ${problems.length - 5} more` : '';
+    throw new Error(`${origin}: invalid site list:\n    ${problems.slice(0, 5).join('\n    ')}${more}`);
   }
   return sites;
 }
