@@ -94,6 +94,12 @@ describe('the per-site decision', () => {
       ex: answer(200, PROFILE),
       outcome: 'found',
     },
+    {
+      what: 'a profile page with a captcha widget in its sign-in box',
+      site: statusSite,
+      ex: answer(200, PROFILE.replace('</body>', '<form id="login"><div class="g-recaptcha"></div></form></body>')),
+      outcome: 'found',
+    },
   ])('$what is $outcome', ({ site, ex, outcome }) => {
     expect(verdict(site, ex)).toEqual({ outcome });
   });
@@ -116,7 +122,7 @@ describe('the per-site decision', () => {
     {
       what: 'a captcha page with 200',
       site: messageSite,
-      ex: answer(200, '<form><div class="g-recaptcha"></div></form>'),
+      ex: answer(200, '<html><head><title>Captcha</title></head><body><div class="g-recaptcha"></div></body></html>'),
       outcome: 'blocked',
       detail: 'a bot challenge or captcha page (200)',
     },
@@ -283,12 +289,14 @@ describe('the exchange with a site', () => {
     expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/u/ghopper', '/u/ghopper']);
   });
 
-  it('calls a redirect without a Location, or one redirect too many, malformed', async () => {
-    fake.reply({ status: 302 });
-    await expect(run(at(statusSite))).rejects.toMatchObject({
-      code: 'malformed',
-      message: 'site:Example: a redirect (302) without a valid Location',
-    });
+  it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
+    for (const headers of [{}, { location: 'http://[::1' }, { location: 'mailto:ghopper@example.com' }]) {
+      fake.reply({ status: 302, headers });
+      await expect(run(at(statusSite))).rejects.toMatchObject({
+        code: 'malformed',
+        message: 'site:Example: a redirect (302) without a valid Location',
+      });
+    }
     fake.reply((req) => ({ status: 301, headers: { location: `${req.url}x` } }));
     await expect(run(at(statusSite))).rejects.toMatchObject({
       code: 'malformed',

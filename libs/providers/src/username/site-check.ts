@@ -35,9 +35,10 @@ function interpolateValue(value: unknown, username: string): unknown {
   return value;
 }
 
-function httpUrl(text: string): URL | null {
+/** `text` as an http(s) address (relative to `base` when given), or null. */
+function httpUrl(text: string, base?: string): URL | null {
   try {
-    const url = new URL(text);
+    const url = new URL(text, base);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
   } catch {
     return null;
@@ -98,7 +99,7 @@ export async function exchange(
     const answer = { ...res, requested: req.url, redirects, url: current.url };
     if (res.status < 300 || res.status > 399 || res.status === 304) return answer;
     const location = res.headers.get('location');
-    const next = location === null ? null : httpUrl(new URL(location, current.url).toString());
+    const next = location === null ? null : httpUrl(location, current.url);
     if (!next) throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
     redirects.push(next.toString());
     if (isErrorPage(site, username, next.toString()) || isLoginRedirect(next.toString(), req.url))
@@ -181,7 +182,7 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
   const id = siteId(site);
   const status = ex.status;
   if (status === 429) throw rateLimited(id, ex.headers);
-  if (looksLikeChallenge(ex.text, ex.headers))
+  if (looksLikeChallenge(ex.text, ex.headers, { page: true }))
     throw new ProviderError('blocked', `${id}: a bot challenge or captcha page (${status})`);
   if (status >= 500) throw new ProviderError('unavailable', `${id}: site error (${status})`);
 
