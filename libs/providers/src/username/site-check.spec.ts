@@ -290,7 +290,12 @@ describe('the exchange with a site', () => {
   });
 
   it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
-    for (const headers of [{}, { location: 'http://[::1' }, { location: 'mailto:ghopper@example.com' }]) {
+    const locations: Record<string, string>[] = [
+      {},
+      { location: 'http://[::1' },
+      { location: 'mailto:ghopper@example.com' },
+    ];
+    for (const headers of locations) {
       fake.reply({ status: 302, headers });
       await expect(run(at(statusSite))).rejects.toMatchObject({
         code: 'malformed',
