@@ -19,12 +19,16 @@ import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
 import { UpstreamGuards } from './fan-out/upstream-guards';
 
-/** Every provider's settings, read once; a malformed `<ID>_RATE_LIMIT` stops the worker naming the variable. */
+/**
+ * Every provider's settings, read once; a malformed `<ID>_RATE_LIMIT`, or a setting a provider refuses
+ * (e.g. a broken username site list), stops the worker with a message naming it.
+ */
 function providerSettings(): Record<string, string | undefined> {
   const settings = loadProviderSettings(PROVIDERS.flatMap(settingKeysOf));
   for (const provider of PROVIDERS) {
     try {
       rateLimitOf(provider, settings);
+      provider.validateSettings?.(settings);
     } catch (err) {
       throw new ConfigError(`invalid environment:\n  ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -78,13 +78,15 @@ export interface SourceReport {
 
 export interface PersonResult {
   id: string;
-  full_name: string;
+  /** null only on an item a username presence check produced with nothing else known. */
+  full_name: string | null;
   first_name: string | null;
   last_name: string | null;
   aliases: string[];
   emails: string[];
   phones: string[];
   usernames: string[];
+  accounts: { service: string; username: string | null; url: string | null }[];
   locations: { city: string | null; region: string | null; country: string | null }[];
   age: number | null;
   birth_year: number | null;

@@ -8,6 +8,8 @@ import { DELIVERABILITIES, LINE_TYPES, SOURCE_OUTCOMES, type LookupKind } from '
  */
 const score = z.number().min(0).max(1);
 const nstr = z.string().nullable();
+/** An account on an online service: found through a profile (Gravatar) or a username presence check. */
+const accountSchema = z.object({ service: z.string(), username: nstr, url: nstr });
 
 export const personResultSchema = z.object({
   id: z.string(),
@@ -19,6 +21,7 @@ export const personResultSchema = z.object({
   emails: z.array(z.string()),
   phones: z.array(z.string()),
   usernames: z.array(z.string()),
+  accounts: z.array(accountSchema),
   locations: z.array(z.object({ city: nstr, region: nstr, country: nstr })),
   age: z.number().int().nullable(),
   birth_year: z.number().int().nullable(),
@@ -55,7 +58,7 @@ export const emailResultSchema = z.object({
   free_provider: z.boolean(),
   role_account: z.boolean(),
   did_you_mean: nstr,
-  accounts: z.array(z.object({ service: z.string(), username: nstr, url: nstr })),
+  accounts: z.array(accountSchema),
   sources: z.array(z.string()),
 });
 

@@ -24,6 +24,27 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?:
   });
 }
 
+/**
+ * `work` over every item, at most `limit` at a time, the results in the items' order. `work` reports its
+ * own failures in its result: a rejection rejects the whole (the items still running go on, unawaited).
+ */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return results;
+}
+
 /** `ok` when `check` settles successfully within `timeoutMs`, else `unavailable` (health probes). */
 export async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<'ok' | 'unavailable'> {
   try {

@@ -9,13 +9,32 @@ const CHALLENGE_MARKERS = [
   /<title>\s*Just a moment/i,
   /cf-chl-|challenge-platform|cf_chl_opt|__cf_bm/i,
   /Attention Required! \| Cloudflare/i,
-  /captcha/i,
+  /<title>[^<]*(captcha|are you a (human|robot)|verify you are (a )?human|security check)/i,
   /Access Denied|Request blocked|Pardon Our Interruption|px-captcha|distil_r_captcha/i,
+  // The WAF pages Sherlock recognises (Cloudflare's error page, AWS WAF, PerimeterX); DataDome; Yandex.
+  /id="challenge-error-text"|AwsWafIntegration\.|perimeterxIdentifiers|captcha-delivery\.com|CheckboxCaptcha/,
 ];
+/** In place of an API's data, any mention of a captcha is a challenge; a web page may merely embed one. */
+const CAPTCHA = /captcha/i;
 
-export function looksLikeChallenge(text: string, headers: Headers): boolean {
+/**
+ * Whether an answer is a challenge rather than the answer. `page`: it is a web page, which may embed a
+ * captcha widget (a sign-in box) and still be the page asked for — only the signs of a challenge page count.
+ */
+export function looksLikeChallenge(text: string, headers: Headers, opts: { page?: boolean } = {}): boolean {
   if (headers.get('cf-mitigated') === 'challenge') return true;
-  return CHALLENGE_MARKERS.some((re) => re.test(text.slice(0, 64 * 1024)));
+  const head = text.slice(0, 64 * 1024);
+  return CHALLENGE_MARKERS.some((re) => re.test(head)) || (!opts.page && CAPTCHA.test(head));
+}
+
+/** A 429 as a ProviderError: `rate_limited`, with the wait the upstream asked for in ms and in its message. */
+export function rateLimited(id: string, headers: Headers): ProviderError {
+  const after = retryAfterMs(headers);
+  return new ProviderError(
+    'rate_limited',
+    `${id}: rate limited (429${after !== undefined ? `, retry after ${Math.ceil(after / 1000)}s` : ''})`,
+    after,
+  );
 }
 
 /** `Retry-After` in ms: seconds, or an HTTP date. */
@@ -38,7 +57,7 @@ export interface UpstreamResponse {
 
 export interface UpstreamRequest {
   url: string;
-  method?: 'GET' | 'POST' | 'HEAD';
+  method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   /** `manual` keeps a redirect as the answer (status 3xx with a Location), for checks that read it. */
@@ -81,14 +100,7 @@ export function expectJson<S extends z.ZodType>(
   opts: { notFound?: readonly number[] } = {},
 ): z.output<S> | null {
   if (opts.notFound?.includes(res.status)) return null;
-  if (res.status === 429) {
-    const after = retryAfterMs(res.headers);
-    throw new ProviderError(
-      'rate_limited',
-      `${id}: rate limited (429${after !== undefined ? `, retry after ${Math.ceil(after / 1000)}s` : ''})`,
-      after,
-    );
-  }
+  if (res.status === 429) throw rateLimited(id, res.headers);
   if (res.status === 401) throw new ProviderError('unrecoverable', `${id}: credentials refused (401)`);
   if (res.status === 403) {
     const why = looksLikeChallenge(res.text, res.headers) ? 'a bot challenge' : 'forbidden';

@@ -89,7 +89,7 @@ export interface ProviderContext {
   /**
    * For a provider that fans out itself: each of its upstream calls through the same guards as a
    * provider call (its own breaker and shared rate limit, bounded retries). Errors are ProviderErrors;
-   * an open breaker is a ProviderError `unavailable` whose message says so.
+   * an open breaker throws SkippedCall (`reportOfFailure` maps both onto a report).
    */
   upstream: UpstreamCall;
 }
@@ -119,6 +119,11 @@ export interface Provider<K extends LookupKind = LookupKind> {
    * live data over range data (Twilio over libphonenumber), first-hand checks over a vendor's opinion.
    */
   readonly precedence?: number;
+  /**
+   * Checks the operator's settings beyond their names (a file it reads, a number's range): throws an Error
+   * whose message names the setting, and the worker refuses to start with it. Runs once, at boot.
+   */
+  validateSettings?(settings: Readonly<Record<string, string | undefined>>): void;
   /** `true`, or why it is not called for this lookup (reported as `skipped` with that detail). */
   isConfigured(settings: Readonly<Record<string, string | undefined>>): true | string;
   /** Whether it has anything to do for this input (default: yes). A provider that does not apply is not listed. */
@@ -160,6 +165,28 @@ export function settingKeysOf(provider: Pick<Provider, 'id' | 'configKeys'>): st
 /** A call the guards did not make (its upstream's circuit is open): reported as `skipped` with this detail. */
 export class SkippedCall extends Error {
   override readonly name = 'SkippedCall';
+}
+
+/** `detail` is for people: a short reason, never a stack or a URL. */
+const MAX_DETAIL = 200;
+
+export function shortDetail(text: string): string {
+  return text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL - 1)}…`;
+}
+
+/** A failed call as a source report: its outcome and a short reason. */
+export function reportOfFailure(provider: string, error: unknown, tookMs: number): SourceReport {
+  if (error instanceof SkippedCall)
+    return { provider, outcome: 'skipped', took_ms: 0, detail: shortDetail(error.message) };
+  if (error instanceof ProviderError) {
+    return { provider, outcome: outcomeOfError(error.code), took_ms: tookMs, detail: shortDetail(error.message) };
+  }
+  // AbortSignal.timeout() rejects with a DOMException: look at the name, not the class.
+  const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return { provider, outcome: 'timeout', took_ms: tookMs, detail: 'no answer before the deadline' };
+  }
+  return { provider, outcome: 'error', took_ms: tookMs, detail: 'the provider failed unexpectedly' };
 }
 
 /** A context whose upstream calls run directly, without guards: for a provider's own tests and tools. */

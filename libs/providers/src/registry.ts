@@ -4,6 +4,7 @@ import { libphonenumberProvider } from './libphonenumber/libphonenumber.provider
 import { gravatarProvider } from './gravatar/gravatar.provider';
 import { twilioProvider } from './twilio/twilio.provider';
 import { hunterProvider } from './hunter/hunter.provider';
+import { usernameProvider } from './username/username.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -14,6 +15,7 @@ export const PROVIDERS: readonly Provider[] = [
   gravatarProvider as Provider,
   twilioProvider as Provider,
   hunterProvider as Provider,
+  usernameProvider as Provider,
 ];
 
 export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {

@@ -12,6 +12,7 @@ export const API_RESULT_FIELDS = {
     'emails',
     'phones',
     'usernames',
+    'accounts',
     'locations',
     'age',
     'birth_year',

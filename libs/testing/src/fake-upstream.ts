@@ -2,13 +2,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { once } from 'node:events';
 import { freePort } from './processes';
 
-/** One scripted answer: status, headers and body, after an optional delay; `hang` never answers. */
+/**
+ * One scripted answer: status, headers and body, after an optional delay or once the test opens a gate
+ * (`after` settles); `hang` never answers.
+ */
 export interface FakeAnswer {
   status?: number;
   headers?: Record<string, string>;
   /** A string is sent as is; anything else as JSON. */
   body?: unknown;
   delayMs?: number;
+  after?: Promise<unknown>;
   hang?: boolean;
 }
 
@@ -74,6 +78,7 @@ export class FakeUpstream {
       return;
     }
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (answer.after) await answer.after;
     const isText = typeof answer.body === 'string';
     const body = answer.body === undefined ? '' : isText ? (answer.body as string) : JSON.stringify(answer.body);
     res.writeHead(answer.status ?? 200, {

@@ -1,6 +1,7 @@
 export * from './test-env';
 export * from './wait-for';
 export * from './processes';
+export * from './repo-root';
 export * from './http-client';
 export * from './tcp-proxy';
 export * from './db';

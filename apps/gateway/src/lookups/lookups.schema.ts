@@ -186,6 +186,7 @@ export const personSuccessEnvelope = successEnvelopeOf(
     emails: ['grace.hopper@example.com'],
     phones: ['+14155552671'],
     usernames: ['ghopper'],
+    accounts: [{ service: 'GitHub', username: 'ghopper', url: 'https://www.github.com/ghopper' }],
     locations: [{ city: 'Arlington', region: 'VA', country: 'US' }],
     age: null,
     birth_year: 1906,

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { EmailResultItem, PersonResultItem } from '@dossier/contracts';
-import { ProviderError, type Provider, type ProviderAnswer } from '@dossier/providers';
+import { ProviderError, createUsernameProvider, type Provider, type ProviderAnswer } from '@dossier/providers';
+import { FakeUpstream } from '@dossier/testing';
 import { FanOut } from './fan-out';
 import { ProviderMetrics } from './provider-metrics';
 import { UpstreamGuards } from './upstream-guards';
@@ -15,6 +19,7 @@ function person(id: string, score: number): PersonResultItem {
     emails: [],
     phones: [],
     usernames: [],
+    accounts: [],
     locations: [],
     age: null,
     birth_year: null,
@@ -140,6 +145,34 @@ describe('FanOut', () => {
     );
     expect(result.sources.find((s) => s.provider === 'cut')?.outcome).toBe('timeout');
     expect(result.sources.find((s) => s.provider === 'goes-on')?.outcome).toBe('found');
+  });
+
+  it("keeps each site's report when a username check's own deadline comes: what it found, and the rest timeout", async () => {
+    const fake = await FakeUpstream.start();
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-fan-out-'));
+    try {
+      fake.reply((req) => (req.url.startsWith('/hub/') ? { status: 200, body: '<h1>ghopper</h1>' } : { hang: true }));
+      const file = join(dir, 'sites.json');
+      const site = (path: string) => ({ url: `${fake.url}/${path}/{}`, urlMain: fake.url, errorType: 'status_code' });
+      writeFileSync(file, JSON.stringify({ GitHub: site('hub'), Slow: site('slow') }));
+      const { fan } = fanOut({ USERNAME_SITES_FILE: file });
+      // The caller's wait (100 ms) does not end it; its own timeout (3 s) does, a little before the guards would.
+      const result = await fan.run('person', { username: 'ghopper' }, [createUsernameProvider(3000)], Date.now() + 100);
+      expect(result.sources).toEqual([
+        { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+        {
+          provider: 'site:Slow',
+          outcome: 'timeout',
+          took_ms: expect.any(Number),
+          detail: 'site:Slow: no answer before the deadline',
+        },
+      ]);
+      expect(result.items.map((i) => i.accounts.map((a) => a.service))).toEqual([['GitHub']]);
+      expect(result.charge).toBe(true);
+    } finally {
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('charges only when a source found something: nothing found, or nothing known, is free', async () => {

@@ -1,11 +1,10 @@
 import type { LookupKind } from '@dossier/domain';
 import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
 import {
-  ProviderError,
-  SkippedCall,
   mergeItems,
-  outcomeOfError,
   rateLimitOf,
+  reportOfFailure,
+  shortDetail,
   type Contribution,
   type Provider,
   type ProviderContext,
@@ -27,8 +26,6 @@ export interface FanOutResult<K extends LookupKind> {
 
 /** A call's shortest sensible budget: a deadline already (nearly) past still lets a provider try. */
 const MIN_CALL_MS = 250;
-/** `detail` is for people: a short reason, never a stack or a URL. */
-const MAX_DETAIL = 200;
 
 /**
  * Runs every provider of a kind in parallel, each through the upstream guards with its own deadline:
@@ -97,7 +94,7 @@ export class FanOut {
           provider: provider.id,
           outcome: answer.outcome,
           took_ms: took,
-          ...(answer.outcome === 'unknown' && answer.detail ? { detail: short(answer.detail) } : {}),
+          ...(answer.outcome === 'unknown' && answer.detail ? { detail: shortDetail(answer.detail) } : {}),
         },
       ];
       return { precedence, items: answer.items, reports };
@@ -105,22 +102,4 @@ export class FanOut {
       return { precedence, items: [], reports: [reportOfFailure(provider.id, error, Date.now() - started)] };
     }
   }
-}
-
-/** A failed call as a source report: its outcome and a short reason. */
-export function reportOfFailure(provider: string, error: unknown, tookMs: number): SourceReport {
-  if (error instanceof SkippedCall) return { provider, outcome: 'skipped', took_ms: 0, detail: short(error.message) };
-  if (error instanceof ProviderError) {
-    return { provider, outcome: outcomeOfError(error.code), took_ms: tookMs, detail: short(error.message) };
-  }
-  // AbortSignal.timeout() rejects with a DOMException: look at the name, not the class.
-  const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
-  if (name === 'TimeoutError' || name === 'AbortError') {
-    return { provider, outcome: 'timeout', took_ms: tookMs, detail: 'no answer before the deadline' };
-  }
-  return { provider, outcome: 'error', took_ms: tookMs, detail: 'the provider failed unexpectedly' };
-}
-
-function short(text: string): string {
-  return text.length <= MAX_DETAIL ? text : `${text.slice(0, MAX_DETAIL - 1)}…`;
 }

@@ -1,0 +1,311 @@
+import { FakeUpstream } from '@dossier/testing';
+import { ProviderError, outcomeOfError } from '../provider';
+import { decide, exchange, probeRequest, type SiteExchange } from './site-check';
+import { parseSiteList, type Site } from './site-list';
+
+/** A site parsed from a Sherlock entry, as a list file would give it. */
+function siteOf(entry: Record<string, unknown>, name = 'Example'): Site {
+  return parseSiteList(
+    { [name]: { url: 'https://example.com/u/{}', urlMain: 'https://example.com/', ...entry } },
+    'spec',
+  )[0]!;
+}
+
+const statusSite = siteOf({ errorType: 'status_code' });
+const messageSite = siteOf({ errorType: 'message', errorMsg: ['No such user', 'Page not found'] });
+const redirectSite = siteOf({ errorType: 'response_url', errorUrl: 'https://example.com/not-found?name={}' });
+
+/** An answer from example.com for /u/ghopper, after the given redirects. */
+function answer(status: number, text = '', over: Partial<SiteExchange> & { headers?: Headers } = {}): SiteExchange {
+  return {
+    requested: 'https://example.com/u/ghopper',
+    redirects: [],
+    url: over.redirects?.at(-1) ?? 'https://example.com/u/ghopper',
+    status,
+    headers: new Headers(),
+    text,
+    ...over,
+  };
+}
+
+/** The outcome (and detail) of the decision: what it returns, or what its ProviderError maps onto. */
+function verdict(site: Site, ex: SiteExchange): { outcome: string; detail?: string; retryAfterMs?: number } {
+  try {
+    return decide(site, 'ghopper', ex);
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    return {
+      outcome: outcomeOfError(error.code),
+      detail: error.message,
+      ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    };
+  }
+}
+
+const PROFILE = '<html><head><title>ghopper · Example</title></head><body><h1>Grace Hopper</h1></body></html>';
+const JUST_A_MOMENT =
+  '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><div id="cf-chl-widget"></div></body></html>';
+
+describe('the per-site decision', () => {
+  it.each([
+    { what: 'a 2xx profile page', site: statusSite, ex: answer(200, PROFILE), outcome: 'found' },
+    {
+      what: 'the same page at a canonical address',
+      site: statusSite,
+      ex: answer(200, PROFILE, { url: 'http://www.Example.com/u/GHopper/' }),
+      outcome: 'found',
+    },
+    { what: 'a 404', site: statusSite, ex: answer(404, 'Not Found'), outcome: 'not_found' },
+    { what: 'a 410', site: messageSite, ex: answer(410, 'Gone'), outcome: 'not_found' },
+    {
+      what: 'a status listed in errorCode',
+      site: siteOf({ errorType: 'status_code', errorCode: [204, 400] }),
+      ex: answer(204),
+      outcome: 'not_found',
+    },
+    {
+      what: 'a 200 carrying the errorMsg',
+      site: messageSite,
+      ex: answer(200, '<h1>Page not found</h1>'),
+      outcome: 'not_found',
+    },
+    { what: 'a 200 without the errorMsg', site: messageSite, ex: answer(200, PROFILE), outcome: 'found' },
+    {
+      what: 'a redirect to the errorUrl',
+      site: redirectSite,
+      ex: answer(302, '', { redirects: ['https://example.com/not-found?name=ghopper'] }),
+      outcome: 'not_found',
+    },
+    {
+      what: 'a redirect to an errorUrl written without a scheme, by prefix',
+      site: siteOf({ errorType: 'response_url', errorUrl: 'example.com/typo/?subdomain=' }),
+      ex: answer(302, '', { redirects: ['https://example.com/typo/?subdomain=ghopper'] }),
+      outcome: 'not_found',
+    },
+    {
+      what: 'a redirect away from the profile where the errorUrl is the profile itself',
+      site: siteOf({ errorType: 'response_url', errorUrl: 'https://example.com/u/{}' }),
+      ex: answer(200, PROFILE, { redirects: ['https://example.com/'] }),
+      outcome: 'not_found',
+    },
+    {
+      what: 'a 2xx profile page on a redirect-rule site',
+      site: redirectSite,
+      ex: answer(200, PROFILE),
+      outcome: 'found',
+    },
+    {
+      what: 'a profile page with a captcha widget in its sign-in box',
+      site: statusSite,
+      ex: answer(200, PROFILE.replace('</body>', '<form id="login"><div class="g-recaptcha"></div></form></body>')),
+      outcome: 'found',
+    },
+  ])('$what is $outcome', ({ site, ex, outcome }) => {
+    expect(verdict(site, ex)).toEqual({ outcome });
+  });
+
+  it.each([
+    {
+      what: '"Just a moment…" with 403',
+      site: statusSite,
+      ex: answer(403, JUST_A_MOMENT),
+      outcome: 'blocked',
+      detail: 'a bot challenge or captcha page (403)',
+    },
+    {
+      what: 'a challenge marked by its header',
+      site: statusSite,
+      ex: answer(200, PROFILE, { headers: new Headers({ 'cf-mitigated': 'challenge' }) }),
+      outcome: 'blocked',
+      detail: 'a bot challenge or captcha page (200)',
+    },
+    {
+      what: 'a captcha page with 200',
+      site: messageSite,
+      ex: answer(200, '<html><head><title>Captcha</title></head><body><div class="g-recaptcha"></div></body></html>'),
+      outcome: 'blocked',
+      detail: 'a bot challenge or captcha page (200)',
+    },
+    {
+      what: 'a challenge on a 503',
+      site: statusSite,
+      ex: answer(503, '<span id="challenge-error-text">Enable JavaScript</span>'),
+      outcome: 'blocked',
+      detail: 'a bot challenge or captcha page (503)',
+    },
+    {
+      what: 'a 401',
+      site: statusSite,
+      ex: answer(401, 'Unauthorized'),
+      outcome: 'blocked',
+      detail: 'a login wall (401)',
+    },
+    {
+      what: 'a redirect to a sign-in page',
+      site: statusSite,
+      ex: answer(302, '', { redirects: ['https://example.com/login?next=%2Fu%2Fghopper'] }),
+      outcome: 'blocked',
+      detail: 'a login wall (redirected to a sign-in page)',
+    },
+    {
+      what: 'a sign-in page in place of the profile',
+      site: messageSite,
+      ex: answer(200, '<html><head><title>Log in · Example</title></head></html>'),
+      outcome: 'blocked',
+      detail: 'a login wall (a sign-in page in place of the profile)',
+    },
+    {
+      what: 'a plain 403',
+      site: statusSite,
+      ex: answer(403, 'Forbidden'),
+      outcome: 'blocked',
+      detail: 'forbidden (403)',
+    },
+    {
+      what: 'a 5xx, even carrying the errorMsg',
+      site: messageSite,
+      ex: answer(503, 'Page not found'),
+      outcome: 'error',
+      detail: 'site error (503)',
+    },
+    {
+      what: 'a 2xx at another page than the profile (no rule names it)',
+      site: statusSite,
+      ex: answer(200, '<h1>Welcome</h1>', { redirects: ['https://example.com/'] }),
+      outcome: 'unknown',
+      detail: "redirected to another page, not the profile nor the site's not-found page",
+    },
+    {
+      what: 'a redirect elsewhere than the errorUrl',
+      site: redirectSite,
+      ex: answer(200, '<h1>Home</h1>', { redirects: ['https://example.com/home'] }),
+      outcome: 'unknown',
+      detail: "redirected to another page, not the profile nor the site's not-found page",
+    },
+    {
+      what: 'a status no rule covers',
+      site: statusSite,
+      ex: answer(400, 'Bad Request'),
+      outcome: 'unknown',
+      detail: "an answer the site's rules do not cover (400)",
+    },
+  ])('$what is never found: $outcome', ({ site, ex, outcome, detail }) => {
+    expect(verdict(site, ex)).toEqual({ outcome, detail: `site:Example: ${detail}` });
+  });
+
+  it('reads a 429 as rate_limited, with the Retry-After in the detail', () => {
+    const limited = answer(429, 'Too Many Requests', { headers: new Headers({ 'retry-after': '30' }) });
+    expect(verdict(messageSite, limited)).toEqual({
+      outcome: 'rate_limited',
+      detail: 'site:Example: rate limited (429, retry after 30s)',
+      retryAfterMs: 30_000,
+    });
+  });
+});
+
+describe('the request for a site', () => {
+  it('puts the username into the address encoded, and into a JSON body as it is', () => {
+    const anilist = siteOf({
+      errorType: 'status_code',
+      urlProbe: 'https://graphql.example.com/',
+      request_method: 'POST',
+      request_payload: { query: 'query($name:String){User(name:$name){id}}', variables: { name: '{}' } },
+      headers: { 'User-Agent': 'Special/1.0' },
+    });
+    const req = probeRequest(anilist, 'a b/c')!;
+    expect(req).toMatchObject({ url: 'https://graphql.example.com/', method: 'POST' });
+    expect(JSON.parse(req.body!)).toEqual({
+      query: 'query($name:String){User(name:$name){id}}',
+      variables: { name: 'a b/c' },
+    });
+    expect(req.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'Special/1.0' });
+    expect(probeRequest(statusSite, 'a b/c')).toMatchObject({ url: 'https://example.com/u/a%20b%2Fc', method: 'GET' });
+    expect(probeRequest(statusSite, 'a b/c')!.body).toBeUndefined();
+  });
+
+  it("is none where the site's regexCheck refuses the username, or the username makes no address there", () => {
+    const strict = siteOf({ errorType: 'status_code', regexCheck: '^[a-z0-9]{3,12}$' });
+    expect(probeRequest(strict, 'ghopper')).not.toBeNull();
+    expect(probeRequest(strict, 'g.hopper')).toBeNull();
+    const subdomain = siteOf({ errorType: 'status_code', url: 'https://{}.example.com/' });
+    expect(probeRequest(subdomain, 'ghopper')).toMatchObject({ url: 'https://ghopper.example.com/' });
+    expect(probeRequest(subdomain, 'g hopper')).toBeNull();
+  });
+});
+
+describe('the exchange with a site', () => {
+  let fake: FakeUpstream;
+  beforeAll(async () => {
+    fake = await FakeUpstream.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  const at = (site: Site) =>
+    parseSiteList(
+      {
+        [site.name]: {
+          url: `${fake.url}/u/{}`,
+          urlMain: fake.url,
+          errorType: site.errorTypes,
+          ...(site.errorUrl ? { errorUrl: site.errorUrl.replace('https://example.com', fake.url) } : {}),
+          ...(site.method !== 'GET' ? { request_method: site.method, request_payload: site.payload } : {}),
+        },
+      },
+      'spec',
+    )[0]!;
+  const run = (site: Site) => exchange(site, 'ghopper', probeRequest(site, 'ghopper')!, AbortSignal.timeout(5000));
+
+  it('follows redirects, and a 303 turns a POST into a GET without its body', async () => {
+    fake.reply((req) =>
+      req.url === '/u/ghopper'
+        ? { status: 303, headers: { location: '/u/GHopper/' } }
+        : { status: 200, body: `${req.method} ${req.body}` },
+    );
+    const site = at(siteOf({ errorType: 'status_code', request_method: 'POST', request_payload: { u: '{}' } }));
+    const ex = await run(site);
+    expect(ex).toMatchObject({ status: 200, text: 'GET ', redirects: [`${fake.url}/u/GHopper/`] });
+    expect(decide(site, 'ghopper', ex)).toEqual({ outcome: 'found' });
+  });
+
+  it("stops at a redirect to the site's error page or a sign-in page, without fetching it", async () => {
+    const before = fake.requests.length;
+    fake.reply((req) =>
+      req.url === '/u/ghopper'
+        ? { status: 302, headers: { location: '/not-found?name=ghopper' } }
+        : { status: 500, body: 'must not be asked' },
+    );
+    const site = at(redirectSite);
+    const ex = await run(site);
+    expect(ex).toMatchObject({ status: 302, redirects: [`${fake.url}/not-found?name=ghopper`] });
+    expect(decide(site, 'ghopper', ex)).toEqual({ outcome: 'not_found' });
+
+    fake.reply((req) =>
+      req.url === '/u/ghopper' ? { status: 302, headers: { location: '/signin' } } : { status: 500 },
+    );
+    await expect(run(at(statusSite)).then((e) => decide(statusSite, 'ghopper', e))).rejects.toMatchObject({
+      code: 'blocked',
+    });
+    expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/u/ghopper', '/u/ghopper']);
+  });
+
+  it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
+    const locations: Record<string, string>[] = [
+      {},
+      { location: 'http://[::1' },
+      { location: 'mailto:ghopper@example.com' },
+    ];
+    for (const headers of locations) {
+      fake.reply({ status: 302, headers });
+      await expect(run(at(statusSite))).rejects.toMatchObject({
+        code: 'malformed',
+        message: 'site:Example: a redirect (302) without a valid Location',
+      });
+    }
+    fake.reply((req) => ({ status: 301, headers: { location: `${req.url}x` } }));
+    await expect(run(at(statusSite))).rejects.toMatchObject({
+      code: 'malformed',
+      message: 'site:Example: more than 5 redirects',
+    });
+  });
+});

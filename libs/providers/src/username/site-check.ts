@@ -1,0 +1,212 @@
+import { looksLikeChallenge, rateLimited, request, type UpstreamRequest } from '../http';
+import { ProviderError } from '../provider';
+import type { Site } from './site-list';
+
+/**
+ * One site's check for one username: the request its definition asks for, the exchange (redirects
+ * followed by hand, so that each hop can be judged), and the decision. The decision is stricter than
+ * Sherlock's: a profile is `found` only when the site answered 2xx on the profile's own page with none
+ * of the site's not-found signs, and no challenge, captcha or login page — false positives from WAF
+ * and rate-limit pages are what users of such tools complain about most.
+ */
+
+/** The report id of a site: `site:<Name>`. */
+export const siteId = (site: Pick<Site, 'name'>): string => `site:${site.name}`;
+
+/** Sent unless the site's definition says otherwise: a browser's (as Sherlock does), since many sites wall bots. */
+const DEFAULT_HEADERS: Record<string, string> = {
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:129.0) Gecko/20100101 Firefox/129.0',
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'accept-language': 'en-US,en;q=0.9',
+};
+const MAX_REDIRECTS = 5;
+
+/** Where a username goes into an address: encoded, so that it cannot change the path or the host. */
+function interpolateUrl(template: string, username: string): string {
+  return template.replaceAll('{}', encodeURIComponent(username));
+}
+
+/** Where it goes into a request body: as is (the body is JSON). */
+function interpolateValue(value: unknown, username: string): unknown {
+  if (typeof value === 'string') return value.replaceAll('{}', username);
+  if (Array.isArray(value)) return value.map((v) => interpolateValue(v, username));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateValue(v, username)]));
+  return value;
+}
+
+/** `text` as an http(s) address (relative to `base` when given), or null. */
+function httpUrl(text: string, base?: string): URL | null {
+  try {
+    const url = new URL(text, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The request that checks `username` on `site`, or null where the site cannot have it: its `regexCheck`
+ * refuses it, or it does not make a valid address there (e.g. a space in a subdomain).
+ */
+export function probeRequest(site: Site, username: string): UpstreamRequest | null {
+  if (site.regexCheck && !site.regexCheck.test(username)) return null;
+  const url = httpUrl(interpolateUrl(site.urlProbe ?? site.url, username));
+  if (!url || !httpUrl(interpolateUrl(site.url, username))) return null;
+  const headers = new Headers(DEFAULT_HEADERS);
+  for (const [name, value] of Object.entries(site.headers)) headers.set(name, value);
+  let body: string | undefined;
+  if (site.payload) {
+    body = JSON.stringify(interpolateValue(site.payload, username));
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  }
+  return { url: url.toString(), method: site.method, headers: Object.fromEntries(headers), body };
+}
+
+/** The profile's address as reported in `accounts[].url`. */
+export function profileUrl(site: Site, username: string): string {
+  return interpolateUrl(site.url, username);
+}
+
+/** What the site answered: the last response, and every address it redirected to on the way. */
+export interface SiteExchange {
+  /** The address asked. */
+  requested: string;
+  /** Redirect targets followed (absolute), in order; the last one is `url`. */
+  redirects: string[];
+  /** The address of the final answer. */
+  url: string;
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * Asks the site, following up to five redirects by hand. It stops at a redirect to the site's error page
+ * or to a login page (the answer is known from the address alone: nothing more is fetched).
+ */
+export async function exchange(
+  site: Site,
+  username: string,
+  req: UpstreamRequest,
+  signal: AbortSignal,
+): Promise<SiteExchange> {
+  const id = siteId(site);
+  const redirects: string[] = [];
+  let current = req;
+  for (;;) {
+    const res = await request(id, { ...current, redirect: 'manual' }, signal);
+    const answer = { ...res, requested: req.url, redirects, url: current.url };
+    if (res.status < 300 || res.status > 399 || res.status === 304) return answer;
+    const location = res.headers.get('location');
+    const next = location === null ? null : httpUrl(location, current.url);
+    if (!next) throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
+    redirects.push(next.toString());
+    if (isErrorPage(site, username, next.toString()) || isLoginRedirect(next.toString(), req.url))
+      return { ...answer, url: next.toString() };
+    if (redirects.length > MAX_REDIRECTS)
+      throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
+    // Browsers turn a POST into a GET on 301, 302 and 303 (and drop its body); 307 and 308 keep both.
+    const asGet = res.status === 303 || (current.method === 'POST' && res.status <= 302);
+    current = asGet
+      ? { url: next.toString(), method: 'GET', headers: withoutBodyHeaders(current.headers) }
+      : { ...current, url: next.toString() };
+  }
+}
+
+function withoutBodyHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() !== 'content-type'));
+}
+
+/**
+ * An address without what does not tell pages apart: scheme, `www.`, case, a trailing slash, escapes.
+ * An address written without a scheme (as a few errorUrls are) is read as https.
+ */
+function pageKey(address: string): string {
+  const u = httpUrl(/^[a-z][a-z0-9+.-]*:/i.test(address) ? address : `https://${address}`);
+  if (!u) return address.toLowerCase();
+  return `${u.hostname.replace(/^www\./, '')}${unescape(u.pathname.replace(/\/+$/, ''))}${unescape(u.search)}`.toLowerCase();
+}
+
+function unescape(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed escape: compared as it is
+  }
+}
+
+/**
+ * Whether a redirect goes to the site's own not-found page (`errorUrl`, the username put in): the same
+ * page, or — for an errorUrl with a query, or written without a scheme — any address that starts with it.
+ * An errorUrl that is the profile's own address (a few of Sherlock's entries) means "any redirect away
+ * from the profile", as Sherlock reads every `response_url` site.
+ */
+function isErrorPage(site: Site, username: string, target: string): boolean {
+  if (!site.errorTypes.includes('response_url') || site.errorUrl === null) return false;
+  const key = pageKey(target);
+  if (site.errorUrl === site.url) return key !== pageKey(profileUrl(site, username));
+  const errorPage = pageKey(interpolateUrl(site.errorUrl, username));
+  const byPrefix = site.errorUrl.includes('?') || !/^https?:/i.test(site.errorUrl);
+  return key === errorPage || (byPrefix && key.startsWith(errorPage));
+}
+
+const LOGIN_PATH = /\/(log-?in|sign-?in|sign_in|auth|sso|sessions?|accounts?\/login)(\/|\.|$)/i;
+const LOGIN_TITLE = /<title[^>]*>[^<]*\b(log ?in|sign ?in)\b[^<]*<\/title>/i;
+
+/** A redirect to a sign-in page (not merely to the profile itself at another address). */
+function isLoginRedirect(target: string, requested: string): boolean {
+  const url = httpUrl(target);
+  return url !== null && LOGIN_PATH.test(url.pathname) && pageKey(target) !== pageKey(requested);
+}
+
+export type SiteVerdict = { outcome: 'found' | 'not_found' } | { outcome: 'unknown'; detail: string };
+
+/**
+ * What the site's answer says about the username, in this order (the first that holds decides):
+ *
+ * 1. 429 → `rate_limited` (with Retry-After); a WAF, bot challenge or captcha page, whatever its status
+ *    → `blocked`; 5xx → `error` (retried by the guards).
+ * 2. The site's own not-found rule: a redirect to its `errorUrl` (`response_url`), a status in its
+ *    `errorCode`, or a body carrying one of its `errorMsg` (`message`) → `not_found`.
+ * 3. A login wall → `blocked`: a redirect to a login page, 401/407, or a page titled "Log in"/"Sign in";
+ *    any other 403 → `blocked`.
+ * 4. 404 or 410 → `not_found` (whatever the site's rule).
+ * 5. 2xx on the profile's own page (or the same page with another case, scheme or trailing slash)
+ *    → `found`; a redirect elsewhere that the site's rule does not name → `unknown`, never `found`.
+ * 6. Anything else → `unknown` with the status.
+ *
+ * Throws a ProviderError for the failures (the guards count, retry and report them).
+ */
+export function decide(site: Site, username: string, ex: SiteExchange): SiteVerdict {
+  const id = siteId(site);
+  const status = ex.status;
+  if (status === 429) throw rateLimited(id, ex.headers);
+  if (looksLikeChallenge(ex.text, ex.headers, { page: true }))
+    throw new ProviderError('blocked', `${id}: a bot challenge or captcha page (${status})`);
+  if (status >= 500) throw new ProviderError('unavailable', `${id}: site error (${status})`);
+
+  const target = ex.redirects.at(-1);
+  if (target !== undefined && isErrorPage(site, username, target)) return { outcome: 'not_found' };
+  if (site.errorTypes.includes('status_code') && site.errorCodes.includes(status)) return { outcome: 'not_found' };
+  if (site.errorTypes.includes('message') && site.errorMsgs.some((msg) => ex.text.includes(msg)))
+    return { outcome: 'not_found' };
+
+  if (target !== undefined && isLoginRedirect(target, ex.requested))
+    throw new ProviderError('blocked', `${id}: a login wall (redirected to a sign-in page)`);
+  if (status === 401 || status === 407) throw new ProviderError('blocked', `${id}: a login wall (${status})`);
+  if (status === 403) throw new ProviderError('blocked', `${id}: forbidden (403)`);
+  if (status === 404 || status === 410) return { outcome: 'not_found' };
+
+  if (status >= 200 && status <= 299) {
+    if (pageKey(ex.url) !== pageKey(ex.requested))
+      return {
+        outcome: 'unknown',
+        detail: `${id}: redirected to another page, not the profile nor the site's not-found page`,
+      };
+    if (LOGIN_TITLE.test(ex.text.slice(0, 64 * 1024)))
+      throw new ProviderError('blocked', `${id}: a login wall (a sign-in page in place of the profile)`);
+    return { outcome: 'found' };
+  }
+  return { outcome: 'unknown', detail: `${id}: an answer the site's rules do not cover (${status})` };
+}

@@ -1,0 +1,140 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SITES_FILE, loadSiteList, usernameSettings } from './site-list';
+
+let dir: string;
+let files = 0;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dossier-sites-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A list file with this content (an object is written as JSON): a new file each time. */
+function listFile(content: unknown): string {
+  const file = join(dir, `sites-${++files}.json`);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+const site = (over: Record<string, unknown> = {}) => ({
+  url: 'https://example.com/u/{}',
+  urlMain: 'https://example.com/',
+  errorType: 'status_code',
+  username_claimed: 'blue',
+  ...over,
+});
+
+describe('the site list shipped in the repository (a copy of Sherlock’s data.json)', () => {
+  it('loads every site, its MIT licence beside it', () => {
+    const sites = loadSiteList(DEFAULT_SITES_FILE);
+    expect(sites).toHaveLength(481);
+    expect(sites.filter((s) => s.nsfw)).toHaveLength(19);
+    expect(sites.find((s) => s.name === 'GitHub')).toMatchObject({
+      url: 'https://www.github.com/{}',
+      errorTypes: ['status_code'],
+      regexCheck: expect.any(RegExp),
+    });
+    expect(readFileSync(join(DEFAULT_SITES_FILE, '../LICENSE'), 'utf8')).toMatch(
+      /MIT License\s+Copyright \(c\) 2019 Sherlock Project/,
+    );
+  });
+
+  it('is the default, without NSFW sites unless USERNAME_INCLUDE_NSFW=true', () => {
+    const safe = usernameSettings({});
+    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 32 });
+    expect(safe.sites).toHaveLength(481 - 19);
+    expect(safe.sites.some((s) => s.nsfw)).toBe(false);
+    expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true' }).sites).toHaveLength(481);
+  });
+
+  it("reads Python's {,n} quantifier as {0,n}, as Sherlock's patterns mean it", () => {
+    const hackenproof = loadSiteList(DEFAULT_SITES_FILE).find((s) => s.name === 'HackenProof (Hackers)');
+    expect(hackenproof?.regexCheck?.test('ghopper')).toBe(true);
+    expect(hackenproof?.regexCheck?.test('x'.repeat(35))).toBe(false);
+  });
+});
+
+describe('usernameSettings', () => {
+  const file = () =>
+    listFile({
+      $schema: 'data.schema.json',
+      GitHub: site(),
+      GitLab: site({ url: 'https://gitlab.example/{}' }),
+      Pornhub: site({ isNSFW: true }),
+    });
+
+  it('narrows the list to USERNAME_SITES, by name in any case, and still leaves NSFW sites out', () => {
+    const f = file();
+    expect(usernameSettings({ USERNAME_SITES_FILE: f }).sites.map((s) => s.name)).toEqual(['GitHub', 'GitLab']);
+    expect(
+      usernameSettings({ USERNAME_SITES_FILE: f, USERNAME_SITES: ' github , Pornhub' }).sites.map((s) => s.name),
+    ).toEqual(['GitHub']);
+    expect(
+      usernameSettings({
+        USERNAME_SITES_FILE: f,
+        USERNAME_SITES: 'github,Pornhub',
+        USERNAME_INCLUDE_NSFW: 'true',
+      }).sites.map((s) => s.name),
+    ).toEqual(['GitHub', 'Pornhub']);
+  });
+
+  it('refuses a site name the list does not have, and settings out of range, naming the variable', () => {
+    const f = file();
+    expect(() => usernameSettings({ USERNAME_SITES_FILE: f, USERNAME_SITES: 'GitHub,Myspace' })).toThrow(
+      `USERNAME_SITES: no site named "Myspace" in ${f}`,
+    );
+    expect(() => usernameSettings({ USERNAME_INCLUDE_NSFW: 'yes' })).toThrow(
+      'USERNAME_INCLUDE_NSFW: expected true or false, got "yes"',
+    );
+    expect(() => usernameSettings({ USERNAME_TIMEOUT_MS: '5s' })).toThrow(/^USERNAME_TIMEOUT_MS: expected a whole/);
+    expect(() => usernameSettings({ USERNAME_CONCURRENCY: '0' })).toThrow(/^USERNAME_CONCURRENCY: expected a whole/);
+    expect(usernameSettings({ USERNAME_TIMEOUT_MS: '2500', USERNAME_CONCURRENCY: '4' })).toMatchObject({
+      timeoutMs: 2500,
+      concurrency: 4,
+    });
+  });
+
+  it('reads a file once: a change to it is not seen by later lookups', () => {
+    const f = file();
+    expect(usernameSettings({ USERNAME_SITES_FILE: f }).sites).toHaveLength(2);
+    writeFileSync(f, JSON.stringify({ Other: site() }));
+    expect(usernameSettings({ USERNAME_SITES_FILE: f }).sites.map((s) => s.name)).toEqual(['GitHub', 'GitLab']);
+  });
+});
+
+describe('a broken site list is an error that names the file, the site and the field', () => {
+  it.each([
+    ['a missing file', null, /^USERNAME_SITES_FILE: .*missing\.json: cannot read the site list \(ENOENT\)$/],
+    ['not JSON', '{"GitHub": {', /the site list is not JSON/],
+    ['not an object', '["GitHub"]', /the site list must be an object of site name → definition/],
+    ['a site without its url', { GitHub: site({ url: undefined }) }, /site "GitHub": url: /],
+    ['a relative url', { GitHub: site({ url: '/u/{}' }) }, /site "GitHub": url: must be an absolute http\(s\) URL/],
+    ['an unknown error type', { GitHub: site({ errorType: 'html' }) }, /site "GitHub": errorType: /],
+    [
+      'a message rule without its errorMsg',
+      { Reddit: site({ errorType: 'message' }) },
+      /site "Reddit": errorMsg: is required when errorType is message/,
+    ],
+    [
+      'a redirect rule without its errorUrl',
+      { Codechef: site({ errorType: 'response_url' }) },
+      /site "Codechef": errorUrl: is required when errorType is response_url/,
+    ],
+    ['a regexCheck that does not compile', { GitHub: site({ regexCheck: '^[a-z' }) }, /site "GitHub": regexCheck: /],
+    ['a misspelt field', { GitHub: site({ errorMessage: 'Not Found' }) }, /site "GitHub": definition: .*errorMessage/],
+  ])('%s', (_what, content, message) => {
+    const f = content === null ? join(dir, 'missing.json') : listFile(content);
+    expect(() => usernameSettings({ USERNAME_SITES_FILE: f })).toThrow(message);
+    expect(() => usernameSettings({ USERNAME_SITES_FILE: f })).toThrow(
+      new RegExp(`^USERNAME_SITES_FILE: ${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+    );
+  });
+
+  it('lists the first few problems of a list with many', () => {
+    const broken = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`Site${i}`, site({ url: 'nope' })]));
+    expect(() => usernameSettings({ USERNAME_SITES_FILE: listFile(broken) })).toThrow(
+      /Site4": url: [^\n]*\n {4}… and 2 more$/,
+    );
+  });
+});

@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Site definitions for username presence, in Sherlock's `data.json` format (the default list is a copy
+ * of Sherlock's, in `sherlock/` beside this file with its MIT licence). Each file is read, validated
+ * and compiled once per process; a broken one is an error that names the file, the site and the field.
+ */
+
+const ERROR_TYPES = ['status_code', 'message', 'response_url'] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
+const httpUrlTemplate = z
+  .string()
+  .regex(/^https?:\/\/[^/\s]+/i, 'must be an absolute http(s) URL (with {} where the username goes)');
+
+/** One entry of Sherlock's data.json: every field its schema (data.schema.json) allows, nothing else. */
+const siteEntrySchema = z
+  .object({
+    url: httpUrlTemplate,
+    urlMain: z.string(),
+    urlProbe: httpUrlTemplate.optional(),
+    errorType: oneOrMany(z.enum(ERROR_TYPES)),
+    errorMsg: oneOrMany(z.string().min(1)).optional(),
+    errorUrl: z.string().min(1).optional(),
+    errorCode: oneOrMany(z.number().int().min(100).max(599)).optional(),
+    regexCheck: z.string().optional(),
+    request_method: z.enum(['GET', 'POST', 'HEAD', 'PUT']).optional(),
+    request_payload: z.record(z.string(), z.unknown()).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    isNSFW: z.boolean().optional(),
+    // Read by Sherlock's own tests and tooling, not by the check.
+    username_claimed: z.string().optional(),
+    tags: z.unknown().optional(),
+    response_url: z.string().optional(),
+    __comment__: z.string().optional(),
+  })
+  .strict()
+  .superRefine((site, ctx) => {
+    const types: readonly string[] = Array.isArray(site.errorType) ? site.errorType : [site.errorType];
+    const needs = (field: 'errorMsg' | 'errorUrl', type: ErrorType) => {
+      if (types.includes(type) && site[field] === undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required when errorType is ${type}` });
+    };
+    needs('errorMsg', 'message');
+    needs('errorUrl', 'response_url');
+    if (site.regexCheck !== undefined) {
+      try {
+        new RegExp(fromPythonRegex(site.regexCheck));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['regexCheck'], message: (error as Error).message });
+      }
+    }
+  });
+
+/** A site, ready to check: its rules normalised (lists for one-or-many fields, the regex compiled). */
+export interface Site {
+  name: string;
+  /** The profile's address: `{}` is the username. Reported in `accounts[].url`. */
+  url: string;
+  /** The address asked instead, where the site has one (an API, a lighter page). */
+  urlProbe: string | null;
+  errorTypes: readonly ErrorType[];
+  errorMsgs: readonly string[];
+  errorUrl: string | null;
+  errorCodes: readonly number[];
+  /** Usernames the site can have; others are not checked there. */
+  regexCheck: RegExp | null;
+  method: 'GET' | 'POST' | 'HEAD' | 'PUT';
+  payload: Record<string, unknown> | null;
+  headers: Readonly<Record<string, string>>;
+  nsfw: boolean;
+}
+
+const list = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/** Sherlock's patterns are Python's: `{,n}` there means `{0,n}` (a literal in JavaScript). */
+function fromPythonRegex(source: string): string {
+  return source.replace(/\{,(\d+)\}/g, '{0,$1}');
+}
+
+/** The list shipped in the repository (copied beside the compiled code by the build: nest-cli.json assets). */
+export const DEFAULT_SITES_FILE = join(
+  // Jest runs the sources as ES modules, without __dirname; its working directory is the repository.
+  typeof __dirname === 'string' ? __dirname : resolve('libs/providers/src/username'),
+  'sherlock',
+  'data.json',
+);
+
+const loaded = new Map<string, readonly Site[]>();
+
+/** Every site of a list file, in the file's order; read and validated once per file (then cached). */
+export function loadSiteList(file: string): readonly Site[] {
+  const path = resolve(file);
+  const cached = loaded.get(path);
+  if (cached) return cached;
+  const sites = parseSiteList(readList(path), path);
+  loaded.set(path, sites);
+  return sites;
+}
+
+function readList(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new Error(`${path}: cannot read the site list (${typeof code === 'string' ? code : 'read error'})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`${path}: the site list is not JSON (${(error as Error).message})`);
+  }
+}
+
+/** Validates a parsed list; errors name the file, then each bad site and field (the first few). */
+export function parseSiteList(data: unknown, origin: string): Site[] {
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Error(`${origin}: the site list must be an object of site name → definition`);
+  const problems: string[] = [];
+  const sites: Site[] = [];
+  for (const [name, entry] of Object.entries(data)) {
+    if (name.startsWith('$')) continue; // "$schema"
+    const parsed = siteEntrySchema.safeParse(entry);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues)
+        problems.push(`site "${name}": ${issue.path.join('.') || 'definition'}: ${issue.message}`);
+      continue;
+    }
+    const site = parsed.data;
+    sites.push({
+      name,
+      url: site.url,
+      urlProbe: site.urlProbe ?? null,
+      errorTypes: list(site.errorType),
+      errorMsgs: list(site.errorMsg),
+      errorUrl: site.errorUrl ?? null,
+      errorCodes: list(site.errorCode),
+      regexCheck: site.regexCheck === undefined ? null : new RegExp(fromPythonRegex(site.regexCheck)),
+      method: site.request_method ?? 'GET',
+      payload: site.request_payload ?? null,
+      headers: site.headers ?? {},
+      nsfw: site.isNSFW ?? false,
+    });
+  }
+  if (problems.length > 0) {
+    const more = problems.length > 5 ? `\n    … and ${problems.length - 5} more` : '';
+    throw new Error(`${origin}: invalid site list:\n    ${problems.slice(0, 5).join('\n    ')}${more}`);
+  }
+  return sites;
+}
+
+export interface UsernameSettings {
+  sites: readonly Site[];
+  /** The file the sites come from (for messages). */
+  file: string;
+  timeoutMs: number;
+  concurrency: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 8000;
+const DEFAULT_CONCURRENCY = 32;
+
+/**
+ * The username settings, resolved: the list from `USERNAME_SITES_FILE` (default: the shipped one),
+ * narrowed to `USERNAME_SITES` (names, case-insensitive), NSFW sites only with `USERNAME_INCLUDE_NSFW=true`.
+ * Throws an Error naming the variable (or the file, site and field) when something is wrong.
+ */
+export function usernameSettings(settings: Readonly<Record<string, string | undefined>>): UsernameSettings {
+  const file = settings['USERNAME_SITES_FILE'] ?? DEFAULT_SITES_FILE;
+  let all: readonly Site[];
+  try {
+    all = loadSiteList(file);
+  } catch (error) {
+    throw new Error(`USERNAME_SITES_FILE: ${(error as Error).message}`);
+  }
+  const nsfw = flag(settings, 'USERNAME_INCLUDE_NSFW');
+  const wanted = (settings['USERNAME_SITES'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  let sites = all.filter((site) => nsfw || !site.nsfw);
+  if (wanted.length > 0) {
+    const byName = new Map(all.map((site) => [site.name.toLowerCase(), site]));
+    const unknown = wanted.filter((name) => !byName.has(name.toLowerCase()));
+    if (unknown.length > 0)
+      throw new Error(`USERNAME_SITES: no site named ${unknown.map((n) => `"${n}"`).join(', ')} in ${file}`);
+    const names = new Set(wanted.map((name) => name.toLowerCase()));
+    sites = sites.filter((site) => names.has(site.name.toLowerCase()));
+  }
+  return {
+    sites,
+    file,
+    timeoutMs: integer(settings, 'USERNAME_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 60_000),
+    concurrency: integer(settings, 'USERNAME_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000),
+  };
+}
+
+function flag(settings: Readonly<Record<string, string | undefined>>, key: string): boolean {
+  const value = settings[key];
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new Error(`${key}: expected true or false, got "${value}"`);
+}
+
+function integer(
+  settings: Readonly<Record<string, string | undefined>>,
+  key: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const value = settings[key];
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${key}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}

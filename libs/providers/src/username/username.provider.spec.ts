@@ -1,0 +1,242 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeUpstream, waitFor, type FakeAnswer, type SeenRequest } from '@dossier/testing';
+import { SkippedCall, unguardedContext, type ProviderContext } from '../provider';
+import { USERNAME_MATCH_SCORE, usernameItemId, usernameProvider } from './username.provider';
+
+const PROFILE = '<html><head><title>ghopper</title></head><body><h1>Grace Hopper</h1></body></html>';
+
+let fake: FakeUpstream;
+let dir: string;
+let lists = 0;
+/** What each site's path answers; unlisted paths 404. */
+let routes: Record<string, FakeAnswer | ((req: SeenRequest) => FakeAnswer)> = {};
+
+beforeAll(async () => {
+  fake = await FakeUpstream.start();
+  fake.reply((req) => {
+    const route = routes[req.url.split('/')[1] ?? ''];
+    return typeof route === 'function' ? route(req) : (route ?? { status: 404, body: 'Not Found' });
+  });
+  dir = mkdtempSync(join(tmpdir(), 'dossier-username-'));
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  routes = {};
+});
+
+/** A list file of sites on the fake, each at `/<path>/{}`; its settings. */
+function sitesAt(
+  sites: Record<string, { path: string } & Record<string, unknown>>,
+  extra: Record<string, string> = {},
+) {
+  const file = join(dir, `sites-${++lists}.json`);
+  const entries = Object.entries(sites).map(([name, { path, ...rule }]) => [
+    name,
+    { url: `${fake.url}/${path}/{}`, urlMain: `${fake.url}/`, errorType: 'status_code', ...rule },
+  ]);
+  writeFileSync(file, JSON.stringify(Object.fromEntries(entries)));
+  return { USERNAME_SITES_FILE: file, ...extra };
+}
+
+const lookup = (username: string, ctx: ProviderContext) => usernameProvider.lookup('person', { username }, ctx);
+const within = (settings: Record<string, string>) => unguardedContext(AbortSignal.timeout(10_000), settings);
+
+describe('username presence', () => {
+  it('reports each site it checks as site:<Name>, leaves out the sites whose regexCheck refuses the handle, and puts the profiles found on one item', async () => {
+    routes = {
+      hub: { status: 200, body: PROFILE },
+      lab: { status: 200, body: PROFILE },
+      board: { status: 200, body: '<p>No such member</p>' },
+      digits: { status: 200, body: PROFILE },
+      cloud: { status: 403, body: '<title>Just a moment...</title>' },
+    };
+    const settings = sitesAt({
+      GitHub: { path: 'hub' },
+      Board: { path: 'board', errorType: 'message', errorMsg: 'No such member' },
+      Numbers: { path: 'digits', regexCheck: '^[0-9]+$' },
+      Cloudy: { path: 'cloud' },
+      Gone: { path: 'gone' },
+      GitLab: { path: 'lab' },
+    });
+    const answer = await lookup('@ghopper ', within(settings));
+
+    expect(answer.reports).toEqual([
+      { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+      { provider: 'site:Board', outcome: 'not_found', took_ms: expect.any(Number) },
+      {
+        provider: 'site:Cloudy',
+        outcome: 'blocked',
+        took_ms: expect.any(Number),
+        detail: 'site:Cloudy: a bot challenge or captcha page (403)',
+      },
+      { provider: 'site:Gone', outcome: 'not_found', took_ms: expect.any(Number) },
+      { provider: 'site:GitLab', outcome: 'found', took_ms: expect.any(Number) },
+    ]);
+    expect(answer.outcome).toBe('found');
+    // The item's full shape is the result contract's (providers.contract.spec.ts checks it).
+    expect(answer.items).toEqual([
+      expect.objectContaining({
+        id: usernameItemId('ghopper'),
+        full_name: null,
+        usernames: ['ghopper'],
+        accounts: [
+          { service: 'GitHub', username: 'ghopper', url: `${fake.url}/hub/ghopper` },
+          { service: 'GitLab', username: 'ghopper', url: `${fake.url}/lab/ghopper` },
+        ],
+        match_score: USERNAME_MATCH_SCORE,
+        matched_on: ['username'],
+        sources: ['site:GitHub', 'site:GitLab'],
+      }),
+    ]);
+    expect(usernameItemId('GHopper')).toBe(answer.items[0]!.id);
+    expect(usernameItemId('ghopper2')).not.toBe(answer.items[0]!.id);
+    expect(fake.requests.some((r) => r.url.startsWith('/digits/'))).toBe(false);
+  });
+
+  it('says not_found with no item when every site says so', async () => {
+    const answer = await lookup('nobody', within(sitesAt({ A: { path: 'a' }, B: { path: 'b' } })));
+    expect(answer).toMatchObject({ outcome: 'not_found', items: [] });
+    expect(answer.reports!.map((r) => r.outcome)).toEqual(['not_found', 'not_found']);
+  });
+
+  it('ends a site at USERNAME_TIMEOUT_MS and reports it timeout, the other sites answered', async () => {
+    routes = { slow: { hang: true }, hub: { status: 200, body: PROFILE } };
+    const settings = sitesAt({ Slow: { path: 'slow' }, GitHub: { path: 'hub' } }, { USERNAME_TIMEOUT_MS: '100' });
+    const answer = await lookup('ghopper', within(settings));
+    expect(answer.reports).toEqual([
+      {
+        provider: 'site:Slow',
+        outcome: 'timeout',
+        took_ms: expect.any(Number),
+        detail: 'site:Slow: no answer before the deadline',
+      },
+      { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+    ]);
+  });
+
+  it("keeps what it found when the check's deadline comes: the site running and those not reached are timeout", async () => {
+    routes = { hub: { status: 200, body: PROFILE }, slow: { hang: true } };
+    const settings = sitesAt(
+      { GitHub: { path: 'hub' }, Slow: { path: 'slow' }, Later: { path: 'later' } },
+      { USERNAME_CONCURRENCY: '1' },
+    );
+    const deadline = new AbortController();
+    const before = fake.requests.length;
+    const pending = lookup('ghopper', unguardedContext(deadline.signal, settings));
+    await waitFor(
+      () => Promise.resolve(fake.requests.slice(before).filter((r) => r.url === '/slow/ghopper').length),
+      (n) => n === 1,
+      { timeoutMs: 5000, what: 'the slow site asked' },
+    );
+    deadline.abort();
+    const answer = await pending;
+    expect(answer.reports).toEqual([
+      { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+      {
+        provider: 'site:Slow',
+        outcome: 'timeout',
+        took_ms: expect.any(Number),
+        detail: 'site:Slow: no answer before the deadline',
+      },
+      {
+        provider: 'site:Later',
+        outcome: 'timeout',
+        took_ms: 0,
+        detail: "site:Later: not reached before the check's deadline",
+      },
+    ]);
+    expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['GitHub']);
+  });
+
+  it('checks at most USERNAME_CONCURRENCY sites at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    routes = {
+      gated: () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        const after = new Promise<void>((open) => gates.push(open)).then(() => inFlight--);
+        return { status: 404, after };
+      },
+    };
+    const names = ['A', 'B', 'C', 'D', 'E'];
+    const settings = sitesAt(
+      Object.fromEntries(names.map((n) => [n, { path: 'gated', url: `${fake.url}/gated/${n}/{}` }])),
+      { USERNAME_CONCURRENCY: '2' },
+    );
+    const pending = lookup('ghopper', within(settings));
+    for (let released = 0; released < names.length; released++) {
+      await waitFor(
+        () => Promise.resolve(gates.length),
+        (n) => n > released,
+        { timeoutMs: 5000, what: `request ${released + 1}` },
+      );
+      gates[released]!();
+    }
+    const answer = await pending;
+    expect(answer.reports!.map((r) => r.outcome)).toEqual(names.map(() => 'not_found'));
+    expect(most).toBe(2);
+  });
+
+  it("reports a site whose circuit is open skipped, with the guards' reason", async () => {
+    routes = { hub: { status: 200, body: PROFILE } };
+    const settings = sitesAt({ GitHub: { path: 'hub' }, Broken: { path: 'broken' } });
+    const ctx: ProviderContext = {
+      ...within(settings),
+      upstream: (upstream, call) =>
+        upstream.id === 'site:Broken'
+          ? Promise.reject(new SkippedCall('site:Broken: circuit open after 5 consecutive failures'))
+          : call(AbortSignal.timeout(5000)),
+    };
+    const answer = await lookup('ghopper', ctx);
+    expect(answer.reports![1]).toEqual({
+      provider: 'site:Broken',
+      outcome: 'skipped',
+      took_ms: 0,
+      detail: 'site:Broken: circuit open after 5 consecutive failures',
+    });
+  });
+
+  it('says it could not check when no site accepts the handle', async () => {
+    const settings = sitesAt({ Numbers: { path: 'n', regexCheck: '^[0-9]+$' } });
+    const answer = await lookup('ghopper', within(settings));
+    expect(answer).toEqual({
+      outcome: 'unknown',
+      items: [],
+      reports: [
+        {
+          provider: 'username',
+          outcome: 'skipped',
+          took_ms: 0,
+          detail: 'no configured site accepts this username (each refuses it by its regexCheck)',
+        },
+      ],
+    });
+  });
+
+  it('applies to a person search with a username, and is skipped with no sites or a broken list', () => {
+    expect(usernameProvider.appliesTo!({ username: 'ghopper' })).toBe(true);
+    expect(usernameProvider.appliesTo!({ username: ' @ ' })).toBe(false);
+    expect(usernameProvider.appliesTo!({ name: 'Grace Hopper' })).toBe(false);
+
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, '{}');
+    expect(usernameProvider.isConfigured({ USERNAME_SITES_FILE: empty })).toBe(
+      'no sites to check (USERNAME_SITES_FILE, USERNAME_SITES, USERNAME_INCLUDE_NSFW)',
+    );
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ GitHub: { url: 'https://github.com/{}' } }));
+    expect(usernameProvider.isConfigured({ USERNAME_SITES_FILE: broken })).toMatch(
+      /^USERNAME_SITES_FILE: .*broken\.json: invalid site list:\n {4}site "GitHub": urlMain: /,
+    );
+    expect(() => usernameProvider.validateSettings!({ USERNAME_SITES_FILE: broken })).toThrow(/site "GitHub"/);
+    expect(() => usernameProvider.validateSettings!({})).not.toThrow();
+    expect(usernameProvider.isConfigured({})).toBe(true);
+  });
+});

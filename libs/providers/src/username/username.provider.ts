@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { mapLimit } from '@dossier/domain';
+import type { PersonInput, PersonResultItem, SourceReport } from '@dossier/contracts';
+import type { UpstreamRequest } from '../http';
+import { reportOfFailure, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { decide, exchange, probeRequest, profileUrl, siteId } from './site-check';
+import { usernameSettings, type Site } from './site-list';
+
+const ID = 'username';
+/** The whole check's longest run; it goes on after the caller got its 202 (`deadline: 'own'`). */
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * How sure the item is about its subject: the handle matches exactly — the one thing the caller gave —
+ * but the same handle on two sites is no proof that one person holds both (common handles are taken
+ * everywhere by different people). 0.5: "as likely as not one subject", below any record that matches
+ * on a name and more.
+ */
+export const USERNAME_MATCH_SCORE = 0.5;
+
+/** The handle as the sites know it: trimmed, without a leading `@`; null when nothing is left. */
+export function handleOf(input: PersonInput): string | null {
+  const handle = input.username?.trim().replace(/^@+/, '');
+  return handle ? handle : null;
+}
+
+/** A stable id for the item of a handle: the same handle (in any case) gives the same id, in every search. */
+export function usernameItemId(handle: string): string {
+  return `per_usr_${createHash('sha256').update(handle.toLowerCase()).digest('base64url').slice(0, 20)}`;
+}
+
+function usernameItem(handle: string, found: { site: Site; report: SourceReport }[]): PersonResultItem {
+  return {
+    id: usernameItemId(handle),
+    full_name: null,
+    first_name: null,
+    last_name: null,
+    aliases: [],
+    emails: [],
+    phones: [],
+    usernames: [handle],
+    accounts: found.map(({ site }) => ({ service: site.name, username: handle, url: profileUrl(site, handle) })),
+    locations: [],
+    age: null,
+    birth_year: null,
+    match_score: USERNAME_MATCH_SCORE,
+    matched_on: ['username'],
+    sources: found.map(({ report }) => report.provider),
+  };
+}
+
+/**
+ * Checks one site through the fan-out's guards for that site (its own breaker, retries of 5xx and refused
+ * connections), within the per-site timeout and the whole check's budget. Never rejects: every end is a
+ * report, `found` and `not_found` included.
+ */
+async function checkSite(
+  { site, req }: { site: Site; req: UpstreamRequest },
+  handle: string,
+  ctx: ProviderContext,
+  limits: { timeoutMs: number; budget: AbortSignal },
+): Promise<SourceReport> {
+  const id = siteId(site);
+  if (limits.budget.aborted)
+    return { provider: id, outcome: 'timeout', took_ms: 0, detail: `${id}: not reached before the check's deadline` };
+  const started = Date.now();
+  try {
+    const verdict = await ctx.upstream({ id }, (signal) => {
+      const within = AbortSignal.any([signal, limits.budget, AbortSignal.timeout(limits.timeoutMs)]);
+      return exchange(site, handle, req, within).then((ex) => decide(site, handle, ex));
+    });
+    const took = Date.now() - started;
+    return verdict.outcome === 'unknown'
+      ? { provider: id, outcome: 'unknown', took_ms: took, detail: verdict.detail }
+      : { provider: id, outcome: verdict.outcome, took_ms: took };
+  } catch (error) {
+    return reportOfFailure(id, error, Date.now() - started);
+  }
+}
+
+/**
+ * Username presence on public sites (Sherlock's site list format): one `site:<Name>` report per site
+ * checked, and the profiles found as `accounts[]` of one person item of their own. Sites whose
+ * `regexCheck` refuses the handle are not checked and not listed.
+ */
+export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): Provider<'person'> {
+  // The sites still running when the check's time is up are cut a little before the fan-out's own
+  // deadline, so that the answer carries each site's report rather than one `timeout` for the provider.
+  const budgetMs = defaultTimeoutMs - Math.min(1000, defaultTimeoutMs / 10);
+  return {
+    id: ID,
+    kinds: ['person'],
+    configKeys: [
+      'USERNAME_SITES_FILE',
+      'USERNAME_SITES',
+      'USERNAME_INCLUDE_NSFW',
+      'USERNAME_TIMEOUT_MS',
+      'USERNAME_CONCURRENCY',
+    ],
+    defaultTimeoutMs,
+    transport: 'http',
+    deadline: 'own',
+    validateSettings: (settings) => void usernameSettings(settings),
+    isConfigured(settings) {
+      let sites: readonly Site[];
+      try {
+        ({ sites } = usernameSettings(settings));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return sites.length > 0 || 'no sites to check (USERNAME_SITES_FILE, USERNAME_SITES, USERNAME_INCLUDE_NSFW)';
+    },
+    appliesTo: (input) => handleOf(input) !== null,
+
+    async lookup(_kind, input: PersonInput, ctx: ProviderContext): Promise<ProviderAnswer<'person'>> {
+      const handle = handleOf(input);
+      const { sites, timeoutMs, concurrency } = usernameSettings(ctx.settings);
+      const probes = sites.flatMap((site) => {
+        const req = handle === null ? null : probeRequest(site, handle);
+        return req ? [{ site, req }] : [];
+      });
+      if (handle === null || probes.length === 0) {
+        const detail = 'no configured site accepts this username (each refuses it by its regexCheck)';
+        return { outcome: 'unknown', items: [], reports: [{ provider: ID, outcome: 'skipped', took_ms: 0, detail }] };
+      }
+      const budget = AbortSignal.any([ctx.signal, AbortSignal.timeout(budgetMs)]);
+      const reports = await mapLimit(probes, concurrency, (probe) =>
+        checkSite(probe, handle, ctx, { timeoutMs, budget }),
+      );
+      const found = probes.flatMap(({ site }, i) =>
+        reports[i]!.outcome === 'found' ? [{ site, report: reports[i]! }] : [],
+      );
+      if (found.length > 0) return { outcome: 'found', items: [usernameItem(handle, found)], reports };
+      const nothing = reports.every((r) => r.outcome === 'not_found');
+      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports };
+    },
+  };
+}
+
+export const usernameProvider = createUsernameProvider();

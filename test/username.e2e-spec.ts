@@ -1,0 +1,222 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  API_RESULT_FIELDS,
+  AppProcess,
+  Api,
+  DIST,
+  FakeUpstream,
+  Stack,
+  ledgerState,
+  settled,
+  waitFor,
+  type FakeAnswer,
+} from '@dossier/testing';
+
+type Envelope = {
+  status: string;
+  search_id: string;
+  results: Record<string, unknown>[];
+  credits_remaining: number;
+  sources: { provider: string; outcome: string; took_ms: number; detail?: string }[];
+};
+
+const SIGNUP = 100;
+const PROFILE = '<!DOCTYPE html><html><head><title>Grace Hopper</title></head><body><h1>@ghopper</h1></body></html>';
+const NOT_FOUND: FakeAnswer = { status: 404, body: '<h1>Not Found</h1>' };
+
+/**
+ * Fake sites on loopback, one path each, in Sherlock's format: `ghopper` meets every kind of answer a
+ * site gives (a profile, a not-found page with 200, a redirect to the error page, a WAF challenge, a
+ * login wall, a 429, a hang, a 5xx); `latecomer`'s profile answers only when the test opens its gate;
+ * every other name is not found anywhere.
+ */
+function sites(base: string, gate: Promise<unknown>) {
+  const answers: Record<string, (name: string) => FakeAnswer> = {
+    profile: (name) => (name === 'ghopper' ? { status: 200, body: PROFILE } : NOT_FOUND),
+    board: () => ({ status: 200, body: '<p>No member goes by that name.</p>' }),
+    moved: (name) => ({ status: 302, headers: { location: `/moved-away/missing?user=${name}` } }),
+    cloudy: (name) =>
+      name === 'ghopper'
+        ? {
+            status: 403,
+            headers: { 'cf-mitigated': 'challenge', server: 'cloudflare' },
+            body: '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body></body></html>',
+          }
+        : NOT_FOUND,
+    walled: (name) =>
+      name === 'ghopper' ? { status: 302, headers: { location: `/accounts/login?next=/walled/${name}` } } : NOT_FOUND,
+    busy: (name) =>
+      name === 'ghopper' ? { status: 429, headers: { 'retry-after': '30' }, body: 'Too Many Requests' } : NOT_FOUND,
+    sluggish: (name) => (name === 'ghopper' ? { hang: true } : NOT_FOUND),
+    broken: (name) => (name === 'ghopper' ? { status: 500, body: 'Internal Server Error' } : NOT_FOUND),
+    late: (name) => (name === 'latecomer' ? { status: 200, body: PROFILE, after: gate } : NOT_FOUND),
+  };
+  const site = (path: string, rule: Record<string, unknown> = { errorType: 'status_code' }) => ({
+    url: `${base}/${path}/{}`,
+    urlMain: `${base}/`,
+    username_claimed: 'ghopper',
+    ...rule,
+  });
+  const list = {
+    Profile: site('profile'),
+    Board: site('board', { errorType: 'message', errorMsg: 'No member goes by that name' }),
+    Moved: site('moved', { errorType: 'response_url', errorUrl: `${base}/moved-away/missing?user={}` }),
+    Cloudy: site('cloudy'),
+    Walled: site('walled'),
+    Busy: site('busy'),
+    Sluggish: site('sluggish'),
+    Broken: site('broken'),
+    Late: site('late'),
+  };
+  const route = (url: string): FakeAnswer => {
+    const [, path = '', name = ''] = url.split('/');
+    return answers[path]?.(decodeURIComponent(name)) ?? NOT_FOUND;
+  };
+  return { list, route };
+}
+
+describe('username presence over HTTP (gateway + worker, fake sites on loopback)', () => {
+  let fake: FakeUpstream;
+  let stack: Stack;
+  let api: Api;
+  let dir: string;
+  let openGate: () => void;
+
+  beforeAll(async () => {
+    fake = await FakeUpstream.start();
+    const gate = new Promise<void>((open) => (openGate = open));
+    const { list, route } = sites(fake.url, gate);
+    fake.reply((req) => route(req.url));
+    dir = mkdtempSync(join(tmpdir(), 'dossier-username-e2e-'));
+    writeFileSync(join(dir, 'sites.json'), JSON.stringify(list));
+    stack = await Stack.start({
+      label: 'username',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: { USERNAME_SITES_FILE: join(dir, 'sites.json'), USERNAME_TIMEOUT_MS: '4000' },
+    });
+    api = new Api(stack.baseUrl);
+  });
+  afterAll(async () => {
+    openGate?.();
+    await stack?.stop();
+    await fake?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers one item with the accounts found, each site's real outcome in sources, and charges one credit", async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<Envelope>('/v1/search/person', { username: 'ghopper' }, { key });
+    expect(res.status).toBe(200);
+    const took = { took_ms: expect.any(Number) };
+    expect(res.body.sources).toEqual([
+      { provider: 'site:Profile', outcome: 'found', ...took },
+      { provider: 'site:Board', outcome: 'not_found', ...took },
+      { provider: 'site:Moved', outcome: 'not_found', ...took },
+      {
+        provider: 'site:Cloudy',
+        outcome: 'blocked',
+        ...took,
+        detail: 'site:Cloudy: a bot challenge or captcha page (403)',
+      },
+      {
+        provider: 'site:Walled',
+        outcome: 'blocked',
+        ...took,
+        detail: 'site:Walled: a login wall (redirected to a sign-in page)',
+      },
+      {
+        provider: 'site:Busy',
+        outcome: 'rate_limited',
+        ...took,
+        detail: 'site:Busy: rate limited (429, retry after 30s)',
+      },
+      {
+        provider: 'site:Sluggish',
+        outcome: 'timeout',
+        ...took,
+        detail: 'site:Sluggish: no answer before the deadline',
+      },
+      { provider: 'site:Broken', outcome: 'error', ...took, detail: 'site:Broken: site error (500)' },
+      { provider: 'site:Late', outcome: 'not_found', ...took },
+    ]);
+    expect(res.body.results).toHaveLength(1);
+    const [item] = res.body.results;
+    expect(Object.keys(item!).sort()).toEqual([...API_RESULT_FIELDS.PersonResult].sort());
+    expect(item).toMatchObject({
+      id: expect.stringMatching(/^per_usr_[A-Za-z0-9_-]{20}$/),
+      full_name: null,
+      first_name: null,
+      last_name: null,
+      usernames: ['ghopper'],
+      accounts: [{ service: 'Profile', username: 'ghopper', url: `${fake.url}/profile/ghopper` }],
+      match_score: 0.5,
+      matched_on: ['username'],
+      sources: ['site:Profile'],
+    });
+    expect(res.body.credits_remaining).toBe(SIGNUP - 1);
+    expect(res.headers.get('x-credits-spent')).toBe('1');
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('is free when every site says not_found (POST /v1/search with type username)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<Envelope>('/v1/search', { query: 'nobody', type: 'username' }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([]);
+    expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual(
+      ['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late'].map((name) => [
+        `site:${name}`,
+        'not_found',
+      ]),
+    );
+    expect(res.body.credits_remaining).toBe(SIGNUP);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
+  });
+
+  it('answers 202 when the wait runs out, goes on checking, and serves the finished search later', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const pending = await api.post<Envelope>(
+      '/v1/search/person',
+      { username: 'latecomer' },
+      { key, headers: { prefer: 'wait=1' } },
+    );
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ status: 'pending', credits_remaining: SIGNUP - 1 });
+    const id = pending.body.search_id;
+
+    openGate();
+    const done = await waitFor(
+      () => api.get<Envelope>(`/v1/searches/${id}`, { key }),
+      (r) => r.status !== 202,
+      { timeoutMs: 20_000, what: `search ${id} to finish` },
+    );
+    expect(done.status).toBe(200);
+    expect(done.body.sources.find((s) => s.provider === 'site:Late')).toMatchObject({ outcome: 'found' });
+    expect(done.body.results).toEqual([
+      expect.objectContaining({
+        usernames: ['latecomer'],
+        accounts: [{ service: 'Late', username: 'latecomer', url: `${fake.url}/late/latecomer` }],
+      }),
+    ]);
+    expect(done.body.credits_remaining).toBe(SIGNUP - 1);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('refuses to start a worker whose site list is broken, naming the site and the field', async () => {
+    const broken = join(dir, 'broken.json');
+    writeFileSync(
+      broken,
+      JSON.stringify({
+        Myspace: { url: 'https://myspace.com/{}', urlMain: 'https://myspace.com/', errorType: 'message' },
+        Friendster: { urlMain: 'https://friendster.com/', errorType: 'status_code' },
+      }),
+    );
+    const worker = AppProcess.start('worker-broken-list', DIST.worker, { ...stack.env, USERNAME_SITES_FILE: broken });
+    expect(await worker.exited).toBe(1);
+    expect(worker.logs).toContain(`USERNAME_SITES_FILE: ${broken}: invalid site list:`);
+    expect(worker.logs).toContain('site "Myspace": errorMsg: is required when errorType is message');
+    expect(worker.logs).toContain('site "Friendster": url: ');
+  });
+});
