@@ -28,6 +28,7 @@ function upstreamProvider(id: string, baseUrl: string): Provider<'person'> {
     emails: [],
     phones: [],
     usernames: [],
+    accounts: [],
     locations: [],
     age: null,
     birth_year: null,
