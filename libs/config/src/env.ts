@@ -65,7 +65,6 @@ const workerSchema = z.object({
   /** A search still pending this long with no live job is failed and its reservation released. */
   RECONCILE_AFTER_S: int(5, 86_400).default(300),
   RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000),
-  DNS_SERVERS: z.string().optional(),
   /** Consecutive failures that open an upstream's circuit breaker; how long it stays open before a probe. */
   PROVIDER_BREAKER_THRESHOLD: int(1, 1000).default(5),
   PROVIDER_BREAKER_HALF_OPEN_MS: int(100, 3_600_000).default(30_000),
@@ -200,7 +199,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     healthPort: e.WORKER_HEALTH_PORT ?? null,
     healthHost: e.WORKER_HEALTH_HOST,
-    dnsServers: e.DNS_SERVERS ? e.DNS_SERVERS.split(',').map((s) => s.trim()) : [],
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };
 }

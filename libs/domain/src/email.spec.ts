@@ -9,6 +9,13 @@ describe('parseEmail', () => {
     ['"john..doe"@example.com', '"john..doe"@example.com'],
     ['"with space and @"@example.com', '"with space and @"@example.com'],
     ['"escaped \\" quote"@example.com', '"escaped \\" quote"@example.com'],
+    // Quotes that protect nothing are dropped (RFC 5321 §4.1.2), so both spellings compare equal.
+    ['"john.doe"@example.com', 'john.doe@example.com'],
+    ['"j\\ohn"@example.com', 'john@example.com'],
+    // UTF-8 local parts in NFC (RFC 6532 §3.1): a decomposed "á" is the precomposed one.
+    ['a\u0301@example.com', '\u00e1@example.com'],
+    // The case of the local part is kept: it is the receiving system's to interpret (RFC 5321 §2.4).
+    ['Grace@EXAMPLE.com', 'Grace@example.com'],
     ['user@bücher.example', 'user@xn--bcher-kva.example'],
     ['用户@例子.广告', '用户@xn--fsqu00a.xn--4rr70v'],
     ['user@example.com.', 'user@example.com'],
@@ -27,6 +34,9 @@ describe('parseEmail', () => {
     ['us er@example.com', 'has a character the local part cannot have unquoted'],
     ['a"b@example.com', 'has a character the local part cannot have unquoted'],
     ['"unterminated@example.com', 'has a badly quoted local part'],
+    ['""@example.com', 'has an empty quoted local part'],
+    ['"tab\\\tinside"@example.com', 'has a badly quoted local part'],
+    ['a\u0085b@example.com', 'has a character the local part cannot have unquoted'],
     [`${'a'.repeat(65)}@example.com`, 'has a local part longer than 64 octets'],
     [`${'ü'.repeat(33)}@example.com`, 'has a local part longer than 64 octets'],
     ['user@[192.0.2.1]', 'has an address literal instead of a domain name'],

@@ -5,7 +5,10 @@ export interface ParsedEmail {
   syntaxValid: boolean;
   /** Why the syntax is not valid (null when it is). */
   reason: string | null;
-  /** The local part as given (case is significant there). */
+  /**
+   * The local part as mail systems compare it: case kept (it is significant there, RFC 5321 §2.4), UTF-8 in
+   * NFC (RFC 6532 §3.1), and a quoted local part that needs no quotes unquoted (RFC 5321 §4.1.2).
+   */
   local: string;
   /** The domain in ASCII (IDN labels as punycode), lower-cased; null when there is none to speak of. */
   domain: string | null;
@@ -13,13 +16,15 @@ export interface ParsedEmail {
   normalized: string;
 }
 
-/** RFC 5322 atext, plus any non-ASCII character (RFC 6532). */
-const ATEXT = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u0080-\u{10FFFF}]+$/u;
-/** RFC 5322 qtext and quoted-pairs inside a quoted local part (printable ASCII, and UTF-8). */
-const QUOTED = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e\u0080-\u{10FFFF}]|\\[\x20-\x7e])*"$/u;
+/** RFC 5322 atext, plus any non-ASCII character but the C1 controls (RFC 6532). */
+const ATEXT = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u00a0-\u{10FFFF}]+$/u;
+/** RFC 5321 QcontentSMTP inside a quoted local part: qtext (printable ASCII, and UTF-8) and quoted-pairs. */
+const QUOTED = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e\u00a0-\u{10FFFF}]|\\[\x20-\x7e])+"$/u;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 const octets = (s: string): number => Buffer.byteLength(s, 'utf8');
+/** A Dot-string: atoms of atext joined by single dots (what needs no quoting). */
+const isDotString = (s: string): boolean => s.split('.').every((atom) => ATEXT.test(atom));
 
 function invalid(input: string, reason: string, local = '', domain: string | null = null): ParsedEmail {
   return { syntaxValid: false, reason, local, domain, normalized: input };
@@ -30,19 +35,24 @@ export function parseEmail(raw: string): ParsedEmail {
   const input = raw.trim();
   const at = input.lastIndexOf('@');
   if (at < 0) return invalid(input, 'has no @');
-  const local = input.slice(0, at);
+  const rawLocal = input.slice(0, at).normalize('NFC');
   const rawDomain = input.slice(at + 1);
-  if (local === '') return invalid(input, 'has nothing before the @');
-  if (rawDomain === '') return invalid(input, 'has no domain after the @', local);
-  if (octets(local) > 64) return invalid(input, 'has a local part longer than 64 octets', local);
-  if (local.startsWith('"')) {
-    if (!QUOTED.test(local)) return invalid(input, 'has a badly quoted local part', local);
+  if (rawLocal === '') return invalid(input, 'has nothing before the @');
+  if (rawDomain === '') return invalid(input, 'has no domain after the @', rawLocal);
+  if (octets(rawLocal) > 64) return invalid(input, 'has a local part longer than 64 octets', rawLocal);
+  let local = rawLocal;
+  if (rawLocal.startsWith('"')) {
+    if (rawLocal === '""') return invalid(input, 'has an empty quoted local part', rawLocal);
+    if (!QUOTED.test(rawLocal)) return invalid(input, 'has a badly quoted local part', rawLocal);
+    // `"john.doe"` is `john.doe`: quotes that protect nothing are dropped, as RFC 5321 asks of senders.
+    const unquoted = rawLocal.slice(1, -1).replace(/\\(.)/g, '$1');
+    if (isDotString(unquoted)) local = unquoted;
   } else {
-    const atoms = local.split('.');
+    const atoms = rawLocal.split('.');
     if (atoms.some((a) => a === ''))
-      return invalid(input, 'has a dot at the start or end of the local part, or two in a row', local);
+      return invalid(input, 'has a dot at the start or end of the local part, or two in a row', rawLocal);
     if (!atoms.every((a) => ATEXT.test(a)))
-      return invalid(input, 'has a character the local part cannot have unquoted', local);
+      return invalid(input, 'has a character the local part cannot have unquoted', rawLocal);
   }
   if (rawDomain.startsWith('[')) return invalid(input, 'has an address literal instead of a domain name', local);
   const domain = domainToASCII(rawDomain.replace(/\.$/, '')).toLowerCase();

@@ -1,6 +1,8 @@
 import type { LookupKind } from '@dossier/domain';
 import type { Provider } from './provider';
 import { libphonenumberProvider } from './libphonenumber/libphonenumber.provider';
+import { emailProvider } from './email/email.provider';
+import { smtpProvider } from './smtp/smtp.provider';
 import { gravatarProvider } from './gravatar/gravatar.provider';
 import { twilioProvider } from './twilio/twilio.provider';
 import { hunterProvider } from './hunter/hunter.provider';
@@ -12,6 +14,8 @@ import { usernameProvider } from './username/username.provider';
  */
 export const PROVIDERS: readonly Provider[] = [
   libphonenumberProvider as Provider,
+  emailProvider as Provider,
+  smtpProvider as Provider,
   gravatarProvider as Provider,
   twilioProvider as Provider,
   hunterProvider as Provider,

@@ -9,3 +9,5 @@ export * from './queues';
 export * from './contract';
 export * from './fake-upstream';
 export * from './loopback-env';
+export * from './fake-dns';
+export * from './fake-smtp';

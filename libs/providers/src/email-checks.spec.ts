@@ -1,0 +1,111 @@
+import { parseEmail } from '@dossier/domain';
+import { addressFacts, verdictOf, type EmailChecks, type MailboxProbe } from './email-checks';
+import type { MailRoute } from './mail-host';
+
+describe('addressFacts', () => {
+  const facts = (address: string) => addressFacts(parseEmail(address));
+
+  it('marks disposable domains, and subdomains of the wildcard ones', () => {
+    expect(facts('x@mailinator.com').disposable).toBe(true);
+    expect(facts('x@anything.33m.co').disposable).toBe(true);
+    expect(facts('x@acme-corp.example').disposable).toBe(false);
+  });
+
+  it('marks free mailbox providers from the full list', () => {
+    expect(facts('x@gmail.com').free_provider).toBe(true);
+    expect(facts('x@gmx.de').free_provider).toBe(true);
+    expect(facts('x@acme-corp.example').free_provider).toBe(false);
+  });
+
+  it.each(['info', 'Admin', 'support', 'noreply', 'no-reply', 'sales', 'postmaster', 'info+newsletter'])(
+    'marks %j as a role address',
+    (local) => {
+      expect(facts(`${local}@acme-corp.example`).role_account).toBe(true);
+    },
+  );
+
+  it('does not mark a person as a role', () => {
+    expect(facts('grace.hopper@acme-corp.example').role_account).toBe(false);
+  });
+
+  it.each([
+    ['Grace@gmial.com', 'Grace@gmail.com'],
+    ['grace@gmail.con', 'grace@gmail.com'],
+    ['grace@yahooo.com', 'grace@yahoo.com'],
+    ['grace@hotmial.com', 'grace@hotmail.com'],
+    ['grace@iclod.com', 'grace@icloud.com'],
+  ])('suggests the common provider %j was meant to be: %j', (address, suggestion) => {
+    expect(facts(address).did_you_mean).toBe(suggestion);
+  });
+
+  it.each(['grace@gmx.net', 'grace@fastmail.fm', 'grace@acmecorp.pt', 'grace@acme.ac.uk', 'grace@acmecorp.com.br'])(
+    'suggests nothing for %j (a common provider itself, or a real country domain)',
+    (address) => {
+      expect(facts(address).did_you_mean).toBeNull();
+    },
+  );
+
+  it('says nothing about a malformed address', () => {
+    expect(facts('not an address@gmial.com')).toEqual({
+      disposable: false,
+      free_provider: false,
+      role_account: false,
+      did_you_mean: null,
+    });
+  });
+});
+
+describe('verdictOf: the first rule that applies wins', () => {
+  const MX: MailRoute = { kind: 'mx', hosts: [{ host: 'mx1.acme.example', preference: 10 }] };
+  const probe = (result: MailboxProbe['result']): MailboxProbe => ({ result, reason: `the probe said ${result}` });
+  const checks = (address: string, more: Partial<EmailChecks> = {}): EmailChecks => {
+    const parsed = parseEmail(address);
+    return { parsed, facts: addressFacts(parsed), route: MX, ...more };
+  };
+
+  it.each<[string, EmailChecks, string, string]>([
+    ['bad syntax', checks('grace@@acme.example', { route: undefined }), 'undeliverable', 'the address has a character'],
+    ['NXDOMAIN', checks('grace@acme.example', { route: { kind: 'no-domain' } }), 'undeliverable', 'does not exist'],
+    ['a null MX', checks('grace@acme.example', { route: { kind: 'null-mx' } }), 'undeliverable', 'null MX'],
+    [
+      'no mail host',
+      checks('grace@acme.example', { route: { kind: 'no-mail-host' } }),
+      'undeliverable',
+      'no mail host',
+    ],
+    [
+      'a refused mailbox, even a role',
+      checks('info@acme.example', { probe: probe('rejected') }),
+      'undeliverable',
+      'rejected',
+    ],
+    ['a disposable domain', checks('grace@mailinator.com', { probe: probe('accepted') }), 'risky', 'disposable'],
+    ['a full mailbox', checks('grace@acme.example', { probe: probe('full') }), 'risky', 'full'],
+    ['a catch-all domain', checks('grace@acme.example', { probe: probe('catch-all') }), 'risky', 'catch-all'],
+    ['a role the server accepts', checks('info@acme.example', { probe: probe('accepted') }), 'risky', 'role address'],
+    [
+      'a role when DNS failed',
+      checks('info@acme.example', { route: { kind: 'dns-failure', detail: 'x' } }),
+      'risky',
+      'role',
+    ],
+    ['an accepted mailbox', checks('grace@acme.example', { probe: probe('accepted') }), 'deliverable', 'accepted'],
+    [
+      'DNS that could not tell',
+      checks('grace@acme.example', { route: { kind: 'dns-failure', detail: 'SERVFAIL' } }),
+      'unknown',
+      'DNS could not tell: SERVFAIL',
+    ],
+    [
+      'a probe that could not tell',
+      checks('grace@acme.example', { probe: probe('inconclusive') }),
+      'unknown',
+      'inconclusive',
+    ],
+    ['a mail host and no probe', checks('grace@acme.example'), 'unknown', 'has a mail host (mx1.acme.example)'],
+  ])('%s', (_name, input, deliverability, reason) => {
+    const verdict = verdictOf(input);
+    expect(verdict.deliverability).toBe(deliverability);
+    expect(verdict.reason).toContain(reason);
+  });
+});

@@ -1,0 +1,166 @@
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { POPULAR_DOMAINS, run as suggestDomain } from '@zootools/email-spell-checker';
+import type { Deliverability, ParsedEmail } from '@dossier/domain';
+import type { EmailResultItem } from '@dossier/contracts';
+import { emailItem } from './email-item';
+import type { MailRoute } from './mail-host';
+
+// ---- what the published lists say about an address ---------------------------------------------------
+
+/** The facts about an address that come from lists, not from the network. */
+export interface AddressFacts {
+  disposable: boolean;
+  free_provider: boolean;
+  role_account: boolean;
+  did_you_mean: string | null;
+}
+
+interface Lists {
+  disposable: ReadonlySet<string>;
+  /** Domains any subdomain of which is disposable too. */
+  disposableWildcards: ReadonlySet<string>;
+  free: ReadonlySet<string>;
+  /** The providers a typo is corrected to: `email-providers`' common list and the spell checker's own. */
+  common: ReadonlySet<string>;
+  roles: ReadonlySet<string>;
+}
+
+// The compiled worker (CommonJS) resolves from this file; Jest runs the sources as ES modules, where there is
+// no __filename, from the repository root. The lists are JSON files inside their packages.
+const requireData = createRequire(
+  typeof __filename === 'string' ? __filename : path.join(process.cwd(), 'package.json'),
+);
+let lists: Lists | undefined;
+
+/** The lists, read on first use (~120,000 disposable domains: a worker that serves no e-mail never loads them). */
+function loadLists(): Lists {
+  lists ??= {
+    disposable: new Set(requireData('disposable-email-domains') as string[]),
+    disposableWildcards: new Set(requireData('disposable-email-domains/wildcard.json') as string[]),
+    free: new Set(requireData('email-providers/all.json') as string[]),
+    common: new Set([...(requireData('email-providers/common.json') as string[]), ...POPULAR_DOMAINS]),
+    roles: new Set(requireData('role-based-email-addresses') as string[]),
+  };
+  return lists;
+}
+
+/** `a.b.example.com` → `a.b.example.com`, `b.example.com`, `example.com`, `com`. */
+function domainAndParents(domain: string): string[] {
+  const labels = domain.split('.');
+  return labels.map((_, i) => labels.slice(i).join('.'));
+}
+
+/**
+ * What the lists say about a well-formed address: a disposable-address service (`disposable-email-domains`,
+ * its wildcard list covering subdomains), a free mailbox provider (`email-providers`' full list), a role
+ * rather than a person (`role-based-email-addresses`: the local part without its `+tag`, case-insensitively),
+ * and a likely typo of a common provider's domain.
+ */
+export function addressFacts(parsed: ParsedEmail): AddressFacts {
+  const domain = parsed.domain;
+  if (!parsed.syntaxValid || domain === null) {
+    return { disposable: false, free_provider: false, role_account: false, did_you_mean: null };
+  }
+  const { disposable, disposableWildcards, free, roles } = loadLists();
+  const typoOf = commonProviderTypo(domain);
+  return {
+    disposable: disposable.has(domain) || domainAndParents(domain).some((d) => disposableWildcards.has(d)),
+    free_provider: free.has(domain),
+    role_account: roles.has(parsed.local.toLowerCase().replace(/\+.*$/, '')),
+    did_you_mean: typoOf === null ? null : `${parsed.local}@${typoOf}`,
+  };
+}
+
+/**
+ * The common provider `domain` is likely a typo of (`gmial.com` → `gmail.com`, `yahooo.com` → `yahoo.com`),
+ * from `@zootools/email-spell-checker`, but only where that names a common provider: its top-level-domain
+ * corrections are off (they turn real country domains into others: `.pt` → `.it`, `.ac.uk` → `.co.uk`), and a
+ * domain that is itself a common provider gets no suggestion (`gmx.net` is not a typo of `cox.net`).
+ */
+function commonProviderTypo(domain: string): string | null {
+  const { common } = loadLists();
+  if (common.has(domain)) return null;
+  const suggestion = suggestDomain({ email: `x@${domain}`, topLevelDomains: [] })?.domain;
+  return suggestion !== undefined && suggestion !== domain && common.has(suggestion) ? suggestion : null;
+}
+
+// ---- the verdict ----------------------------------------------------------------------------------------
+
+/** What an SMTP probe of the mailbox concluded, with a reason for people. */
+export interface MailboxProbe {
+  /** `accepted` 250; `rejected` 550/551/553 (no such mailbox); `full` 552; `catch-all` a random address accepted too. */
+  result: 'accepted' | 'rejected' | 'full' | 'catch-all' | 'inconclusive';
+  reason: string;
+}
+
+export interface Verdict {
+  deliverability: Deliverability;
+  reason: string;
+}
+
+/** Everything a verdict is drawn from; `route` is absent only when the syntax is invalid (nothing to ask DNS). */
+export interface EmailChecks {
+  parsed: ParsedEmail;
+  facts: AddressFacts;
+  route?: MailRoute;
+  probe?: MailboxProbe;
+}
+
+type Rule = (checks: EmailChecks) => Verdict | null;
+
+/**
+ * The deliverability rules, the first that applies wins (Reacher's, with DNS and list facts first):
+ * an address that cannot receive mail is `undeliverable`; one that can but is disposable, a full mailbox,
+ * on a catch-all domain or a role is `risky`; only a mailbox probe's 250 is `deliverable`; everything else —
+ * DNS that could not answer, a probe that could not tell, no probe at all — is `unknown`, with the reason.
+ */
+const RULES: readonly Rule[] = [
+  ({ parsed }) => (parsed.syntaxValid ? null : undeliverable(`the address ${parsed.reason ?? 'is not valid'}`)),
+  ({ parsed, route }) => {
+    switch (route?.kind) {
+      case 'no-domain':
+        return undeliverable(`the domain ${parsed.domain} does not exist (NXDOMAIN)`);
+      case 'null-mx':
+        return undeliverable(`the domain ${parsed.domain} accepts no mail (null MX, RFC 7505)`);
+      case 'no-mail-host':
+        return undeliverable(`the domain ${parsed.domain} has no mail host (no MX, A or AAAA record)`);
+      default:
+        return null;
+    }
+  },
+  ({ probe }) => (probe?.result === 'rejected' ? undeliverable(probe.reason) : null),
+  ({ parsed, facts }) => (facts.disposable ? risky(`${parsed.domain} hands out disposable addresses`) : null),
+  ({ probe }) => (probe?.result === 'full' || probe?.result === 'catch-all' ? risky(probe.reason) : null),
+  ({ parsed, facts }) =>
+    facts.role_account ? risky(`"${parsed.local}" is a role address (a group or a function, not a person)`) : null,
+  ({ probe }) => (probe?.result === 'accepted' ? { deliverability: 'deliverable', reason: probe.reason } : null),
+  ({ route }) => (route?.kind === 'dns-failure' ? unknown(`DNS could not tell: ${route.detail}`) : null),
+  ({ probe }) => (probe?.result === 'inconclusive' ? unknown(probe.reason) : null),
+];
+
+export function verdictOf(checks: EmailChecks): Verdict {
+  for (const rule of RULES) {
+    const verdict = rule(checks);
+    if (verdict) return verdict;
+  }
+  const host = checks.route && 'hosts' in checks.route ? checks.route.hosts[0]?.host : undefined;
+  return unknown(
+    `${checks.parsed.domain} has a mail host${host ? ` (${host})` : ''}; ` +
+      'whether the mailbox exists takes a mailbox probe',
+  );
+}
+
+const undeliverable = (reason: string): Verdict => ({ deliverability: 'undeliverable', reason });
+const risky = (reason: string): Verdict => ({ deliverability: 'risky', reason });
+const unknown = (reason: string): Verdict => ({ deliverability: 'unknown', reason });
+
+/** The e-mail item of a provider that ran these checks: the list facts, the MX hosts and the verdict. */
+export function checkedEmailItem(email: string, source: string, checks: EmailChecks): EmailResultItem {
+  const route = checks.route;
+  return emailItem(email, source, {
+    ...checks.facts,
+    mx_records: route?.kind === 'mx' ? route.hosts.map((h) => h.host) : [],
+    ...verdictOf(checks),
+  });
+}

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import type { ParsedEmail } from '@dossier/domain';
+import type { MailboxProbe } from '../email-checks';
+import type { MailDns, MailHost } from '../mail-host';
+import { ProviderError } from '../provider';
+import { ConnectFailure, SessionFailure, SmtpSession, describeReply, type SmtpReply } from './smtp-session';
+
+export interface ProbeOptions {
+  port: number;
+  heloName: string;
+  mailFrom: string;
+  /** Budget of one connection, from connecting to the last reply. */
+  timeoutMs: number;
+}
+
+/** A TCP handshake with a live server takes well under a second: one not answered by then is not coming. */
+const CONNECT_TIMEOUT_MS = 3000;
+/** Addresses tried before giving up: enough for a backup MX, and still within a caller's usual wait. */
+const MAX_CONNECTIONS = 3;
+
+/**
+ * Asks the mail hosts of `recipient`'s domain, best preference first, whether they take mail for it —
+ * without sending any: greeting, `EHLO` (`HELO` where EHLO is not understood), `MAIL FROM`, `RCPT TO` the
+ * address, `RCPT TO` a made-up address at the same domain (does the domain accept anything?), `QUIT`.
+ * Never `DATA`. The next host is tried only when one cannot be connected to; the first that answers
+ * decides. Throws only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
+ */
+export async function probeMailbox(
+  hosts: readonly MailHost[],
+  dns: MailDns,
+  recipient: ParsedEmail,
+  options: ProbeOptions,
+  signal: AbortSignal,
+): Promise<MailboxProbe> {
+  const unreachable: string[] = [];
+  let connections = 0;
+  for (const { host } of hosts) {
+    const found = await dns.addresses(host);
+    if ('failure' in found || found.addresses.length === 0) {
+      unreachable.push(`${host}: ${'failure' in found ? found.failure : 'it has no address'}`);
+      continue;
+    }
+    for (const address of found.addresses) {
+      if (connections++ === MAX_CONNECTIONS) return cannotConnect(unreachable, options.port);
+      const budget = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
+      let session: SmtpSession;
+      try {
+        session = await SmtpSession.open(address, options.port, budget, CONNECT_TIMEOUT_MS);
+      } catch (error) {
+        if (signal.aborted) throw deadlinePassed(error);
+        if (!(error instanceof ConnectFailure)) throw error;
+        unreachable.push(`${host} (${address}): ${error.message}`);
+        continue;
+      }
+      try {
+        return await dialogue(session, host, recipient, options);
+      } catch (error) {
+        if (signal.aborted) throw deadlinePassed(error);
+        if (error instanceof SessionFailure) return inconclusive(`${host}: ${error.message} during the probe`);
+        throw error;
+      } finally {
+        session.close();
+      }
+    }
+  }
+  return cannotConnect(unreachable, options.port);
+}
+
+async function dialogue(
+  session: SmtpSession,
+  host: string,
+  recipient: ParsedEmail,
+  options: ProbeOptions,
+): Promise<MailboxProbe> {
+  const greeting = await session.read();
+  if (greeting.code !== 220) return inconclusive(`${host} refused the session: ${describeReply(greeting)}`);
+  let hello = await session.command(`EHLO ${options.heloName}`);
+  const extended = hello.code === 250;
+  if (!extended) hello = await session.command(`HELO ${options.heloName}`);
+  if (hello.code !== 250) return inconclusive(`${host} refused the greeting: ${describeReply(hello)}`);
+  // A UTF-8 address needs the SMTPUTF8 extension (RFC 6531); without it the server cannot be asked.
+  const utf8 = /[^\x00-\x7f]/.test(recipient.normalized);
+  if (utf8 && !(extended && hello.lines.some((line) => /^SMTPUTF8\b/i.test(line)))) {
+    return inconclusive(`${host} does not take UTF-8 addresses (no SMTPUTF8), so it cannot be asked`);
+  }
+  const mail = await session.command(`MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
+  if (mail.code !== 250) {
+    return inconclusive(
+      `${host} refused the probe's sender <${options.mailFrom}>: ${describeReply(mail)} ` +
+        '(the sender address or this host is blocked: check SMTP_MAIL_FROM, SMTP_HELO_NAME and the IP reputation)',
+    );
+  }
+  const rcpt = await session.command(`RCPT TO:<${recipient.normalized}>`);
+  const said = describeReply(rcpt);
+  switch (classify(rcpt)) {
+    case 'accepted':
+      return catchAllCheck(session, host, recipient, said);
+    case 'rejected':
+      return { result: 'rejected', reason: `${host} refused the mailbox: ${said}` };
+    case 'full':
+      return { result: 'full', reason: `the mailbox is full: ${said}` };
+    case 'deferred':
+      return inconclusive(
+        `${host} deferred the answer: ${said} (greylisting or a temporary failure: a later probe may tell)`,
+      );
+    case 'policy':
+      return inconclusive(
+        `${host} refused the probe for policy reasons: ${said} (this host or its sender may be blocked)`,
+      );
+    case 'other':
+      return inconclusive(`${host} answered ${said}, which says nothing about the mailbox`);
+  }
+}
+
+/**
+ * The address was accepted: does the domain accept any address? A made-up one at the same domain, in the
+ * same transaction. Accepted too: catch-all, the acceptance says nothing. Refused: a real yes.
+ */
+async function catchAllCheck(
+  session: SmtpSession,
+  host: string,
+  recipient: ParsedEmail,
+  said: string,
+): Promise<MailboxProbe> {
+  const madeUp = `dossier-${randomBytes(8).toString('hex')}@${recipient.domain}`;
+  let other: SmtpReply;
+  try {
+    other = await session.command(`RCPT TO:<${madeUp}>`);
+  } catch (error) {
+    if (!(error instanceof SessionFailure)) throw error;
+    return {
+      result: 'accepted',
+      reason: `${host} accepted the mailbox (${said}); the catch-all check failed: ${error.message}`,
+    };
+  }
+  const verdict = classify(other);
+  if (verdict === 'accepted') {
+    return {
+      result: 'catch-all',
+      reason: `${host} accepts mail for any address at ${recipient.domain} (catch-all: a made-up address was accepted too), so this mailbox may not exist`,
+    };
+  }
+  if (verdict === 'rejected') return { result: 'accepted', reason: `${host} accepted the mailbox (${said})` };
+  return {
+    result: 'accepted',
+    reason: `${host} accepted the mailbox (${said}); whether it accepts any address is not known (${describeReply(other)})`,
+  };
+}
+
+type RcptAnswer = 'accepted' | 'rejected' | 'full' | 'deferred' | 'policy' | 'other';
+
+/**
+ * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full") full; 5.7.x a policy refusal
+ * (a blocked client, not a word on the mailbox); 550/551/553 or 5.1.x no such mailbox; any 4xx deferred
+ * (greylisting, a full queue); the rest says nothing about the mailbox.
+ */
+function classify(reply: SmtpReply): RcptAnswer {
+  const [, subject, detail] = reply.enhanced?.split('.') ?? [];
+  if (reply.code === 250 || reply.code === 251) return 'accepted';
+  if (reply.code >= 400 && reply.code < 500) return 'deferred';
+  if (reply.code < 500 || reply.code >= 600) return 'other';
+  if (reply.code === 552 || (subject === '2' && detail === '2')) return 'full';
+  if (subject === '7') return 'policy';
+  if ([550, 551, 553].includes(reply.code) || subject === '1') return 'rejected';
+  return 'other';
+}
+
+function inconclusive(reason: string): MailboxProbe {
+  return { result: 'inconclusive', reason };
+}
+
+function cannotConnect(unreachable: string[], port: number): MailboxProbe {
+  return inconclusive(
+    `could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}. ` +
+      `Outbound port ${port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`,
+  );
+}
+
+function deadlinePassed(cause: unknown): ProviderError {
+  return new ProviderError('timeout', 'smtp: the probe did not finish before the deadline', undefined, { cause });
+}

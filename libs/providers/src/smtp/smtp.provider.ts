@@ -1,0 +1,86 @@
+import { hostname } from 'node:os';
+import { parseEmail } from '@dossier/domain';
+import type { EmailInput } from '@dossier/contracts';
+import { addressFacts, checkedEmailItem } from '../email-checks';
+import { hasValidSyntax } from '../email-item';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf, dnsServersProblem } from '../mail-host';
+import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { probeMailbox, type ProbeOptions } from './mailbox-probe';
+
+const ID = 'smtp';
+
+/** `SMTP_PROBE` and its companions as the probe's options, or what is wrong with them (named by variable). */
+export function probeOptionsOf(settings: Readonly<Record<string, string | undefined>>): ProbeOptions | string {
+  const port = integer(settings['SMTP_PROBE_PORT'], 25);
+  if (!(port >= 1 && port <= 65535))
+    return `SMTP_PROBE_PORT must be a port number, got "${settings['SMTP_PROBE_PORT']}"`;
+  const timeoutMs = integer(settings['SMTP_TIMEOUT_MS'], 10_000);
+  if (!(timeoutMs >= 100 && timeoutMs <= 120_000))
+    return `SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "${settings['SMTP_TIMEOUT_MS']}"`;
+  const heloName = settings['SMTP_HELO_NAME'] ?? hostname();
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(heloName))
+    return `SMTP_HELO_NAME must be a host name, got "${heloName}"`;
+  const mailFrom = settings['SMTP_MAIL_FROM'] ?? `verify@${heloName}`;
+  const from = parseEmail(mailFrom);
+  if (!from.syntaxValid || /[^\x00-\x7f]/.test(from.normalized))
+    return `SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "${mailFrom}"`;
+  return { port, timeoutMs, heloName, mailFrom: from.normalized };
+}
+
+function integer(value: string | undefined, fallback: number): number {
+  return value === undefined ? fallback : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+}
+
+/**
+ * The mailbox probe: asks the address's own mail server, over SMTP, whether it would take mail for it
+ * (see `probeMailbox`: never `DATA`, so no mail is sent), and whether it takes mail for any address
+ * (catch-all). Opt-in (`SMTP_PROBE=true`): it needs outbound port 25, which most clouds and home ISPs block,
+ * and a sender identity with a good reputation (`SMTP_HELO_NAME`, `SMTP_MAIL_FROM`).
+ *
+ * `found` when the server said yes (deliverable, or risky: catch-all, full mailbox) or no (undeliverable);
+ * `unknown`, with the reason, when it could not tell (greylisting, a policy refusal, a server that hangs,
+ * a refused or blocked port, DNS that could not answer); `not_found` when the domain has no mail host to
+ * ask (the `email` provider says why).
+ */
+export const smtpProvider: Provider<'email'> = {
+  id: ID,
+  kinds: ['email'],
+  configKeys: ['SMTP_PROBE', 'SMTP_PROBE_PORT', 'SMTP_HELO_NAME', 'SMTP_MAIL_FROM', 'SMTP_TIMEOUT_MS', DNS_SERVERS_KEY],
+  // Connections to up to three hosts, each with SMTP_TIMEOUT_MS; never past the caller's wait either.
+  defaultTimeoutMs: 30_000,
+  transport: 'smtp',
+  // The most direct check there is: the mailbox's own server. Its verdict takes the list facts into account.
+  precedence: 20,
+  isConfigured(settings) {
+    const probe = settings['SMTP_PROBE'];
+    if (probe !== undefined && probe !== 'true' && probe !== 'false')
+      return `SMTP_PROBE must be true or false, got "${probe}"`;
+    if (probe !== 'true') return 'off: the mailbox probe is opt-in (SMTP_PROBE=true)';
+    const options = probeOptionsOf(settings);
+    return typeof options === 'string' ? options : (dnsServersProblem(settings) ?? true);
+  },
+  appliesTo: hasValidSyntax,
+
+  async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
+    if (ctx.signal.aborted) throw new ProviderError('timeout', `${ID}: the lookup deadline passed`);
+    const options = probeOptionsOf(ctx.settings);
+    if (typeof options === 'string') throw new ProviderError('unrecoverable', `${ID}: ${options}`);
+    const parsed = parseEmail(input.email);
+    if (!parsed.syntaxValid || parsed.domain === null) return { outcome: 'not_found', items: [] };
+    const dns = new MailDns(ctx.signal, { servers: dnsServersOf(ctx.settings) });
+    const route = await dns.route(parsed.domain);
+    const facts = addressFacts(parsed);
+    if (route.kind === 'dns-failure') {
+      return {
+        outcome: 'unknown',
+        items: [checkedEmailItem(input.email, ID, { parsed, facts, route })],
+        detail: route.detail,
+      };
+    }
+    if (!('hosts' in route)) return { outcome: 'not_found', items: [] };
+    const probe = await probeMailbox(route.hosts, dns, parsed, options, ctx.signal);
+    const item = checkedEmailItem(input.email, ID, { parsed, facts, route, probe });
+    if (probe.result === 'inconclusive') return { outcome: 'unknown', items: [item], detail: probe.reason };
+    return { outcome: 'found', items: [item] };
+  },
+};

@@ -1,0 +1,111 @@
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+
+/** A reply the fake sends: `{ code: 550, message: '5.1.1 no such user' }`. */
+export interface SmtpAnswer {
+  code: number;
+  message: string;
+}
+
+/** How `RCPT TO` answers: accept (250), a reply, or never (the server hangs). */
+export type RcptScript = 'accept' | 'hang' | SmtpAnswer;
+
+/** What the fake plays, from the greeting on. Anything not scripted is a well-behaved server. */
+export interface SmtpScript {
+  /** `hang`: connections are accepted but never greeted; a reply: the session is refused with it. */
+  greeting?: 'ok' | 'hang' | SmtpAnswer;
+  /** `false`: EHLO is not understood (500), as on a server that only speaks RFC 821's HELO. */
+  ehlo?: boolean;
+  /** How `MAIL FROM` answers (a blocked sender: a 5xx). */
+  mailFrom?: 'accept' | SmtpAnswer;
+  /**
+   * How `RCPT TO` answers: by the address (lower-cased), else by `@domain` (every address of the domain:
+   * a catch-all when `accept`), else `550 5.1.1` (no such mailbox).
+   */
+  rcpt?: Record<string, RcptScript>;
+}
+
+const NO_SUCH_USER: SmtpAnswer = { code: 550, message: '5.1.1 no such user here' };
+
+/**
+ * An SMTP server on 127.0.0.1 (`smtp-server`) that plays what the test scripts — an MX host for the probe —
+ * and records the commands of every session, in order. No TLS, no AUTH; a message is never expected (a
+ * `DATA` is recorded like any command, and refused).
+ */
+export class FakeSmtp {
+  /** The commands each session sent, one array per connection, in the order they came. */
+  readonly sessions: string[][] = [];
+  private readonly commandsById = new Map<string, string[]>();
+
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly port: number,
+    public script: SmtpScript,
+  ) {}
+
+  static async start(script: SmtpScript = {}, host = '127.0.0.1'): Promise<FakeSmtp> {
+    const ref: { fake?: FakeSmtp } = {};
+    const record = (entry: { tnx?: string; cid?: string }, ...message: unknown[]): void => {
+      if (entry.tnx === 'command' && entry.cid) ref.fake?.record(entry.cid, message.slice(1).join(' '));
+    };
+    const quiet = (): void => undefined;
+    const server = new SMTPServer({
+      name: 'mx.fake.test',
+      authOptional: true,
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      hideENHANCEDSTATUSCODES: true,
+      disableReverseLookup: true,
+      logger: { level: quiet, trace: quiet, debug: record, info: quiet, warn: quiet, error: quiet, fatal: quiet },
+      onConnect: (session, callback) => ref.fake?.onConnect(session, callback),
+      onMailFrom: (_address, _session, callback) => {
+        const answer = ref.fake?.script.mailFrom ?? 'accept';
+        callback(answer === 'accept' ? null : refusal(answer));
+      },
+      onRcptTo: (address, _session, callback) => {
+        const answer = ref.fake?.rcptAnswer(address.address) ?? NO_SUCH_USER;
+        if (answer === 'hang') return;
+        callback(answer === 'accept' ? null : refusal(answer));
+      },
+      onData: (stream, _session, callback) => {
+        stream.resume();
+        stream.on('end', () => callback(refusal({ code: 554, message: '5.7.0 a probe never sends a message' })));
+      },
+    });
+    const listening = server.listen(0, host);
+    await new Promise<void>((resolve, reject) => {
+      listening.once('listening', resolve);
+      listening.once('error', reject);
+    });
+    const address = listening.address();
+    if (typeof address !== 'object' || address === null) throw new Error('fake SMTP server has no port');
+    ref.fake = new FakeSmtp(server, address.port, script);
+    return ref.fake;
+  }
+
+  async close(): Promise<void> {
+    for (const connection of this.server.connections) connection.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
+    this.commandsById.set(session.id, []);
+    this.sessions.push(this.commandsById.get(session.id)!);
+    if (this.script.ehlo === false) session.disabledCommands = ['EHLO', 'AUTH', 'STARTTLS'];
+    const greeting = this.script.greeting ?? 'ok';
+    if (greeting === 'hang') return;
+    callback(greeting === 'ok' ? null : refusal(greeting));
+  }
+
+  private record(sessionId: string, line: string): void {
+    this.commandsById.get(sessionId)?.push(line);
+  }
+
+  private rcptAnswer(address: string): RcptScript {
+    const rcpt = this.script.rcpt ?? {};
+    const lower = address.toLowerCase();
+    return rcpt[lower] ?? rcpt[lower.slice(lower.lastIndexOf('@'))] ?? NO_SUCH_USER;
+  }
+}
+
+function refusal(answer: SmtpAnswer): Error {
+  return Object.assign(new Error(answer.message), { responseCode: answer.code });
+}
