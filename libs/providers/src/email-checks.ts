@@ -125,7 +125,10 @@ const RULES: readonly Rule[] = [
         return undeliverable(`the domain ${parsed.domain} accepts no mail (null MX, RFC 7505)`);
       case 'no-mail-host':
         return undeliverable(`the domain ${parsed.domain} has no mail host (no MX, A or AAAA record)`);
-      default:
+      case 'mx':
+      case 'implicit':
+      case 'dns-failure':
+      case undefined:
         return null;
     }
   },

@@ -79,28 +79,62 @@ describe.each(PROVIDERS.map((p) => [p.id, p] as const))('provider %s', (_id, pro
   });
 });
 
+// Every provider that is not an HTTP client (those meet a hanging fake below) stops at its deadline.
+describe.each(
+  PROVIDERS.filter((p) => p.transport !== 'http').flatMap((p) =>
+    p.kinds.map((kind) => [`${p.id} ${kind}`, p, kind] as const),
+  ),
+)('provider %s', (_name, provider, kind) => {
+  it('rejects with a timeout when the deadline has already passed', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const ctx = unguardedContext(controller.signal, LOOPBACK_PROVIDER_ENV);
+    await expect(provider.lookup(kind, SAMPLE_INPUTS[kind], ctx)).rejects.toMatchObject({
+      name: 'ProviderError',
+      code: 'timeout',
+    });
+  });
+});
+
 // Offline providers run here as they are; the others are run against fakes (below, or in their own specs).
 describe.each(
   PROVIDERS.filter((p) => p.transport === 'none').flatMap((p) =>
     p.kinds.map((kind) => [`${p.id} ${kind}`, p, kind] as const),
   ),
 )('offline provider %s', (_name, provider, kind) => {
-  it('rejects with a timeout when the deadline has already passed', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    await expect(provider.lookup(kind, SAMPLE_INPUTS[kind], unguardedContext(controller.signal))).rejects.toMatchObject(
-      {
-        name: 'ProviderError',
-        code: 'timeout',
-      },
-    );
-  });
-
   it('answers a sample input with a known outcome and items that keep the result contract', async () => {
     const answer = await provider.lookup(kind, SAMPLE_INPUTS[kind], unguardedContext(AbortSignal.timeout(5000)));
     expect(['found', 'not_found', 'unknown']).toContain(answer.outcome);
     if (answer.outcome === 'found') expect(answer.items.length).toBeGreaterThan(0);
     if (answer.outcome === 'not_found') expect(answer.items).toEqual([]);
+    expectContractItems(kind, answer.items, provider.id);
+  });
+});
+
+// ---- DNS and SMTP checks: no vendor to fake, so the harness points their resolvers where nothing answers ----
+
+describe.each(
+  PROVIDERS.filter((p) => p.transport === 'dns' || p.transport === 'smtp').flatMap((p) =>
+    p.kinds.map((kind) => [`${p.id} ${kind}`, p, kind] as const),
+  ),
+)('network check %s', (_name, provider, kind) => {
+  it('reads its resolvers from a setting that the harness points at 127.0.0.1, even while it is off', () => {
+    // So a test that switches it on (an SMTP probe with SMTP_PROBE=true) still cannot leave loopback.
+    const resolvers = provider.configKeys.filter((k) => k.endsWith('_SERVERS'));
+    expect(resolvers.length).toBeGreaterThan(0);
+    for (const key of resolvers)
+      expect([key, LOOPBACK_PROVIDER_ENV[key]]).toEqual([key, expect.stringMatching(/^127\.0\.0\.1:/)]);
+  });
+
+  it("says it could not look when DNS does not answer (the harness's resolver): unknown, never found or not_found", async () => {
+    if (provider.isConfigured(LOOPBACK_PROVIDER_ENV) !== true) return; // off in the harness: its own spec covers it
+    const answer = await provider.lookup(
+      kind,
+      SAMPLE_INPUTS[kind],
+      unguardedContext(AbortSignal.timeout(10_000), LOOPBACK_PROVIDER_ENV),
+    );
+    expect(answer.outcome).toBe('unknown');
+    expect(answer.detail).toEqual(expect.any(String));
     expectContractItems(kind, answer.items, provider.id);
   });
 });

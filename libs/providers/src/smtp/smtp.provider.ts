@@ -9,17 +9,26 @@ import { probeMailbox, type ProbeOptions } from './mailbox-probe';
 
 const ID = 'smtp';
 
-/** `SMTP_PROBE` and its companions as the probe's options, or what is wrong with them (named by variable). */
-export function probeOptionsOf(settings: Readonly<Record<string, string | undefined>>): ProbeOptions | string {
+/**
+ * `SMTP_PROBE`'s companions as the probe's options, or what is wrong with them (named by variable). The
+ * identity defaults to this host's name (`host`).
+ */
+export function probeOptionsOf(
+  settings: Readonly<Record<string, string | undefined>>,
+  host: string = hostname(),
+): ProbeOptions | string {
   const port = integer(settings['SMTP_PROBE_PORT'], 25);
   if (!(port >= 1 && port <= 65535))
     return `SMTP_PROBE_PORT must be a port number, got "${settings['SMTP_PROBE_PORT']}"`;
   const timeoutMs = integer(settings['SMTP_TIMEOUT_MS'], 10_000);
   if (!(timeoutMs >= 100 && timeoutMs <= 120_000))
     return `SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "${settings['SMTP_TIMEOUT_MS']}"`;
-  const heloName = settings['SMTP_HELO_NAME'] ?? hostname();
+  const heloName = settings['SMTP_HELO_NAME'] ?? host;
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(heloName))
     return `SMTP_HELO_NAME must be a host name, got "${heloName}"`;
+  // Mail servers want a fully qualified name in EHLO and a sender address at a real domain.
+  if (settings['SMTP_HELO_NAME'] === undefined && !heloName.includes('.'))
+    return `SMTP_HELO_NAME must be set: this host's name "${heloName}" is not a fully qualified domain name`;
   const mailFrom = settings['SMTP_MAIL_FROM'] ?? `verify@${heloName}`;
   const from = parseEmail(mailFrom);
   if (!from.syntaxValid || /[^\x00-\x7f]/.test(from.normalized))

@@ -1,0 +1,195 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EmailInput } from '@dossier/contracts';
+import {
+  FakeDns,
+  FakeSmtp,
+  LOOPBACK_PROVIDER_ENV,
+  REPO_ROOT,
+  waitFor,
+  type DnsName,
+  type SmtpScript,
+} from '@dossier/testing';
+import { unguardedContext, type ProviderAnswer } from '../provider';
+import { probeOptionsOf, smtpProvider } from './smtp.provider';
+
+/**
+ * One case: what the fake SMTP server plays (and, where the case needs it, DNS and settings), the input, and
+ * exactly the answer the provider must give. `{port}` in a text stands for the fake's port.
+ */
+interface Fixture {
+  name: string;
+  dns?: Record<string, DnsName>;
+  settings?: Record<string, string>;
+  smtp: SmtpScript;
+  input: EmailInput;
+  answer: ProviderAnswer<'email'>;
+}
+
+const FIXTURES = join(REPO_ROOT, 'libs/providers/src/smtp/fixtures');
+const load = (folder: 'ok' | 'not-ok'): Fixture[] =>
+  readdirSync(join(FIXTURES, folder))
+    .sort()
+    .map((file) => JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) as Fixture);
+
+const HELO = 'probe.dossier.test';
+const FROM = 'verify@dossier.test';
+
+describe('smtpProvider against a fake SMTP server on loopback', () => {
+  let dns: FakeDns;
+  let smtp: FakeSmtp;
+  let settings: Record<string, string>;
+
+  beforeAll(async () => {
+    [dns, smtp] = await Promise.all([
+      FakeDns.start({ 'probe.example': { mx: [[10, 'mx.probe.example']] }, 'mx.probe.example': { a: ['127.0.0.1'] } }),
+      FakeSmtp.start(),
+    ]);
+    settings = {
+      SMTP_PROBE: 'true',
+      SMTP_PROBE_PORT: String(smtp.port),
+      SMTP_HELO_NAME: HELO,
+      SMTP_MAIL_FROM: FROM,
+      DNS_SERVERS: dns.server,
+    };
+  });
+  afterAll(async () => {
+    await Promise.all([dns?.close(), smtp?.close()]);
+  });
+
+  const lookup = (input: EmailInput, extra: Record<string, string> = {}, signal = AbortSignal.timeout(10_000)) =>
+    smtpProvider.lookup('email', input, unguardedContext(signal, { ...settings, ...extra }));
+
+  /** The commands of the last session, once it has ended with its QUIT. */
+  const lastSession = () =>
+    waitFor(
+      async () => smtp.sessions.at(-1) ?? [],
+      (commands) => commands.at(-1) === 'QUIT',
+      { timeoutMs: 5000, what: 'the probe to QUIT' },
+    );
+
+  describe.each([
+    ['ok', load('ok')],
+    ['not ok', load('not-ok')],
+  ])('%s', (_folder, fixtures) => {
+    it.each(fixtures.map((f) => [f.name, f] as const))('%s', async (_name, fixture) => {
+      for (const [name, answer] of Object.entries(fixture.dns ?? {})) dns.set(name, answer);
+      smtp.script = fixture.smtp;
+      const expected = JSON.parse(JSON.stringify(fixture.answer).replaceAll('{port}', String(smtp.port))) as unknown;
+      await expect(lookup(fixture.input, fixture.settings)).resolves.toEqual(expected);
+    });
+  });
+
+  it('probes with EHLO, MAIL FROM, RCPT TO the address and a made-up one, then QUIT — never DATA', async () => {
+    smtp.script = { rcpt: { 'grace@probe.example': 'accept' } };
+    await lookup({ email: 'grace@probe.example' });
+    expect(await lastSession()).toEqual([
+      `EHLO ${HELO}`,
+      `MAIL FROM:<${FROM}>`,
+      'RCPT TO:<grace@probe.example>',
+      expect.stringMatching(/^RCPT TO:<dossier-[0-9a-f]{16}@probe\.example>$/),
+      'QUIT',
+    ]);
+  });
+
+  it('falls back to HELO where EHLO is not understood', async () => {
+    smtp.script = { ehlo: false, rcpt: { 'grace@probe.example': 'accept' } };
+    await lookup({ email: 'grace@probe.example' });
+    expect((await lastSession()).slice(0, 3)).toEqual([`EHLO ${HELO}`, `HELO ${HELO}`, `MAIL FROM:<${FROM}>`]);
+  });
+
+  it('does not probe for a catch-all when the address itself is refused', async () => {
+    smtp.script = {};
+    await lookup({ email: 'nobody@probe.example' });
+    expect(await lastSession()).toEqual([
+      `EHLO ${HELO}`,
+      `MAIL FROM:<${FROM}>`,
+      'RCPT TO:<nobody@probe.example>',
+      'QUIT',
+    ]);
+  });
+
+  it('asks for a UTF-8 address with SMTPUTF8, which the server offers', async () => {
+    smtp.script = { rcpt: { 'josé@probe.example': 'accept' } };
+    const answer = await lookup({ email: 'José@probe.example' });
+    expect(answer.items[0]).toMatchObject({ deliverability: 'deliverable' });
+    expect((await lastSession()).slice(1, 3)).toEqual([`MAIL FROM:<${FROM}> SMTPUTF8`, 'RCPT TO:<José@probe.example>']);
+  });
+
+  it('sends nothing but the envelope in any case', () => {
+    expect(smtp.sessions.length).toBeGreaterThan(0);
+    for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
+  });
+
+  it('rejects with a timeout when the deadline passes during the probe', async () => {
+    smtp.script = { greeting: 'hang' };
+    const deadline = new AbortController();
+    const pending = lookup({ email: 'grace@probe.example' }, {}, deadline.signal);
+    await waitFor(
+      async () => smtp.sessions.length,
+      (n) => n > 0,
+      { timeoutMs: 5000, what: 'the probe to connect' },
+    );
+    deadline.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'ProviderError', code: 'timeout' });
+  });
+
+  it('rejects with a timeout when the deadline has already passed', async () => {
+    const passed = new AbortController();
+    passed.abort();
+    await expect(lookup({ email: 'grace@probe.example' }, {}, passed.signal)).rejects.toMatchObject({
+      name: 'ProviderError',
+      code: 'timeout',
+    });
+  });
+});
+
+describe('smtpProvider settings', () => {
+  it('is off unless SMTP_PROBE=true, and off in the test harness', () => {
+    expect(smtpProvider.isConfigured({})).toBe('off: the mailbox probe is opt-in (SMTP_PROBE=true)');
+    expect(smtpProvider.isConfigured(LOOPBACK_PROVIDER_ENV)).toBe('off: the mailbox probe is opt-in (SMTP_PROBE=true)');
+    expect(smtpProvider.isConfigured({ SMTP_PROBE: 'true', SMTP_HELO_NAME: 'mail.example.org' })).toBe(true);
+  });
+
+  it("needs SMTP_HELO_NAME where this host's name is not fully qualified", () => {
+    expect(probeOptionsOf({}, 'vm')).toBe(
+      `SMTP_HELO_NAME must be set: this host's name "vm" is not a fully qualified domain name`,
+    );
+    expect(probeOptionsOf({ SMTP_HELO_NAME: 'mail.example.org' }, 'vm')).toMatchObject({
+      heloName: 'mail.example.org',
+    });
+  });
+
+  it('defaults to port 25, a 10 s budget, the host name and verify@<host name>', () => {
+    const options = probeOptionsOf({}, 'mail.example.org');
+    expect(options).toEqual({
+      port: 25,
+      timeoutMs: 10_000,
+      heloName: 'mail.example.org',
+      mailFrom: 'verify@mail.example.org',
+    });
+  });
+
+  it.each([
+    [{ SMTP_PROBE: 'yes' }, 'SMTP_PROBE must be true or false, got "yes"'],
+    [{ SMTP_PROBE: 'true', SMTP_PROBE_PORT: '0' }, 'SMTP_PROBE_PORT must be a port number, got "0"'],
+    [{ SMTP_PROBE: 'true', SMTP_PROBE_PORT: '25x' }, 'SMTP_PROBE_PORT must be a port number, got "25x"'],
+    [{ SMTP_PROBE: 'true', SMTP_TIMEOUT_MS: '10' }, 'SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "10"'],
+    [{ SMTP_PROBE: 'true', SMTP_HELO_NAME: 'bad name' }, 'SMTP_HELO_NAME must be a host name, got "bad name"'],
+    [
+      { SMTP_PROBE: 'true', SMTP_HELO_NAME: 'mail.example.org', SMTP_MAIL_FROM: 'nobody' },
+      'SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "nobody"',
+    ],
+    [
+      { SMTP_PROBE: 'true', SMTP_HELO_NAME: 'mail.example.org', DNS_SERVERS: 'dns.example' },
+      'DNS_SERVERS: expected IP addresses as host:port,…, got "dns.example"',
+    ],
+  ])('is skipped with the reason for %j', (input, reason) => {
+    expect(smtpProvider.isConfigured(input)).toBe(reason);
+  });
+
+  it('does not apply to an address whose syntax is invalid', () => {
+    expect(smtpProvider.appliesTo?.({ email: 'not an address' })).toBe(false);
+    expect(smtpProvider.appliesTo?.({ email: 'grace@probe.example' })).toBe(true);
+  });
+});
