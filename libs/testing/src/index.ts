@@ -11,3 +11,4 @@ export * from './fake-upstream';
 export * from './loopback-env';
 export * from './fake-dns';
 export * from './fake-smtp';
+export * from './fixtures';

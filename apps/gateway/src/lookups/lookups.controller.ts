@@ -108,7 +108,11 @@ export class LookupsController {
       'Verify an e-mail address',
       verifyEmailBody,
       emailSuccessEnvelope,
-      'Always one result describing the address.',
+      'Always one result describing the address. `deliverability`: `undeliverable` (bad syntax; a domain that ' +
+        'does not exist, has a null MX or no mail host; a mailbox its server refuses), `risky` (a disposable domain, ' +
+        'a role address, a full mailbox, a catch-all domain), `deliverable` only when the mailbox server accepted ' +
+        'the address (the SMTP probe, opt-in), else `unknown` (DNS or the server could not tell, or no probe ran); ' +
+        '`reason` says why. Charged when a source found something: nothing is charged when every source could not tell.',
     ),
   )
   email(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {

@@ -110,10 +110,11 @@ export const verifyPhoneBody = z
 /** Ids and balances in the examples: what an integrator's first calls look like. */
 const EXAMPLE_SEARCH_ID = 'srch_8cFq3xPzLk2mW9rT4vB7nY1d';
 
-const sources = (provider: string, tookMs: number) => [{ provider, outcome: 'found' as const, took_ms: tookMs }];
+const sources = (providers: string[], tookMs: number) =>
+  providers.map((provider) => ({ provider, outcome: 'found' as const, took_ms: tookMs }));
 
-/** One success envelope per lookup kind: `results` holds that kind's items. */
-function successEnvelopeOf<T extends z.ZodType>(item: T, example: z.output<T>, provider: string) {
+/** One success envelope per lookup kind: `results` holds that kind's items; the example names its providers. */
+function successEnvelopeOf<T extends z.ZodType>(item: T, example: z.output<T>, ...providers: string[]) {
   return z
     .object({
       status: z.literal('success'),
@@ -129,7 +130,7 @@ function successEnvelopeOf<T extends z.ZodType>(item: T, example: z.output<T>, p
           search_id: EXAMPLE_SEARCH_ID,
           results: [example],
           credits_remaining: 99,
-          sources: sources(provider, 3),
+          sources: sources(providers, 3),
         },
       ],
     });
@@ -158,21 +159,22 @@ export const phoneSuccessEnvelope = successEnvelopeOf(
 export const emailSuccessEnvelope = successEnvelopeOf(
   emailResultSchema,
   {
-    email: 'Grace.Hopper@Example.com',
-    normalized: 'grace.hopper@example.com',
+    email: 'Grace.Hopper@Example.org',
+    normalized: 'Grace.Hopper@example.org',
     syntax_valid: true,
-    domain: 'example.com',
-    mx_records: ['mx1.example.com'],
+    domain: 'example.org',
+    mx_records: ['mx1.example.org', 'mx2.example.org'],
     deliverability: 'deliverable',
-    reason: null,
+    reason: 'mx1.example.org accepted the mailbox (250 2.1.5 OK)',
     disposable: false,
     free_provider: false,
     role_account: false,
     did_you_mean: null,
     accounts: [],
-    sources: ['email'],
+    sources: ['smtp', 'email'],
   },
   'email',
+  'smtp',
 );
 
 export const personSuccessEnvelope = successEnvelopeOf(

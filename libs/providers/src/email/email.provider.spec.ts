@@ -1,7 +1,6 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmailInput } from '@dossier/contracts';
-import { FakeDns, LOOPBACK_PROVIDER_ENV, REPO_ROOT, type DnsName } from '@dossier/testing';
+import { FakeDns, LOOPBACK_PROVIDER_ENV, REPO_ROOT, readFixtures, type DnsName } from '@dossier/testing';
 import { unguardedContext, type ProviderAnswer } from '../provider';
 import { emailProvider } from './email.provider';
 
@@ -14,10 +13,7 @@ interface Fixture {
 }
 
 const FIXTURES = join(REPO_ROOT, 'libs/providers/src/email/fixtures');
-const load = (folder: 'ok' | 'not-ok'): Fixture[] =>
-  readdirSync(join(FIXTURES, folder))
-    .sort()
-    .map((file) => JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) as Fixture);
+const load = (folder: 'ok' | 'not-ok'): Fixture[] => readFixtures<Fixture>(join(FIXTURES, folder));
 
 describe('emailProvider', () => {
   let dns: FakeDns;

@@ -121,7 +121,7 @@ export const hunterProvider: Provider<'email'> = {
   // one rate. 5 a second with a burst of 5: never more than 10 in any second (a full bucket plus a
   // second's refill) and 300 a minute sustained (305 in the worst minute: Hunter answers that with 403).
   rateLimit: { max: 5, perMs: 1000 },
-  // A vendor's opinion below the first-hand checks (precedence 0).
+  // A vendor's opinion below the first-hand checks (`email` 10, `smtp` 20) and `gravatar` (0).
   precedence: -10,
   isConfigured: (settings) => Boolean(settings['HUNTER_API_KEY']) || 'not configured: set HUNTER_API_KEY',
   appliesTo: hasValidSyntax,

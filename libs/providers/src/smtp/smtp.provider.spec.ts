@@ -1,4 +1,3 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmailInput } from '@dossier/contracts';
 import {
@@ -6,6 +5,7 @@ import {
   FakeSmtp,
   LOOPBACK_PROVIDER_ENV,
   REPO_ROOT,
+  readFixtures,
   waitFor,
   type DnsName,
   type SmtpScript,
@@ -27,10 +27,7 @@ interface Fixture {
 }
 
 const FIXTURES = join(REPO_ROOT, 'libs/providers/src/smtp/fixtures');
-const load = (folder: 'ok' | 'not-ok'): Fixture[] =>
-  readdirSync(join(FIXTURES, folder))
-    .sort()
-    .map((file) => JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) as Fixture);
+const load = (folder: 'ok' | 'not-ok'): Fixture[] => readFixtures<Fixture>(join(FIXTURES, folder));
 
 const HELO = 'probe.dossier.test';
 const FROM = 'verify@dossier.test';

@@ -1,0 +1,276 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  API_RESULT_FIELDS,
+  Api,
+  FakeDns,
+  FakeSmtp,
+  FakeUpstream,
+  REPO_ROOT,
+  Stack,
+  ledgerState,
+  type FakeAnswer,
+} from '@dossier/testing';
+
+type Source = { provider: string; outcome: string; took_ms: number; detail?: string };
+type Envelope = {
+  status: string;
+  search_id: string;
+  results: Record<string, unknown>[];
+  credits_remaining: number;
+  sources: Source[];
+};
+
+const EMAIL_FIELDS = [...API_RESULT_FIELDS.EmailResult].sort();
+
+/** The address whose Gravatar profile the fake serves (the profile in the gravatar provider's fixtures). */
+const WITH_PROFILE = 'Grace.Hopper@acme.example';
+const gravatarProfile = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'libs/providers/src/gravatar/fixtures/ok/found.json'), 'utf8'),
+) as FakeAnswer;
+
+describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravatar on loopback)', () => {
+  let dns: FakeDns;
+  let smtp: FakeSmtp;
+  let gravatar: FakeUpstream;
+  let stack: Stack;
+  let api: Api;
+  let key: string;
+  let accountId: string;
+
+  beforeAll(async () => {
+    [dns, smtp, gravatar] = await Promise.all([
+      FakeDns.start({
+        'acme.example': { mx: [[10, 'mx.acme.example']] },
+        'mx.acme.example': { a: ['127.0.0.1'] },
+        'catchall.example': { mx: [[10, 'mx.catchall.example']] },
+        'mx.catchall.example': { a: ['127.0.0.1'] },
+        'mailinator.com': { mx: [[10, 'mx.acme.example']] },
+        'null-mx.example': { mx: [[0, '.']] },
+        'broken.example': 'servfail',
+        // Nothing listens on 127.0.0.3: a refused (or blocked) port 25.
+        'blocked.example': { mx: [[10, 'mx.blocked.example']] },
+        'mx.blocked.example': { a: ['127.0.0.3'] },
+      }),
+      FakeSmtp.start({
+        rcpt: {
+          'grace.hopper@acme.example': 'accept',
+          'info@acme.example': 'accept',
+          'temp@mailinator.com': 'accept',
+          'full@acme.example': { code: 552, message: '5.2.2 mailbox full' },
+          'later@acme.example': { code: 451, message: '4.7.1 greylisted, try again later' },
+          '@catchall.example': 'accept',
+        },
+      }),
+      FakeUpstream.start(),
+    ]);
+    const profileHash = createHash('sha256').update(WITH_PROFILE.toLowerCase()).digest('hex');
+    gravatar.reply((req) => (req.url === `/v3/profiles/${profileHash}` ? gravatarProfile : { status: 404, body: {} }));
+    stack = await Stack.start({
+      label: 'email',
+      env: {
+        SIGNUP_CREDITS: '1000',
+        DNS_SERVERS: dns.server,
+        SMTP_PROBE: 'true',
+        SMTP_PROBE_PORT: String(smtp.port),
+        SMTP_HELO_NAME: 'probe.dossier.test',
+        SMTP_MAIL_FROM: 'verify@dossier.test',
+        GRAVATAR_ENABLED: 'true',
+        GRAVATAR_BASE_URL: gravatar.url,
+      },
+    });
+    api = new Api(stack.baseUrl);
+    ({ key, accountId } = await api.register());
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await Promise.all([dns?.close(), smtp?.close(), gravatar?.close()]);
+  });
+
+  const verify = (email: string) => api.post<Envelope>('/v1/verify/email', { email }, { key });
+  const outcomes = (res: { body: Envelope }) =>
+    Object.fromEntries(res.body.sources.map((s) => [s.provider, s.outcome]));
+
+  it('answers a deliverable address with exactly one item carrying every field of the contract, and charges 1', async () => {
+    const before = await ledgerState(accountId);
+    const res = await verify(WITH_PROFILE);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('success');
+    expect(res.body.results).toHaveLength(1);
+    const item = res.body.results[0]!;
+    expect(Object.keys(item).sort()).toEqual(EMAIL_FIELDS);
+    expect(item).toEqual({
+      email: WITH_PROFILE,
+      normalized: WITH_PROFILE,
+      syntax_valid: true,
+      domain: 'acme.example',
+      mx_records: ['mx.acme.example'],
+      deliverability: 'deliverable',
+      reason: 'mx.acme.example accepted the mailbox (250 Accepted)',
+      disposable: false,
+      free_provider: false,
+      role_account: false,
+      did_you_mean: null,
+      accounts: [
+        { service: 'gravatar', username: 'gracehopper', url: 'https://gravatar.com/gracehopper' },
+        { service: 'github', username: 'ghopper', url: 'https://github.com/ghopper' },
+        { service: 'tumblr', username: 'amazinggrace', url: 'https://amazinggrace.tumblr.com' },
+      ],
+      sources: expect.arrayContaining(['email', 'smtp', 'gravatar']),
+    });
+    expect((item['sources'] as string[]).length).toBe(3);
+    expect(res.body.sources.map((s) => s.provider)).toEqual(['email', 'smtp', 'gravatar']);
+    expect(outcomes(res)).toEqual({ email: 'found', smtp: 'found', gravatar: 'found' });
+    expect(res.headers.get('x-credits-spent')).toBe('1');
+    expect(res.body.credits_remaining).toBe(before.balance - 1);
+    const after = await ledgerState(accountId);
+    expect(after).toMatchObject({ balance: before.balance - 1, captures: before.captures + 1, pending: 0 });
+    expect(after.ledger_sum).toBe(after.balance);
+  });
+
+  it('answers POST /v1/search with type email the same way', async () => {
+    const res = await api.post<Envelope>('/v1/search', { query: 'grace.hopper@ACME.example', type: 'email' }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1);
+    expect(Object.keys(res.body.results[0]!).sort()).toEqual(EMAIL_FIELDS);
+    expect(res.body.results[0]).toMatchObject({
+      normalized: 'grace.hopper@acme.example',
+      deliverability: 'deliverable',
+      mx_records: ['mx.acme.example'],
+    });
+    // The same mailbox in other case: Gravatar hashes the lower-cased address, so the profile is found too.
+    expect(outcomes(res)).toEqual({ email: 'found', smtp: 'found', gravatar: 'found' });
+    expect(res.body.results[0]!['accounts']).toHaveLength(3);
+  });
+
+  it.each([
+    // address, deliverability, part of the reason, outcome per source (a provider that does not apply is not listed)
+    ['grace hopper@acme.example', 'undeliverable', 'the address has a character', { email: 'found' }],
+    [
+      'grace@no-mx.example',
+      'undeliverable',
+      'no-mx.example does not exist (NXDOMAIN)',
+      { email: 'found', smtp: 'not_found', gravatar: 'not_found' },
+    ],
+    [
+      'grace@null-mx.example',
+      'undeliverable',
+      'accepts no mail (null MX, RFC 7505)',
+      { email: 'found', smtp: 'not_found', gravatar: 'not_found' },
+    ],
+    [
+      'nobody@acme.example',
+      'undeliverable',
+      'mx.acme.example refused the mailbox: 550 5.1.1',
+      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+    ],
+    [
+      'temp@mailinator.com',
+      'risky',
+      'mailinator.com hands out disposable addresses',
+      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+    ],
+    [
+      'info@acme.example',
+      'risky',
+      '"info" is a role address',
+      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+    ],
+    [
+      'anyone@catchall.example',
+      'risky',
+      'accepts mail for any address at catchall.example (catch-all',
+      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+    ],
+    [
+      'full@acme.example',
+      'risky',
+      'the mailbox is full: 552 5.2.2 mailbox full',
+      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+    ],
+    [
+      'grace@broken.example',
+      'unknown',
+      'DNS could not tell: MX of broken.example: the DNS server failed (SERVFAIL)',
+      { email: 'unknown', smtp: 'unknown', gravatar: 'not_found' },
+    ],
+    [
+      'later@acme.example',
+      'unknown',
+      'mx.acme.example deferred the answer: 451 4.7.1 greylisted',
+      { email: 'found', smtp: 'unknown', gravatar: 'not_found' },
+    ],
+    [
+      'grace@blocked.example',
+      'unknown',
+      `could not connect to port`,
+      { email: 'found', smtp: 'unknown', gravatar: 'not_found' },
+    ],
+  ])('%s is %s: %s', async (address, deliverability, reason, sources) => {
+    const res = await verify(address);
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1);
+    const item = res.body.results[0]!;
+    expect(Object.keys(item).sort()).toEqual(EMAIL_FIELDS);
+    expect(item['deliverability']).toBe(deliverability);
+    expect(item['reason']).toContain(reason);
+    expect(outcomes(res)).toEqual(sources);
+    // Every source that could not tell says why.
+    for (const s of res.body.sources) if (s.outcome === 'unknown') expect(s.detail).toEqual(expect.any(String));
+  });
+
+  it('says honestly that port 25 may be blocked when the mail host cannot be connected to', async () => {
+    const res = await verify('grace@blocked.example');
+    const reason = `could not connect to port ${smtp.port} of mx.blocked.example (127.0.0.3): connection refused. Outbound port ${smtp.port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`;
+    expect(res.body.results[0]!['reason']).toBe(reason);
+    expect(res.body.sources.find((s) => s.provider === 'smtp')).toMatchObject({ outcome: 'unknown', detail: reason });
+  });
+
+  it('charges nothing when no source found anything (DNS failing: email and smtp unknown)', async () => {
+    const before = await ledgerState(accountId);
+    const res = await verify('grace@broken.example');
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1);
+    expect(res.body.sources.filter((s) => s.outcome === 'found')).toEqual([]);
+    expect(res.headers.get('x-credits-spent')).toBe('0');
+    expect(res.body.credits_remaining).toBe(before.balance);
+    const after = await ledgerState(accountId);
+    expect(after).toMatchObject({
+      balance: before.balance,
+      reserves: before.reserves + 1,
+      releases: before.releases + 1,
+      captures: before.captures,
+      pending: 0,
+    });
+    expect(after.ledger_sum).toBe(after.balance);
+  });
+
+  it('charges 1 when one source found something though the mailbox is unknown (greylisted)', async () => {
+    const before = await ledgerState(accountId);
+    const res = await verify('later@acme.example');
+    expect(res.headers.get('x-credits-spent')).toBe('1');
+    expect((await ledgerState(accountId)).balance).toBe(before.balance - 1);
+  });
+
+  it.each([
+    [{}, 'email'],
+    [{ email: 42 }, 'email'],
+    [{ email: '   ' }, 'email'],
+    [{ email: 'a@b.example', extra: true }, 'extra'],
+  ])('refuses %j with 400 naming the field, and charges nothing', async (body, field) => {
+    const before = await ledgerState(accountId);
+    const res = await api.post<{ error: { code: string; details: { field: string }[] } }>('/v1/verify/email', body, {
+      key,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details.map((d) => d.field)).toContain(field);
+    expect(await ledgerState(accountId)).toEqual(before);
+  });
+
+  it('never sent a message: every SMTP session stopped at the envelope', () => {
+    expect(smtp.sessions.length).toBeGreaterThan(0);
+    for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
+  });
+});
