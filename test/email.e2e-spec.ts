@@ -120,8 +120,9 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
       sources: expect.arrayContaining(['email', 'smtp', 'gravatar']),
     });
     expect((item['sources'] as string[]).length).toBe(3);
-    expect(res.body.sources.map((s) => s.provider)).toEqual(['email', 'smtp', 'gravatar']);
-    expect(outcomes(res)).toEqual({ email: 'found', smtp: 'found', gravatar: 'found' });
+    // Hunter (licensed) is listed as skipped until its key is set.
+    expect(res.body.sources.map((s) => s.provider)).toEqual(['email', 'smtp', 'gravatar', 'hunter']);
+    expect(outcomes(res)).toEqual({ email: 'found', smtp: 'found', gravatar: 'found', hunter: 'skipped' });
     expect(res.headers.get('x-credits-spent')).toBe('1');
     expect(res.body.credits_remaining).toBe(before.balance - 1);
     const after = await ledgerState(accountId);
@@ -140,72 +141,73 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
       mx_records: ['mx.acme.example'],
     });
     // The same mailbox in other case: Gravatar hashes the lower-cased address, so the profile is found too.
-    expect(outcomes(res)).toEqual({ email: 'found', smtp: 'found', gravatar: 'found' });
+    expect(outcomes(res)).toEqual({ email: 'found', smtp: 'found', gravatar: 'found', hunter: 'skipped' });
     expect(res.body.results[0]!['accounts']).toHaveLength(3);
   });
 
   it.each([
-    // address, deliverability, part of the reason, outcome per source (a provider that does not apply is not listed)
+    // address, deliverability, part of the reason, outcome per source (a provider that does not apply — every
+    // one but `email` for a malformed address — is not listed; Hunter is skipped: no key)
     ['grace hopper@acme.example', 'undeliverable', 'the address has a character', { email: 'found' }],
     [
       'grace@no-mx.example',
       'undeliverable',
       'no-mx.example does not exist (NXDOMAIN)',
-      { email: 'found', smtp: 'not_found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'not_found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'grace@null-mx.example',
       'undeliverable',
       'accepts no mail (null MX, RFC 7505)',
-      { email: 'found', smtp: 'not_found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'not_found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'nobody@acme.example',
       'undeliverable',
       'mx.acme.example refused the mailbox: 550 5.1.1',
-      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'temp@mailinator.com',
       'risky',
       'mailinator.com hands out disposable addresses',
-      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'info@acme.example',
       'risky',
       '"info" is a role address',
-      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'anyone@catchall.example',
       'risky',
       'accepts mail for any address at catchall.example (catch-all',
-      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'full@acme.example',
       'risky',
       'the mailbox is full: 552 5.2.2 mailbox full',
-      { email: 'found', smtp: 'found', gravatar: 'not_found' },
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'grace@broken.example',
       'unknown',
       'DNS could not tell: MX of broken.example: the DNS server failed (SERVFAIL)',
-      { email: 'unknown', smtp: 'unknown', gravatar: 'not_found' },
+      { email: 'unknown', smtp: 'unknown', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'later@acme.example',
       'unknown',
       'mx.acme.example deferred the answer: 451 4.7.1 greylisted',
-      { email: 'found', smtp: 'unknown', gravatar: 'not_found' },
+      { email: 'found', smtp: 'unknown', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
       'grace@blocked.example',
       'unknown',
       `could not connect to port`,
-      { email: 'found', smtp: 'unknown', gravatar: 'not_found' },
+      { email: 'found', smtp: 'unknown', gravatar: 'not_found', hunter: 'skipped' },
     ],
   ])('%s is %s: %s', async (address, deliverability, reason, sources) => {
     const res = await verify(address);

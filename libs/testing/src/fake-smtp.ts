@@ -42,7 +42,7 @@ export class FakeSmtp {
     public script: SmtpScript,
   ) {}
 
-  static async start(script: SmtpScript = {}, host = '127.0.0.1'): Promise<FakeSmtp> {
+  static async start(script: SmtpScript = {}): Promise<FakeSmtp> {
     const ref: { fake?: FakeSmtp } = {};
     const record = (entry: { tnx?: string; cid?: string }, ...message: unknown[]): void => {
       if (entry.tnx === 'command' && entry.cid) ref.fake?.record(entry.cid, message.slice(1).join(' '));
@@ -70,7 +70,7 @@ export class FakeSmtp {
         stream.on('end', () => callback(refusal({ code: 554, message: '5.7.0 a probe never sends a message' })));
       },
     });
-    const listening = server.listen(0, host);
+    const listening = server.listen(0, '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
       listening.once('listening', resolve);
       listening.once('error', reject);

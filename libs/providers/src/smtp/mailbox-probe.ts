@@ -41,7 +41,7 @@ export async function probeMailbox(
       continue;
     }
     for (const address of found.addresses) {
-      if (connections++ === MAX_CONNECTIONS) return cannotConnect(unreachable, options.port);
+      if (connections++ === MAX_CONNECTIONS) return cannotConnect(unreachable, options.port, true);
       const budget = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
       let session: SmtpSession;
       try {
@@ -63,7 +63,7 @@ export async function probeMailbox(
       }
     }
   }
-  return cannotConnect(unreachable, options.port);
+  return cannotConnect(unreachable, options.port, connections > 0);
 }
 
 async function dialogue(
@@ -169,11 +169,12 @@ function inconclusive(reason: string): MailboxProbe {
   return { result: 'inconclusive', reason };
 }
 
-function cannotConnect(unreachable: string[], port: number): MailboxProbe {
-  return inconclusive(
-    `could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}. ` +
-      `Outbound port ${port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`,
-  );
+/** No host could be asked; where connections were tried, say that the port may be blocked on our side. */
+function cannotConnect(unreachable: string[], port: number, triedConnecting: boolean): MailboxProbe {
+  const hint = triedConnecting
+    ? `. Outbound port ${port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`
+    : '';
+  return inconclusive(`could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}${hint}`);
 }
 
 function deadlinePassed(cause: unknown): ProviderError {
