@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import {
   API_RESULT_FIELDS,
   Api,
+  AppProcess,
+  DIST,
   FakeDns,
   FakeSmtp,
   FakeUpstream,
@@ -269,6 +271,15 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.details.map((d) => d.field)).toContain(field);
     expect(await ledgerState(accountId)).toEqual(before);
+  });
+
+  it.each([
+    [{ SMTP_PROBE_PORT: 'smtp' }, 'SMTP_PROBE_PORT must be a port number, got "smtp"'],
+    [{ DNS_SERVERS: 'resolver.example' }, 'DNS_SERVERS: expected IP addresses as host:port,…, got "resolver.example"'],
+  ])('refuses to start a worker with %j, naming the variable', async (env, message) => {
+    const worker = AppProcess.start('worker-bad-settings', DIST.worker, { ...stack.env, ...env });
+    expect(await worker.exited).toBe(1);
+    expect(worker.logs).toContain(message);
   });
 
   it('never sent a message: every SMTP session stopped at the envelope', () => {

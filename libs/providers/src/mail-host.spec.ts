@@ -1,5 +1,5 @@
 import { FakeDns, LOOPBACK_PROVIDER_ENV } from '@dossier/testing';
-import { MailDns, dnsServersOf, dnsServersProblem } from './mail-host';
+import { MailDns, dnsServersOf } from './mail-host';
 
 describe('MailDns against a fake DNS server on loopback', () => {
   let fake: FakeDns;
@@ -126,7 +126,6 @@ describe('DNS_SERVERS', () => {
     'refuses %j, naming the setting',
     (value) => {
       expect(() => dnsServersOf({ DNS_SERVERS: value })).toThrow(/^DNS_SERVERS: expected IP addresses/);
-      expect(dnsServersProblem({ DNS_SERVERS: value })).toMatch(/^DNS_SERVERS: /);
     },
   );
 });

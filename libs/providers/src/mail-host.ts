@@ -59,16 +59,6 @@ export function dnsServersOf(settings: Readonly<Record<string, string | undefine
   });
 }
 
-/** Why a setting makes the provider unusable, or null when it is fine (for `isConfigured`). */
-export function dnsServersProblem(settings: Readonly<Record<string, string | undefined>>): string | null {
-  try {
-    dnsServersOf(settings);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
 const DNS_ERRORS: Record<string, string> = {
   ESERVFAIL: 'the DNS server failed (SERVFAIL)',
   ETIMEOUT: 'no answer from the DNS server (timeout)',

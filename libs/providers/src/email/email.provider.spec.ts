@@ -36,8 +36,14 @@ describe('emailProvider', () => {
       configKeys: ['DNS_SERVERS'],
     });
     expect(emailProvider.isConfigured({})).toBe(true);
-    expect(emailProvider.isConfigured({ DNS_SERVERS: '127.0.0.1:53' })).toBe(true);
-    expect(emailProvider.isConfigured({ DNS_SERVERS: 'resolver.example' })).toMatch(/^DNS_SERVERS: expected/);
+  });
+
+  it('refuses, at boot, a DNS_SERVERS that is not a list of IP addresses', () => {
+    expect(() => emailProvider.validateSettings?.({})).not.toThrow();
+    expect(() => emailProvider.validateSettings?.({ DNS_SERVERS: '127.0.0.1:53' })).not.toThrow();
+    expect(() => emailProvider.validateSettings?.({ DNS_SERVERS: 'resolver.example' })).toThrow(
+      'DNS_SERVERS: expected IP addresses as host:port,…, got "resolver.example"',
+    );
   });
 
   describe.each([

@@ -1,7 +1,7 @@
 import { parseEmail } from '@dossier/domain';
 import type { EmailInput } from '@dossier/contracts';
 import { addressFacts, checkedEmailItem } from '../email-checks';
-import { DNS_SERVERS_KEY, MailDns, dnsServersOf, dnsServersProblem } from '../mail-host';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf } from '../mail-host';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'email';
@@ -23,7 +23,11 @@ export const emailProvider: Provider<'email'> = {
   transport: 'dns',
   // First-hand checks; only the mailbox probe (`smtp`) is more direct. A vendor's opinion ranks below both.
   precedence: 10,
-  isConfigured: (settings) => dnsServersProblem(settings) ?? true,
+  // At boot: a DNS_SERVERS that is not a list of addresses stops the worker, naming it.
+  validateSettings(settings) {
+    dnsServersOf(settings);
+  },
+  isConfigured: () => true,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
     if (ctx.signal.aborted) throw new ProviderError('timeout', `${ID}: the lookup deadline passed`);

@@ -142,24 +142,16 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
 });
 
 describe('smtpProvider settings', () => {
+  const FQDN = { SMTP_HELO_NAME: 'mail.example.org' };
+
   it('is off unless SMTP_PROBE=true, and off in the test harness', () => {
     expect(smtpProvider.isConfigured({})).toBe('off: the mailbox probe is opt-in (SMTP_PROBE=true)');
     expect(smtpProvider.isConfigured(LOOPBACK_PROVIDER_ENV)).toBe('off: the mailbox probe is opt-in (SMTP_PROBE=true)');
-    expect(smtpProvider.isConfigured({ SMTP_PROBE: 'true', SMTP_HELO_NAME: 'mail.example.org' })).toBe(true);
-  });
-
-  it("needs SMTP_HELO_NAME where this host's name is not fully qualified", () => {
-    expect(probeOptionsOf({}, 'vm')).toBe(
-      `SMTP_HELO_NAME must be set: this host's name "vm" is not a fully qualified domain name`,
-    );
-    expect(probeOptionsOf({ SMTP_HELO_NAME: 'mail.example.org' }, 'vm')).toMatchObject({
-      heloName: 'mail.example.org',
-    });
+    expect(smtpProvider.isConfigured({ SMTP_PROBE: 'true' })).toBe(true);
   });
 
   it('defaults to port 25, a 10 s budget, the host name and verify@<host name>', () => {
-    const options = probeOptionsOf({}, 'mail.example.org');
-    expect(options).toEqual({
+    expect(probeOptionsOf({}, 'mail.example.org')).toEqual({
       port: 25,
       timeoutMs: 10_000,
       heloName: 'mail.example.org',
@@ -167,22 +159,34 @@ describe('smtpProvider settings', () => {
     });
   });
 
+  it("needs SMTP_HELO_NAME where this host's name is not fully qualified", () => {
+    expect(() => probeOptionsOf({}, 'vm')).toThrow(
+      `SMTP_HELO_NAME must be set: this host's name "vm" is not a fully qualified domain name`,
+    );
+    expect(probeOptionsOf(FQDN, 'vm')).toMatchObject({ heloName: 'mail.example.org' });
+  });
+
+  it('checks nothing but SMTP_PROBE itself while the probe is off', () => {
+    expect(() => smtpProvider.validateSettings?.({ SMTP_PROBE_PORT: 'x', DNS_SERVERS: 'dns.example' })).not.toThrow();
+    expect(() => smtpProvider.validateSettings?.({ SMTP_PROBE: 'true', ...FQDN })).not.toThrow();
+  });
+
   it.each([
     [{ SMTP_PROBE: 'yes' }, 'SMTP_PROBE must be true or false, got "yes"'],
-    [{ SMTP_PROBE: 'true', SMTP_PROBE_PORT: '0' }, 'SMTP_PROBE_PORT must be a port number, got "0"'],
-    [{ SMTP_PROBE: 'true', SMTP_PROBE_PORT: '25x' }, 'SMTP_PROBE_PORT must be a port number, got "25x"'],
-    [{ SMTP_PROBE: 'true', SMTP_TIMEOUT_MS: '10' }, 'SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "10"'],
+    [{ SMTP_PROBE: 'true', ...FQDN, SMTP_PROBE_PORT: '0' }, 'SMTP_PROBE_PORT must be a port number, got "0"'],
+    [{ SMTP_PROBE: 'true', ...FQDN, SMTP_PROBE_PORT: '25x' }, 'SMTP_PROBE_PORT must be a port number, got "25x"'],
+    [{ SMTP_PROBE: 'true', ...FQDN, SMTP_TIMEOUT_MS: '10' }, 'SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "10"'],
     [{ SMTP_PROBE: 'true', SMTP_HELO_NAME: 'bad name' }, 'SMTP_HELO_NAME must be a host name, got "bad name"'],
     [
-      { SMTP_PROBE: 'true', SMTP_HELO_NAME: 'mail.example.org', SMTP_MAIL_FROM: 'nobody' },
+      { SMTP_PROBE: 'true', ...FQDN, SMTP_MAIL_FROM: 'nobody' },
       'SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "nobody"',
     ],
     [
-      { SMTP_PROBE: 'true', SMTP_HELO_NAME: 'mail.example.org', DNS_SERVERS: 'dns.example' },
+      { SMTP_PROBE: 'true', ...FQDN, DNS_SERVERS: 'dns.example' },
       'DNS_SERVERS: expected IP addresses as host:port,…, got "dns.example"',
     ],
-  ])('is skipped with the reason for %j', (input, reason) => {
-    expect(smtpProvider.isConfigured(input)).toBe(reason);
+  ])('refuses, at boot, %j', (input, message) => {
+    expect(() => smtpProvider.validateSettings?.(input)).toThrow(message);
   });
 
   it('does not apply to an address whose syntax is invalid', () => {

@@ -3,36 +3,36 @@ import { parseEmail } from '@dossier/domain';
 import type { EmailInput } from '@dossier/contracts';
 import { addressFacts, checkedEmailItem } from '../email-checks';
 import { hasValidSyntax } from '../email-item';
-import { DNS_SERVERS_KEY, MailDns, dnsServersOf, dnsServersProblem } from '../mail-host';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf } from '../mail-host';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { probeMailbox, type ProbeOptions } from './mailbox-probe';
 
 const ID = 'smtp';
 
 /**
- * `SMTP_PROBE`'s companions as the probe's options, or what is wrong with them (named by variable). The
+ * `SMTP_PROBE`'s companions as the probe's options; throws naming the variable when one is wrong. The
  * identity defaults to this host's name (`host`).
  */
 export function probeOptionsOf(
   settings: Readonly<Record<string, string | undefined>>,
   host: string = hostname(),
-): ProbeOptions | string {
+): ProbeOptions {
   const port = integer(settings['SMTP_PROBE_PORT'], 25);
   if (!(port >= 1 && port <= 65535))
-    return `SMTP_PROBE_PORT must be a port number, got "${settings['SMTP_PROBE_PORT']}"`;
+    throw new Error(`SMTP_PROBE_PORT must be a port number, got "${settings['SMTP_PROBE_PORT']}"`);
   const timeoutMs = integer(settings['SMTP_TIMEOUT_MS'], 10_000);
   if (!(timeoutMs >= 100 && timeoutMs <= 120_000))
-    return `SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "${settings['SMTP_TIMEOUT_MS']}"`;
+    throw new Error(`SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "${settings['SMTP_TIMEOUT_MS']}"`);
   const heloName = settings['SMTP_HELO_NAME'] ?? host;
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(heloName))
-    return `SMTP_HELO_NAME must be a host name, got "${heloName}"`;
+    throw new Error(`SMTP_HELO_NAME must be a host name, got "${heloName}"`);
   // Mail servers want a fully qualified name in EHLO and a sender address at a real domain.
   if (settings['SMTP_HELO_NAME'] === undefined && !heloName.includes('.'))
-    return `SMTP_HELO_NAME must be set: this host's name "${heloName}" is not a fully qualified domain name`;
+    throw new Error(`SMTP_HELO_NAME must be set: this host's name "${heloName}" is not a fully qualified domain name`);
   const mailFrom = settings['SMTP_MAIL_FROM'] ?? `verify@${heloName}`;
   const from = parseEmail(mailFrom);
   if (!from.syntaxValid || /[^\x00-\x7f]/.test(from.normalized))
-    return `SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "${mailFrom}"`;
+    throw new Error(`SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "${mailFrom}"`);
   return { port, timeoutMs, heloName, mailFrom: from.normalized };
 }
 
@@ -60,20 +60,21 @@ export const smtpProvider: Provider<'email'> = {
   transport: 'smtp',
   // The most direct check there is: the mailbox's own server. Its verdict takes the list facts into account.
   precedence: 20,
-  isConfigured(settings) {
+  // At boot: SMTP_PROBE itself, and — when the probe is on — its identity, port, budget and resolvers.
+  validateSettings(settings) {
     const probe = settings['SMTP_PROBE'];
     if (probe !== undefined && probe !== 'true' && probe !== 'false')
-      return `SMTP_PROBE must be true or false, got "${probe}"`;
-    if (probe !== 'true') return 'off: the mailbox probe is opt-in (SMTP_PROBE=true)';
-    const options = probeOptionsOf(settings);
-    return typeof options === 'string' ? options : (dnsServersProblem(settings) ?? true);
+      throw new Error(`SMTP_PROBE must be true or false, got "${probe}"`);
+    if (probe !== 'true') return;
+    probeOptionsOf(settings);
+    dnsServersOf(settings);
   },
+  isConfigured: (settings) => settings['SMTP_PROBE'] === 'true' || 'off: the mailbox probe is opt-in (SMTP_PROBE=true)',
   appliesTo: hasValidSyntax,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
     if (ctx.signal.aborted) throw new ProviderError('timeout', `${ID}: the lookup deadline passed`);
-    const options = probeOptionsOf(ctx.settings);
-    if (typeof options === 'string') throw new ProviderError('unrecoverable', `${ID}: ${options}`);
+    const options = probeOptionsOf(ctx.settings); // checked at boot (validateSettings)
     const parsed = parseEmail(input.email);
     if (!parsed.syntaxValid || parsed.domain === null) return { outcome: 'not_found', items: [] };
     const dns = new MailDns(ctx.signal, { servers: dnsServersOf(ctx.settings) });
