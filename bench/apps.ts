@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Api, DIST, freePort, REPO_ROOT, waitFor, type AppProcess } from '@dossier/testing';
+import { Api, DIST, LOOPBACK_PROVIDER_ENV, freePort, REPO_ROOT, waitFor, type AppProcess } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { countingProxy, type WireCounters } from './wire-counter';
 
@@ -152,6 +152,8 @@ async function commonEnv(ctx: BenchContext): Promise<{ env: Record<string, strin
       QUEUE_PREFIX: ctx.prefix,
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
+      // Nothing the bench starts leaves loopback (a phase points a provider at a fake where it needs one).
+      ...LOOPBACK_PROVIDER_ENV,
     },
     wire,
   };

@@ -1,7 +1,8 @@
 /**
- * End to end: `POST /v1/verify/phone` through the real gateway and worker processes (bearer auth,
- * rate limit, credit reservation, the job, libphonenumber, settlement in Postgres, the answer), one
- * run per --worker-concurrency value against the same gateway.
+ * End to end through the real gateway and worker processes (bearer auth, rate limit, credit
+ * reservation, the job, the providers, settlement in Postgres, the answer), one run per
+ * --worker-concurrency value against the same gateway: `POST /v1/verify/phone` (libphonenumber), or
+ * `POST /v1/verify/email` with the offline checks (syntax, lists, MX through a DNS server on loopback).
  */
 import {
   assertRunning,
@@ -21,8 +22,42 @@ import { loadGenDescription, postOp, poster } from './load';
 import { measureWindow, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 import { wireLines } from './wire-counter';
+import { FakeDns } from '@dossier/testing';
 
-const PATH = '/v1/verify/phone';
+/** What a run sends, and the worker settings it needs (started before the gateway, stopped after). */
+interface LookupLoad {
+  kind: 'phone' | 'email';
+  path: string;
+  bodies: Buffer[];
+  workerEnv: Record<string, string>;
+  close(): Promise<void>;
+}
+
+const LOADS: Record<LookupLoad['kind'], () => Promise<LookupLoad>> = {
+  phone: async () => ({
+    kind: 'phone',
+    path: '/v1/verify/phone',
+    bodies: PHONES.map((p) =>
+      Buffer.from(JSON.stringify(p.country ? { phone: p.phone, country: p.country } : { phone: p.phone })),
+    ),
+    workerEnv: {},
+    close: async () => undefined,
+  }),
+  email: async () => {
+    const dns = await FakeDns.start();
+    const domains = Array.from({ length: 50 }, (_, i) => `company${i}.example`);
+    for (const [i, domain] of domains.entries()) dns.set(domain, { mx: [[10, `mx${i % 5}.${domain}`]] });
+    const locals = ['grace.hopper', 'alan.turing', 'info', 'ada', 'x+tag', 'noreply', 'k.johnson'];
+    const bodies = domains.flatMap((d) => locals.map((l) => Buffer.from(JSON.stringify({ email: `${l}@${d}` }))));
+    return {
+      kind: 'email',
+      path: '/v1/verify/email',
+      bodies,
+      workerEnv: { DNS_SERVERS: dns.server },
+      close: () => dns.close(),
+    };
+  },
+};
 
 interface E2eRun {
   concurrency: number;
@@ -31,33 +66,34 @@ interface E2eRun {
   rss: PhaseReport['rss'];
 }
 
-/** The end-to-end phone lookups as a phase; `inflight` defaults to --inflight. */
-export function e2eLookups(options: { key?: string; inflight?: number } = {}): Phase {
+/** End-to-end lookups of one kind as a phase; `inflight` defaults to --inflight. */
+export function e2eLookups(options: { key?: string; kind?: LookupLoad['kind']; inflight?: number } = {}): Phase {
   return {
     key: options.key ?? 'e2e',
     enabled: () => true,
-    run: (ctx) => run(ctx, options.inflight ?? ctx.opts.inflight),
+    run: (ctx) => run(ctx, options.kind ?? 'phone', options.inflight ?? ctx.opts.inflight),
   };
 }
 
-async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
+async function run(ctx: BenchContext, kind: LookupLoad['kind'], inflight: number): Promise<PhaseReport> {
   const { opts } = ctx;
+  const lookups = await LOADS[kind]();
   const gateway = await startGateway(ctx);
-  const load = poster(opts.client, gateway.baseUrl, PATH, inflight);
+  const load = poster(opts.client, gateway.baseUrl, lookups.path, inflight);
   const runs: E2eRun[] = [];
   try {
-    const bodies = PHONES.map((p) =>
-      Buffer.from(JSON.stringify(p.country ? { phone: p.phone, country: p.country } : { phone: p.phone })),
-    );
-    const op = postOp(load, bodies, await registerAccounts(gateway, opts.accounts));
+    const op = postOp(load, lookups.bodies, await registerAccounts(gateway, opts.accounts));
     for (const concurrency of opts.workerConcurrency) {
       if (ctx.signal.aborted) break;
-      runs.push(await measure(ctx, gateway, op, inflight, concurrency));
+      runs.push(await measure(ctx, gateway, op, inflight, concurrency, lookups));
     }
   } finally {
     load.close();
     await stopApp(ctx, gateway);
+    await lookups.close();
   }
+  const PATH = lookups.path;
+  const CONCURRENCY = `WORKER_CONCURRENCY_${kind.toUpperCase()}`;
 
   const lines: string[] = [];
   if (opts.profileDir) {
@@ -70,14 +106,14 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
   for (const r of runs) {
     const errors = failureCount(r.result);
     lines.push(
-      `end to end POST ${PATH} (${inflight} in flight, WORKER_CONCURRENCY_PHONE=${r.concurrency}): ${fmtRate(r.result)}  errors/non-200 ${errors}` +
+      `end to end POST ${PATH} (${inflight} in flight, ${CONCURRENCY}=${r.concurrency}): ${fmtRate(r.result)}  errors/non-200 ${errors}` +
         (errors ? ` (${fmtFailures(r.result)})` : ''),
       ...r.lines,
     );
     if (!best || r.result.ok > best.result.ok) best = r;
   }
   if (!best) throw new Error('no end-to-end run');
-  if (runs.length > 1) lines.push(`best end to end: WORKER_CONCURRENCY_PHONE=${best.concurrency}`);
+  if (runs.length > 1) lines.push(`best end to end: ${CONCURRENCY}=${best.concurrency}`);
   return {
     lines,
     rate: rate(best.result),
@@ -93,9 +129,14 @@ async function measure(
   op: (i: number) => Promise<Outcome>,
   inflight: number,
   concurrency: number,
+  lookups: LookupLoad,
 ): Promise<E2eRun> {
   const { opts } = ctx;
-  const worker = await startWorker(ctx, { LOOKUP_QUEUES: 'phone' }, { WORKER_CONCURRENCY_PHONE: String(concurrency) });
+  const worker = await startWorker(
+    ctx,
+    { LOOKUP_QUEUES: lookups.kind },
+    { ...lookups.workerEnv, [`WORKER_CONCURRENCY_${lookups.kind.toUpperCase()}`]: String(concurrency) },
+  );
   const apps = [gateway, worker];
   try {
     if (opts.profileDir || opts.nodeArgs.length)
@@ -117,7 +158,10 @@ async function measure(
     );
     assertRunning(apps);
     if (opts.countWire) lines.push(...wireLines(apps, result.ok));
-    const rss = apps.map(({ role, app }) => ({ label: role, mib: procRssMiB(app.pid) }));
+    const rss = apps.map(({ role, app }) => ({
+      label: lookups.kind === 'phone' ? role : `${lookups.kind} ${role}`,
+      mib: procRssMiB(app.pid),
+    }));
     return { concurrency, result, lines, rss };
   } finally {
     await stopApp(ctx, worker);

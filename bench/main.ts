@@ -27,7 +27,12 @@ import { rawBullmq } from './raw-bullmq';
 import { fanOutParallelism } from './fan-out';
 
 /** The measurements, in the order they run. */
-const PHASES: readonly Phase[] = [rawBullmq(), e2eLookups(), fanOutParallelism()];
+const PHASES: readonly Phase[] = [
+  rawBullmq(),
+  e2eLookups(),
+  e2eLookups({ key: 'email', kind: 'email' }),
+  fanOutParallelism(),
+];
 
 /** The last line: `ratio=<numerator's rate ÷ denominator's rate>` (NaN when one was skipped). */
 const RATIO = { numerator: 'e2e', denominator: 'raw' } as const;
