@@ -1,4 +1,5 @@
 import anyAscii from 'any-ascii';
+import { createHash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { parseEmail } from './email';
 import { parsePhone } from './phone';
@@ -123,4 +124,42 @@ export function normalizeCompanyName(name: string): string {
 export function registrationKey(value: string): string {
   const compact = value.toUpperCase().replace(/[^A-Z0-9]/g, '');
   return /^[0-9]+$/.test(compact) ? compact.replace(/^0+(?=.)/, '') : compact;
+}
+
+/**
+ * The keys a location is compared by: its city, region and country, each folded ("São Paulo" →
+ * "sao paulo", "US" → "us"). A searched location ("Austin, TX", "London") is split at commas and each
+ * part folded the same way; a record matches a part when one of its keys equals it.
+ */
+export function locationKeys(location: {
+  city?: string | null;
+  region?: string | null;
+  country?: string | null;
+}): string[] {
+  const keys = [location.city, location.region, location.country]
+    .filter((v): v is string => typeof v === 'string')
+    .map(foldText)
+    .filter((v) => v !== '');
+  return [...new Set(keys)];
+}
+
+/** The parts of a searched location, folded as locationKeys folds a record's: "Austin, TX" → ["austin", "tx"]. */
+export function searchedLocationParts(location: string): string[] {
+  return [
+    ...new Set(
+      location
+        .split(',')
+        .map(foldText)
+        .filter((v) => v !== ''),
+    ),
+  ];
+}
+
+/**
+ * The stable id of a person or company item from its origin: the same (source, external id) gives the
+ * same id in every search and after every re-import — `per_…` for people, `com_…` for companies.
+ */
+export function subjectId(kind: 'person' | 'company', source: string, externalId: string): string {
+  const digest = createHash('sha256').update(`${source}\u0000${externalId}`).digest('base64url').slice(0, 20);
+  return `${kind === 'person' ? 'per' : 'com'}_${digest}`;
 }

@@ -67,6 +67,13 @@ export interface ProviderAnswer<K extends LookupKind> {
    * each, listed in the envelope's `sources` in place of the provider's own entry.
    */
   reports?: SourceReport[];
+  /**
+   * Person and company items: identities of each item (same index as `items`) that its fields do not
+   * show but that make two items one subject when merged — `lei:<LEI>`, `<source>:<external id>`
+   * (e.g. `pdl:qEnOZ5Oh0poWnQ1luFBfVw_0000`). The fields that do show (e-mail, phone, registration number
+   * in a jurisdiction, domain) are compared by the merge itself.
+   */
+  identities?: string[][];
 }
 
 /** Calls allowed to one upstream across every worker process: `max` per `perMs`. */
