@@ -6,3 +6,4 @@ export * from './phone';
 export * from './async';
 export * from './email';
 export * from './normalize';
+export * from './local-records';

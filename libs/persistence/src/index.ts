@@ -11,3 +11,4 @@ export * from './entities/person-record.entity';
 export * from './entities/person-name.entity';
 export * from './entities/company-record.entity';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
+export * from './local-index.writer';

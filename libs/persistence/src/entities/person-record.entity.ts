@@ -1,10 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique, UpdateDateColumn } from 'typeorm';
 
-export interface RecordLocation {
-  city: string | null;
-  region: string | null;
-  country: string | null;
-}
+import type { RecordLocation } from '@dossier/domain';
 
 /** An imported person (the local index). `*_keys` hold the normalised values searches compare. */
 @Entity({ name: 'people' })

@@ -1,0 +1,159 @@
+import {
+  locationKeys,
+  normalizeCompanyName,
+  normalizeDomain,
+  normalizeEmailAddress,
+  normalizePersonName,
+  normalizePhoneNumber,
+  normalizeUsername,
+  registrationKey,
+  splitPersonName,
+  subjectId,
+} from './normalize';
+
+/**
+ * The records of the local indexes as an importer hands them over (already validated), and the rows
+ * they are stored as: every `*_key` is computed here, by the same normalisation the search applies to
+ * its input, so import and search always agree. Pure: the SQL that writes rows is in persistence.
+ */
+
+export interface RecordLocation {
+  city: string | null;
+  region: string | null;
+  country: string | null;
+}
+
+export interface PersonRecord {
+  source: string;
+  external_id: string;
+  full_name: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  aliases?: string[];
+  emails?: string[];
+  phones?: string[];
+  usernames?: string[];
+  locations?: RecordLocation[];
+  birth_year?: number | null;
+}
+
+export interface CompanyRecord {
+  source: string;
+  external_id: string;
+  name: string;
+  registration_number?: string | null;
+  jurisdiction?: string | null;
+  country?: string | null;
+  domain?: string | null;
+  status?: string | null;
+  /** ISO date, `YYYY-MM-DD`. */
+  incorporated_on?: string | null;
+  address?: string | null;
+  industry?: string | null;
+  /** The Legal Entity Identifier (GLEIF records). */
+  lei?: string | null;
+}
+
+/** A `people` row and its `person_names` (the full name and each alias, folded), column for column. */
+export interface PersonRow {
+  id: string;
+  source: string;
+  external_id: string;
+  full_name: string;
+  first_name: string | null;
+  last_name: string | null;
+  aliases: string[];
+  emails: string[];
+  phones: string[];
+  usernames: string[];
+  locations: RecordLocation[];
+  birth_year: number | null;
+  email_keys: string[];
+  phone_keys: string[];
+  username_keys: string[];
+  location_keys: string[];
+  names: { name_key: string; is_alias: boolean }[];
+}
+
+export interface CompanyRow {
+  id: string;
+  source: string;
+  external_id: string;
+  name: string;
+  registration_number: string | null;
+  jurisdiction: string | null;
+  country: string | null;
+  domain: string | null;
+  status: string | null;
+  incorporated_on: string | null;
+  address: string | null;
+  industry: string | null;
+  lei: string | null;
+  name_key: string;
+  registration_key: string | null;
+  domain_key: string | null;
+}
+
+function distinct(values: (string | null)[]): string[] {
+  return [...new Set(values.filter((v): v is string => v !== null && v !== ''))];
+}
+
+function blankToNull(value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+export function personRowOf(record: PersonRecord): PersonRow {
+  const locations = record.locations ?? [];
+  // A national-format phone is read in the record's own country (its first location's), if it names one.
+  const region = locations.find((l) => l.country)?.country ?? null;
+  const split = splitPersonName(record.full_name);
+  const names = new Map<string, boolean>();
+  for (const alias of record.aliases ?? []) names.set(normalizePersonName(alias), true);
+  names.set(normalizePersonName(record.full_name), false);
+  names.delete('');
+  return {
+    id: subjectId('person', record.source, record.external_id),
+    source: record.source,
+    external_id: record.external_id,
+    full_name: record.full_name.trim(),
+    first_name: blankToNull(record.first_name) ?? split.first,
+    last_name: blankToNull(record.last_name) ?? split.last,
+    aliases: distinct((record.aliases ?? []).map((a) => a.trim())),
+    emails: distinct((record.emails ?? []).map((e) => e.trim())),
+    phones: distinct((record.phones ?? []).map((p) => p.trim())),
+    usernames: distinct((record.usernames ?? []).map((u) => u.trim())),
+    locations,
+    birth_year: record.birth_year ?? null,
+    email_keys: distinct((record.emails ?? []).map(normalizeEmailAddress)),
+    phone_keys: distinct((record.phones ?? []).map((p) => normalizePhoneNumber(p, region))),
+    username_keys: distinct((record.usernames ?? []).map(normalizeUsername)),
+    location_keys: distinct(locations.flatMap(locationKeys)),
+    names: [...names].map(([name_key, is_alias]) => ({ name_key, is_alias })),
+  };
+}
+
+export function companyRowOf(record: CompanyRecord): CompanyRow {
+  const registration = blankToNull(record.registration_number);
+  const domain = blankToNull(record.domain);
+  const domainKey = domain === null ? null : normalizeDomain(domain);
+  const registrationKeyOf = registration === null ? null : registrationKey(registration);
+  return {
+    id: subjectId('company', record.source, record.external_id),
+    source: record.source,
+    external_id: record.external_id,
+    name: record.name.trim(),
+    registration_number: registration,
+    jurisdiction: blankToNull(record.jurisdiction),
+    country: blankToNull(record.country)?.toUpperCase() ?? null,
+    domain: domainKey ?? domain,
+    status: blankToNull(record.status),
+    incorporated_on: blankToNull(record.incorporated_on),
+    address: blankToNull(record.address),
+    industry: blankToNull(record.industry),
+    lei: blankToNull(record.lei)?.toUpperCase() ?? null,
+    name_key: normalizeCompanyName(record.name),
+    registration_key: registrationKeyOf === '' ? null : registrationKeyOf,
+    domain_key: domainKey,
+  };
+}

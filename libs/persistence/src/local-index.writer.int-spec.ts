@@ -1,0 +1,86 @@
+import type { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { companyRowOf, personRowOf, type PersonRecord } from '@dossier/domain';
+import { testEnv } from '@dossier/testing';
+import { openDataSource } from './data-source';
+import { writeCompanies, writePeople } from './local-index.writer';
+
+describe('local index writer', () => {
+  let db: DataSource;
+  const source = `writer-${randomUUID()}`;
+
+  beforeAll(async () => {
+    db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 2, applicationName: 'writer-spec' });
+  });
+  afterAll(async () => {
+    await db?.query(`DELETE FROM people WHERE source = $1`, [source]);
+    await db?.query(`DELETE FROM companies WHERE source = $1`, [source]);
+    await db?.destroy();
+  });
+
+  const ada: PersonRecord = {
+    source,
+    external_id: 'p1',
+    full_name: 'Ada Lovelace',
+    aliases: ['Augusta Ada King'],
+    emails: [' Ada@Example.COM '],
+    phones: ['020 7946 0018'],
+    usernames: ['@adal'],
+    locations: [{ city: 'London', region: null, country: 'GB' }],
+    birth_year: 1815,
+  };
+
+  it('inserts once, leaves an unchanged record alone, and replaces a changed one with its names', async () => {
+    expect(await writePeople(db, [personRowOf(ada)])).toEqual({ imported: 1, updated: 0 });
+    expect(await writePeople(db, [personRowOf(ada)])).toEqual({ imported: 0, updated: 0 });
+    const renamed = { ...ada, aliases: ['Countess of Lovelace'] };
+    expect(await writePeople(db, [personRowOf(renamed)])).toEqual({ imported: 0, updated: 1 });
+
+    const [row] = await db.query(
+      `SELECT email_keys, phone_keys, username_keys, location_keys, first_name, last_name FROM people WHERE source = $1`,
+      [source],
+    );
+    expect(row).toEqual({
+      email_keys: ['ada@example.com'],
+      phone_keys: ['+442079460018'],
+      username_keys: ['adal'],
+      location_keys: ['london', 'gb'],
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    });
+    const names = await db.query(`SELECT name_key, is_alias FROM person_names WHERE person_id = $1 ORDER BY name_key`, [
+      personRowOf(ada).id,
+    ]);
+    expect(names).toEqual([
+      { name_key: 'ada lovelace', is_alias: false },
+      { name_key: 'countess of lovelace', is_alias: true },
+    ]);
+  });
+
+  it('upserts companies by (source, external id) with their comparison keys', async () => {
+    const acme = {
+      source,
+      external_id: 'c1',
+      name: 'ACME Widgets Ltd.',
+      registration_number: '01234567',
+      domain: 'https://www.acme.com/about',
+    };
+    expect(await writeCompanies(db, [companyRowOf(acme)])).toEqual({ imported: 1, updated: 0 });
+    expect(await writeCompanies(db, [companyRowOf(acme)])).toEqual({ imported: 0, updated: 0 });
+    expect(await writeCompanies(db, [companyRowOf({ ...acme, status: 'dissolved' })])).toEqual({
+      imported: 0,
+      updated: 1,
+    });
+    const [row] = await db.query(
+      `SELECT name_key, registration_key, domain_key, domain, status FROM companies WHERE source = $1`,
+      [source],
+    );
+    expect(row).toEqual({
+      name_key: 'acme widgets',
+      registration_key: '1234567',
+      domain_key: 'acme.com',
+      domain: 'acme.com',
+      status: 'dissolved',
+    });
+  });
+});
