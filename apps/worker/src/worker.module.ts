@@ -10,7 +10,7 @@ import {
   type WorkerConfig,
 } from '@dossier/config';
 import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
-import { openDataSource } from '@dossier/persistence';
+import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
 import { DATA_SOURCE, METRICS, PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
@@ -70,12 +70,18 @@ export class WorkerModule implements OnApplicationShutdown {
         },
         {
           provide: FanOut,
-          inject: [REDIS, ProviderMetrics, PROVIDER_SETTINGS],
-          useFactory: (redis: Redis, metrics: ProviderMetrics, settings: Record<string, string | undefined>) =>
+          inject: [REDIS, ProviderMetrics, PROVIDER_SETTINGS, DATA_SOURCE],
+          useFactory: (
+            redis: Redis,
+            metrics: ProviderMetrics,
+            settings: Record<string, string | undefined>,
+            db: DataSource,
+          ) =>
             new FanOut(
               new UpstreamGuards(new RedisTokenBucket(redis), config.queuePrefix, config.upstreams, metrics),
               metrics,
               settings,
+              new LocalIndexRepository(db),
             ),
         },
         WorkerHostService,

@@ -157,3 +157,28 @@ export function companyRowOf(record: CompanyRecord): CompanyRow {
     domain_key: domainKey,
   };
 }
+
+/** What the local person index is asked: comparison keys (null when not searched by), birth-year bounds. */
+export interface PersonSearch {
+  name_key: string | null;
+  email_key: string | null;
+  phone_key: string | null;
+  username_key: string | null;
+  /** Records whose birth year is outside these bounds are left out; records without one are kept. */
+  birth_year_min: number | null;
+  birth_year_max: number | null;
+}
+
+/** What the local company index is asked; `country` keeps records in that country or a jurisdiction of it. */
+export interface CompanySearch {
+  name_key: string | null;
+  domain_key: string | null;
+  registration_key: string | null;
+  country: string | null;
+}
+
+/** The local indexes as the `local` provider reads them: candidates, best name matches first. */
+export interface LocalIndex {
+  findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]>;
+  findCompanies(search: CompanySearch, limit: number): Promise<CompanyRow[]>;
+}

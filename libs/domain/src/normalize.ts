@@ -163,3 +163,12 @@ export function subjectId(kind: 'person' | 'company', source: string, externalId
   const digest = createHash('sha256').update(`${source}\u0000${externalId}`).digest('base64url').slice(0, 20);
   return `${kind === 'person' ? 'per' : 'com'}_${digest}`;
 }
+
+/**
+ * A jurisdiction as compared: upper-case ISO style, `_` as `-` (OpenCorporates' `us_de` is `US-DE`), and
+ * `UK` as `GB`; empty when there is none.
+ */
+export function jurisdictionKey(value: string): string {
+  const key = value.trim().toUpperCase().replace(/_/g, '-');
+  return key === 'UK' ? 'GB' : key.startsWith('UK-') ? `GB-${key.slice(3)}` : key;
+}

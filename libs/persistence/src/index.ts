@@ -12,3 +12,4 @@ export * from './entities/person-name.entity';
 export * from './entities/company-record.entity';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
 export * from './local-index.writer';
+export * from './local-index.repository';

@@ -6,3 +6,5 @@ export * from './merge';
 export * from './http';
 export * from './email-item';
 export * from './http-contract';
+export { localProvider, searchPeople, searchCompanies, birthYearsOf } from './local/local.provider';
+export { nameMatchScore } from './local/name-match';

@@ -1,10 +1,26 @@
-import type { LookupKind } from '@dossier/domain';
-import type { EmailResultItem, PhoneResultItem, ResultItemByKind } from '@dossier/contracts';
+import {
+  jurisdictionKey,
+  normalizeDomain,
+  normalizeEmailAddress,
+  normalizePhoneNumber,
+  normalizeUsername,
+  registrationKey,
+  type LookupKind,
+} from '@dossier/domain';
+import type {
+  CompanyResultItem,
+  EmailResultItem,
+  PersonResultItem,
+  PhoneResultItem,
+  ResultItemByKind,
+} from '@dossier/contracts';
 
 /** One provider's items, with the provider's precedence (higher wins where merged values disagree). */
 export interface Contribution<K extends LookupKind> {
   precedence: number;
   items: ResultItemByKind[K][];
+  /** Identities of each item its fields do not show (ProviderAnswer.identities), same index as `items`. */
+  identities?: string[][];
 }
 
 /**
@@ -17,7 +33,8 @@ export function mergeItems<K extends LookupKind>(kind: K, contributions: Contrib
   const ranked = [...contributions].sort((a, b) => b.precedence - a.precedence);
   if (kind === 'phone') return oneItem(ranked as Contribution<'phone'>[], mergePhone) as ResultItemByKind[K][];
   if (kind === 'email') return oneItem(ranked as Contribution<'email'>[], mergeEmail) as ResultItemByKind[K][];
-  return ranked.flatMap((c) => c.items).sort((a, b) => scoreOf(b) - scoreOf(a));
+  if (kind === 'person') return mergePeople(ranked as Contribution<'person'>[]) as ResultItemByKind[K][];
+  return mergeCompanies(ranked as Contribution<'company'>[]) as ResultItemByKind[K][];
 }
 
 function oneItem<K extends 'phone' | 'email'>(
@@ -97,7 +114,117 @@ function mergeEmail(ranked: Ranked<EmailResultItem>): EmailResultItem {
   };
 }
 
-function scoreOf(item: object): number {
-  const s = (item as { match_score?: unknown }).match_score;
-  return typeof s === 'number' ? s : 0;
+type Keyed<T> = { precedence: number; item: T; keys: string[] };
+
+/**
+ * Groups items that share any key (union-find over the keys), each group in precedence order: the
+ * groups of items about one subject.
+ */
+function groupsOf<T>(keyed: Keyed<T>[]): Ranked<T>[] {
+  const parent = keyed.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  const owner = new Map<string, number>();
+  for (const [i, { keys }] of keyed.entries()) {
+    for (const key of keys) {
+      const j = owner.get(key);
+      if (j === undefined) owner.set(key, i);
+      else parent[root(i)] = root(j);
+    }
+  }
+  const groups = new Map<number, Ranked<T>>();
+  for (const [i, { precedence, item }] of keyed.entries()) {
+    const r = root(i);
+    groups.set(r, [...(groups.get(r) ?? []), { precedence, item }]);
+  }
+  return [...groups.values()];
+}
+
+function keyedItems<T>(ranked: Contribution<LookupKind>[], keysOf: (item: T) => string[]): Keyed<T>[] {
+  return ranked.flatMap((c) =>
+    (c.items as T[]).map((item, i) => ({
+      precedence: c.precedence,
+      item,
+      keys: [...keysOf(item), ...(c.identities?.[i] ?? [])],
+    })),
+  );
+}
+
+function unionBy<T>(lists: T[][], keyOf: (v: T) => string = String): T[] {
+  const seen = new Map<string, T>();
+  for (const v of lists.flat()) if (!seen.has(keyOf(v))) seen.set(keyOf(v), v);
+  return [...seen.values()];
+}
+
+/** Scalars from the highest precedence that knows them; lists and sources unioned; the best score. */
+function mergeSubject<T extends { id: string; match_score: number; matched_on: string[]; sources: string[] }>(
+  ranked: Ranked<T>,
+  lists: readonly (keyof T)[],
+): T {
+  const merged = { ...ranked[0]!.item };
+  for (const field of Object.keys(merged) as (keyof T)[]) {
+    (merged as Record<keyof T, unknown>)[field] = lists.includes(field)
+      ? unionBy(
+          ranked.map((r) => r.item[field] as unknown[]),
+          (v) => JSON.stringify(v),
+        )
+      : firstKnown(ranked, field);
+  }
+  merged.id = ranked[0]!.item.id;
+  merged.match_score = Math.max(...ranked.map((r) => r.item.match_score));
+  merged.matched_on = unionBy(ranked.map((r) => r.item.matched_on));
+  merged.sources = unionSources(ranked.map((r) => r.item));
+  return merged;
+}
+
+function bestFirst<T extends { match_score: number }>(items: T[]): T[] {
+  return items.sort((a, b) => b.match_score - a.match_score);
+}
+
+const PERSON_LISTS = ['aliases', 'emails', 'phones', 'usernames', 'accounts', 'locations'] as const;
+
+/**
+ * People are one subject when they share a normalised e-mail, an E.164 phone or an identity (the item's
+ * id — its (source, external id) — or one the provider passed). A username presence item (no name) puts
+ * its accounts on the best person whose usernames hold that handle, or stays on its own (API.md).
+ */
+function mergePeople(ranked: Contribution<'person'>[]): PersonResultItem[] {
+  const keyed = keyedItems<PersonResultItem>(ranked, (p) => [
+    `id:${p.id}`,
+    ...p.emails.flatMap((e) => keyOrNone('email', normalizeEmailAddress(e))),
+    ...p.phones.flatMap((n) => keyOrNone('phone', normalizePhoneNumber(n))),
+  ]);
+  const people = groupsOf(keyed.filter((k) => k.item.full_name !== null)).map((g) => mergeSubject(g, PERSON_LISTS));
+  bestFirst(people);
+  const presence = keyed.filter((k) => k.item.full_name === null).map((k) => k.item);
+  const alone: PersonResultItem[] = [];
+  for (const item of presence) {
+    const handles = new Set(item.usernames.map(normalizeUsername));
+    const holder = people.find((p) => p.usernames.some((u) => handles.has(normalizeUsername(u))));
+    if (!holder) {
+      alone.push(item);
+      continue;
+    }
+    holder.accounts = unionBy([holder.accounts, item.accounts], (a) => JSON.stringify(a));
+    holder.matched_on = unionBy([holder.matched_on, item.matched_on]);
+    holder.sources = unionBy([holder.sources, item.sources]);
+  }
+  return bestFirst([...people, ...alone]);
+}
+
+/** Companies are one subject when they share a registration number in a jurisdiction, an LEI, or a domain. */
+function mergeCompanies(ranked: Contribution<'company'>[]): CompanyResultItem[] {
+  const keyed = keyedItems<CompanyResultItem>(ranked, (c) => {
+    const where = jurisdictionKey(c.jurisdiction ?? c.country ?? '');
+    const number = c.registration_number ? registrationKey(c.registration_number) : '';
+    return [
+      `id:${c.id}`,
+      ...(where && number ? [`reg:${where}:${number}`] : []),
+      ...keyOrNone('domain', c.domain ? normalizeDomain(c.domain) : null),
+    ];
+  });
+  return bestFirst(groupsOf(keyed).map((g) => mergeSubject(g, [])));
+}
+
+function keyOrNone(prefix: string, value: string | null): string[] {
+  return value ? [`${prefix}:${value}`] : [];
 }

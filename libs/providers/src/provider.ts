@@ -1,4 +1,4 @@
-import type { LookupKind, SourceOutcome } from '@dossier/domain';
+import type { LocalIndex, LookupKind, SourceOutcome } from '@dossier/domain';
 import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
 
 /**
@@ -99,6 +99,8 @@ export interface ProviderContext {
    * an open breaker throws SkippedCall (`reportOfFailure` maps both onto a report).
    */
   upstream: UpstreamCall;
+  /** The operator's imported records (the `local` provider reads them); absent where no database is wired. */
+  localIndex?: LocalIndex;
 }
 
 export interface Provider<K extends LookupKind = LookupKind> {
@@ -110,10 +112,11 @@ export interface Provider<K extends LookupKind = LookupKind> {
   /** The longest one call may take. */
   readonly defaultTimeoutMs: number;
   /**
-   * How it reaches its source: `none` (offline), `dns`, `smtp`, or `http` — every `http` provider has a
+   * How it reaches its source: `none` (offline), `database` (the local indexes in Postgres), `dns`, `smtp`,
+   * or `http` — every `http` provider has a
    * `<id>.contract.ts` beside it and passes the shared contract test against a loopback fake of its vendor.
    */
-  readonly transport: 'none' | 'dns' | 'smtp' | 'http';
+  readonly transport: 'none' | 'dns' | 'smtp' | 'http' | 'database';
   /**
    * `request` (default): a call also ends when the request's synchronous wait does. `own`: the provider
    * keeps its own timeout even after the caller got its 202 (username presence: the check goes on).
@@ -196,10 +199,16 @@ export function reportOfFailure(provider: string, error: unknown, tookMs: number
   return { provider, outcome: 'error', took_ms: tookMs, detail: 'the provider failed unexpectedly' };
 }
 
+/** The error of a provider whose call's deadline passed before it was done. */
+export function deadlinePassed(providerId: string, signal: AbortSignal): ProviderError {
+  return new ProviderError('timeout', `${providerId}: the lookup deadline passed`, undefined, { cause: signal.reason });
+}
+
 /** A context whose upstream calls run directly, without guards: for a provider's own tests and tools. */
 export function unguardedContext(
   signal: AbortSignal,
   settings: Readonly<Record<string, string | undefined>> = {},
+  localIndex?: LocalIndex,
 ): ProviderContext {
-  return { signal, settings, upstream: (_upstream, call) => call(signal) };
+  return { signal, settings, upstream: (_upstream, call) => call(signal), ...(localIndex ? { localIndex } : {}) };
 }

@@ -59,11 +59,13 @@ describe.each(PROVIDERS.map((p) => [p.id, p] as const))('provider %s', (_id, pro
     expect(provider.defaultTimeoutMs).toBeGreaterThan(0);
     expect(provider.defaultTimeoutMs).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
     for (const key of provider.configKeys) expect(key).toMatch(/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/);
-    expect(['none', 'dns', 'smtp', 'http']).toContain(provider.transport);
+    expect(['none', 'database', 'dns', 'smtp', 'http']).toContain(provider.transport);
   });
 
   it("stays on loopback with the test harness's settings (off, or pointed at 127.0.0.1)", () => {
-    if (provider.transport === 'none' || provider.isConfigured(LOOPBACK_PROVIDER_ENV) !== true) return;
+    // Offline and database providers reach nothing beyond this process and the service's own Postgres.
+    if (['none', 'database'].includes(provider.transport) || provider.isConfigured(LOOPBACK_PROVIDER_ENV) !== true)
+      return;
     const addresses = provider.configKeys.filter((k) => /_(BASE_URL|SERVERS)$/.test(k));
     expect(addresses.length).toBeGreaterThan(0);
     for (const key of addresses)

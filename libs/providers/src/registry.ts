@@ -7,6 +7,7 @@ import { gravatarProvider } from './gravatar/gravatar.provider';
 import { twilioProvider } from './twilio/twilio.provider';
 import { hunterProvider } from './hunter/hunter.provider';
 import { usernameProvider } from './username/username.provider';
+import { localProvider } from './local/local.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -20,6 +21,7 @@ export const PROVIDERS: readonly Provider[] = [
   twilioProvider as Provider,
   hunterProvider as Provider,
   usernameProvider as Provider,
+  localProvider as Provider,
 ];
 
 export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {

@@ -14,13 +14,26 @@ export function searchLookup(raw: unknown): AnyLookupRequest {
   const b = parseBody(searchBody, raw);
   const purpose = b.permissible_purpose ?? null;
   const country = b.country ? { country: b.country } : {};
+  // `query` is checked as the dedicated endpoint checks its main field, and errors name `query`.
   switch (b.type) {
     case 'person':
-      return { kind: 'person', input: { name: b.query, ...country }, purpose };
+      return {
+        kind: 'person',
+        input: { ...asQuery((r) => parseBody(personBody, r), 'name', b.query), ...country },
+        purpose,
+      };
     case 'username':
-      return { kind: 'person', input: { username: b.query, ...country }, purpose };
+      return {
+        kind: 'person',
+        input: { ...asQuery((r) => parseBody(personBody, r), 'username', b.query), ...country },
+        purpose,
+      };
     case 'company':
-      return { kind: 'company', input: { company_name: b.query, ...country }, purpose };
+      return {
+        kind: 'company',
+        input: { ...asQuery((r) => parseBody(companyBody, r), 'company_name', b.query), ...country },
+        purpose,
+      };
     case 'email':
       return { kind: 'email', input: { email: b.query }, purpose };
     case 'phone':
@@ -30,6 +43,7 @@ export function searchLookup(raw: unknown): AnyLookupRequest {
 
 export function personLookup(raw: unknown): LookupRequest<'person'> {
   const { permissible_purpose, ...input } = parseBody(personBody, raw);
+  if (input.phone !== undefined) phoneInput(input.phone, undefined, 'phone');
   return { kind: 'person', input, purpose: permissible_purpose ?? null };
 }
 
@@ -50,13 +64,23 @@ export function phoneLookup(raw: unknown): LookupRequest<'phone'> {
 
 /** Unparseable phone input is a 400 naming `field`, before anything is charged. */
 function phoneInput(phone: string, country: string | undefined, field: string): PhoneInput {
+  renamingField('phone', field, () => parsePhone(phone, country));
+  return country ? { phone, country } : { phone };
+}
+
+/** The generic search's `query` as one field of a dedicated body, validated by that body's schema. */
+function asQuery<T extends object>(parse: (raw: unknown) => T, field: string, query: string): T {
+  return renamingField(field, 'query', () => parse({ [field]: query }));
+}
+
+/** Runs `check`; a validation error it throws about `from` is reported about `to`, the field the client sent. */
+function renamingField<T>(from: string, to: string, check: () => T): T {
   try {
-    parsePhone(phone, country);
+    return check();
   } catch (err) {
     if (err instanceof DomainError && err.details) {
-      throw DomainError.validation(err.details.map((d) => ({ ...d, field: d.field === 'phone' ? field : d.field })));
+      throw DomainError.validation(err.details.map((d) => ({ ...d, field: d.field === from ? to : d.field })));
     }
     throw err;
   }
-  return country ? { phone, country } : { phone };
 }

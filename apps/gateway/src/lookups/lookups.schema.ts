@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isIsoCountry } from '@dossier/domain';
+import { isIsoCountry, normalizeDomain, parseEmail } from '@dossier/domain';
 import {
   companyResultSchema,
   emailResultSchema,
@@ -36,12 +36,22 @@ const ageRange = text(9)
   }, 'must have its lower bound first')
   .describe('"30-40", "65+" or "-25"');
 
-const domain = text(253)
-  .toLowerCase()
-  .regex(
-    /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/,
-    'must be a domain name such as example.com',
-  );
+/** A domain, or a URL on it (`https://www.acme.com/about` searches `acme.com`). */
+const domain = text(2048)
+  .refine((v) => normalizeDomain(v) !== null, 'must be a domain name such as example.com, or a URL on it')
+  .describe('example.com, or a URL such as https://www.example.com/about');
+
+/** An address a person search can match: what `POST /v1/verify/email` would call syntax-valid. */
+const emailAddress = text(254).refine(
+  (v) => parseEmail(v).syntaxValid,
+  'must be an e-mail address such as grace.hopper@example.com',
+);
+
+/** A company's registration number as registries write them: letters, digits, spaces and - . / */
+const registrationNumber = text(64).regex(
+  /^[A-Za-z0-9][A-Za-z0-9 ./-]*$/,
+  'must be a registration number (letters, digits, spaces, - . /)',
+);
 
 export const SEARCH_TYPES = ['person', 'company', 'email', 'phone', 'username'] as const;
 
@@ -70,9 +80,11 @@ const atLeastOne =
 export const personBody = z
   .object({
     name: text(256).optional(),
-    email: text(254).optional(),
-    phone: text(64).optional(),
-    username: text(128).optional(),
+    email: emailAddress.optional(),
+    phone: text(64).optional().describe('E.164 (+14155552671); checked as `POST /v1/verify/phone` checks it'),
+    username: text(128)
+      .regex(/^@?[^\s@/]+$/, 'must be a single handle such as grace_h (no spaces or slashes)')
+      .optional(),
     location: text(256).optional(),
     age_range: ageRange.optional(),
     permissible_purpose: permissiblePurpose.optional(),
@@ -85,7 +97,7 @@ export const companyBody = z
   .object({
     company_name: text(256).optional(),
     domain: domain.optional(),
-    registration_number: text(64).optional(),
+    registration_number: registrationNumber.optional(),
     country: country.optional(),
     permissible_purpose: permissiblePurpose.optional(),
   })

@@ -1,4 +1,4 @@
-import type { LookupKind } from '@dossier/domain';
+import type { LocalIndex, LookupKind } from '@dossier/domain';
 import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
 import {
   mergeItems,
@@ -39,6 +39,7 @@ export class FanOut {
     private readonly guards: UpstreamGuards,
     private readonly metrics: ProviderMetrics,
     private readonly settings: Readonly<Record<string, string | undefined>>,
+    private readonly localIndex?: LocalIndex,
   ) {}
 
   async run<K extends LookupKind>(
@@ -51,7 +52,11 @@ export class FanOut {
     const runs = await Promise.all(applicable.map((p) => this.call(kind, input, p, deadlineAt)));
     const sources = runs.flatMap((r) => r.reports);
     for (const report of sources) this.metrics.observe(report);
-    const contributions: Contribution<K>[] = runs.map((r) => ({ precedence: r.precedence, items: r.items }));
+    const contributions: Contribution<K>[] = runs.map((r) => ({
+      precedence: r.precedence,
+      items: r.items,
+      ...(r.identities ? { identities: r.identities } : {}),
+    }));
     const items = mergeItems(kind, contributions);
     return { items, sources, charge: items.length > 0 && sources.some((s) => s.outcome === 'found') };
   }
@@ -61,7 +66,12 @@ export class FanOut {
     input: LookupInputByKind[K],
     provider: Provider<K>,
     deadlineAt: number | null,
-  ): Promise<{ precedence: number; items: ResultItemByKind[K][]; reports: SourceReport[] }> {
+  ): Promise<{
+    precedence: number;
+    items: ResultItemByKind[K][];
+    identities?: string[][];
+    reports: SourceReport[];
+  }> {
     const precedence = provider.precedence ?? 0;
     const configured = provider.isConfigured(this.settings);
     if (configured !== true) {
@@ -81,6 +91,7 @@ export class FanOut {
       signal,
       settings: this.settings,
       upstream: (upstream, call) => this.guards.run(upstream, until, call),
+      ...(this.localIndex ? { localIndex: this.localIndex } : {}),
     });
     try {
       const answer = await this.guards.run(
@@ -97,7 +108,12 @@ export class FanOut {
           ...(answer.outcome === 'unknown' && answer.detail ? { detail: shortDetail(answer.detail) } : {}),
         },
       ];
-      return { precedence, items: answer.items, reports };
+      return {
+        precedence,
+        items: answer.items,
+        ...(answer.identities ? { identities: answer.identities } : {}),
+        reports,
+      };
     } catch (error) {
       return { precedence, items: [], reports: [reportOfFailure(provider.id, error, Date.now() - started)] };
     }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { NumberType } from 'libphonenumber-js/max';
 import { untilAborted, type LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
-import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { parsePhoneInput } from '../phone-input';
 
 const PROVIDER_ID = 'libphonenumber';
@@ -116,7 +116,7 @@ export const libphonenumberProvider: Provider<'phone'> = {
           prefixTable(path.join(RESOURCES_DIR, 'timezones.bson')),
         ]),
         ctx.signal,
-        () => deadlinePassed(ctx.signal),
+        () => deadlinePassed(PROVIDER_ID, ctx.signal),
       );
       location = longestPrefixMatch(geocodes, nationalNumber);
       carrier = longestPrefixMatch(carriers, nationalNumber);
@@ -146,11 +146,5 @@ export const libphonenumberProvider: Provider<'phone'> = {
 };
 
 function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw deadlinePassed(signal);
-}
-
-function deadlinePassed(signal: AbortSignal): ProviderError {
-  return new ProviderError('timeout', `${PROVIDER_ID}: the lookup deadline passed`, undefined, {
-    cause: signal.reason,
-  });
+  if (signal.aborted) throw deadlinePassed(PROVIDER_ID, signal);
 }

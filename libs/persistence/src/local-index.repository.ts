@@ -1,0 +1,86 @@
+import type { DataSource } from 'typeorm';
+import type { CompanyRow, CompanySearch, LocalIndex, PersonRow, PersonSearch } from '@dossier/domain';
+import { queryRows } from './sql';
+
+/**
+ * Candidates from the local indexes, every path through an index (never a table scan): names by pg_trgm
+ * similarity (`%`, GIN on person_names.name_key; word similarity `<%` on companies.name_key, so a short
+ * name finds the long one it is part of), e-mail, phone and username by GIN array containment,
+ * registration number, domain and LEI by btree. Scoring is the provider's; this only finds.
+ */
+/**
+ * Names most like the searched one, from the trigram index alone (MATERIALIZED: the planner cannot start
+ * from people instead), before the age bounds leave some out.
+ */
+const NAME_MATCHES = 1000;
+
+export const FIND_PEOPLE = `
+  WITH named AS MATERIALIZED (
+    SELECT person_id, similarity(name_key, $1) AS sim FROM person_names
+     WHERE name_key % $1
+     ORDER BY sim DESC
+     LIMIT ${NAME_MATCHES}
+  ),
+  hits AS (
+    (SELECT n.person_id AS id
+       FROM named n JOIN people p ON p.id = n.person_id
+      WHERE p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6
+      ORDER BY n.sim DESC
+      LIMIT $7)
+    UNION SELECT id FROM people WHERE email_keys @> ARRAY[$2::text]
+    UNION SELECT id FROM people WHERE phone_keys @> ARRAY[$3::text]
+    UNION SELECT id FROM people WHERE username_keys @> ARRAY[$4::text]
+  )
+  SELECT p.id, p.source, p.external_id, p.full_name, p.first_name, p.last_name, p.aliases, p.emails, p.phones,
+         p.usernames, p.locations, p.birth_year, p.email_keys, p.phone_keys, p.username_keys, p.location_keys,
+         (SELECT coalesce(jsonb_agg(jsonb_build_object('name_key', n.name_key, 'is_alias', n.is_alias)), '[]')
+            FROM person_names n WHERE n.person_id = p.id) AS names
+    FROM people p
+   WHERE p.id = ANY (ARRAY(SELECT id FROM hits))
+     AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6)`;
+
+export const FIND_COMPANIES = `
+  WITH hits AS (
+    (SELECT id FROM companies
+      WHERE $1 <% name_key
+        AND ($4::text IS NULL OR country = $4 OR upper(jurisdiction) = $4 OR upper(jurisdiction) LIKE $4 || '-%')
+      ORDER BY word_similarity($1, name_key) DESC, similarity($1, name_key) DESC
+      LIMIT $5)
+    UNION SELECT id FROM companies WHERE domain_key = $2
+    UNION SELECT id FROM companies WHERE registration_key = $3
+  )
+  SELECT c.id, c.source, c.external_id, c.name, c.registration_number, c.jurisdiction, c.country, c.domain, c.status,
+         to_char(c.incorporated_on, 'YYYY-MM-DD') AS incorporated_on, c.address, c.industry, c.lei, c.name_key,
+         c.registration_key, c.domain_key
+    FROM companies c
+   WHERE c.id = ANY (ARRAY(SELECT id FROM hits))
+     AND ($4::text IS NULL OR c.country = $4 OR upper(c.jurisdiction) = $4 OR upper(c.jurisdiction) LIKE $4 || '-%')`;
+
+/** Widest birth-year bounds: the column's CHECK range. */
+const YEARS = { min: 1800, max: 2200 };
+
+export class LocalIndexRepository implements LocalIndex {
+  constructor(private readonly db: DataSource) {}
+
+  findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]> {
+    return queryRows<PersonRow>(this.db, FIND_PEOPLE, [
+      search.name_key,
+      search.email_key,
+      search.phone_key,
+      search.username_key,
+      search.birth_year_min ?? YEARS.min,
+      search.birth_year_max ?? YEARS.max,
+      limit,
+    ]);
+  }
+
+  findCompanies(search: CompanySearch, limit: number): Promise<CompanyRow[]> {
+    return queryRows<CompanyRow>(this.db, FIND_COMPANIES, [
+      search.name_key,
+      search.domain_key,
+      search.registration_key,
+      search.country,
+      limit,
+    ]);
+  }
+}

@@ -1,0 +1,172 @@
+import type { CompanyResultItem, PersonResultItem } from '@dossier/contracts';
+import { mergeItems } from '../merge';
+
+const person = (over: Partial<PersonResultItem>): PersonResultItem => ({
+  id: 'per_x',
+  full_name: 'Ada Lovelace',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  aliases: [],
+  emails: [],
+  phones: [],
+  usernames: [],
+  accounts: [],
+  locations: [],
+  age: null,
+  birth_year: null,
+  match_score: 0.5,
+  matched_on: ['name'],
+  sources: ['local'],
+  ...over,
+});
+
+const company = (over: Partial<CompanyResultItem>): CompanyResultItem => ({
+  id: 'com_x',
+  name: 'Acme Widgets Ltd',
+  registration_number: null,
+  jurisdiction: null,
+  country: null,
+  domain: null,
+  status: null,
+  incorporated_on: null,
+  address: null,
+  industry: null,
+  match_score: 0.5,
+  matched_on: ['company_name'],
+  sources: ['local'],
+  ...over,
+});
+
+describe('merging people', () => {
+  it('makes one item of people sharing an e-mail (any case), scalars by precedence, lists unioned', () => {
+    const local = person({ id: 'per_local', emails: ['Ada@Example.com'], birth_year: 1815, match_score: 0.75 });
+    const pdl = person({
+      id: 'per_pdl',
+      full_name: 'Augusta Ada King',
+      emails: ['ada@example.com', 'countess@example.org'],
+      phones: ['+442079460018'],
+      birth_year: null,
+      match_score: 0.9,
+      matched_on: ['email'],
+      sources: ['pdl'],
+    });
+    const [merged, ...rest] = mergeItems('person', [
+      { precedence: 0, items: [pdl] },
+      { precedence: 10, items: [local] },
+    ]);
+    expect(rest).toEqual([]);
+    expect(merged).toMatchObject({
+      id: 'per_local',
+      full_name: 'Ada Lovelace',
+      birth_year: 1815,
+      emails: ['Ada@Example.com', 'ada@example.com', 'countess@example.org'],
+      phones: ['+442079460018'],
+      match_score: 0.9,
+      matched_on: ['name', 'email'],
+      sources: ['local', 'pdl'],
+    });
+  });
+
+  it('joins items through a shared phone, and through an identity a provider passed', () => {
+    const a = person({ id: 'a', phones: ['+14155552671'] });
+    const b = person({ id: 'b', phones: ['+1 415 555 2671'], sources: ['pdl'] });
+    const c = person({ id: 'c', full_name: 'Someone Else', sources: ['other'] });
+    const d = person({ id: 'd', full_name: 'Someone Else', sources: ['pdl'] });
+    const merged = mergeItems('person', [
+      { precedence: 10, items: [a, c], identities: [[], ['pdl:77']] },
+      { precedence: 0, items: [b, d], identities: [[], ['pdl:77']] },
+    ]);
+    expect(merged.map((m) => m.sources)).toEqual([
+      ['local', 'pdl'],
+      ['other', 'pdl'],
+    ]);
+  });
+
+  it('keeps namesakes without a shared identifier apart, best first', () => {
+    const merged = mergeItems('person', [
+      { precedence: 10, items: [person({ id: 'p1', match_score: 0.6 }), person({ id: 'p2', match_score: 0.8 })] },
+    ]);
+    expect(merged.map((m) => m.id)).toEqual(['p2', 'p1']);
+  });
+
+  it("puts a username presence item's accounts on the person holding that handle, else keeps it alone", () => {
+    const holder = person({ id: 'per_local', usernames: ['AdaL'] });
+    const presence = person({
+      id: 'per_usr',
+      full_name: null,
+      first_name: null,
+      last_name: null,
+      usernames: ['adal'],
+      accounts: [{ service: 'GitHub', username: 'adal', url: 'https://github.com/adal' }],
+      matched_on: ['username'],
+      sources: ['site:GitHub'],
+    });
+    const merged = mergeItems('person', [
+      { precedence: 10, items: [holder] },
+      { precedence: 0, items: [presence] },
+    ]);
+    expect(merged).toHaveLength(1);
+    expect(merged[0]).toMatchObject({
+      id: 'per_local',
+      accounts: [{ service: 'GitHub', username: 'adal', url: 'https://github.com/adal' }],
+      matched_on: ['name', 'username'],
+      sources: ['local', 'site:GitHub'],
+    });
+    expect(mergeItems('person', [{ precedence: 0, items: [presence] }])).toEqual([presence]);
+  });
+});
+
+describe('merging companies', () => {
+  it('makes one item of a registration number in the same jurisdiction, written differently', () => {
+    const local = company({ id: 'com_local', registration_number: '01234567', jurisdiction: 'GB', status: null });
+    const house = company({
+      id: 'com_ch',
+      name: 'ACME WIDGETS LIMITED',
+      registration_number: '1234567',
+      jurisdiction: 'uk',
+      status: 'active',
+      match_score: 0.95,
+      sources: ['companies-house'],
+    });
+    const merged = mergeItems('company', [
+      { precedence: 10, items: [local] },
+      { precedence: 20, items: [house] },
+    ]);
+    expect(merged).toEqual([
+      expect.objectContaining({
+        id: 'com_ch',
+        name: 'ACME WIDGETS LIMITED',
+        status: 'active',
+        sources: ['companies-house', 'local'],
+      }),
+    ]);
+  });
+
+  it('joins through an LEI identity or a domain, and not through the same number in another jurisdiction', () => {
+    const merged = mergeItems('company', [
+      {
+        precedence: 10,
+        items: [
+          company({ id: 'l1', registration_number: '123', jurisdiction: 'US-DE' }),
+          company({ id: 'l2', domain: 'acme.com' }),
+        ],
+        identities: [['lei:5493001KJTIIGC8Y1R12'], []],
+      },
+      {
+        precedence: 15,
+        items: [
+          company({ id: 'g1', registration_number: '123', jurisdiction: 'GB', sources: ['gleif'] }),
+          company({ id: 'g2', domain: 'https://www.acme.com/about', sources: ['gleif'] }),
+        ],
+        identities: [[], ['lei:5493001KJTIIGC8Y1R12']],
+      },
+    ]);
+    expect(merged).toHaveLength(2);
+    expect(merged.map((m) => [m.id, m.sources])).toEqual(
+      expect.arrayContaining([
+        ['g1', ['gleif']],
+        ['g2', ['gleif', 'local']],
+      ]),
+    );
+  });
+});
