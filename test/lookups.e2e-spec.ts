@@ -126,7 +126,7 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     ] as const) {
       const res = await api.post<Envelope>(
         '/v1/search',
-        { query: type === 'email' ? 'jane@example.com' : 'John Smith', type },
+        { query: { email: 'jane@example.com', username: 'johnsmith' }[type as string] ?? 'John Smith', type },
         { key },
       );
       expect(res.status).toBe(200);
@@ -141,13 +141,13 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     }
   });
 
-  it('answers person and company lookups honestly with the providers that exist (none yet): empty results, nothing charged', async () => {
+  it('answers a person or company search that finds nobody with empty results, local not_found, nothing charged', async () => {
     const before = await ledgerState(accountId);
     const calls: [string, unknown][] = [
-      ['/v1/search/person', { name: 'Jane Doe', location: 'Berlin', age_range: '30-40' }],
-      ['/v1/search/person', { email: 'jane@example.com' }],
-      ['/v1/search/company', { company_name: 'Acme GmbH', country: 'DE' }],
-      ['/v1/search/company', { domain: 'Example.COM' }],
+      ['/v1/search/person', { name: 'Qzxv Wyxkpl', location: 'Berlin', age_range: '30-40' }],
+      ['/v1/search/person', { email: 'nobody-here@example.com' }],
+      ['/v1/search/company', { company_name: 'Qzxv Wyxkpl GmbH', country: 'DE' }],
+      ['/v1/search/company', { domain: 'nobody-here.example' }],
     ];
     for (const [path, body] of calls) {
       const res = await api.post<Envelope>(path, body, { key });
@@ -155,7 +155,7 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       expect(res.body).toMatchObject({
         status: 'success',
         results: [],
-        sources: [],
+        sources: [{ provider: 'local', outcome: 'not_found', took_ms: expect.any(Number) }],
         credits_remaining: before.balance,
       });
       expect(res.headers.get('x-credits-spent')).toBe('0');

@@ -140,6 +140,7 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
       },
       { provider: 'site:Broken', outcome: 'error', ...took, detail: 'site:Broken: site error (500)' },
       { provider: 'site:Late', outcome: 'not_found', ...took },
+      { provider: 'local', outcome: 'not_found', ...took },
     ]);
     expect(res.body.results).toHaveLength(1);
     const [item] = res.body.results;
@@ -165,12 +166,13 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     const res = await api.post<Envelope>('/v1/search', { query: 'nobody', type: 'username' }, { key });
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([]);
-    expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual(
-      ['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late'].map((name) => [
+    expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual([
+      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late'].map((name) => [
         `site:${name}`,
         'not_found',
       ]),
-    );
+      ['local', 'not_found'],
+    ]);
     expect(res.body.credits_remaining).toBe(SIGNUP);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
   });

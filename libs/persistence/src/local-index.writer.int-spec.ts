@@ -57,6 +57,28 @@ describe('local index writer', () => {
     ]);
   });
 
+  it('keeps every character COPY must escape, and the last of duplicates in one batch', async () => {
+    const odd = {
+      source,
+      external_id: 'p2',
+      full_name: 'Tab\tBack\\slash "Quote"',
+      aliases: ['{brace}', 'comma, "and" quote', 'new\nline'],
+      locations: [{ city: 'Zürich', region: null, country: 'CH' }],
+    };
+    expect(await writePeople(db, [personRowOf(odd)])).toEqual({ imported: 1, updated: 0 });
+    expect(
+      await writePeople(db, [personRowOf({ ...odd, birth_year: 1900 }), personRowOf({ ...odd, birth_year: 1901 })]),
+    ).toEqual({
+      imported: 0,
+      updated: 1,
+    });
+    const [row] = await db.query(
+      `SELECT full_name, aliases, locations, birth_year FROM people WHERE source = $1 AND external_id = 'p2'`,
+      [source],
+    );
+    expect(row).toEqual({ full_name: odd.full_name, aliases: odd.aliases, locations: odd.locations, birth_year: 1901 });
+  });
+
   it('upserts companies by (source, external id) with their comparison keys', async () => {
     const acme = {
       source,

@@ -1,3 +1,6 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import type { CompanyRow, PersonRow } from '@dossier/domain';
 
@@ -7,100 +10,162 @@ export interface WriteCounts {
   updated: number;
 }
 
-const PERSON_COLUMNS = [
-  'id',
-  'source',
-  'external_id',
-  'full_name',
-  'first_name',
-  'last_name',
-  'aliases',
-  'emails',
-  'phones',
-  'usernames',
-  'locations',
-  'birth_year',
-  'email_keys',
-  'phone_keys',
-  'username_keys',
-  'location_keys',
-] as const;
+type Column<R> = { name: keyof R & string; type: 'text' | 'text[]' | 'jsonb' | 'integer' | 'date' };
 
-const COMPANY_COLUMNS = [
-  'id',
-  'source',
-  'external_id',
-  'name',
-  'registration_number',
-  'jurisdiction',
-  'country',
-  'domain',
-  'status',
-  'incorporated_on',
-  'address',
-  'industry',
-  'lei',
-  'name_key',
-  'registration_key',
-  'domain_key',
-] as const;
+const PERSON_COLUMNS: Column<PersonRow>[] = [
+  { name: 'id', type: 'text' },
+  { name: 'source', type: 'text' },
+  { name: 'external_id', type: 'text' },
+  { name: 'full_name', type: 'text' },
+  { name: 'first_name', type: 'text' },
+  { name: 'last_name', type: 'text' },
+  { name: 'aliases', type: 'text[]' },
+  { name: 'emails', type: 'text[]' },
+  { name: 'phones', type: 'text[]' },
+  { name: 'usernames', type: 'text[]' },
+  { name: 'locations', type: 'jsonb' },
+  { name: 'birth_year', type: 'integer' },
+  { name: 'email_keys', type: 'text[]' },
+  { name: 'phone_keys', type: 'text[]' },
+  { name: 'username_keys', type: 'text[]' },
+  { name: 'location_keys', type: 'text[]' },
+];
 
-function upsertSql(table: string, columns: readonly string[], recordType: string): string {
-  const cols = columns.join(', ');
-  const changed = columns.filter((c) => c !== 'id');
-  return `
-    WITH input AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${recordType})),
-    written AS (
-      INSERT INTO ${table} (${cols}) SELECT ${cols} FROM input
-      ON CONFLICT (source, external_id) DO UPDATE SET
-        ${changed.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now()
-      WHERE (${changed.map((c) => `${table}.${c}`).join(', ')}) IS DISTINCT FROM (${changed.map((c) => `excluded.${c}`).join(', ')})
-      RETURNING id, (xmax = 0) AS inserted
-    )
-    SELECT count(*) FILTER (WHERE inserted)::int AS imported, count(*) FILTER (WHERE NOT inserted)::int AS updated,
-           coalesce(array_agg(id) FILTER (WHERE NOT inserted), '{}') AS updated_ids
-    FROM written`;
+const COMPANY_COLUMNS: Column<CompanyRow>[] = [
+  { name: 'id', type: 'text' },
+  { name: 'source', type: 'text' },
+  { name: 'external_id', type: 'text' },
+  { name: 'name', type: 'text' },
+  { name: 'registration_number', type: 'text' },
+  { name: 'jurisdiction', type: 'text' },
+  { name: 'country', type: 'text' },
+  { name: 'domain', type: 'text' },
+  { name: 'status', type: 'text' },
+  { name: 'incorporated_on', type: 'date' },
+  { name: 'address', type: 'text' },
+  { name: 'industry', type: 'text' },
+  { name: 'lei', type: 'text' },
+  { name: 'name_key', type: 'text' },
+  { name: 'registration_key', type: 'text' },
+  { name: 'domain_key', type: 'text' },
+];
+
+// ---- COPY's text format ----
+
+/** A value in COPY's text format: `\N` for null; backslash, tab and line breaks escaped. */
+function copyText(value: string | null): string {
+  return value === null
+    ? '\\N'
+    : value.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
 }
 
-const PERSON_TYPES =
-  'id text, source text, external_id text, full_name text, first_name text, last_name text, aliases text[], ' +
-  'emails text[], phones text[], usernames text[], locations jsonb, birth_year integer, email_keys text[], ' +
-  'phone_keys text[], username_keys text[], location_keys text[]';
-const COMPANY_TYPES =
-  'id text, source text, external_id text, name text, registration_number text, jurisdiction text, country text, ' +
-  'domain text, status text, incorporated_on date, address text, industry text, lei text, name_key text, ' +
-  'registration_key text, domain_key text';
+/** A text[] literal: every element double-quoted, `"` and `\` escaped. */
+function arrayLiteral(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+function copyLine<R>(columns: Column<R>[], row: R, seq: number): string {
+  const fields = columns.map(({ name, type }) => {
+    const v = row[name] as unknown;
+    if (v === null || v === undefined) return '\\N';
+    if (type === 'text[]') return copyText(arrayLiteral(v as string[]));
+    if (type === 'jsonb') return copyText(JSON.stringify(v));
+    return copyText(String(v));
+  });
+  return `${seq}\t${fields.join('\t')}\n`;
+}
+
+/** The part of a pooled `pg` client the writer uses: queries and COPY streams. */
+interface PgClient {
+  query<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: T[] }>;
+  query(stream: ReturnType<typeof copyFrom>): ReturnType<typeof copyFrom>;
+}
 
 /**
- * Upserts people by (source, external id), with their searchable names, in one transaction: a record
- * already there with the same values is left alone (not counted), a changed one replaces the old version.
+ * Upserts one batch: COPY into a temporary staging table, then one statement keyed by (source, external id)
+ * — the last of duplicates in the batch wins; a record already there with the same values is left alone
+ * (not counted); a changed one replaces the old version. Returns the ids inserted or replaced.
+ */
+async function upsertBatch<R extends { id: string }>(
+  client: PgClient,
+  table: string,
+  columns: Column<R>[],
+  rows: readonly R[],
+): Promise<WriteCounts & { written: string[] }> {
+  const stage = `${table}_stage`;
+  const names = columns.map((c) => c.name);
+  const changed = names.filter((c) => c !== 'id');
+  await client.query(
+    `CREATE TEMP TABLE IF NOT EXISTS ${stage} (seq integer, ${columns.map((c) => `${c.name} ${c.type}`).join(', ')})
+     ON COMMIT DELETE ROWS`,
+  );
+  await pipeline(
+    Readable.from(rows.map((row, i) => copyLine(columns, row, i))),
+    client.query(copyFrom(`COPY ${stage} (seq, ${names.join(', ')}) FROM STDIN`)),
+  );
+  const cols = names.join(', ');
+  const { rows: counts } = await client.query<{ imported: number; updated: number; written: string[] }>(
+    `WITH latest AS (
+       SELECT DISTINCT ON (source, external_id) ${cols} FROM ${stage} ORDER BY source, external_id, seq DESC
+     ),
+     written AS (
+       INSERT INTO ${table} (${cols}) SELECT ${cols} FROM latest
+       ON CONFLICT (source, external_id) DO UPDATE SET
+         ${changed.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = now()
+       WHERE (${changed.map((c) => `${table}.${c}`).join(', ')}) IS DISTINCT FROM (${changed.map((c) => `excluded.${c}`).join(', ')})
+       RETURNING id, (xmax = 0) AS inserted
+     )
+     SELECT count(*) FILTER (WHERE inserted)::int AS imported, count(*) FILTER (WHERE NOT inserted)::int AS updated,
+            coalesce(array_agg(id), '{}') AS written
+       FROM written`,
+  );
+  return counts[0]!;
+}
+
+async function inTransaction<T>(db: DataSource, work: (client: PgClient) => Promise<T>): Promise<T> {
+  const runner = db.createQueryRunner();
+  const client = (await runner.connect()) as PgClient;
+  await client.query('BEGIN');
+  try {
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * Upserts people by (source, external id), with their searchable names, in one transaction per call
+ * (importers call it once per batch): COPY into staging, one upsert, then the names of the people
+ * inserted or replaced.
  */
 export async function writePeople(db: DataSource, rows: readonly PersonRow[]): Promise<WriteCounts> {
   if (rows.length === 0) return { imported: 0, updated: 0 };
-  return db.transaction(async (tx) => {
-    const people = rows.map((r) => Object.fromEntries(PERSON_COLUMNS.map((c) => [c, r[c]])));
-    const [counts] = (await tx.query(upsertSql('people', PERSON_COLUMNS, PERSON_TYPES), [JSON.stringify(people)])) as {
-      imported: number;
-      updated: number;
-      updated_ids: string[];
-    }[];
-    const names = rows.flatMap((r) => r.names.map((n) => ({ person_id: r.id, ...n })));
-    await tx.query(`DELETE FROM person_names WHERE person_id = ANY($1::text[])`, [counts!.updated_ids]);
-    await tx.query(
-      `INSERT INTO person_names (person_id, name_key, is_alias)
-       SELECT person_id, name_key, is_alias FROM jsonb_to_recordset($1::jsonb) AS r(person_id text, name_key text, is_alias boolean)
-       ON CONFLICT (person_id, name_key) DO NOTHING`,
-      [JSON.stringify(names)],
-    );
-    return { imported: counts!.imported, updated: counts!.updated };
+  return inTransaction(db, async (client) => {
+    const { imported, updated, written } = await upsertBatch(client, 'people', PERSON_COLUMNS, rows);
+    if (written.length > 0) {
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const names = written.flatMap((id) => byId.get(id)!.names.map((n) => ({ person_id: id, ...n })));
+      await client.query(`DELETE FROM person_names WHERE person_id = ANY($1::text[])`, [written]);
+      await client.query(
+        `INSERT INTO person_names (person_id, name_key, is_alias)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
+         ON CONFLICT (person_id, name_key) DO NOTHING`,
+        [names.map((n) => n.person_id), names.map((n) => n.name_key), names.map((n) => n.is_alias)],
+      );
+    }
+    return { imported, updated };
   });
 }
 
 export async function writeCompanies(db: DataSource, rows: readonly CompanyRow[]): Promise<WriteCounts> {
   if (rows.length === 0) return { imported: 0, updated: 0 };
-  const companies = rows.map((r) => Object.fromEntries(COMPANY_COLUMNS.map((c) => [c, r[c]])));
-  const [counts] = (await db.query(upsertSql('companies', COMPANY_COLUMNS, COMPANY_TYPES), [
-    JSON.stringify(companies),
-  ])) as WriteCounts[];
-  return { imported: counts!.imported, updated: counts!.updated };
+  return inTransaction(db, async (client) => {
+    const { imported, updated } = await upsertBatch(client, 'companies', COMPANY_COLUMNS, rows);
+    return { imported, updated };
+  });
 }

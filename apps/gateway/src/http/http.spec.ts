@@ -45,9 +45,10 @@ describe('validation details', () => {
   const schema = z.object({ name: z.string({ error: 'must be a string' }), age: z.number().optional() }).strict();
 
   it('names every field: missing, wrong type, unknown', () => {
-    const parsed = schema.safeParse({ age: 'x', extra: 1, other: 2 });
+    const body = { age: 'x', extra: 1, other: 2 };
+    const parsed = schema.safeParse(body);
     expect(parsed.success).toBe(false);
-    const details = issuesToDetails(parsed.error!.issues);
+    const details = issuesToDetails(parsed.error!.issues, body);
     expect(details).toEqual(
       expect.arrayContaining([
         { field: 'name', issue: 'is required' },
@@ -56,6 +57,13 @@ describe('validation details', () => {
         { field: 'age', issue: expect.any(String) },
       ]),
     );
+  });
+
+  it('tells a field of the wrong type from a missing one', () => {
+    const body = { name: 42 };
+    expect(issuesToDetails(schema.safeParse(body).error!.issues, body)).toEqual([
+      { field: 'name', issue: 'must be a string' },
+    ]);
   });
 
   it('parseBody throws a validation DomainError and treats no body as an empty object', () => {

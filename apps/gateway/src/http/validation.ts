@@ -6,7 +6,7 @@ function fieldOf(path: readonly PropertyKey[]): string {
 }
 
 /** zod issues → the contract's `details`: one entry per field, in words an integrator can act on. */
-export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[], body: unknown): FieldIssue[] {
   const details: FieldIssue[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -18,13 +18,23 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): FieldIssue
       details.push({ field: 'body', issue: 'must be a JSON object' });
       continue;
     }
-    if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined) {
+    // Missing, not mistyped: nothing at that path in what the client sent (`{"name":42}` is "must be a string").
+    if (issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined) {
       details.push({ field: fieldOf(issue.path), issue: 'is required' });
       continue;
     }
     details.push({ field: fieldOf(issue.path), issue: issue.message });
   }
   return details;
+}
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
 
 /**
@@ -83,6 +93,6 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   const unstorable = unstorableText(body);
   if (unstorable.length > 0) throw DomainError.validation(unstorable);
   const result = schema.safeParse(body ?? {});
-  if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues));
+  if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues, body));
   return result.data;
 }

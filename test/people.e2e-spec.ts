@@ -1,0 +1,218 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DataSource } from 'typeorm';
+import { companyRowOf, personRowOf } from '@dossier/domain';
+import { openDataSource, writeCompanies, writePeople } from '@dossier/persistence';
+import {
+  API_RESULT_FIELDS,
+  Api,
+  FakeUpstream,
+  Stack,
+  ledgerState,
+  settled,
+  testEnv,
+  type FakeAnswer,
+} from '@dossier/testing';
+
+type Envelope = {
+  status: string;
+  results: Record<string, unknown>[];
+  credits_remaining: number;
+  sources: { provider: string; outcome: string }[];
+};
+
+const SIGNUP = 100;
+
+/**
+ * Person and company search end to end: records in the local index (written straight to the run's
+ * database), the gateway and a worker as processes, a username presence site on loopback.
+ */
+describe('person and company search over HTTP (local index, gateway + worker)', () => {
+  let db: DataSource;
+  let stack: Stack;
+  let api: Api;
+  let fake: FakeUpstream;
+  let dir: string;
+  const source = `people-e2e-${randomUUID()}`;
+  // Names no other test writes, so results are this test's records only.
+  const tag = `Qx${randomUUID()
+    .slice(0, 6)
+    .replace(/[^a-z]/g, 'k')}`;
+  const handle = `ghopper_${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 2, applicationName: 'people-e2e' });
+    await writePeople(db, [
+      personRowOf({
+        source,
+        external_id: 'grace',
+        full_name: `Grace ${tag} Hopper`,
+        emails: [`grace@${tag.toLowerCase()}.example`],
+        phones: ['+1 202 555 0147'],
+        usernames: [handle],
+        locations: [{ city: 'Arlington', region: 'VA', country: 'US' }],
+        birth_year: 1986,
+      }),
+      personRowOf({
+        source,
+        external_id: 'grace-2',
+        full_name: `Grace ${tag} Hopper`,
+        locations: [{ city: 'Dublin', region: null, country: 'IE' }],
+        birth_year: 1950,
+      }),
+    ]);
+    await writeCompanies(db, [
+      companyRowOf({
+        source,
+        external_id: 'c1',
+        name: `${tag} Widgets Limited`,
+        registration_number: '00445790',
+        jurisdiction: 'GB',
+        country: 'GB',
+        domain: `${tag.toLowerCase()}-widgets.example`,
+        status: 'active',
+        incorporated_on: '1999-03-04',
+      }),
+    ]);
+    fake = await FakeUpstream.start();
+    fake.reply((req): FakeAnswer =>
+      req.url === `/profile/${handle}` ? { status: 200, body: '<h1>profile</h1>' } : { status: 404, body: 'no' },
+    );
+    dir = mkdtempSync(join(tmpdir(), 'dossier-people-e2e-'));
+    writeFileSync(
+      join(dir, 'sites.json'),
+      JSON.stringify({ Profile: { url: `${fake.url}/profile/{}`, urlMain: `${fake.url}/`, errorType: 'status_code' } }),
+    );
+    stack = await Stack.start({
+      label: 'people',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: { USERNAME_SITES_FILE: join(dir, 'sites.json') },
+    });
+    api = new Api(stack.baseUrl);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await fake?.close();
+    await db?.query(`DELETE FROM people WHERE source = $1`, [source]);
+    await db?.query(`DELETE FROM companies WHERE source = $1`, [source]);
+    await db?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds a person by name, namesake in the searched city first, every field answered, one credit', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<Envelope>(
+      '/v1/search/person',
+      { name: `hopper grace ${tag}`, location: 'Dublin', age_range: '70+' },
+      { key },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1); // the one in Arlington is 40: outside the age range
+    const [item] = res.body.results;
+    expect(Object.keys(item!).sort()).toEqual([...API_RESULT_FIELDS.PersonResult].sort());
+    expect(item).toMatchObject({
+      full_name: `Grace ${tag} Hopper`,
+      locations: [{ city: 'Dublin', region: null, country: 'IE' }],
+      birth_year: 1950,
+      matched_on: ['name', 'location', 'age_range'],
+      sources: ['local'],
+    });
+    expect(res.body.sources).toEqual([{ provider: 'local', outcome: 'found', took_ms: expect.any(Number) }]);
+    expect(res.body.credits_remaining).toBe(SIGNUP - 1);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+
+    const both = await api.post<Envelope>(
+      '/v1/search/person',
+      { name: `Grace ${tag} Hopper`, location: 'Arlington, VA' },
+      { key },
+    );
+    expect(both.body.results.map((r) => (r['locations'] as { city: string }[])[0]!.city)).toEqual([
+      'Arlington',
+      'Dublin',
+    ]);
+  });
+
+  it('finds a person by e-mail and by a phone in another format, through the generic search too', async () => {
+    const { key } = await api.register(SIGNUP);
+    for (const body of [{ email: `GRACE@${tag}.example` }, { phone: '+1 (202) 555-0147' }]) {
+      const res = await api.post<Envelope>('/v1/search/person', body, { key });
+      expect([body, res.body.results.map((r) => r['full_name'])]).toEqual([body, [`Grace ${tag} Hopper`]]);
+    }
+    const generic = await api.post<Envelope>('/v1/search', { query: '202-555-0147', type: 'person' }, { key });
+    expect(generic.status).toBe(200); // a name search: nobody is called that
+    expect(generic.body.results).toEqual([]);
+  });
+
+  it('puts the accounts a username check found on the local person who holds that handle', async () => {
+    const { key } = await api.register(SIGNUP);
+    const res = await api.post<Envelope>('/v1/search', { query: `@${handle}`, type: 'username' }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1);
+    expect(res.body.results[0]).toMatchObject({
+      full_name: `Grace ${tag} Hopper`,
+      usernames: [handle],
+      accounts: [{ service: 'Profile', username: handle, url: `${fake.url}/profile/${handle}` }],
+      matched_on: ['username'],
+      sources: ['local', 'site:Profile'],
+    });
+  });
+
+  it('finds a company by name without its legal form, by registration number and by URL, within a country', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    for (const body of [
+      { company_name: `${tag} widgets ltd`, country: 'GB' },
+      { registration_number: '445790' },
+      { domain: `https://www.${tag.toLowerCase()}-widgets.example/about` },
+    ]) {
+      const res = await api.post<Envelope>('/v1/search/company', body, { key });
+      expect([body, res.status, res.body.results.length]).toEqual([body, 200, 1]);
+      expect(res.body.results[0]).toMatchObject({
+        name: `${tag} Widgets Limited`,
+        registration_number: '00445790',
+        status: 'active',
+        incorporated_on: '1999-03-04',
+        sources: ['local'],
+      });
+    }
+    const elsewhere = await api.post<Envelope>(
+      '/v1/search/company',
+      { company_name: `${tag} Widgets`, country: 'US' },
+      { key },
+    );
+    expect(elsewhere.body.results).toEqual([]);
+    expect(elsewhere.headers.get('x-credits-spent')).toBe('0');
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 3, { reserves: 4, captures: 3, releases: 1 }));
+  });
+
+  it.each([
+    [{ email: 'nope' }, 'email', 'must be an e-mail address'],
+    [{ phone: 'call me' }, 'phone', 'is not a phone number'],
+    [{ name: 42 }, 'name', 'must be a string'],
+    [{ username: 'two words' }, 'username', 'single handle'],
+    [{ name: 'Ada', age_range: 'old' }, 'age_range', 'must look like "30-40"'],
+  ])('rejects the person body %j naming %s, and charges nothing', async (body, field, issue) => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<{ error: { code: string; details: { field: string; issue: string }[] } }>(
+      '/v1/search/person',
+      body,
+      { key },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details).toEqual([{ field, issue: expect.stringContaining(issue) }]);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 0, captures: 0, releases: 0 }));
+  });
+
+  it.each([
+    [{ domain: 'not a domain' }, 'domain'],
+    [{ registration_number: '12;DROP' }, 'registration_number'],
+    [{ company_name: 42 }, 'company_name'],
+  ])('rejects the company body %j naming %s', async (body, field) => {
+    const { key } = await api.register(SIGNUP);
+    const res = await api.post<{ error: { details: { field: string }[] } }>('/v1/search/company', body, { key });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d) => d.field)).toEqual([field]);
+  });
+});
