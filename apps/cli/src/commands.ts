@@ -1,3 +1,6 @@
+import { DEMO_DEFAULTS } from './import/demo-defaults';
+import { FORMATS, type ImportFormat, type ImportKind } from './import/readers';
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -7,10 +10,21 @@ export const USAGE = `usage: npm run cli -- <command>
 commands:
   db:migrate                     apply pending migrations to DATABASE_URL
   credits:grant <email> <n>      add n credits (a positive integer) to the account, recorded in the ledger
+  import <person|company> <file> [--format jsonl|csv|gleif|companies-house]
+                                 load records into the local index (format from the file's extension
+                                 when not given: .jsonl/.ndjson, .csv); exit 0 all imported, 1 some
+                                 lines rejected, 2 usage error
+  demo:seed [--people N] [--companies N] [--if-absent]
+                                 the synthetic demo set (source "demo"; 10000 people, 2000 companies);
+                                 re-running changes nothing; --if-absent: only when it is not there yet
   help                           this text`;
 
 export type Command =
-  { name: 'help' } | { name: 'db:migrate' } | { name: 'credits:grant'; email: string; credits: number };
+  | { name: 'help' }
+  | { name: 'db:migrate' }
+  | { name: 'credits:grant'; email: string; credits: number }
+  | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
+  | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean };
 
 const MAX_GRANT = 1_000_000_000;
 
@@ -35,9 +49,80 @@ export function parseCommand(argv: string[]): Command {
       }
       return { name, email, credits: Number(n) };
     }
+    case 'import':
+      return importCommand(args);
+    case 'demo:seed':
+      return demoSeedCommand(args);
     default:
       throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
   }
+}
+
+/** `--name value` options (and bare `--flag`s) apart from positional arguments; an unknown option is a usage error. */
+function options(
+  command: string,
+  args: string[],
+  known: { values: string[]; flags: string[] },
+): { positional: string[]; values: Map<string, string>; flags: Set<string> } {
+  const positional: string[] = [];
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [key, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (known.flags.includes(key)) flags.add(key);
+    else if (known.values.includes(key)) {
+      const value = inline ?? args[++i];
+      if (value === undefined) throw new UsageError(`${command}: --${key} needs a value`);
+      values.set(key, value);
+    } else throw new UsageError(`${command}: unknown option --${key}\n\n${USAGE}`);
+  }
+  return { positional, values, flags };
+}
+
+function importCommand(args: string[]): Command {
+  const { positional, values } = options('import', args, { values: ['format'], flags: [] });
+  if (positional.length !== 2) throw new UsageError(`import: expected <person|company> <file>\n\n${USAGE}`);
+  const [kind, file] = positional as [string, string];
+  if (kind !== 'person' && kind !== 'company')
+    throw new UsageError(`import: the kind is person or company, not "${kind}"`);
+  const format = values.get('format') ?? formatFromExtension(file);
+  if (!(FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`import: --format is one of ${FORMATS.join(', ')}, not "${format}"`);
+  if ((format === 'gleif' || format === 'companies-house') && kind !== 'company')
+    throw new UsageError(`import: --format ${format} holds companies: import company ${file} --format ${format}`);
+  return { name: 'import', kind, file, format: format as ImportFormat };
+}
+
+function formatFromExtension(file: string): string {
+  if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
+  if (/\.csv$/i.test(file)) return 'csv';
+  throw new UsageError(`import: cannot tell the format of "${file}" from its name: give --format`);
+}
+
+function demoSeedCommand(args: string[]): Command {
+  const { positional, values, flags } = options('demo:seed', args, {
+    values: ['people', 'companies'],
+    flags: ['if-absent'],
+  });
+  if (positional.length > 0) throw new UsageError(`demo:seed: unexpected argument "${positional[0]}"\n\n${USAGE}`);
+  const count = (key: 'people' | 'companies') => {
+    const raw = values.get(key);
+    if (raw === undefined) return DEMO_DEFAULTS[key];
+    if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000)
+      throw new UsageError(`demo:seed: --${key} "${raw}" must be a whole number from 0 to 10000000`);
+    return Number(raw);
+  };
+  return {
+    name: 'demo:seed',
+    people: count('people'),
+    companies: count('companies'),
+    ifAbsent: flags.has('if-absent'),
+  };
 }
 
 function expectArgs(name: string, args: string[], count: number, shape: string): void {

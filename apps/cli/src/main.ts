@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { ConfigError, loadCliConfig } from '@dossier/config';
 import { AccountsRepository, openDataSource, runMigrations } from '@dossier/persistence';
+import { existsSync, statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { parseCommand, UsageError, USAGE } from './commands';
+import { consoleOutput, importFile, summaryLine } from './import/import';
+import { demoPresent, seedDemo } from './import/demo';
+import { FileShapeError } from './import/readers';
 
 async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
@@ -25,6 +30,37 @@ async function main(argv: string[]): Promise<number> {
           return 1;
         }
         console.log(`granted ${command.credits} credit(s) to ${command.email}; balance is now ${result.balance}`);
+        return 0;
+      }
+      case 'import': {
+        if (!existsSync(command.file) || !statSync(command.file).isFile()) {
+          console.error(`import: no such file: ${command.file}`);
+          return 2;
+        }
+        const started = performance.now();
+        try {
+          const summary = await importFile(db, command.kind, command.file, command.format, consoleOutput());
+          const seconds = (performance.now() - started) / 1000;
+          console.log(`${summaryLine(summary)} (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`);
+          return summary.rejected > 0 ? 1 : 0;
+        } catch (error) {
+          if (error instanceof FileShapeError) {
+            console.error(`import: ${command.file}: ${error.message}`);
+            return 2;
+          }
+          throw error;
+        }
+      }
+      case 'demo:seed': {
+        if (command.ifAbsent && (await demoPresent(db))) {
+          console.log('demo:seed: the demo set is there already; nothing to do');
+          return 0;
+        }
+        const { people, companies } = await seedDemo(db, command);
+        console.log(
+          `demo:seed: people ${people.imported} imported, ${people.updated} updated; ` +
+            `companies ${companies.imported} imported, ${companies.updated} updated`,
+        );
         return 0;
       }
     }

@@ -103,7 +103,28 @@ function blankToNull(value: string | null | undefined): string | null {
   return trimmed ? trimmed : null;
 }
 
-export function personRowOf(record: PersonRecord): PersonRow {
+/**
+ * The row of a person record. `onInvalid` hears of each e-mail address or phone number that has no
+ * comparison key (not an address, not a possible number): an importer rejects the line; others keep the
+ * value as written, unsearchable by it.
+ */
+function keysOf<F extends 'emails' | 'phones'>(
+  values: string[] | undefined,
+  field: F,
+  key: (value: string) => string | null,
+  onInvalid?: (field: F, value: string) => void,
+): (string | null)[] {
+  return (values ?? []).map((v) => {
+    const k = key(v);
+    if (k === null) onInvalid?.(field, v);
+    return k;
+  });
+}
+
+export function personRowOf(
+  record: PersonRecord,
+  onInvalid?: (field: 'emails' | 'phones', value: string) => void,
+): PersonRow {
   const locations = record.locations ?? [];
   // A national-format phone is read in the record's own country (its first location's), if it names one.
   const region = locations.find((l) => l.country)?.country ?? null;
@@ -125,8 +146,8 @@ export function personRowOf(record: PersonRecord): PersonRow {
     usernames: distinct((record.usernames ?? []).map((u) => u.trim())),
     locations,
     birth_year: record.birth_year ?? null,
-    email_keys: distinct((record.emails ?? []).map(normalizeEmailAddress)),
-    phone_keys: distinct((record.phones ?? []).map((p) => normalizePhoneNumber(p, region))),
+    email_keys: distinct(keysOf(record.emails, 'emails', normalizeEmailAddress, onInvalid)),
+    phone_keys: distinct(keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region), onInvalid)),
     username_keys: distinct((record.usernames ?? []).map(normalizeUsername)),
     location_keys: distinct(locations.flatMap(locationKeys)),
     names: [...names].map(([name_key, is_alias]) => ({ name_key, is_alias })),

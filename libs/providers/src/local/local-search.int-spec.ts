@@ -70,7 +70,10 @@ describe('local provider (Postgres)', () => {
 
   beforeAll(async () => {
     db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 2, applicationName: 'local-spec' });
-    await writePeople(db, people.map(personRowOf));
+    await writePeople(
+      db,
+      people.map((r) => personRowOf(r)),
+    );
     await writeCompanies(db, companies.map(companyRowOf));
     ctx = unguardedContext(AbortSignal.timeout(30_000), {}, new LocalIndexRepository(db));
   });
@@ -226,7 +229,10 @@ describe('local provider (Postgres)', () => {
         });
       }
       for (let i = 0; i < generated.length; i += 1000)
-        await writePeople(db, generated.slice(i, i + 1000).map(personRowOf));
+        await writePeople(
+          db,
+          generated.slice(i, i + 1000).map((r) => personRowOf(r)),
+        );
       await db.query('ANALYZE people');
       await db.query('ANALYZE person_names');
     });

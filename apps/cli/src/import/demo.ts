@@ -1,0 +1,134 @@
+import { Faker, base, en, en_GB, en_US } from '@faker-js/faker';
+import type { DataSource } from 'typeorm';
+import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord } from '@dossier/domain';
+import { writeCompanies, writePeople, type WriteCounts } from '@dossier/persistence';
+import { BATCH } from './import';
+import { DEMO_DEFAULTS } from './demo-defaults';
+
+export { DEMO_DEFAULTS };
+
+/**
+ * The demo set: synthetic people and companies from a fixed-seed faker, `source: "demo"`, the same
+ * records (byte for byte) for the same counts on every run and machine — so re-running changes nothing,
+ * and the README's walkthrough can search for a person and a company it knows are there. Contact data is
+ * fictional by construction: e-mail addresses on example.com/.org/.net, US numbers in 555-01xx and UK
+ * numbers in Ofcom's drama range (07700 900xxx).
+ */
+export const DEMO_SOURCE = 'demo';
+const SEED = 20_260_101;
+const REF_DATE = '2026-01-01T00:00:00.000Z';
+
+function fakerFor(kind: 'people' | 'companies', locale: 'US' | 'GB'): Faker {
+  const f = new Faker({ locale: locale === 'US' ? [en_US, en, base] : [en_GB, en, base] });
+  f.seed(SEED + (kind === 'people' ? 0 : 1) + (locale === 'US' ? 0 : 2));
+  f.setDefaultRefDate(REF_DATE);
+  return f;
+}
+
+const pad = (i: number) => String(i).padStart(7, '0');
+
+/** Person i of the demo set: three in four in the US, the rest in the UK. */
+export function* demoPeople(count: number): Generator<PersonRecord> {
+  const us = fakerFor('people', 'US');
+  const gb = fakerFor('people', 'GB');
+  for (let i = 1; i <= count; i++) {
+    const inGb = i % 4 === 0;
+    const f = inGb ? gb : us;
+    const first = f.person.firstName();
+    const last = f.person.lastName();
+    const middle = f.number.int(9) < 3 ? f.person.middleName() : null;
+    const domain = f.helpers.arrayElement(['example.com', 'example.org', 'example.net']);
+    const phone = inGb
+      ? `+44 7700 900${String(f.number.int(999)).padStart(3, '0')}`
+      : `+1 ${f.helpers.arrayElement(['202', '212', '312', '415', '512', '617', '703'])} 555 01${String(f.number.int(99)).padStart(2, '0')}`;
+    yield {
+      source: DEMO_SOURCE,
+      external_id: `demo-person-${pad(i)}`,
+      full_name: [first, middle, last].filter(Boolean).join(' '),
+      first_name: first,
+      last_name: last,
+      aliases: f.number.int(9) < 2 ? [`${first} ${f.person.lastName()}`] : [],
+      emails: [f.internet.email({ firstName: first, lastName: last, provider: domain }).toLowerCase()],
+      phones: [phone],
+      usernames: [f.internet.username({ firstName: first, lastName: last }).toLowerCase()],
+      locations: [
+        inGb
+          ? { city: f.location.city(), region: f.location.county(), country: 'GB' }
+          : { city: f.location.city(), region: f.location.state({ abbreviated: true }), country: 'US' },
+      ],
+      birth_year: f.number.int({ min: 1940, max: 2006 }),
+    };
+  }
+}
+
+const LEGAL_FORMS = { US: ['Inc.', 'LLC', 'Corp.'], GB: ['Ltd', 'Limited', 'PLC', 'LLP'] };
+
+/** Company i of the demo set: US companies registered in a state, UK ones at Companies House. */
+export function* demoCompanies(count: number): Generator<CompanyRecord> {
+  const us = fakerFor('companies', 'US');
+  const gb = fakerFor('companies', 'GB');
+  for (let i = 1; i <= count; i++) {
+    const inGb = i % 3 === 0;
+    const f = inGb ? gb : us;
+    const stem = f.company.name().replace(/[,.]/g, '');
+    const name = `${stem} ${f.helpers.arrayElement(LEGAL_FORMS[inGb ? 'GB' : 'US'])}`;
+    const slug = stem
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
+    yield {
+      source: DEMO_SOURCE,
+      external_id: `demo-company-${pad(i)}`,
+      name,
+      registration_number: inGb
+        ? String(f.number.int({ min: 100_000, max: 15_999_999 })).padStart(8, '0')
+        : String(f.number.int({ min: 1_000_000, max: 9_999_999 })),
+      jurisdiction: inGb ? 'GB' : `US-${f.helpers.arrayElement(['DE', 'DE', 'DE', 'NY', 'CA', 'TX'])}`,
+      country: inGb ? 'GB' : 'US',
+      domain: `${slug}.example`,
+      status: f.number.int(9) < 8 ? 'active' : 'dissolved',
+      incorporated_on: f.date.past({ years: 60 }).toISOString().slice(0, 10),
+      address: `${f.location.streetAddress()}, ${f.location.city()}`,
+      industry: f.commerce.department(),
+    };
+  }
+}
+
+async function writeAll<R, Row>(
+  records: Iterable<R>,
+  rowOf: (r: R) => Row,
+  write: (rows: Row[]) => Promise<WriteCounts>,
+): Promise<WriteCounts> {
+  const total = { imported: 0, updated: 0 };
+  let batch: Row[] = [];
+  const flush = async () => {
+    const c = await write(batch);
+    total.imported += c.imported;
+    total.updated += c.updated;
+    batch = [];
+  };
+  for (const r of records) {
+    batch.push(rowOf(r));
+    if (batch.length >= BATCH) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return total;
+}
+
+export async function seedDemo(
+  db: DataSource,
+  counts: { people: number; companies: number },
+): Promise<{ people: WriteCounts; companies: WriteCounts }> {
+  return {
+    people: await writeAll(demoPeople(counts.people), personRowOf, (rows) => writePeople(db, rows)),
+    companies: await writeAll(demoCompanies(counts.companies), companyRowOf, (rows) => writeCompanies(db, rows)),
+  };
+}
+
+/** Whether the demo set is there (any record of it): `demo:seed --if-absent` then does nothing. */
+export async function demoPresent(db: DataSource): Promise<boolean> {
+  const [row] = (await db.query(`SELECT EXISTS (SELECT 1 FROM people WHERE source = $1) AS present`, [
+    DEMO_SOURCE,
+  ])) as { present: boolean }[];
+  return row!.present;
+}

@@ -1,0 +1,138 @@
+import { statSync } from 'node:fs';
+import { SingleBar } from 'cli-progress';
+import type { DataSource } from 'typeorm';
+import { companyRowOf, personRowOf, type CompanyRow, type PersonRow } from '@dossier/domain';
+import { writeCompanies, writePeople } from '@dossier/persistence';
+import { FORMAT_SOURCE, entries, openFile, type ImportFormat, type ImportKind } from './readers';
+import { companyRecordOf, personRecordOf } from './records';
+
+/** Rows per COPY and upsert: large enough to amortise a round trip, small enough for constant memory. */
+export const BATCH = 5_000;
+
+export interface ImportSummary {
+  read: number;
+  imported: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+}
+
+export interface ImportOutput {
+  /** A rejected line (`line 6: invalid JSON`). */
+  rejected(line: string): void;
+  /** Progress: bytes of the file read so far, its size, and the summary so far. */
+  progress(bytes: number, size: number, summary: ImportSummary): void;
+  done(): void;
+}
+
+/**
+ * Streams FILE into the local index: each line checked (a bad one reported and skipped), the good ones
+ * written BATCH at a time through COPY and one upsert (writePeople/writeCompanies). The file is read no
+ * faster than Postgres takes the batches (the loop awaits each write), so memory stays constant.
+ */
+export async function importFile(
+  db: DataSource,
+  kind: ImportKind,
+  path: string,
+  format: ImportFormat,
+  out: ImportOutput,
+): Promise<ImportSummary> {
+  const size = statSync(path).size;
+  const stream = openFile(path);
+  const summary: ImportSummary = { read: 0, imported: 0, updated: 0, unchanged: 0, rejected: 0 };
+  const source = FORMAT_SOURCE[format];
+  let batch: (PersonRow | CompanyRow)[] = [];
+  // One batch is written while the next is read and checked: the CPU work and Postgres overlap, and the
+  // reader waits for the write before it starts a third (memory stays at two batches).
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    const rows = batch;
+    batch = [];
+    await writing;
+    writing = (async () => {
+      const counts =
+        kind === 'person' ? await writePeople(db, rows as PersonRow[]) : await writeCompanies(db, rows as CompanyRow[]);
+      summary.imported += counts.imported;
+      summary.updated += counts.updated;
+      summary.unchanged += rows.length - counts.imported - counts.updated;
+      out.progress(stream.bytesRead, size, summary);
+    })();
+    writing.catch(() => undefined); // awaited below or by the next flush
+  };
+  try {
+    for await (const entry of entries(kind, format, stream)) {
+      summary.read++;
+      const checked = 'reason' in entry ? entry : rowOf(kind, entry.fields, source);
+      if ('reason' in checked) {
+        summary.rejected++;
+        out.rejected(`line ${entry.line}: ${checked.reason}`);
+        continue;
+      }
+      batch.push(checked.row);
+      if (batch.length >= BATCH) await flush();
+    }
+    if (batch.length > 0) await flush();
+    await writing;
+  } finally {
+    stream.destroy();
+    out.done();
+  }
+  return summary;
+}
+
+function rowOf(
+  kind: ImportKind,
+  fields: Record<string, unknown>,
+  source: string | null,
+): { row: PersonRow | CompanyRow } | { reason: string } {
+  if (kind === 'person') {
+    const c = personRecordOf(fields, source);
+    if ('reason' in c) return c;
+    let invalid: string | null = null;
+    const row = personRowOf(c.record, (field, value) => {
+      invalid ??= `${field}: "${value}" is not ${field === 'emails' ? 'an e-mail address' : 'a phone number'}`;
+    });
+    return invalid === null ? { row } : { reason: invalid };
+  }
+  const c = companyRecordOf(fields, source);
+  return 'reason' in c ? c : { row: companyRowOf(c.record) };
+}
+
+export function summaryLine(s: ImportSummary): string {
+  return `read ${s.read}, imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, rejected ${s.rejected}`;
+}
+
+/** A progress bar on a terminal; a plain line at most every 2 s otherwise. Rejected lines go to stderr. */
+export function consoleOutput(stderr: NodeJS.WriteStream = process.stderr): ImportOutput {
+  if (stderr.isTTY) {
+    const bar = new SingleBar({
+      stream: stderr,
+      format: 'importing [{bar}] {percentage}% | {read} read, {rejected} rejected | {eta_formatted} left',
+      hideCursor: true,
+    });
+    let started = false;
+    return {
+      rejected: (line) => {
+        if (started) bar.stop();
+        stderr.write(`${line}\n`);
+        started = false;
+      },
+      progress: (bytes, size, s) => {
+        if (!started) bar.start(size, bytes, { read: s.read, rejected: s.rejected });
+        started = true;
+        bar.update(bytes, { read: s.read, rejected: s.rejected });
+      },
+      done: () => started && bar.stop(),
+    };
+  }
+  let last = 0;
+  return {
+    rejected: (line) => stderr.write(`${line}\n`),
+    progress: (bytes, size, s) => {
+      if (Date.now() - last < 2_000) return;
+      last = Date.now();
+      stderr.write(`progress: ${Math.floor((100 * bytes) / Math.max(size, 1))}% of the file, ${summaryLine(s)}\n`);
+    },
+    done: () => undefined,
+  };
+}

@@ -1,0 +1,194 @@
+import { createReadStream, type ReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parse } from 'csv-parse';
+
+/** One line of an import file: its fields, or why it could not be read at all. */
+export type Entry = { line: number; fields: Record<string, unknown> } | { line: number; reason: string };
+
+export const FORMATS = ['jsonl', 'csv', 'gleif', 'companies-house'] as const;
+export type ImportFormat = (typeof FORMATS)[number];
+export type ImportKind = 'person' | 'company';
+
+/** A file that cannot be imported as asked (a missing column): a usage error, exit status 2. */
+export class FileShapeError extends Error {
+  override readonly name = 'FileShapeError';
+}
+
+/** The source a bulk format's records are stored under; JSONL and CSV lines name theirs or get the default. */
+export const FORMAT_SOURCE: Record<ImportFormat, string | null> = {
+  jsonl: null,
+  csv: null,
+  gleif: 'gleif',
+  'companies-house': 'companies-house',
+};
+
+export function entries(kind: ImportKind, format: ImportFormat, stream: ReadStream): AsyncIterable<Entry> {
+  switch (format) {
+    case 'jsonl':
+      return jsonl(stream);
+    case 'csv':
+      return mapped(
+        csv(stream, kind === 'person' ? ['external_id', 'full_name'] : ['external_id', 'name'], (h) => h),
+        (row) => (kind === 'person' ? personCsvFields(row) : cells(row)),
+      );
+    case 'gleif':
+      return mapped(
+        csv(stream, ['LEI', 'Entity.LegalName'], (h) => h),
+        gleifFields,
+      );
+    case 'companies-house':
+      // The published header has stray spaces (" CompanyNumber", " RegAddress.AddressLine2").
+      return mapped(
+        csv(stream, ['CompanyName', 'CompanyNumber'], (h) => h.trim()),
+        companiesHouseFields,
+      );
+  }
+}
+
+async function* jsonl(stream: ReadStream): AsyncIterable<Entry> {
+  let line = 0;
+  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+    line++;
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      yield { line, reason: 'invalid JSON' };
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      yield { line, reason: 'must be a JSON object' };
+    else yield { line, fields: value as Record<string, unknown> };
+  }
+}
+
+type Row = Record<string, string>;
+
+async function* csv(
+  stream: ReadStream,
+  required: string[],
+  header: (name: string) => string,
+): AsyncIterable<{ line: number; row: Row } | { line: number; reason: string }> {
+  const parser = stream.pipe(
+    parse({
+      columns: (names: string[]) => {
+        const cleaned = names.map(header);
+        const missing = required.filter((r) => !cleaned.includes(r));
+        if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
+        return cleaned;
+      },
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_error: false,
+    }),
+  );
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number } }>) {
+      yield { line: info.lines, row: record };
+    }
+  } catch (error) {
+    if (error instanceof FileShapeError) throw error;
+    const e = error as { code?: string; lines?: number; message?: string };
+    if (typeof e.code === 'string' && e.code.startsWith('CSV_')) {
+      // A malformed quote stops a CSV parser: report the line, the lines before it are imported.
+      yield { line: e.lines ?? 0, reason: `invalid CSV: ${e.message ?? e.code}` };
+      return;
+    }
+    throw error;
+  }
+}
+
+async function* mapped(
+  rows: AsyncIterable<{ line: number; row: Row } | { line: number; reason: string }>,
+  fieldsOf: (row: Row) => Record<string, unknown>,
+): AsyncIterable<Entry> {
+  for await (const r of rows) yield 'reason' in r ? r : { line: r.line, fields: fieldsOf(r.row) };
+}
+
+/** The non-empty cells: an empty CSV cell is an absent field. */
+function cells(row: Row): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== ''));
+}
+
+const split = (v: string | undefined, sep: string) =>
+  v === undefined || v === '' ? [] : v.split(sep).map((s) => s.trim());
+
+/** CSV of people: lists `;`-separated, a location `city|region|country`. */
+function personCsvFields(row: Row): Record<string, unknown> {
+  const fields = cells(row);
+  for (const name of ['aliases', 'emails', 'phones', 'usernames'] as const)
+    if (name in fields) fields[name] = split(row[name], ';');
+  if ('locations' in fields)
+    fields['locations'] = split(row['locations'], ';').map((l) => {
+      const [city = '', region = '', country = ''] = l.split('|').map((s) => s.trim());
+      return { city: city || null, region: region || null, country: country || null };
+    });
+  return fields;
+}
+
+const joined = (...parts: (string | undefined)[]) => parts.filter((p) => p && p.trim() !== '').join(', ') || undefined;
+const defined = (o: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>;
+
+/** A row of the GLEIF LEI-CDF golden copy CSV (columns by name; the file has ~200 more). */
+function gleifFields(r: Row): Record<string, unknown> {
+  const a = (k: string) => r[`Entity.LegalAddress.${k}`];
+  return defined({
+    external_id: r['LEI'],
+    lei: r['LEI'],
+    name: r['Entity.LegalName'],
+    registration_number: r['Entity.RegistrationAuthority.RegistrationAuthorityEntityID'],
+    jurisdiction: r['Entity.LegalJurisdiction'],
+    country: a('Country'),
+    status: r['Entity.EntityStatus'],
+    incorporated_on: r['Entity.EntityCreationDate']?.slice(0, 10),
+    address: joined(
+      a('FirstAddressLine'),
+      a('AdditionalAddressLine.1'),
+      a('AdditionalAddressLine.2'),
+      a('AdditionalAddressLine.3'),
+      a('City'),
+      a('Region'),
+      a('PostalCode'),
+      a('Country'),
+    ),
+  });
+}
+
+/** `dd/mm/yyyy` (as Companies House writes dates) → `yyyy-mm-dd`; anything else is passed on to be rejected. */
+function ukDate(v: string | undefined): string | undefined {
+  const m = v ? /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v.trim()) : null;
+  return m ? `${m[3]}-${m[2]}-${m[1]}` : v;
+}
+
+/** A row of the Companies House "Basic Company Data" CSV. */
+function companiesHouseFields(r: Row): Record<string, unknown> {
+  const a = (k: string) => r[`RegAddress.${k}`];
+  return defined({
+    external_id: r['CompanyNumber'],
+    registration_number: r['CompanyNumber'],
+    name: r['CompanyName'],
+    jurisdiction: 'GB',
+    country: 'GB',
+    status: r['CompanyStatus'],
+    incorporated_on: ukDate(r['IncorporationDate']),
+    address: joined(
+      a('CareOf'),
+      a('POBox'),
+      a('AddressLine1'),
+      a('AddressLine2'),
+      a('PostTown'),
+      a('County'),
+      a('Country'),
+      a('PostCode'),
+    ),
+    industry: r['SICCode.SicText_1'],
+  });
+}
+
+export function openFile(path: string): ReadStream {
+  return createReadStream(path, { highWaterMark: 1 << 16 });
+}
