@@ -66,12 +66,10 @@ async function main() {
   await runStep('db:migrate', [process.execPath, DIST.cli, 'db:migrate']);
   if (stopping) return;
 
-  // ── DEMO SEED ─────────────────────────────────────────────────────────────────────────────
-  // The one place where `npm start` will seed the demo data, once, when the CLI has `demo:seed`:
-  //   if (createdNow) await runStep('demo:seed', [process.execPath, DIST.cli, 'demo:seed']);
-  // where `createdNow` is what ensureDatabase() above returns (true when this start created the
-  // database). Nothing is seeded yet.
-  // ────────────────────────────────────────────────────────────────────────────────────────────
+  // The demo set, once: `demo:seed --if-absent` does nothing when it is there (re-running it would change
+  // nothing either, but costs a few seconds at every start).
+  await runStep('demo:seed', [process.execPath, DIST.cli, 'demo:seed', '--if-absent']);
+  if (stopping) return;
 
   const port = setting('PORT', '3000') === '0' ? String(await freePort()) : setting('PORT', '3000');
   const gatewayHost = probeHost(setting('HOST', '0.0.0.0'));

@@ -1,0 +1,258 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { REPO_ROOT, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { demoCompanies, demoPeople } from './demo';
+
+const FIXTURES = join(REPO_ROOT, 'apps/cli/src/import/fixtures');
+
+/**
+ * `import` and `demo:seed` as an operator runs them: the compiled CLI as a process, on a database of its
+ * own, every format on fixtures in its published layout, bad lines included.
+ */
+describe('CLI import and demo:seed (real Postgres)', () => {
+  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_import`;
+  const env = { DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database) };
+  let db: Client;
+  let dir: string;
+
+  const admin = async (sql: string) => {
+    const c = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  const cli = (...args: string[]) => runCli(args, env);
+  const rows = async (sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows;
+
+  beforeAll(async () => {
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin(`CREATE DATABASE "${database}"`);
+    expect((await cli('db:migrate')).code).toBe(0);
+    db = new Client({ connectionString: env.DATABASE_URL });
+    await db.connect();
+    dir = mkdtempSync(join(tmpdir(), 'dossier-import-'));
+  });
+  afterAll(async () => {
+    await db?.end();
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('imports people from JSONL, reporting each bad line by number and reason, exit 1', async () => {
+    const run = await cli('import', 'person', join(FIXTURES, 'people.jsonl'));
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n').filter((l) => l.startsWith('line '))).toEqual([
+      'line 6: invalid JSON',
+      'line 7: full_name is required',
+      `line 8: birth_year must be a whole number from 1800 to ${new Date().getUTCFullYear()}`,
+      'line 9: emails: "not-an-address" is not an e-mail address',
+      'line 10: must be a JSON object',
+      'line 11: nickname is not a known field',
+    ]);
+    expect(run.stdout).toMatch(/^read 10, imported 4, updated 0, unchanged 0, rejected 6 \(\d+ records\/s\)$/m);
+    // Not a terminal: plain progress lines, no bar.
+    expect(run.stderr).toMatch(
+      /^progress: 100% of the file, read 10, imported 4, updated 0, unchanged 0, rejected 6$/m,
+    );
+    expect(
+      await rows(
+        `SELECT external_id, full_name, email_keys, phone_keys, username_keys, birth_year FROM people
+          WHERE source = 'fixture' ORDER BY external_id`,
+      ),
+    ).toEqual([
+      {
+        external_id: 'p-001',
+        full_name: 'Grace Brewster Hopper',
+        email_keys: ['grace.hopper@navy.example'],
+        phone_keys: ['+12025550147'],
+        username_keys: ['ghopper'],
+        birth_year: 1906,
+      },
+      {
+        external_id: 'p-002',
+        full_name: 'Alan Turing',
+        email_keys: ['alan@bletchley.example'],
+        phone_keys: ['+441908640404'], // national format, read in the record's country (GB)
+        username_keys: [],
+        birth_year: 1912,
+      },
+      {
+        external_id: 'p-003',
+        full_name: 'Zoë Martínez',
+        email_keys: [],
+        phone_keys: [],
+        username_keys: ['zoe_m'],
+        birth_year: null,
+      },
+      {
+        external_id: 'p-004',
+        full_name: 'Katherine Johnson',
+        email_keys: [],
+        phone_keys: [],
+        username_keys: [],
+        birth_year: 1918,
+      },
+    ]);
+  });
+
+  it('changes nothing when the same file is imported again, and replaces a record that changed', async () => {
+    const again = await cli('import', 'person', join(FIXTURES, 'people.jsonl'));
+    expect(again.stdout).toMatch(/read 10, imported 0, updated 0, unchanged 4, rejected 6/);
+    const file = join(dir, 'changed.jsonl');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ external_id: 'p-002', full_name: 'Alan Mathison Turing', aliases: ['Prof'], source: 'fixture' })}\n`,
+    );
+    const changed = await cli('import', 'person', file);
+    expect([changed.code, changed.stdout]).toEqual([
+      0,
+      expect.stringMatching(/read 1, imported 0, updated 1, unchanged 0, rejected 0/),
+    ]);
+    expect(
+      await rows(`SELECT full_name, phones, birth_year FROM people WHERE source = 'fixture' AND external_id = 'p-002'`),
+    ).toEqual([{ full_name: 'Alan Mathison Turing', phones: [], birth_year: null }]);
+    expect(
+      await rows(
+        `SELECT name_key, is_alias FROM person_names JOIN people ON people.id = person_id
+          WHERE external_id = 'p-002' ORDER BY name_key`,
+      ),
+    ).toEqual([
+      { name_key: 'alan mathison turing', is_alias: false },
+      { name_key: 'prof', is_alias: true },
+    ]);
+  });
+
+  it('imports people from CSV: lists split at ;, locations as city|region|country', async () => {
+    const run = await cli('import', 'person', join(FIXTURES, 'people.csv'));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('line 4: full_name is required');
+    expect(run.stderr).toContain('line 5: locations[0].country must be an ISO 3166-1 alpha-2 code such as GB');
+    expect(await rows(`SELECT aliases, emails, locations FROM people WHERE external_id = 'c-001'`)).toEqual([
+      {
+        aliases: ['Augusta Ada King', 'Countess of Lovelace'],
+        emails: ['ada@analytical.example', 'countess@lovelace.example'],
+        locations: [{ city: 'London', region: 'England', country: 'GB' }],
+      },
+    ]);
+    expect(await rows(`SELECT first_name, last_name, locations FROM people WHERE external_id = 'c-002'`)).toEqual([
+      {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        locations: [
+          { city: 'Arlington', region: 'VA', country: 'US' },
+          { city: 'New York', region: 'NY', country: 'US' },
+        ],
+      },
+    ]);
+  });
+
+  it('imports companies from CSV, the GLEIF golden copy and Companies House basic data as published', async () => {
+    const csv = await cli('import', 'company', join(FIXTURES, 'companies.csv'));
+    expect([csv.code, csv.stderr.match(/^line .*/gm)]).toEqual([
+      1,
+      ['line 4: incorporated_on must be a date as YYYY-MM-DD'],
+    ]);
+    const gleif = await cli('import', 'company', join(FIXTURES, 'gleif-golden-copy.csv'), '--format', 'gleif');
+    expect([gleif.code, gleif.stderr.match(/^line .*/gm)]).toEqual([1, ['line 4: external_id is required']]);
+    const house = await cli(
+      'import',
+      'company',
+      join(FIXTURES, 'companies-house-basic.csv'),
+      '--format',
+      'companies-house',
+    );
+    expect([house.code, house.stderr.match(/^line .*/gm)]).toEqual([
+      1,
+      ['line 4: name is required', 'line 5: incorporated_on must be a date as YYYY-MM-DD'],
+    ]);
+    expect(
+      await rows(
+        `SELECT source, external_id, name, registration_number, registration_key, jurisdiction, country, domain_key, status,
+                to_char(incorporated_on, 'YYYY-MM-DD') AS incorporated_on, address, industry, lei
+           FROM companies ORDER BY source, external_id`,
+      ),
+    ).toEqual([
+      expect.objectContaining({
+        source: 'companies-house',
+        external_id: '01234567',
+        name: 'ACME WIDGETS LIMITED',
+        registration_key: '1234567',
+        jurisdiction: 'GB',
+        status: 'Active',
+        incorporated_on: '2001-02-03',
+        address: '1 HIGH STREET, FLOOR 2, LONDON, ENGLAND, EC1A 1AA',
+        industry: '25990 - Manufacture of other fabricated metal products n.e.c.',
+      }),
+      expect.objectContaining({
+        source: 'companies-house',
+        external_id: '11743365',
+        status: 'Active - Proposal to Strike off',
+        incorporated_on: '2018-12-28',
+      }),
+      expect.objectContaining({
+        source: 'fixture-csv',
+        external_id: 'acme-1',
+        domain_key: 'acme-widgets.example',
+        registration_key: '1234567',
+      }),
+      expect.objectContaining({ source: 'fixture-csv', external_id: 'acme-2', jurisdiction: 'US-DE', country: 'US' }),
+      expect.objectContaining({
+        source: 'gleif',
+        external_id: '529900T8BM49AURSDO55',
+        registration_number: 'HRB 12345',
+        registration_key: 'HRB12345',
+        country: 'DE',
+        status: 'ACTIVE',
+        incorporated_on: null,
+        lei: '529900T8BM49AURSDO55',
+      }),
+      expect.objectContaining({
+        source: 'gleif',
+        external_id: '5493001KJTIIGC8Y1R12',
+        name: 'ACME WIDGETS LIMITED',
+        registration_number: '01234567',
+        jurisdiction: 'GB',
+        incorporated_on: '2001-02-03',
+        address: '1 High Street, Floor 2, London, GB-LND, EC1A 1AA, GB',
+        lei: '5493001KJTIIGC8Y1R12',
+      }),
+    ]);
+  });
+
+  it.each([
+    [['import'], /expected <person\|company> <file>/],
+    [['import', 'animal', 'x.jsonl'], /the kind is person or company/],
+    [['import', 'person', 'x.txt'], /cannot tell the format/],
+    [['import', 'person', 'x.csv', '--format', 'xml'], /--format is one of jsonl, csv, gleif, companies-house/],
+    [['import', 'person', 'x.csv', '--format', 'gleif'], /holds companies/],
+    [['import', 'person', '/nonexistent/people.jsonl'], /no such file: \/nonexistent\/people.jsonl/],
+    [
+      ['import', 'company', join(FIXTURES, 'people.csv'), '--format', 'gleif'],
+      /the header has no LEI, Entity.LegalName column/,
+    ],
+    [['demo:seed', '--people', 'many'], /--people "many" must be a whole number/],
+    [['demo:seed', '--colour'], /unknown option --colour/],
+  ])('%j is a usage error: exit 2 and a message naming it', async (args, message) => {
+    const run = await cli(...args);
+    expect([run.code, run.stderr]).toEqual([2, expect.stringMatching(message)]);
+  });
+
+  it('seeds the same demo set every time: a re-run and --if-absent change nothing', async () => {
+    const first = await cli('demo:seed', '--people', '300', '--companies', '50');
+    expect(first.stdout).toContain('people 300 imported, 0 updated; companies 50 imported, 0 updated');
+    const again = await cli('demo:seed', '--people', '300', '--companies', '50');
+    expect(again.stdout).toContain('people 0 imported, 0 updated; companies 0 imported, 0 updated');
+    expect((await cli('demo:seed', '--if-absent')).stdout).toContain('the demo set is there already');
+    expect(await rows(`SELECT count(*)::int AS n FROM people WHERE source = 'demo'`)).toEqual([{ n: 300 }]);
+    // Same generator, same records: in this process as in the CLI's.
+    const [person] = await rows(`SELECT full_name, emails FROM people WHERE external_id = 'demo-person-0000001'`);
+    const generated = demoPeople(1).next().value!;
+    expect(person).toEqual({ full_name: generated.full_name, emails: generated.emails });
+    expect([...demoCompanies(20)]).toEqual([...demoCompanies(20)]);
+  });
+});
