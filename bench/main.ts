@@ -25,6 +25,7 @@ import type { Phase, PhaseReport } from './phase';
 import { BASE_PHONES, PHONES, phoneCountryCount } from './phones';
 import { rawBullmq } from './raw-bullmq';
 import { fanOutParallelism } from './fan-out';
+import { localData } from './local-data';
 
 /** The measurements, in the order they run. */
 const PHASES: readonly Phase[] = [
@@ -64,7 +65,8 @@ async function main(): Promise<number> {
   try {
     await ctx.open();
     const reports = new Map<string, PhaseReport>();
-    for (const phase of PHASES) {
+    // --data measures the local index alone (it takes minutes); every other run measures the PHASES.
+    for (const phase of opts.dataPeople > 0 ? [localData()] : PHASES) {
       if (!phase.enabled(opts)) continue;
       if (ctx.signal.aborted) throw new Error('interrupted');
       const report = await phase.run(ctx);
@@ -102,6 +104,15 @@ function settingsLine(opts: BenchOptions): string {
 
 /** RSS (the ratio's numerator's processes first), the duration, and the `ratio=` line last. */
 function summaryLines(reports: Map<string, PhaseReport>, started: number): string[] {
+  const took = `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  const data = reports.get('data');
+  if (data && !reports.has(RATIO.numerator)) {
+    // --data: no ratio to print (the raw and end-to-end phases did not run).
+    return [
+      `${data.rss.map(({ label, mib }) => `${label} rss ${mib === null ? '?' : `${mib.toFixed(1)} MiB`}`).join(', ')}`,
+      took,
+    ];
+  }
   const numerator = reports.get(RATIO.numerator);
   if (!numerator) throw new Error(`no ${RATIO.numerator} figure`);
   const rss = [numerator, ...[...reports].filter(([key]) => key !== RATIO.numerator).map(([, r]) => r)].flatMap(
@@ -111,7 +122,7 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number): strin
   const denominatorRate = reports.get(RATIO.denominator)?.rate ?? NaN;
   return [
     `${rss.map(({ label, mib }) => `${label} rss ${fmt(mib)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS)`,
-    `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    took,
     `ratio=${(numerator.rate / denominatorRate).toFixed(2)}`,
   ];
 }

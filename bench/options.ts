@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
        [--raw-concurrency 64] [--client http|fetch] [--accounts 1] [--gateway-env K=V …] [--worker-env K=V …]
-       [--profile DIR] [--count-wire] [--skip-raw] [--pg-set setting=value …] [--node-arg=--opt …]`;
+       [--profile DIR] [--count-wire] [--skip-raw] [--pg-set setting=value …] [--node-arg=--opt …]
+       [--data [--data-people 1000000]]   (only the local index at scale: import, search latency, index size)`;
 
 export interface BenchOptions {
   help: boolean;
@@ -32,6 +33,8 @@ export interface BenchOptions {
   pgSet: Record<string, string>;
   /** Extra node options for the gateway and worker processes (e.g. --perf-basic-prof for `perf`). */
   nodeArgs: string[];
+  /** `--data [N]`: only the local-index phase, with N demo people (0: not run). */
+  dataPeople: number;
 }
 
 function positive(name: string, raw: string, min = 1): number {
@@ -66,6 +69,8 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
       'gateway-env': { type: 'string', multiple: true, default: [] },
       'worker-env': { type: 'string', multiple: true, default: [] },
       profile: { type: 'string' },
+      data: { type: 'boolean', default: false },
+      'data-people': { type: 'string', default: '1000000' },
       'count-wire': { type: 'boolean', default: false },
       'skip-raw': { type: 'boolean', default: false },
       'pg-set': { type: 'string', multiple: true, default: [] },
@@ -99,5 +104,6 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
     skipRaw: flags['skip-raw'],
     pgSet,
     nodeArgs: flags['node-arg'],
+    dataPeople: flags.data ? Math.floor(positive('data-people', flags['data-people'], 100)) : 0,
   };
 }

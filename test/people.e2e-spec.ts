@@ -186,6 +186,67 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 3, { reserves: 4, captures: 3, releases: 1 }));
   });
 
+  it('merges the same company from GLEIF and the local index into one item with both sources', async () => {
+    const gleif = await FakeUpstream.start();
+    const record = {
+      type: 'lei-records',
+      id: '5493001KJTIIGC8Y1R12',
+      attributes: {
+        lei: '5493001KJTIIGC8Y1R12',
+        entity: {
+          legalName: { name: `${tag.toUpperCase()} WIDGETS LIMITED`, language: 'en' },
+          legalAddress: {
+            addressLines: ['1 High Street'],
+            city: 'London',
+            region: null,
+            country: 'GB',
+            postalCode: 'EC1A 1AA',
+          },
+          registeredAs: '445790',
+          jurisdiction: 'GB',
+          status: 'ACTIVE',
+          creationDate: '1999-03-04T00:00:00Z',
+        },
+      },
+    };
+    gleif.reply((req): FakeAnswer => ({
+      status: 200,
+      headers: { 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: decodeURIComponent(req.url).includes(tag) ? [record] : [] }),
+    }));
+    const withGleif = await Stack.start({
+      label: 'people-gleif',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: { GLEIF_ENABLED: 'true', GLEIF_BASE_URL: gleif.url },
+    });
+    try {
+      const { key, accountId } = await new Api(withGleif.baseUrl).register(SIGNUP);
+      const res = await new Api(withGleif.baseUrl).post<Envelope>(
+        '/v1/search/company',
+        { company_name: `${tag} Widgets Ltd` },
+        { key },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual([
+        ['local', 'found'],
+        ['gleif', 'found'],
+      ]);
+      expect(res.body.results).toHaveLength(1);
+      expect(res.body.results[0]).toMatchObject({
+        name: `${tag.toUpperCase()} WIDGETS LIMITED`, // the registry's name: GLEIF's precedence is higher
+        registration_number: '445790',
+        domain: `${tag.toLowerCase()}-widgets.example`, // only the local record knows it
+        status: 'ACTIVE',
+        incorporated_on: '1999-03-04',
+        sources: ['gleif', 'local'],
+      });
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+    } finally {
+      await withGleif.stop();
+      await gleif.close();
+    }
+  });
+
   it.each([
     [{ email: 'nope' }, 'email', 'must be an e-mail address'],
     [{ phone: 'call me' }, 'phone', 'is not a phone number'],

@@ -8,6 +8,7 @@ import { twilioProvider } from './twilio/twilio.provider';
 import { hunterProvider } from './hunter/hunter.provider';
 import { usernameProvider } from './username/username.provider';
 import { localProvider } from './local/local.provider';
+import { gleifProvider } from './gleif/gleif.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -22,6 +23,7 @@ export const PROVIDERS: readonly Provider[] = [
   hunterProvider as Provider,
   usernameProvider as Provider,
   localProvider as Provider,
+  gleifProvider as Provider,
 ];
 
 export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {

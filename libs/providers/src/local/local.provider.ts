@@ -15,42 +15,15 @@ import {
 import type { CompanyInput, CompanyResultItem, PersonInput, PersonResultItem } from '@dossier/contracts';
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { nameMatchScore } from './name-match';
+import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from '../subject-score';
 
 const ID = 'local';
 /** Items a search answers at most (API.md: best first, at most 25). */
 export const MAX_ITEMS = 25;
 /** Name candidates fetched from the trigram index before scoring. */
 const NAME_CANDIDATES = 200;
-/** A name scoring below this is no match (it still may have come back from the index). */
-const NAME_FLOOR = 0.6;
-
-/**
- * What each agreeing field is worth; the score combines them as independent evidence
- * (1 − Π(1 − wᵢ·sᵢ)): one exact name alone is 0.75, a name in the right city 0.83, a name with a matching
- * e-mail 0.99. An e-mail, phone or username is a stronger identifier than a name; location and age only
- * add to a match, they never make one. See ADR 0012.
- */
-export const WEIGHTS = {
-  name: 0.75,
-  email: 0.95,
-  phone: 0.9,
-  username: 0.7,
-  registration_number: 0.95,
-  domain: 0.9,
-  location: 0.3,
-  age_range: 0.2,
-} as const;
 /** A record whose known locations all differ from the searched one keeps this share of its score. */
 const ELSEWHERE = 0.85;
-
-type Evidence = [field: keyof typeof WEIGHTS, strength: number][];
-
-function combine(evidence: Evidence): number {
-  const miss = evidence.reduce((p, [field, s]) => p * (1 - WEIGHTS[field] * s), 1);
-  return 1 - miss;
-}
-
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** `"30-40"`, `"65+"`, `"-25"` → the birth years of someone that age this year (either side of a birthday). */
 export function birthYearsOf(ageRange: string, thisYear: number): { min: number | null; max: number | null } {
@@ -102,12 +75,16 @@ export async function searchPeople(
       else if (row.location_keys.length > 0) factor = ELSEWHERE;
     }
     if (input.age_range && row.birth_year !== null) evidence.push(['age_range', 1]);
-    items.push(personItem(row, round(combine(evidence) * factor), evidence, thisYear));
+    items.push(personItem(row, scoreOf(evidence, factor), evidence, thisYear));
   }
   return best(items);
 }
 
-export async function searchCompanies(input: CompanyInput, ctx: ProviderContext): Promise<CompanyResultItem[]> {
+/** Company items, best first, each with its identities (`lei:<LEI>` for a record that has one). */
+export async function searchCompanies(
+  input: CompanyInput,
+  ctx: ProviderContext,
+): Promise<{ items: CompanyResultItem[]; identities: string[][] }> {
   const index = indexOf(ctx);
   const nameKey = input.company_name ? normalizeCompanyName(input.company_name) : '';
   const search = {
@@ -119,6 +96,7 @@ export async function searchCompanies(input: CompanyInput, ctx: ProviderContext)
   const rows = await index.findCompanies(search, NAME_CANDIDATES);
   const searchedTokens = nameKey ? nameKey.split(' ') : [];
   const items: CompanyResultItem[] = [];
+  const leis = new Map<string, string>();
   for (const row of rows) {
     const evidence: Evidence = [];
     if (searchedTokens.length > 0) {
@@ -129,22 +107,12 @@ export async function searchCompanies(input: CompanyInput, ctx: ProviderContext)
       evidence.push(['registration_number', 1]);
     if (search.domain_key && row.domain_key === search.domain_key) evidence.push(['domain', 1]);
     if (evidence.length === 0) continue;
-    items.push(companyItem(row, round(combine(evidence)), evidence, search.country !== null));
+    items.push(companyItem(row, scoreOf(evidence), evidence, search.country !== null));
+    if (row.lei) leis.set(row.id, row.lei);
   }
-  return best(items);
+  const found = best(items);
+  return { items: found, identities: found.map((i) => (leis.has(i.id) ? [`lei:${leis.get(i.id)}`] : [])) };
 }
-
-/** The request's field names, in the order API.md lists them. */
-const PERSON_FIELDS: Record<keyof typeof WEIGHTS, string> = {
-  name: 'name',
-  email: 'email',
-  phone: 'phone',
-  username: 'username',
-  location: 'location',
-  age_range: 'age_range',
-  registration_number: 'registration_number',
-  domain: 'domain',
-};
 
 function personItem(row: PersonRow, score: number, evidence: Evidence, thisYear: number): PersonResultItem {
   return {
@@ -161,13 +129,12 @@ function personItem(row: PersonRow, score: number, evidence: Evidence, thisYear:
     age: row.birth_year === null ? null : thisYear - row.birth_year,
     birth_year: row.birth_year,
     match_score: score,
-    matched_on: evidence.map(([field]) => PERSON_FIELDS[field]),
+    matched_on: evidence.map(([field]) => field),
     sources: [ID],
   };
 }
 
 function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCountry: boolean): CompanyResultItem {
-  const fields = evidence.map(([field]) => (field === 'name' ? 'company_name' : PERSON_FIELDS[field]));
   return {
     id: row.id,
     name: row.name,
@@ -180,7 +147,7 @@ function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCount
     address: row.address,
     industry: row.industry,
     match_score: score,
-    matched_on: byCountry ? [...fields, 'country'] : fields,
+    matched_on: companyMatchedOn(evidence, byCountry),
     sources: [ID],
   };
 }
@@ -212,10 +179,11 @@ export const localProvider: Provider<'person' | 'company'> = {
   precedence: 10,
   isConfigured: () => true,
   async lookup(kind, input, ctx): Promise<ProviderAnswer<'person' | 'company'>> {
-    const items =
-      kind === 'person'
-        ? await searchPeople(input as PersonInput, ctx)
-        : await searchCompanies(input as CompanyInput, ctx);
-    return { outcome: items.length > 0 ? 'found' : 'not_found', items };
+    if (kind === 'person') {
+      const items = await searchPeople(input as PersonInput, ctx);
+      return { outcome: items.length > 0 ? 'found' : 'not_found', items };
+    }
+    const { items, identities } = await searchCompanies(input as CompanyInput, ctx);
+    return { outcome: items.length > 0 ? 'found' : 'not_found', items, identities };
   },
 };

@@ -1,0 +1,145 @@
+/**
+ * `--data [N]`: the local index at scale. N demo people (default 1,000,000) are written to a JSONL file
+ * and loaded through the real import path (`cli import person FILE`, a process of its own), then person
+ * searches by name go through the real gateway and worker at that size, and the indexes' sizes are read
+ * from Postgres. Only with --data: loading a million records takes minutes.
+ */
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { runCli } from '@dossier/testing';
+import { demoPeople } from '../apps/cli/src/import/demo';
+import { registerAccounts, startGateway, startWorker, stopApp } from './apps';
+import type { BenchContext } from './context';
+import { procRssMiB } from './cpu';
+import { failureCount, percentile, rate, tooManyFailures } from './drive';
+import { poster, postOp } from './load';
+import { measureWindow, type Phase, type PhaseReport } from './phase';
+
+/** Searches in flight: a handful of callers, as latency (not throughput) is what this phase reads. */
+const INFLIGHT = 4;
+/** Distinct searched names: every 97th person's, half of them with a typo. */
+const QUERIES = 2_000;
+
+export function localData(): Phase {
+  return {
+    key: 'data',
+    enabled: (opts) => opts.dataPeople > 0,
+    run,
+  };
+}
+
+async function run(ctx: BenchContext): Promise<PhaseReport> {
+  const count = ctx.opts.dataPeople;
+  const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-data-'));
+  const file = join(dir, 'people.jsonl');
+  const lines: string[] = [];
+  try {
+    const queries = await writeDemoFile(file, count);
+    const started = performance.now();
+    const imported = await runCli(['import', 'person', file], { DATABASE_URL: ctx.dbUrl });
+    const seconds = (performance.now() - started) / 1000;
+    if (imported.code !== 0)
+      throw new Error(`cli import exited with ${String(imported.code)}: ${imported.stderr.slice(-2000)}`);
+    lines.push(
+      `local index: imported ${count} demo people through \`cli import person\` in ${seconds.toFixed(1)} s: ${Math.round(count / seconds)} records/s (${imported.stdout.trim()})`,
+    );
+    const db = new Client({ connectionString: ctx.dbUrl });
+    await db.connect();
+    try {
+      await db.query('VACUUM ANALYZE people');
+      await db.query('VACUUM ANALYZE person_names');
+      lines.push(...(await sizes(db)));
+    } finally {
+      await db.end();
+    }
+
+    const worker = await startWorker(ctx, { LOOKUP_QUEUES: 'person' });
+    const gateway = await startGateway(ctx);
+    const load = poster(ctx.opts.client, gateway.baseUrl, '/v1/search/person', INFLIGHT);
+    try {
+      const bodies = queries.map((name) => Buffer.from(JSON.stringify({ name })));
+      const op = postOp(load, bodies, await registerAccounts(gateway, 1));
+      const { result, lines: window } = await measureWindow(
+        ctx,
+        {
+          warmupMs: ctx.opts.warmupMs,
+          inflight: INFLIGHT,
+          procs: { gateway: gateway.app.pid, worker: worker.app.pid },
+          selfLabel: `load generator (${ctx.opts.client})`,
+        },
+        op,
+      );
+      const p = (n: number) => percentile(result.latencies, n).toFixed(1);
+      lines.push(
+        `person search by name through the gateway at ${count} people (${INFLIGHT} in flight, ${queries.length} names, half with a typo): ` +
+          `${rate(result).toFixed(0)} req/s  p50 ${p(50)} ms  p95 ${p(95)} ms  p99 ${p(99)} ms  errors/non-200 ${failureCount(result)}`,
+        ...window,
+      );
+      return {
+        lines,
+        rate: rate(result),
+        rss: [
+          { label: 'search gateway', mib: procRssMiB(gateway.app.pid) },
+          { label: 'search worker', mib: procRssMiB(worker.app.pid) },
+        ],
+        failed: tooManyFailures(result),
+      };
+    } finally {
+      load.close();
+      await stopApp(ctx, gateway);
+      await stopApp(ctx, worker);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes `count` demo people as JSONL (source `bench`); returns the names to search. */
+async function writeDemoFile(file: string, count: number): Promise<string[]> {
+  const out = createWriteStream(file);
+  const queries: string[] = [];
+  let chunk = '';
+  let i = 0;
+  for (const person of demoPeople(count)) {
+    chunk += `${JSON.stringify({ ...person, source: 'bench' })}\n`;
+    if (i % 97 === 0 && queries.length < QUERIES)
+      queries.push(queries.length % 2 ? typo(person.full_name) : person.full_name);
+    if (++i % 2_000 === 0) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+  return queries;
+}
+
+/** The last name with two letters in its middle swapped: "Halvorson" → "Halvroson". */
+function typo(name: string): string {
+  const words = name.split(' ');
+  const last = words[words.length - 1]!;
+  if (last.length < 5) return name;
+  const at = Math.floor(last.length / 2);
+  words[words.length - 1] = last.slice(0, at) + last[at + 1] + last[at] + last.slice(at + 2);
+  return words.join(' ');
+}
+
+async function sizes(db: Client): Promise<string[]> {
+  const { rows } = await db.query<{ relname: string; kind: string; mib: string }>(
+    `SELECT c.relname, CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END AS kind,
+            round(pg_relation_size(c.oid) / 1048576.0, 1)::text AS mib
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')
+        AND (c.relname LIKE 'people%' OR c.relname LIKE 'person_names%')
+      ORDER BY pg_relation_size(c.oid) DESC`,
+  );
+  const total = rows.reduce((s, r) => s + Number(r.mib), 0);
+  const indexes = rows.filter((r) => r.kind === 'index').reduce((s, r) => s + Number(r.mib), 0);
+  return [
+    `local index size: ${total.toFixed(0)} MiB (indexes ${indexes.toFixed(0)} MiB): ${rows.map((r) => `${r.relname} ${r.mib}`).join(', ')}`,
+  ];
+}

@@ -1,0 +1,36 @@
+/**
+ * How person and company items are scored, by every provider that scores them itself (the local index,
+ * the registries): each agreeing field is independent evidence, combined as 1 − Π(1 − wᵢ·sᵢ) — one exact
+ * name alone is 0.75, a name in the right city 0.83, a name with a matching e-mail 0.99. An e-mail, phone
+ * or registration number is a stronger identifier than a name; location and age only add to a match.
+ * See ADR 0012.
+ */
+export const WEIGHTS = {
+  name: 0.75,
+  email: 0.95,
+  phone: 0.9,
+  username: 0.7,
+  registration_number: 0.95,
+  domain: 0.9,
+  location: 0.3,
+  age_range: 0.2,
+} as const;
+
+export type EvidenceField = keyof typeof WEIGHTS;
+/** What agreed, and how strongly (1 for an exact identifier, a name's match score). */
+export type Evidence = [field: EvidenceField, strength: number][];
+
+/** A name scoring below this is no match (an index or a vendor may still have returned it). */
+export const NAME_FLOOR = 0.6;
+
+/** The evidence as a match score in [0, 1], to three decimals. */
+export function scoreOf(evidence: Evidence, factor = 1): number {
+  const miss = evidence.reduce((p, [field, s]) => p * (1 - WEIGHTS[field] * s), 1);
+  return Math.round((1 - miss) * factor * 1000) / 1000;
+}
+
+/** `matched_on` of a company item: the request's field names (`company_name` for the name). */
+export function companyMatchedOn(evidence: Evidence, byCountry: boolean): string[] {
+  const fields = evidence.map(([field]) => (field === 'name' ? 'company_name' : field));
+  return byCountry ? [...fields, 'country'] : fields;
+}
