@@ -141,23 +141,22 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     }
   });
 
-  it('answers person and company lookups honestly with the providers that exist (none yet): empty results, nothing charged', async () => {
+  it('answers person and company lookups whose providers are all off with no results, each source skipped, nothing charged', async () => {
     const before = await ledgerState(accountId);
-    const calls: [string, unknown][] = [
-      ['/v1/search/person', { name: 'Jane Doe', location: 'Berlin', age_range: '30-40' }],
-      ['/v1/search/person', { email: 'jane@example.com' }],
-      ['/v1/search/company', { company_name: 'Acme GmbH', country: 'DE' }],
-      ['/v1/search/company', { domain: 'Example.COM' }],
+    // The upstreams that apply to each search, none configured here; a domain reaches no registry.
+    const skipped = (...ids: string[]) =>
+      ids.map((provider) => ({ provider, outcome: 'skipped', took_ms: 0, detail: expect.any(String) }));
+    const calls: [string, unknown, unknown[]][] = [
+      ['/v1/search/person', { name: 'Jane Doe', location: 'Berlin', age_range: '30-40' }, skipped('pdl')],
+      ['/v1/search/person', { email: 'jane@example.com' }, skipped('pdl')],
+      ['/v1/search/company', { company_name: 'Acme GmbH', country: 'DE' }, skipped('gleif', 'opencorporates')],
+      ['/v1/search/company', { domain: 'Example.COM' }, []],
     ];
-    for (const [path, body] of calls) {
+    for (const [path, body, sources] of calls) {
       const res = await api.post<Envelope>(path, body, { key });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        status: 'success',
-        results: [],
-        sources: [],
-        credits_remaining: before.balance,
-      });
+      expect(res.body).toMatchObject({ status: 'success', results: [], credits_remaining: before.balance });
+      expect(res.body.sources).toEqual(sources);
       expect(res.headers.get('x-credits-spent')).toBe('0');
     }
     const after = await ledgerState(accountId);

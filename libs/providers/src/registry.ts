@@ -7,6 +7,10 @@ import { gravatarProvider } from './gravatar/gravatar.provider';
 import { twilioProvider } from './twilio/twilio.provider';
 import { hunterProvider } from './hunter/hunter.provider';
 import { usernameProvider } from './username/username.provider';
+import { gleifProvider } from './gleif/gleif.provider';
+import { companiesHouseProvider } from './companies-house/companies-house.provider';
+import { opencorporatesProvider } from './opencorporates/opencorporates.provider';
+import { pdlProvider } from './pdl/pdl.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -20,6 +24,10 @@ export const PROVIDERS: readonly Provider[] = [
   twilioProvider as Provider,
   hunterProvider as Provider,
   usernameProvider as Provider,
+  gleifProvider as Provider,
+  companiesHouseProvider as Provider,
+  opencorporatesProvider as Provider,
+  pdlProvider as Provider,
 ];
 
 export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {

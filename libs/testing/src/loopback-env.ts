@@ -14,6 +14,7 @@ export const NO_USERNAME_SITES_FILE = join(REPO_ROOT, 'libs/testing/fixtures/no-
  */
 export const LOOPBACK_PROVIDER_ENV: Readonly<Record<string, string>> = {
   GRAVATAR_ENABLED: 'false',
+  GLEIF_ENABLED: 'false',
   SMTP_PROBE: 'false',
   DNS_SERVERS: '127.0.0.1:9',
   USERNAME_SITES_FILE: NO_USERNAME_SITES_FILE,
