@@ -124,6 +124,11 @@ export function registryAnswer(
   };
 }
 
+/** Whether a company search names something a registry can look up: a name or a registration number. */
+export function hasNameOrNumber(input: CompanyInput): boolean {
+  return Boolean(input.company_name?.trim() || input.registration_number?.trim());
+}
+
 /**
  * A registry searched by registration number first (the precise key), and by name when no number was
  * given or the number found nothing.

@@ -124,8 +124,7 @@ function throwIfLimited(res: UpstreamResponse): void {
  * its 404 is `not_found`), else the company search by name (`GET /search/companies`). Every item is
  * jurisdiction and country `GB`; its industry is the profile's SIC codes. Not called for a search in
  * another country, nor for one whose only identifier is a number that cannot be a company number or a
- * domain (the register has none). Licensed: off until
- * `COMPANIES_HOUSE_API_KEY` is set.
+ * domain (the register has none). Licensed: off until `COMPANIES_HOUSE_API_KEY` is set.
  */
 export const companiesHouseProvider: Provider<'company'> = {
   id: ID,

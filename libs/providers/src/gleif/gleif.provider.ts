@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CompanyInput } from '@dossier/contracts';
 import {
+  hasNameOrNumber,
   isoDate,
   joinAddress,
   registryAnswer,
@@ -94,7 +95,7 @@ export const gleifProvider: Provider<'company'> = {
       throw new Error(`GLEIF_ENABLED: expected true or false, got "${enabled}"`);
   },
   isConfigured: (settings) => settings['GLEIF_ENABLED'] !== 'false' || 'disabled (GLEIF_ENABLED=false)',
-  appliesTo: (input) => Boolean(input.company_name?.trim() || input.registration_number?.trim()),
+  appliesTo: hasNameOrNumber,
 
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {
     const base = baseUrlOf(ctx.settings, 'GLEIF_BASE_URL', DEFAULT_BASE_URL);

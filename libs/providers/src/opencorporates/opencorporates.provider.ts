@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CompanyInput } from '@dossier/contracts';
 import {
+  hasNameOrNumber,
   isoDate,
   joinAddress,
   registryAnswer,
@@ -92,7 +93,7 @@ export const opencorporatesProvider: Provider<'company'> = {
   validateSettings: (settings) => checkBaseUrl(settings, 'OPENCORPORATES_BASE_URL'),
   isConfigured: (settings) =>
     Boolean(settings['OPENCORPORATES_API_TOKEN']) || 'not configured: set OPENCORPORATES_API_TOKEN',
-  appliesTo: (input) => Boolean(input.company_name?.trim() || input.registration_number?.trim()),
+  appliesTo: hasNameOrNumber,
 
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {
     const base = baseUrlOf(ctx.settings, 'OPENCORPORATES_BASE_URL', DEFAULT_BASE_URL);

@@ -180,7 +180,7 @@ export const pdlProvider: Provider<'person'> = {
   configKeys: ['PDL_API_KEY', 'PDL_BASE_URL', MIN_LIKELIHOOD_KEY],
   defaultTimeoutMs: 10_000,
   transport: 'http',
-  // PDL's default for free accounts is 100 enrichments a minute (paying ones 1,000: set PDL_RATE_LIMIT).
+  // PDL's default for free accounts is 100 enrichments a minute (paying ones 1,000: PDL_RATE_LIMIT=200/12s).
   // A full bucket of 20 plus 20 every 15 s never exceeds 100 in any minute.
   rateLimit: { max: 20, perMs: 15_000 },
   // A vendor's profile: the operator's own records (local) win where they disagree.
