@@ -60,7 +60,10 @@ const MATCHED_FIELDS: Readonly<Record<string, string>> = {
   country: 'location',
 };
 
-/** The PDL parameters a person search sends: what PDL can match on (it needs an e-mail, a phone, or a name with a place). */
+/**
+ * The PDL parameters a person search sends — what PDL can match on: an e-mail, a phone, or a name with a
+ * place (a name goes along with an e-mail or phone too); null when the search has none of them.
+ */
 function enrichParams(input: PersonInput): Record<string, string> | null {
   const email = input.email ? normalizeEmailAddress(input.email) : null;
   const phone = input.phone ? normalizePhoneNumber(input.phone, input.country) : null;
@@ -86,8 +89,8 @@ function minLikelihoodOf(settings: Readonly<Record<string, string | undefined>>)
 
 /**
  * PDL's likelihood (1–10: how sure it is that the profile is the person asked for) as `match_score`:
- * likelihood ÷ 10, so 10 is 1.0 and the default floor of 6 is 0.6. Order is kept, and a profile PDL is
- * as sure of as the local index of an exact name-and-city match ranks with it.
+ * likelihood ÷ 10, so PDL's certainty (10) is 1.0 and the default floor (6) is 0.6; the order is kept
+ * (ADR 0012).
  */
 export function matchScoreOf(likelihood: number): number {
   return likelihood / 10;
