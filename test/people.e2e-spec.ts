@@ -119,7 +119,10 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
       matched_on: ['name', 'location', 'age_range'],
       sources: ['local'],
     });
-    expect(res.body.sources).toEqual([{ provider: 'local', outcome: 'found', took_ms: expect.any(Number) }]);
+    expect(res.body.sources).toEqual([
+      { provider: 'local', outcome: 'found', took_ms: expect.any(Number) },
+      { provider: 'pdl', outcome: 'skipped', took_ms: 0, detail: 'not configured: set PDL_API_KEY' },
+    ]);
     expect(res.body.credits_remaining).toBe(SIGNUP - 1);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
 
@@ -230,13 +233,15 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
       expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual([
         ['local', 'found'],
         ['gleif', 'found'],
+        ['companies-house', 'skipped'],
+        ['opencorporates', 'skipped'],
       ]);
       expect(res.body.results).toHaveLength(1);
       expect(res.body.results[0]).toMatchObject({
         name: `${tag.toUpperCase()} WIDGETS LIMITED`, // the registry's name: GLEIF's precedence is higher
         registration_number: '445790',
         domain: `${tag.toLowerCase()}-widgets.example`, // only the local record knows it
-        status: 'ACTIVE',
+        status: 'active',
         incorporated_on: '1999-03-04',
         sources: ['gleif', 'local'],
       });

@@ -1,3 +1,5 @@
+import { foldText } from './normalize';
+
 /** ISO 3166-1 alpha-2 codes (officially assigned). */
 export const ISO_COUNTRIES: ReadonlySet<string> = new Set(
   (
@@ -13,4 +15,27 @@ export const ISO_COUNTRIES: ReadonlySet<string> = new Set(
 
 export function isIsoCountry(code: string): boolean {
   return ISO_COUNTRIES.has(code);
+}
+
+/** English country names (as Unicode CLDR writes them, folded) → ISO code, built once from Intl. */
+let codesByName: ReadonlyMap<string, string> | undefined;
+
+/**
+ * The ISO 3166-1 alpha-2 code of a country written out in English ("United States", "united kingdom",
+ * "Côte d'Ivoire") or already as a code ("us"); null when the name is not one CLDR knows.
+ */
+export function countryCodeOfName(name: string): string | null {
+  const key = foldText(name);
+  if (key === '') return null;
+  if (key.length === 2 && ISO_COUNTRIES.has(key.toUpperCase())) return key.toUpperCase();
+  if (!codesByName) {
+    const names = new Intl.DisplayNames(['en'], { type: 'region' });
+    const map = new Map<string, string>();
+    for (const code of ISO_COUNTRIES) {
+      const display = names.of(code);
+      if (display && display !== code) map.set(foldText(display), code);
+    }
+    codesByName = map;
+  }
+  return codesByName.get(key) ?? null;
 }

@@ -27,9 +27,11 @@ export function looksLikeChallenge(text: string, headers: Headers, opts: { page?
   return CHALLENGE_MARKERS.some((re) => re.test(head)) || (!opts.page && CAPTCHA.test(head));
 }
 
-/** A 429 as a ProviderError: `rate_limited`, with the wait the upstream asked for in ms and in its message. */
-export function rateLimited(id: string, headers: Headers): ProviderError {
-  const after = retryAfterMs(headers);
+/**
+ * A 429 as a ProviderError: `rate_limited`, with the wait the upstream asked for (its `Retry-After`,
+ * or `after` where the vendor says it otherwise) in ms and in its message.
+ */
+export function rateLimited(id: string, headers: Headers, after = retryAfterMs(headers)): ProviderError {
   return new ProviderError(
     'rate_limited',
     `${id}: rate limited (429${after !== undefined ? `, retry after ${Math.ceil(after / 1000)}s` : ''})`,
@@ -45,6 +47,35 @@ export function retryAfterMs(headers: Headers): number | undefined {
   if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
   const at = Date.parse(value);
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
+
+/**
+ * An upstream's base URL from its `<ID>_BASE_URL` setting (or the vendor's own), without a trailing
+ * slash, so paths can be appended.
+ */
+export function baseUrlOf(
+  settings: Readonly<Record<string, string | undefined>>,
+  key: string,
+  fallback: string,
+): string {
+  return (settings[key] ?? fallback).replace(/\/+$/, '');
+}
+
+/**
+ * For `validateSettings`: the `<ID>_BASE_URL` setting, when set, is an absolute http(s) URL — a typo
+ * stops the worker at boot, naming the variable, instead of failing every call as `unavailable`.
+ */
+export function checkBaseUrl(settings: Readonly<Record<string, string | undefined>>, key: string): void {
+  const value = settings[key];
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '')
+    throw new Error(`${key}: expected an http(s) URL such as https://api.example.com, got "${value}"`);
 }
 
 export interface UpstreamResponse {
@@ -127,6 +158,15 @@ export function expectJson<S extends z.ZodType>(
     );
   }
   return parsed.data;
+}
+
+/** Whether a body is JSON of the given shape: to tell a vendor's own error envelope from a proxy's page. */
+export function parsesAs(text: string, schema: z.ZodType): boolean {
+  try {
+    return schema.safeParse(JSON.parse(text)).success;
+  } catch {
+    return false;
+  }
 }
 
 async function readCapped(res: Response): Promise<string> {

@@ -9,6 +9,9 @@ import { hunterProvider } from './hunter/hunter.provider';
 import { usernameProvider } from './username/username.provider';
 import { localProvider } from './local/local.provider';
 import { gleifProvider } from './gleif/gleif.provider';
+import { companiesHouseProvider } from './companies-house/companies-house.provider';
+import { opencorporatesProvider } from './opencorporates/opencorporates.provider';
+import { pdlProvider } from './pdl/pdl.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -24,6 +27,9 @@ export const PROVIDERS: readonly Provider[] = [
   usernameProvider as Provider,
   localProvider as Provider,
   gleifProvider as Provider,
+  companiesHouseProvider as Provider,
+  opencorporatesProvider as Provider,
+  pdlProvider as Provider,
 ];
 
 export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseEmail, type Deliverability } from '@dossier/domain';
 import type { EmailInput, EmailResultItem } from '@dossier/contracts';
 import { emailItem, hasValidSyntax } from '../email-item';
-import { expectJson, request, retryAfterMs, type UpstreamResponse } from '../http';
+import { expectJson, parsesAs, request, retryAfterMs, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'hunter';
@@ -88,14 +88,7 @@ const NOT_YET: Readonly<Record<number, string>> = {
  * limit (a 403 page without one is a bot wall: `blocked`), its 429 the plan's monthly usage limit.
  */
 function throwIfLimited(res: UpstreamResponse): void {
-  let limited = res.status === 429;
-  if (res.status === 403) {
-    try {
-      limited = errorsSchema.safeParse(JSON.parse(res.text)).success;
-    } catch {
-      limited = false;
-    }
-  }
+  const limited = res.status === 429 || (res.status === 403 && parsesAs(res.text, errorsSchema));
   if (!limited) return;
   const what = res.status === 429 ? "the plan's usage limit is reached" : 'its rate limit is reached';
   throw new ProviderError('rate_limited', `${ID}: ${what} (${res.status})`, retryAfterMs(res.headers));

@@ -1,0 +1,147 @@
+import {
+  isoDate,
+  joinAddress,
+  matchCompany,
+  registryAnswer,
+  searchByNumberThenName,
+  statusOf,
+  type RegistryCompany,
+} from './company-item';
+
+function record(fields: Partial<RegistryCompany> = {}): RegistryCompany {
+  return {
+    externalId: '00102498',
+    identities: ['companies-house:00102498'],
+    names: ['BP P.L.C.', 'THE BRITISH PETROLEUM COMPANY P.L.C.'],
+    registration_number: '00102498',
+    jurisdiction: 'GB',
+    country: 'GB',
+    status: 'active',
+    incorporated_on: '1909-04-14',
+    address: "1 St James's Square, London, SW1Y 4PD",
+    ...fields,
+  };
+}
+
+describe('matchCompany', () => {
+  it('scores an exact name (legal forms folded) as the local index does: 0.75 on the name alone', () => {
+    expect(matchCompany({ company_name: 'bp plc' }, record())).toEqual({
+      match_score: 0.75,
+      matched_on: ['company_name'],
+    });
+  });
+
+  it("matches a former name as well as the current one, at the best of the record's names", () => {
+    expect(matchCompany({ company_name: 'British Petroleum Company' }, record())).toEqual({
+      match_score: 0.75,
+      matched_on: ['company_name'],
+    });
+  });
+
+  it('keeps a name holding every searched word below the exact one, and drops a name that shares too little', () => {
+    const international = matchCompany({ company_name: 'BP' }, record({ names: ['BP INTERNATIONAL LIMITED'] }))!;
+    expect(international.matched_on).toEqual(['company_name']);
+    // "BP" is every word of the name searched but not all of the record's: below an exact name (0.75).
+    expect(international.match_score).toBeGreaterThan(0.6);
+    expect(international.match_score).toBeLessThan(0.75);
+    expect(matchCompany({ company_name: 'Shell' }, record())).toBeNull();
+  });
+
+  it('compares registration numbers by their key (leading zeros, spaces); a name that differs adds nothing', () => {
+    expect(matchCompany({ registration_number: '102 498' }, record())).toEqual({
+      match_score: 0.95,
+      matched_on: ['registration_number'],
+    });
+    // Renamed since: the number matches, the name does not.
+    expect(matchCompany({ registration_number: '00102498', company_name: 'Quorvex' }, record())).toEqual({
+      match_score: 0.95,
+      matched_on: ['registration_number'],
+    });
+    expect(matchCompany({ registration_number: '99999999' }, record())).toBeNull();
+  });
+
+  it('counts a domain only where the record has one, compared as a domain', () => {
+    expect(matchCompany({ domain: 'https://www.bp.com/en' }, record({ domain: 'bp.com' }))).toEqual({
+      match_score: 0.9,
+      matched_on: ['domain'],
+    });
+    expect(matchCompany({ domain: 'bp.com' }, record())).toBeNull();
+  });
+
+  it('says the country matched, and drops a record registered elsewhere', () => {
+    expect(matchCompany({ company_name: 'BP', country: 'gb' }, record())).toEqual({
+      match_score: 0.75,
+      matched_on: ['company_name', 'country'],
+    });
+    expect(matchCompany({ company_name: 'BP', country: 'US' }, record())).toBeNull();
+    // A jurisdiction such as US-DE stands for its country.
+    expect(
+      matchCompany({ company_name: 'BP', country: 'US' }, record({ country: null, jurisdiction: 'US-DE' }))?.matched_on,
+    ).toEqual(['company_name', 'country']);
+  });
+});
+
+describe('registryAnswer', () => {
+  it('answers the matching records best first, capped, with their identities in the same order', () => {
+    const answer = registryAnswer(
+      'gleif',
+      { company_name: 'BP' },
+      [
+        record({ externalId: 'A', names: ['BP INTERNATIONAL LIMITED'], identities: ['lei:A'] }),
+        record({ externalId: 'B', names: ['SHELL PLC'], identities: ['lei:B'] }),
+        record({ externalId: 'C', identities: ['lei:C'] }),
+      ],
+      10,
+    );
+    expect(answer.outcome).toBe('found');
+    expect(answer.items.map((i) => i.name)).toEqual(['BP P.L.C.', 'BP INTERNATIONAL LIMITED']);
+    expect(answer.identities).toEqual([['lei:C'], ['lei:A']]);
+    expect(answer.items[0]).toMatchObject({ sources: ['gleif'], id: expect.stringMatching(/^com_/) });
+    expect(registryAnswer('gleif', { company_name: 'BP' }, [record(), record()], 1).items).toHaveLength(1);
+  });
+
+  it('is not_found with no items when nothing matches', () => {
+    expect(registryAnswer('gleif', { company_name: 'Shell' }, [record()], 10)).toEqual({
+      outcome: 'not_found',
+      items: [],
+    });
+  });
+
+  it('gives the same record the same id in every search, and another source another id', () => {
+    const id = (source: string) => registryAnswer(source, { company_name: 'BP' }, [record()], 10).items[0]!.id;
+    expect(id('gleif')).toBe(id('gleif'));
+    expect(id('gleif')).not.toBe(id('companies-house'));
+  });
+});
+
+describe('searchByNumberThenName', () => {
+  it('asks by number first, by name only when the number finds nothing', async () => {
+    const asked: unknown[] = [];
+    const search = (hits: Record<string, string[]>) => (by: { number: string } | { name: string }) => {
+      asked.push(by);
+      return Promise.resolve(hits['number' in by ? by.number : by.name] ?? []);
+    };
+    expect(await searchByNumberThenName({ registration_number: '1', company_name: 'A' }, search({ 1: ['x'] }))).toEqual(
+      ['x'],
+    );
+    expect(await searchByNumberThenName({ registration_number: '2', company_name: 'A' }, search({ A: ['y'] }))).toEqual(
+      ['y'],
+    );
+    expect(await searchByNumberThenName({ company_name: ' A ' }, search({ A: ['z'] }))).toEqual(['z']);
+    expect(asked).toEqual([{ number: '1' }, { number: '2' }, { name: 'A' }, { name: 'A' }]);
+  });
+});
+
+describe('field helpers', () => {
+  it('writes dates as ISO dates, statuses as lower-case phrases, addresses from their known parts', () => {
+    expect(isoDate('1996-06-20T00:00:00Z')).toBe('1996-06-20');
+    expect(isoDate('1909-04-14')).toBe('1909-04-14');
+    expect(isoDate('14/04/1909')).toBeNull();
+    expect(isoDate(null)).toBeNull();
+    expect(statusOf('ACTIVE')).toBe('active');
+    expect(statusOf(' In  Existence ')).toBe('in existence');
+    expect(statusOf('')).toBeNull();
+    expect(joinAddress(['1 Main St', null, ' ', 'Springfield'])).toBe('1 Main St, Springfield');
+    expect(joinAddress([undefined])).toBeNull();
+  });
+});

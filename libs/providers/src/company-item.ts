@@ -1,0 +1,143 @@
+import { normalizeCompanyName, normalizeDomain, registrationKey, subjectId } from '@dossier/domain';
+import type { CompanyInput, CompanyResultItem } from '@dossier/contracts';
+import type { ProviderAnswer } from './provider';
+import { nameMatchScore } from './local/name-match';
+import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from './subject-score';
+
+/**
+ * What a company registry (GLEIF, OpenCorporates, Companies House) says about one company, before it is
+ * scored against the search: its names (the legal one first, then former and other names), its number,
+ * where it is registered, and the fields shown as they are.
+ */
+export interface RegistryCompany {
+  /** The vendor's own id of the record (the LEI, the company number, `us_de/1234567`). */
+  externalId: string;
+  /** Identities beyond the shown fields, for merging: `lei:<LEI>`, `<provider>:<vendor id>`. */
+  identities: string[];
+  names: string[];
+  registration_number: string | null;
+  /** ISO style, upper-case: `GB`, `US-DE`. */
+  jurisdiction: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country: string | null;
+  domain?: string | null;
+  status: string | null;
+  incorporated_on: string | null;
+  address: string | null;
+  industry?: string | null;
+}
+
+/** How well a record matches the searched fields: the score and the request fields that matched. */
+export interface CompanyMatch {
+  match_score: number;
+  matched_on: string[];
+}
+
+/**
+ * Scores a registry's record against a company search exactly as the local index scores its records
+ * (ADR 0012): the best of the record's names against the searched one (nameMatchScore on the names with
+ * their legal forms folded; below NAME_FLOOR no match), the registration number and the domain by their
+ * comparison keys, each agreeing field evidence combined by scoreOf. A record in another country than the
+ * one asked for, or matching none of the searched fields, is no match: null.
+ */
+export function matchCompany(input: CompanyInput, record: RegistryCompany): CompanyMatch | null {
+  const country = input.country?.toUpperCase();
+  const recordCountry = record.country ?? record.jurisdiction?.slice(0, 2) ?? null;
+  if (country && recordCountry && recordCountry !== country) return null;
+  const evidence: Evidence = [];
+  const name = input.company_name ? normalizeCompanyName(input.company_name) : '';
+  if (name !== '') {
+    const searched = name.split(' ');
+    const s = Math.max(0, ...record.names.map((n) => nameMatchScore(searched, normalizeCompanyName(n).split(' '))));
+    if (s >= NAME_FLOOR) evidence.push(['name', s]);
+  }
+  const number = input.registration_number ? registrationKey(input.registration_number) : '';
+  if (number !== '' && record.registration_number !== null && registrationKey(record.registration_number) === number)
+    evidence.push(['registration_number', 1]);
+  const domain = input.domain ? normalizeDomain(input.domain) : null;
+  if (domain !== null && record.domain && normalizeDomain(record.domain) === domain) evidence.push(['domain', 1]);
+  if (evidence.length === 0) return null;
+  return {
+    match_score: scoreOf(evidence),
+    matched_on: companyMatchedOn(evidence, Boolean(country && recordCountry === country)),
+  };
+}
+
+/** A registry's record as a company item crediting `source`, its id stable per (source, vendor id). */
+export function companyItem(source: string, record: RegistryCompany, match: CompanyMatch): CompanyResultItem {
+  return {
+    id: subjectId('company', source, record.externalId),
+    name: record.names[0] ?? '',
+    registration_number: record.registration_number,
+    jurisdiction: record.jurisdiction,
+    country: record.country,
+    domain: record.domain ?? null,
+    status: record.status,
+    incorporated_on: record.incorporated_on,
+    address: record.address,
+    industry: record.industry ?? null,
+    match_score: match.match_score,
+    matched_on: match.matched_on,
+    sources: [source],
+  };
+}
+
+/**
+ * A registry's answer: the records that match the search, as items best first (at most `limit`), with
+ * their identities in the same order; `not_found` when none does.
+ */
+export function registryAnswer(
+  source: string,
+  input: CompanyInput,
+  records: RegistryCompany[],
+  limit: number,
+): ProviderAnswer<'company'> {
+  const scored = records
+    .map((record) => ({ record, match: matchCompany(input, record) }))
+    .filter((s): s is { record: RegistryCompany; match: CompanyMatch } => s.match !== null)
+    .sort((a, b) => b.match.match_score - a.match.match_score)
+    .slice(0, limit);
+  if (scored.length === 0) return { outcome: 'not_found', items: [] };
+  return {
+    outcome: 'found',
+    items: scored.map((s) => companyItem(source, s.record, s.match)),
+    identities: scored.map((s) => s.record.identities),
+  };
+}
+
+/** Whether a company search names something a registry can look up: a name or a registration number. */
+export function hasNameOrNumber(input: CompanyInput): boolean {
+  return Boolean(input.company_name?.trim() || input.registration_number?.trim());
+}
+
+/**
+ * A registry searched by registration number first (the precise key), and by name when no number was
+ * given or the number found nothing.
+ */
+export async function searchByNumberThenName<T>(
+  input: CompanyInput,
+  search: (filter: { number: string } | { name: string }) => Promise<T[]>,
+): Promise<T[]> {
+  const number = input.registration_number?.trim();
+  const name = input.company_name?.trim();
+  const byNumber = number ? await search({ number }) : [];
+  return byNumber.length === 0 && name ? search({ name }) : byNumber;
+}
+
+/** The parts of an address that are known, joined: `1 St James's Square, London, SW1Y 4PD`. */
+export function joinAddress(parts: readonly (string | null | undefined)[]): string | null {
+  const known = parts.map((p) => p?.trim()).filter((p): p is string => Boolean(p));
+  return known.length > 0 ? known.join(', ') : null;
+}
+
+/** A registry's date or timestamp as an ISO date (`1996-06-20T00:00:00Z` → `1996-06-20`); null otherwise. */
+export function isoDate(value: string | null | undefined): string | null {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:$|T)/.exec(value?.trim() ?? '');
+  return m ? m[1]! : null;
+}
+
+/** A registry's status as a lower-case phrase: `ACTIVE` → `active`, `In Existence` → `in existence`. */
+export function statusOf(value: string | null | undefined): string | null {
+  const s = value?.trim().toLowerCase().replace(/\s+/g, ' ');
+  return s ? s : null;
+}

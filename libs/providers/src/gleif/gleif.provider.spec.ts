@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeUpstream, REPO_ROOT, type FakeAnswer, type SeenRequest } from '@dossier/testing';
+import type { CompanyInput } from '@dossier/contracts';
+import { unguardedContext } from '../provider';
+import { gleifProvider } from './gleif.provider';
+
+type LeiPage = FakeAnswer & { body: { data: { attributes: { lei: string; entity: Record<string, unknown> } }[] } };
+const FOUND = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/found.json'), 'utf8'),
+) as LeiPage;
+const EMPTY = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/not-found.json'), 'utf8'),
+) as FakeAnswer;
+const BP = FOUND.body.data[0]!;
+
+/** GLEIF's page with the first record's entity changed. */
+function withEntity(entity: Record<string, unknown>): FakeAnswer {
+  const record = { ...BP, attributes: { ...BP.attributes, entity: { ...BP.attributes.entity, ...entity } } };
+  return { ...FOUND, body: { ...FOUND.body, data: [record] } };
+}
+
+describe('gleifProvider', () => {
+  let fake: FakeUpstream;
+  beforeAll(async () => {
+    fake = await FakeUpstream.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  const lookup = (input: CompanyInput) =>
+    gleifProvider.lookup('company', input, unguardedContext(AbortSignal.timeout(5000), { GLEIF_BASE_URL: fake.url }));
+  /** The query parameters of the requests made since `from`. */
+  const queries = (from: number) =>
+    fake.requests.slice(from).map((r: SeenRequest) => Object.fromEntries(new URL(r.url, fake.url).searchParams));
+
+  it('is on unless GLEIF_ENABLED=false, and refuses a malformed base URL or switch at boot', () => {
+    expect(gleifProvider.isConfigured({})).toBe(true);
+    expect(gleifProvider.isConfigured({ GLEIF_ENABLED: 'false' })).toBe('disabled (GLEIF_ENABLED=false)');
+    expect(() => gleifProvider.validateSettings!({ GLEIF_BASE_URL: 'api.gleif.org/api/v1' })).toThrow(
+      /^GLEIF_BASE_URL: /,
+    );
+    expect(() => gleifProvider.validateSettings!({ GLEIF_ENABLED: 'no' })).toThrow(/^GLEIF_ENABLED: /);
+    expect(() => gleifProvider.validateSettings!({ GLEIF_BASE_URL: 'https://proxy.example/gleif/' })).not.toThrow();
+  });
+
+  it('is asked for a name or a registration number, never for a domain alone (GLEIF has none)', () => {
+    expect(gleifProvider.appliesTo!({ company_name: 'BP' })).toBe(true);
+    expect(gleifProvider.appliesTo!({ registration_number: '00102498' })).toBe(true);
+    expect(gleifProvider.appliesTo!({ domain: 'bp.com' })).toBe(false);
+    expect(gleifProvider.appliesTo!({ company_name: '  ', domain: 'bp.com' })).toBe(false);
+  });
+
+  it('never exceeds its published 60 requests a minute, and ranks between Companies House and OpenCorporates', () => {
+    const { max, perMs } = gleifProvider.rateLimit!;
+    expect(max + (max * 60_000) / perMs).toBeLessThanOrEqual(60);
+    expect(gleifProvider.precedence).toBe(15);
+  });
+
+  it('searches by registration number in the country given, and answers the LEI as the identity', async () => {
+    const from = fake.requests.length;
+    fake.reply(FOUND);
+    const answer = await lookup({ registration_number: '00102498', country: 'gb' });
+    expect(queries(from)).toEqual([
+      {
+        'filter[entity.registeredAs]': '00102498',
+        'page[size]': '10',
+        'filter[entity.legalAddress.country]': 'GB',
+      },
+    ]);
+    // Only the record with that number matches a search by number.
+    expect(answer.items.map((i) => [i.name, i.match_score, i.matched_on])).toEqual([
+      ['BP P.L.C.', 0.95, ['registration_number', 'country']],
+    ]);
+    expect(answer.identities).toEqual([['lei:213800LBDB8WB3QGVN21']]);
+  });
+
+  it('falls back to the names when the number finds nothing', async () => {
+    const from = fake.requests.length;
+    fake.reply((req) => (req.url.includes('registeredAs') ? EMPTY : FOUND));
+    const answer = await lookup({ registration_number: '99999999', company_name: 'The British Petroleum Company' });
+    expect(queries(from).map((q) => Object.keys(q)[0])).toEqual([
+      'filter[entity.registeredAs]',
+      'filter[entity.names]',
+    ]);
+    // Its former name matches (the number does not): a name's evidence, as the local index scores it.
+    expect(answer.items[0]).toMatchObject({ name: 'BP P.L.C.', match_score: 0.75, matched_on: ['company_name'] });
+  });
+
+  it('writes a sub-national jurisdiction as GLEIF does (US-DE), and leaves unknown fields null', async () => {
+    fake.reply(
+      withEntity({
+        legalName: { name: 'GITHUB, INC.', language: 'en' },
+        otherNames: null,
+        jurisdiction: 'US-DE',
+        legalAddress: { addressLines: [], city: 'Wilmington', region: 'US-DE', country: 'US', postalCode: '19808' },
+        registeredAs: null,
+        status: 'INACTIVE',
+        creationDate: null,
+      }),
+    );
+    const answer = await lookup({ company_name: 'GitHub' });
+    expect(answer.items[0]).toMatchObject({
+      name: 'GITHUB, INC.',
+      jurisdiction: 'US-DE',
+      country: 'US',
+      registration_number: null,
+      status: 'inactive',
+      incorporated_on: null,
+      address: 'Wilmington, 19808, US',
+    });
+  });
+
+  it('is not_found when GLEIF has no record, or none that matches', async () => {
+    fake.reply(EMPTY);
+    await expect(lookup({ company_name: 'BP' })).resolves.toEqual({ outcome: 'not_found', items: [] });
+    fake.reply(FOUND);
+    await expect(lookup({ company_name: 'Royal Dutch Shell' })).resolves.toEqual({ outcome: 'not_found', items: [] });
+  });
+
+  it('refuses a record whose LEI is not one (malformed)', async () => {
+    fake.reply({ ...FOUND, body: { data: [{ ...BP, attributes: { ...BP.attributes, lei: 'not-an-lei' } }] } });
+    await expect(lookup({ company_name: 'BP' })).rejects.toMatchObject({ code: 'malformed' });
+  });
+});

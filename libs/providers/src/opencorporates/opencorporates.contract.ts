@@ -1,0 +1,39 @@
+import type { HttpContract } from '../http-contract';
+import { opencorporatesProvider } from './opencorporates.provider';
+
+export const contract: HttpContract<'company'> = {
+  provider: opencorporatesProvider,
+  kind: 'company',
+  input: { company_name: 'GitHub Inc', country: 'US' },
+  settings: (baseUrl) => ({ OPENCORPORATES_API_TOKEN: 'oc-contract-token', OPENCORPORATES_BASE_URL: baseUrl }),
+  // OpenCorporates answers an exhausted call allowance with 403 and its error envelope.
+  outcomes: { '403': 'rate_limited' },
+  checkRequest(req) {
+    // The token in the query, as OpenCorporates documents it; the country as its lower-case code.
+    expect(req).toMatchObject({
+      method: 'GET',
+      url: '/companies/search?q=GitHub+Inc&per_page=10&country_code=us&api_token=oc-contract-token',
+    });
+  },
+  checkFound(items) {
+    expect(items.map((i) => [i.name, i.jurisdiction])).toEqual([
+      ['GITHUB, INC.', 'US-DE'],
+      ['GITHUB, INC.', 'US-CA'],
+    ]);
+    expect(items[0]).toEqual({
+      id: expect.stringMatching(/^com_/),
+      name: 'GITHUB, INC.',
+      registration_number: '4785398',
+      jurisdiction: 'US-DE',
+      country: 'US',
+      domain: null,
+      status: 'active',
+      incorporated_on: '2007-10-26',
+      address: '251 Little Falls Drive, Wilmington, DE, 19808',
+      industry: null,
+      match_score: 0.75,
+      matched_on: ['company_name', 'country'],
+      sources: ['opencorporates'],
+    });
+  },
+};

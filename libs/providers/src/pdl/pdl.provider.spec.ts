@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
+import type { PersonInput } from '@dossier/contracts';
+import { ProviderError, unguardedContext } from '../provider';
+import { DEFAULT_MIN_LIKELIHOOD, matchScoreOf, pdlProvider } from './pdl.provider';
+
+const fixture = (file: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/pdl/fixtures', file), 'utf8')) as FakeAnswer & {
+    body: Record<string, unknown>;
+  };
+const FOUND = fixture('ok/found.json');
+const HIDDEN = fixture('ok/hidden-fields.json');
+const KEY = 'pdl_live_0123456789abcdef';
+
+describe('pdlProvider', () => {
+  let fake: FakeUpstream;
+  beforeAll(async () => {
+    fake = await FakeUpstream.start();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  const lookup = (input: PersonInput, settings: Record<string, string> = {}) =>
+    pdlProvider.lookup(
+      'person',
+      input,
+      unguardedContext(AbortSignal.timeout(5000), { PDL_API_KEY: KEY, PDL_BASE_URL: fake.url, ...settings }),
+    );
+  const sent = () => Object.fromEntries(new URL(fake.requests.at(-1)!.url, fake.url).searchParams);
+
+  it('is off until PDL_API_KEY is set; PDL_MIN_LIKELIHOOD is an integer 1–10', () => {
+    expect(pdlProvider.isConfigured({})).toBe('not configured: set PDL_API_KEY');
+    expect(pdlProvider.isConfigured({ PDL_API_KEY: KEY })).toBe(true);
+    for (const bad of ['0', '11', '6.5', 'high'])
+      expect(() => pdlProvider.validateSettings!({ PDL_MIN_LIKELIHOOD: bad })).toThrow(/^PDL_MIN_LIKELIHOOD: /);
+    expect(() => pdlProvider.validateSettings!({ PDL_MIN_LIKELIHOOD: '8' })).not.toThrow();
+    expect(() => pdlProvider.validateSettings!({ PDL_BASE_URL: 'peopledatalabs' })).toThrow(/^PDL_BASE_URL: /);
+  });
+
+  it('is asked only for what PDL can match: an e-mail, a phone, or a name with a place', () => {
+    expect(pdlProvider.appliesTo!({ email: 'sean@peopledatalabs.com' })).toBe(true);
+    expect(pdlProvider.appliesTo!({ phone: '+1 415 568 8415' })).toBe(true);
+    expect(pdlProvider.appliesTo!({ name: 'Sean Thorne', location: 'San Francisco' })).toBe(true);
+    expect(pdlProvider.appliesTo!({ name: 'Sean Thorne' })).toBe(false);
+    expect(pdlProvider.appliesTo!({ username: 'seanthorne' })).toBe(false);
+    expect(pdlProvider.appliesTo!({ email: 'not an address' })).toBe(false);
+  });
+
+  it("holds PDL's 100 enrichments a minute for free accounts", () => {
+    const { max, perMs } = pdlProvider.rateLimit!;
+    expect(max + (max * 60_000) / perMs).toBeLessThanOrEqual(100);
+  });
+
+  it('maps the likelihood onto match_score, keeping its order', () => {
+    expect([1, 6, 9, 10].map(matchScoreOf)).toEqual([0.1, 0.6, 0.9, 1]);
+  });
+
+  it('sends the phone in E.164 (the country as default region) with the name and place, and the floor', async () => {
+    fake.reply(FOUND);
+    await lookup({ phone: '(415) 568-8415', country: 'US', name: ' Sean Thorne ', location: 'San Francisco, CA' });
+    expect(sent()).toEqual({
+      phone: '+14155688415',
+      name: 'Sean Thorne',
+      location: 'San Francisco, CA',
+      min_likelihood: String(DEFAULT_MIN_LIKELIHOOD),
+      include_if_matched: 'true',
+      titlecase: 'true',
+    });
+    expect(fake.requests.at(-1)!.headers['x-api-key']).toBe(KEY);
+    await lookup({ email: 'sean@peopledatalabs.com' }, { PDL_MIN_LIKELIHOOD: '8' });
+    expect(sent()).toMatchObject({ email: 'sean@peopledatalabs.com', min_likelihood: '8' });
+    expect(sent()).not.toHaveProperty('name');
+  });
+
+  it('answers one person with the identity pdl:<id>, its score and the fields PDL says it matched', async () => {
+    fake.reply(FOUND);
+    const answer = await lookup({ email: 'sean@peopledatalabs.com', name: 'Sean Thorne' });
+    expect(answer.outcome).toBe('found');
+    expect(answer.identities).toEqual([['pdl:qEnOZ5Oh0poWnQ1luFBfVw_0000']]);
+    expect(answer.items[0]).toMatchObject({ match_score: 0.9, matched_on: ['email', 'name'], sources: ['pdl'] });
+  });
+
+  it('falls back to the fields sent when PDL names none, leaving out what it did not match', async () => {
+    fake.reply({ ...FOUND, body: { ...FOUND.body, matched: undefined } });
+    expect((await lookup({ name: 'Sean Thorne', location: 'San Francisco' })).items[0]!.matched_on).toEqual([
+      'name',
+      'location',
+    ]);
+    fake.reply({ ...FOUND, body: { ...FOUND.body, matched: ['location', 'company'] } });
+    expect((await lookup({ name: 'Sean Thorne', location: 'San Francisco' })).items[0]!.matched_on).toEqual([
+      'location',
+    ]);
+  });
+
+  it("reads the fields a plan does not include (PDL's `true`) as unknown", async () => {
+    fake.reply(HIDDEN);
+    expect((await lookup({ email: 'sean@peopledatalabs.com' })).items[0]).toMatchObject({
+      full_name: 'Sean Thorne',
+      emails: [],
+      phones: [],
+      birth_year: null,
+      locations: [{ city: 'San Francisco', region: 'California', country: 'US' }],
+      usernames: ['seanthorne'],
+      match_score: 0.7,
+    });
+  });
+
+  it('is not_found on its 404, and below the floor however PDL answered', async () => {
+    fake.reply(fixture('ok/not-found.json'));
+    await expect(lookup({ email: 'nobody@example.com' })).resolves.toEqual({ outcome: 'not_found', items: [] });
+    fake.reply({ ...FOUND, body: { ...FOUND.body, likelihood: 5 } });
+    await expect(lookup({ email: 'sean@peopledatalabs.com' })).resolves.toEqual({ outcome: 'not_found', items: [] });
+  });
+
+  it('reads 402 (credits used up) as rate_limited, and never shows the key', async () => {
+    const failure = async (answer: FakeAnswer) => {
+      fake.reply(answer);
+      const error = await lookup({ email: 'sean@peopledatalabs.com' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).message).not.toContain(KEY);
+      return error as ProviderError;
+    };
+    expect(await failure(fixture('not-ok/402.json'))).toMatchObject({
+      code: 'rate_limited',
+      message: "pdl: the account's credits are used up (402)",
+    });
+    expect(await failure({ status: 403, body: '<html><title>Access Denied</title></html>' })).toMatchObject({
+      code: 'blocked',
+    });
+    expect(
+      await failure({ status: 400, body: { status: 400, error: { type: 'invalid_request_error', message: KEY } } }),
+    ).toMatchObject({
+      code: 'unrecoverable',
+    });
+  });
+});
