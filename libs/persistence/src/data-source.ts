@@ -8,6 +8,7 @@ import { PersonNameEntity } from './entities/person-name.entity';
 import { CompanyRecordEntity } from './entities/company-record.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
+import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
 
 export const ENTITIES = [
   AccountEntity,
@@ -18,13 +19,16 @@ export const ENTITIES = [
   PersonNameEntity,
   CompanyRecordEntity,
 ];
-export const MIGRATIONS = [Initial1700000000000, LocalIndexes1710000000000];
+export const MIGRATIONS = [Initial1700000000000, LocalIndexes1710000000000, PersonNameWords1720000000000];
 
 export interface DataSourceOptions {
   url: string;
   poolSize: number;
   applicationName: string;
 }
+
+/** pg_trgm's `%` threshold on every connection (see createDataSource). */
+export const NAME_SIMILARITY_THRESHOLD = 0.4;
 
 /** Schema changes come from migrations only: never `synchronize`. */
 function createDataSource(options: DataSourceOptions): DataSource {
@@ -42,6 +46,10 @@ function createDataSource(options: DataSourceOptions): DataSource {
       connectionTimeoutMillis: 2000,
       // a query that hangs (Postgres gone away mid-flight) must not hold a request forever
       query_timeout: 10_000,
+      // The local name search's fuzzy path (`%`): pg_trgm's GIN scan prunes by this threshold, so 0.4
+      // (not the default 0.3) keeps most typos and initials while a common first name no longer makes it
+      // recheck thousands of rows (ADR 0012; measured with `npm run bench -- --data`).
+      options: `-c pg_trgm.similarity_threshold=${NAME_SIMILARITY_THRESHOLD}`,
     },
   });
 }

@@ -43,6 +43,7 @@ describe('local index queries', () => {
       );
       // As after an import and autovacuum: the GIN indexes' pending lists merged, the statistics fresh.
       for (const index of [
+        'person_names_words_idx',
         'person_names_trgm_idx',
         'people_email_keys_idx',
         'people_phone_keys_idx',
@@ -68,8 +69,11 @@ describe('local index queries', () => {
       1800,
       2200,
       200,
+      ['ada', 'lovelace'],
+      [],
     ]);
     for (const index of [
+      'person_names_words_idx',
       'person_names_trgm_idx',
       'people_email_keys_idx',
       'people_phone_keys_idx',

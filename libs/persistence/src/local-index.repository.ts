@@ -9,18 +9,27 @@ import { queryRows } from './sql';
  * registration number, domain and LEI by btree. Scoring is the provider's; this only finds.
  */
 /**
- * Names most like the searched one, from the trigram index alone (MATERIALIZED: the planner cannot start
- * from people instead), before the age bounds leave some out.
+ * Names for a searched name, from the name indexes alone (MATERIALIZED: the planner cannot start from
+ * people instead), before the age bounds leave some out: first the names holding every searched word,
+ * in any order (GIN on the words: swapped order, a missing middle name, accents — about a millisecond);
+ * only when there is none, the names most like it by pg_trgm similarity (typos, initials: the GIN
+ * trigram scan, tens of milliseconds at a million people).
  */
 const NAME_MATCHES = 1000;
 
 export const FIND_PEOPLE = `
-  WITH named AS MATERIALIZED (
+  WITH exact AS MATERIALIZED (
+    SELECT person_id, 1.0::real AS sim FROM person_names
+     WHERE string_to_array(name_key, ' ') @> $8::text[] AND name_key ~ ALL ($9::text[])
+     LIMIT ${NAME_MATCHES}
+  ),
+  fuzzy AS MATERIALIZED (
     SELECT person_id, similarity(name_key, $1) AS sim FROM person_names
-     WHERE name_key % $1
+     WHERE name_key % $1 AND NOT EXISTS (SELECT 1 FROM exact)
      ORDER BY sim DESC
      LIMIT ${NAME_MATCHES}
   ),
+  named AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy),
   hits AS (
     (SELECT n.person_id AS id
        FROM named n JOIN people p ON p.id = n.person_id
@@ -56,6 +65,18 @@ export const FIND_COMPANIES = `
    WHERE c.id = ANY (ARRAY(SELECT id FROM hits))
      AND ($4::text IS NULL OR c.country = $4 OR upper(c.jurisdiction) = $4 OR upper(c.jurisdiction) LIKE $4 || '-%')`;
 
+/**
+ * The words path's parameters: the searched name's words of two letters or more (a name must hold them
+ * all), and a pattern per initial (a word of the name must start with it) — "j smith" is every Smith
+ * with a J-word. A name of initials only has no words path (null: no row), only the fuzzy one.
+ */
+function wordsOf(nameKey: string | null): { words: string[] | null; initials: string[] } {
+  const tokens = nameKey ? nameKey.split(' ') : [];
+  const words = tokens.filter((t) => t.length > 1);
+  const initials = tokens.filter((t) => t.length === 1).map((t) => `(^| )${t}`);
+  return { words: words.length > 0 ? words : null, initials };
+}
+
 /** Widest birth-year bounds: the column's CHECK range. */
 const YEARS = { min: 1800, max: 2200 };
 
@@ -63,6 +84,7 @@ export class LocalIndexRepository implements LocalIndex {
   constructor(private readonly db: DataSource) {}
 
   findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]> {
+    const { words, initials } = wordsOf(search.name_key);
     return queryRows<PersonRow>(this.db, FIND_PEOPLE, [
       search.name_key,
       search.email_key,
@@ -71,6 +93,8 @@ export class LocalIndexRepository implements LocalIndex {
       search.birth_year_min ?? YEARS.min,
       search.birth_year_max ?? YEARS.max,
       limit,
+      words,
+      initials,
     ]);
   }
 

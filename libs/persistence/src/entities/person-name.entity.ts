@@ -4,6 +4,7 @@ import { PersonRecordEntity } from './person-record.entity';
 /** One name a person goes by (the full name, and each alias), folded, for fuzzy search with pg_trgm. */
 @Entity({ name: 'person_names' })
 @Index('person_names_trgm_idx', { synchronize: false })
+@Index('person_names_words_idx', { synchronize: false })
 export class PersonNameEntity {
   @PrimaryColumn({ type: 'text', name: 'person_id', primaryKeyConstraintName: 'person_names_pkey' })
   personId!: string;

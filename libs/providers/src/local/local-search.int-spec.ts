@@ -259,12 +259,12 @@ describe('local provider (Postgres)', () => {
     /** Floors just below what was measured (see the printed table): only a regression breaks them. */
     const FLOORS: Record<string, { at1: number; at5: number }> = {
       exact: { at1: 0.97, at5: 0.99 },
-      typo: { at1: 0.95, at5: 0.97 },
+      typo: { at1: 0.92, at5: 0.92 },
       swapped: { at1: 0.97, at5: 0.99 },
       'no middle name': { at1: 0.95, at5: 0.99 },
       'accents stripped': { at1: 0.95, at5: 0.99 },
       'accents added': { at1: 0.95, at5: 0.99 },
-      initial: { at1: 0.8, at5: 0.95 },
+      initial: { at1: 0.83, at5: 0.97 },
     };
 
     it('finds the right record first (recall@1) and in the top five (recall@5) for each kind of query', async () => {
