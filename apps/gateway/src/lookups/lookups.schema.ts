@@ -91,7 +91,9 @@ export const personBody = z
   })
   .strict()
   .superRefine(atLeastOne(['name', 'email', 'phone', 'username'] as const, 'name'))
-  .meta({ examples: [{ name: 'Grace Hopper', location: 'Arlington, VA', permissible_purpose: 'employment' }] });
+  .meta({
+    examples: [{ name: 'Gonzalo Halvorson', location: 'New Lizabury, VT', permissible_purpose: 'employment' }],
+  });
 
 export const companyBody = z
   .object({
@@ -103,7 +105,7 @@ export const companyBody = z
   })
   .strict()
   .superRefine(atLeastOne(['company_name', 'domain', 'registration_number'] as const, 'company_name'))
-  .meta({ examples: [{ company_name: 'Acme Widgets', country: 'GB' }] });
+  .meta({ examples: [{ company_name: 'Balistreri Friesen and Franecki-Schroeder Ltd', country: 'GB' }] });
 
 export const verifyEmailBody = z
   .object({ email: text(320), permissible_purpose: permissiblePurpose.optional() })
@@ -189,22 +191,23 @@ export const emailSuccessEnvelope = successEnvelopeOf(
   'smtp',
 );
 
+// The README walkthrough's answers from the demo set (`npm run cli -- demo:seed`).
 export const personSuccessEnvelope = successEnvelopeOf(
   personResultSchema,
   {
-    id: 'per_3kT9xQ2mLp7Vb1Nc',
-    full_name: 'Grace Hopper',
-    first_name: 'Grace',
-    last_name: 'Hopper',
-    aliases: ['Amazing Grace'],
-    emails: ['grace.hopper@example.com'],
-    phones: ['+14155552671'],
-    usernames: ['ghopper'],
-    accounts: [{ service: 'GitHub', username: 'ghopper', url: 'https://www.github.com/ghopper' }],
-    locations: [{ city: 'Arlington', region: 'VA', country: 'US' }],
-    age: null,
-    birth_year: 1906,
-    match_score: 0.97,
+    id: 'per_lVX-zyTY48dHOZOZ8HuC',
+    full_name: 'Gonzalo Halvorson',
+    first_name: 'Gonzalo',
+    last_name: 'Halvorson',
+    aliases: [],
+    emails: ['gonzalo.halvorson70@example.com'],
+    phones: ['+1 512 555 0176'],
+    usernames: ['gonzalo_halvorson9'],
+    accounts: [],
+    locations: [{ city: 'New Lizabury', region: 'VT', country: 'US' }],
+    age: 71,
+    birth_year: 1955,
+    match_score: 0.825,
     matched_on: ['name', 'location'],
     sources: ['local'],
   },
@@ -214,18 +217,18 @@ export const personSuccessEnvelope = successEnvelopeOf(
 export const companySuccessEnvelope = successEnvelopeOf(
   companyResultSchema,
   {
-    id: 'co_7Yq2Lm9Xw4Rt8Kp1',
-    name: 'Acme Widgets Ltd',
-    registration_number: '01234567',
+    id: 'com_w97HRjNIg6ke5YxVIA7f',
+    name: 'Balistreri Friesen and Franecki-Schroeder Limited',
+    registration_number: '05689105',
     jurisdiction: 'GB',
     country: 'GB',
-    domain: 'acme-widgets.example',
+    domain: 'balistreri-friesen-and-franecki-schroeder.example',
     status: 'active',
-    incorporated_on: '2001-04-12',
-    address: '1 Example Street, London',
-    industry: 'Manufacture of widgets',
-    match_score: 0.92,
-    matched_on: ['company_name'],
+    incorporated_on: '1971-11-14',
+    address: '286 Stracke Gate, Hand-upon-Williamson',
+    industry: 'Health',
+    match_score: 0.75,
+    matched_on: ['company_name', 'country'],
     sources: ['local'],
   },
   'local',
