@@ -15,7 +15,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadCliConfig();
-  const db = await openDataSource({ url: config.databaseUrl, poolSize: 2, applicationName: 'dossier-cli' });
+  // Migrations build indexes over every imported record, and an import's upserts are as large as its
+  // batches: the CLI's statements have no 10 s cap.
+  const db = await openDataSource({
+    url: config.databaseUrl,
+    poolSize: 2,
+    applicationName: 'dossier-cli',
+    queryTimeoutMs: null,
+  });
   try {
     switch (command.name) {
       case 'db:migrate': {

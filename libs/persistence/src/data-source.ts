@@ -25,6 +25,11 @@ export interface DataSourceOptions {
   url: string;
   poolSize: number;
   applicationName: string;
+  /**
+   * The longest one query may take (default 10 s: a hung query must not hold a request forever); null for
+   * none — migrations, which build indexes over the whole local index.
+   */
+  queryTimeoutMs?: number | null;
 }
 
 /** pg_trgm's `%` threshold on every connection (see createDataSource). */
@@ -45,7 +50,7 @@ function createDataSource(options: DataSourceOptions): DataSource {
       max: options.poolSize,
       connectionTimeoutMillis: 2000,
       // a query that hangs (Postgres gone away mid-flight) must not hold a request forever
-      query_timeout: 10_000,
+      ...(options.queryTimeoutMs === null ? {} : { query_timeout: options.queryTimeoutMs ?? 10_000 }),
       // The local name search's fuzzy path (`%`): pg_trgm's GIN scan prunes by this threshold, so 0.4
       // (not the default 0.3) keeps most typos and initials while a common first name no longer makes it
       // recheck thousands of rows (ADR 0012; measured with `npm run bench -- --data`).
