@@ -54,6 +54,8 @@ describe('normalisation', () => {
     ['Acme Widgets, Inc.', 'acme widgets'],
     ['Acme Widgets Incorporated', 'acme widgets'],
     ['Müller GmbH & Co. KG', 'muller'],
+    ['Bramble & Co. LLP', 'bramble'],
+    ['Smith and Sons Ltd', 'smith and sons'],
     ['Société Générale S.A.', 'societe generale'],
     ['Acme Holdings Co., Ltd', 'acme holdings'],
     ['The Acme Company', 'acme'],

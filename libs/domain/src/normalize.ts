@@ -109,7 +109,7 @@ export function normalizeCompanyName(name: string): string {
     const last = tokens[tokens.length - 1]!;
     if (tokens.length > 1 && LEGAL_FORMS.has(last)) tokens.pop();
     // "GmbH & Co. KG": an "and" between legal forms goes with them
-    else if (folded && tokens.length > 2 && last === 'and') tokens.pop();
+    else if (folded && tokens.length > 1 && last === 'and') tokens.pop();
     else break;
     folded = true;
   }

@@ -12,7 +12,9 @@ export { DEMO_DEFAULTS };
  * records (byte for byte) for the same counts on every run and machine — so re-running changes nothing,
  * and the README's walkthrough can search for a person and a company it knows are there. Contact data is
  * fictional by construction: e-mail addresses on example.com/.org/.net, US numbers in 555-01xx and UK
- * numbers in Ofcom's drama range (07700 900xxx).
+ * numbers in Ofcom's drama range (07700 900xxx). No two people share an e-mail address or a phone number,
+ * and no two companies a domain: the merge (API.md) would take them for one subject. The fictional phone
+ * ranges hold 3,000 numbers; people after those have none.
  */
 export const DEMO_SOURCE = 'demo';
 const SEED = 20_260_101;
@@ -27,10 +29,50 @@ function fakerFor(kind: 'people' | 'companies', locale: 'US' | 'GB'): Faker {
 
 const pad = (i: number) => String(i).padStart(7, '0');
 
+/** US area codes whose 555-0100…0199 numbers are fictional: 20 × 100 numbers. */
+const US_AREAS = [
+  '202',
+  '206',
+  '212',
+  '213',
+  '305',
+  '312',
+  '404',
+  '415',
+  '503',
+  '512',
+  '602',
+  '617',
+  '702',
+  '703',
+  '713',
+  '718',
+  '801',
+  '808',
+  '907',
+  '919',
+];
+
+/** The n-th fictional number of a country (0-based), or null when the range is used up. */
+function fictionalPhone(country: 'US' | 'GB', n: number): string | null {
+  if (country === 'GB') return n < 1000 ? `+44 7700 900${String(n).padStart(3, '0')}` : null;
+  const area = US_AREAS[Math.floor(n / 100)];
+  return area ? `+1 ${area} 555 01${String(n % 100).padStart(2, '0')}` : null;
+}
+
+/** `value`, or — when it was given out before — `value` made unique with `i` by `tag`. */
+function unique(seen: Set<string>, value: string, i: number, tag: (value: string, i: number) => string): string {
+  const result = seen.has(value) ? tag(value, i) : value;
+  seen.add(result);
+  return result;
+}
+
 /** Person i of the demo set: three in four in the US, the rest in the UK. */
 export function* demoPeople(count: number): Generator<PersonRecord> {
   const us = fakerFor('people', 'US');
   const gb = fakerFor('people', 'GB');
+  const emails = new Set<string>();
+  const phonesGiven = { US: 0, GB: 0 };
   for (let i = 1; i <= count; i++) {
     const inGb = i % 4 === 0;
     const f = inGb ? gb : us;
@@ -38,9 +80,14 @@ export function* demoPeople(count: number): Generator<PersonRecord> {
     const last = f.person.lastName();
     const middle = f.number.int(9) < 3 ? f.person.middleName() : null;
     const domain = f.helpers.arrayElement(['example.com', 'example.org', 'example.net']);
-    const phone = inGb
-      ? `+44 7700 900${String(f.number.int(999)).padStart(3, '0')}`
-      : `+1 ${f.helpers.arrayElement(['202', '212', '312', '415', '512', '617', '703'])} 555 01${String(f.number.int(99)).padStart(2, '0')}`;
+    const country = inGb ? 'GB' : 'US';
+    const phone = fictionalPhone(country, phonesGiven[country]++);
+    const email = unique(
+      emails,
+      f.internet.email({ firstName: first, lastName: last, provider: domain }).toLowerCase(),
+      i,
+      (e, n) => e.replace('@', `.${n}@`),
+    );
     yield {
       source: DEMO_SOURCE,
       external_id: `demo-person-${pad(i)}`,
@@ -48,8 +95,8 @@ export function* demoPeople(count: number): Generator<PersonRecord> {
       first_name: first,
       last_name: last,
       aliases: f.number.int(9) < 2 ? [`${first} ${f.person.lastName()}`] : [],
-      emails: [f.internet.email({ firstName: first, lastName: last, provider: domain }).toLowerCase()],
-      phones: [phone],
+      emails: [email],
+      phones: phone ? [phone] : [],
       usernames: [f.internet.username({ firstName: first, lastName: last }).toLowerCase()],
       locations: [
         inGb
@@ -67,6 +114,7 @@ const LEGAL_FORMS = { US: ['Inc.', 'LLC', 'Corp.'], GB: ['Ltd', 'Limited', 'PLC'
 export function* demoCompanies(count: number): Generator<CompanyRecord> {
   const us = fakerFor('companies', 'US');
   const gb = fakerFor('companies', 'GB');
+  const domains = new Set<string>();
   for (let i = 1; i <= count; i++) {
     const inGb = i % 3 === 0;
     const f = inGb ? gb : us;
@@ -85,7 +133,7 @@ export function* demoCompanies(count: number): Generator<CompanyRecord> {
         : String(f.number.int({ min: 1_000_000, max: 9_999_999 })),
       jurisdiction: inGb ? 'GB' : `US-${f.helpers.arrayElement(['DE', 'DE', 'DE', 'NY', 'CA', 'TX'])}`,
       country: inGb ? 'GB' : 'US',
-      domain: `${slug}.example`,
+      domain: unique(domains, `${slug}.example`, i, (d, n) => d.replace(/\.example$/, `-${n}.example`)),
       status: f.number.int(9) < 8 ? 'active' : 'dissolved',
       incorporated_on: f.date.past({ years: 60 }).toISOString().slice(0, 10),
       address: `${f.location.streetAddress()}, ${f.location.city()}`,

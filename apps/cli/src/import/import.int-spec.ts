@@ -254,5 +254,13 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     const generated = demoPeople(1).next().value!;
     expect(person).toEqual({ full_name: generated.full_name, emails: generated.emails });
     expect([...demoCompanies(20)]).toEqual([...demoCompanies(20)]);
+    // No two demo people share an e-mail or a phone, no two companies a domain: the merge would fuse them.
+    const people = [...demoPeople(5_000)];
+    for (const field of ['emails', 'phones'] as const) {
+      const values = people.flatMap((p) => p[field] ?? []);
+      expect([field, new Set(values).size]).toEqual([field, values.length]);
+    }
+    const domains = [...demoCompanies(2_000)].map((c) => c.domain);
+    expect(new Set(domains).size).toBe(domains.length);
   });
 });

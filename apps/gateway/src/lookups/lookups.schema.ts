@@ -92,7 +92,7 @@ export const personBody = z
   .strict()
   .superRefine(atLeastOne(['name', 'email', 'phone', 'username'] as const, 'name'))
   .meta({
-    examples: [{ name: 'Gonzalo Halvorson', location: 'New Lizabury, VT', permissible_purpose: 'employment' }],
+    examples: [{ name: 'Gonzalo Halvorson', location: 'South Jillville, NM', permissible_purpose: 'employment' }],
   });
 
 export const companyBody = z
@@ -200,13 +200,13 @@ export const personSuccessEnvelope = successEnvelopeOf(
     first_name: 'Gonzalo',
     last_name: 'Halvorson',
     aliases: [],
-    emails: ['gonzalo.halvorson70@example.com'],
-    phones: ['+1 512 555 0176'],
-    usernames: ['gonzalo_halvorson9'],
+    emails: ['gonzalo_halvorson@example.com'],
+    phones: ['+1 202 555 0100'],
+    usernames: ['gonzalo_halvorson'],
     accounts: [],
-    locations: [{ city: 'New Lizabury', region: 'VT', country: 'US' }],
-    age: 71,
-    birth_year: 1955,
+    locations: [{ city: 'South Jillville', region: 'NM', country: 'US' }],
+    age: 62,
+    birth_year: 1964,
     match_score: 0.825,
     matched_on: ['name', 'location'],
     sources: ['local'],
