@@ -34,16 +34,14 @@ export interface CompanyMatch {
 }
 
 /**
- * Scores a registry's record against a company search exactly as the local index scores its records
- * (ADR 0012): the best of the record's names against the searched one (nameMatchScore on the names with
- * their legal forms folded; below NAME_FLOOR no match), the registration number and the domain by their
- * comparison keys, each agreeing field evidence combined by scoreOf. A record in another country than the
- * one asked for, or matching none of the searched fields, is no match: null.
+ * What agrees between a company search and a record, as the local index and every registry weigh it:
+ * the best of the record's names against the searched one (legal forms folded; below NAME_FLOOR no
+ * match), the registration number and the domain by their comparison keys.
  */
-export function matchCompany(input: CompanyInput, record: RegistryCompany): CompanyMatch | null {
-  const country = input.country?.toUpperCase();
-  const recordCountry = record.country ?? record.jurisdiction?.slice(0, 2) ?? null;
-  if (country && recordCountry && recordCountry !== country) return null;
+export function companyEvidence(
+  input: CompanyInput,
+  record: { names: readonly string[]; registration_number: string | null; domain?: string | null },
+): Evidence {
   const evidence: Evidence = [];
   const name = input.company_name ? normalizeCompanyName(input.company_name) : '';
   if (name !== '') {
@@ -56,6 +54,21 @@ export function matchCompany(input: CompanyInput, record: RegistryCompany): Comp
     evidence.push(['registration_number', 1]);
   const domain = input.domain ? normalizeDomain(input.domain) : null;
   if (domain !== null && record.domain && normalizeDomain(record.domain) === domain) evidence.push(['domain', 1]);
+  return evidence;
+}
+
+/**
+ * Scores a registry's record against a company search exactly as the local index scores its records
+ * (ADR 0012): the best of the record's names against the searched one (nameMatchScore on the names with
+ * their legal forms folded; below NAME_FLOOR no match), the registration number and the domain by their
+ * comparison keys, each agreeing field evidence combined by scoreOf. A record in another country than the
+ * one asked for, or matching none of the searched fields, is no match: null.
+ */
+export function matchCompany(input: CompanyInput, record: RegistryCompany): CompanyMatch | null {
+  const country = input.country?.toUpperCase();
+  const recordCountry = record.country ?? record.jurisdiction?.slice(0, 2) ?? null;
+  if (country && recordCountry && recordCountry !== country) return null;
+  const evidence = companyEvidence(input, record);
   if (evidence.length === 0) return null;
   return {
     match_score: scoreOf(evidence),

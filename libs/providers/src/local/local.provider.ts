@@ -16,6 +16,7 @@ import type { CompanyInput, CompanyResultItem, PersonInput, PersonResultItem } f
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { nameMatchScore } from './name-match';
 import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from '../subject-score';
+import { companyEvidence } from '../company-item';
 
 const ID = 'local';
 /** Items a search answers at most (API.md: best first, at most 25). */
@@ -94,18 +95,10 @@ export async function searchCompanies(
     country: input.country?.toUpperCase() ?? null,
   };
   const rows = await index.findCompanies(search, NAME_CANDIDATES);
-  const searchedTokens = nameKey ? nameKey.split(' ') : [];
   const items: CompanyResultItem[] = [];
   const leis = new Map<string, string>();
   for (const row of rows) {
-    const evidence: Evidence = [];
-    if (searchedTokens.length > 0) {
-      const s = nameMatchScore(searchedTokens, row.name_key.split(' '));
-      if (s >= NAME_FLOOR) evidence.push(['name', s]);
-    }
-    if (search.registration_key && row.registration_key === search.registration_key)
-      evidence.push(['registration_number', 1]);
-    if (search.domain_key && row.domain_key === search.domain_key) evidence.push(['domain', 1]);
+    const evidence = companyEvidence(input, { ...row, names: [row.name] });
     if (evidence.length === 0) continue;
     items.push(companyItem(row, scoreOf(evidence), evidence, search.country !== null));
     if (row.lei) leis.set(row.id, row.lei);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
 import type { CompanyInput } from '@dossier/contracts';
 import { ProviderError, unguardedContext } from '../provider';
-import { jurisdictionOf, opencorporatesProvider } from './opencorporates.provider';
+import { jurisdictionKey as jurisdictionOf } from '@dossier/domain';
+import { opencorporatesProvider } from './opencorporates.provider';
 
 const fixture = (file: string) =>
   JSON.parse(

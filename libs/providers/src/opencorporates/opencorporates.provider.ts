@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jurisdictionKey } from '@dossier/domain';
 import type { CompanyInput } from '@dossier/contracts';
 import {
   hasNameOrNumber,
@@ -39,13 +40,9 @@ type Company = z.output<typeof companySchema>;
 /** OpenCorporates' error envelope: `{ "error": { "message": … } }`. */
 const errorSchema = z.object({ error: z.object({ message: z.string() }) });
 
-/** An OpenCorporates jurisdiction code the ISO way: `us_de` → `US-DE`, `gb` → `GB`. */
-export function jurisdictionOf(code: string): string {
-  return code.toUpperCase().replace('_', '-');
-}
-
 function registryCompany(company: Company): RegistryCompany {
-  const jurisdiction = jurisdictionOf(company.jurisdiction_code);
+  // OpenCorporates' codes the ISO way: `us_de` → `US-DE`, `gb` → `GB`.
+  const jurisdiction = jurisdictionKey(company.jurisdiction_code);
   const industry = company.industry_codes?.[0]?.industry_code;
   return {
     // Company numbers are unique within a jurisdiction only: OpenCorporates' own id is both.
