@@ -2,7 +2,7 @@ import { Faker, base, en, en_GB, en_US } from '@faker-js/faker';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord } from '@dossier/domain';
 import { writeCompanies, writePeople, type WriteCounts } from '@dossier/persistence';
-import { BATCH } from './import';
+import { BatchWriter } from './batches';
 import { DEMO_DEFAULTS } from './demo-defaults';
 
 export { DEMO_DEFAULTS };
@@ -147,20 +147,10 @@ async function writeAll<R, Row>(
   rowOf: (r: R) => Row,
   write: (rows: Row[]) => Promise<WriteCounts>,
 ): Promise<WriteCounts> {
-  const total = { imported: 0, updated: 0 };
-  let batch: Row[] = [];
-  const flush = async () => {
-    const c = await write(batch);
-    total.imported += c.imported;
-    total.updated += c.updated;
-    batch = [];
-  };
-  for (const r of records) {
-    batch.push(rowOf(r));
-    if (batch.length >= BATCH) await flush();
-  }
-  if (batch.length > 0) await flush();
-  return total;
+  const writer = new BatchWriter(write);
+  for (const r of records) await writer.push(rowOf(r));
+  const { imported, updated } = await writer.finish();
+  return { imported, updated };
 }
 
 export async function seedDemo(

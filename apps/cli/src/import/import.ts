@@ -3,11 +3,9 @@ import { SingleBar } from 'cli-progress';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf, type CompanyRow, type PersonRow } from '@dossier/domain';
 import { writeCompanies, writePeople } from '@dossier/persistence';
+import { BatchWriter } from './batches';
 import { FORMAT_SOURCE, entries, openFile, type ImportFormat, type ImportKind } from './readers';
 import { companyRecordOf, personRecordOf } from './records';
-
-/** Rows per COPY and upsert: large enough to amortise a round trip, small enough for constant memory. */
-export const BATCH = 5_000;
 
 export interface ImportSummary {
   read: number;
@@ -27,8 +25,8 @@ export interface ImportOutput {
 
 /**
  * Streams FILE into the local index: each line checked (a bad one reported and skipped), the good ones
- * written BATCH at a time through COPY and one upsert (writePeople/writeCompanies). The file is read no
- * faster than Postgres takes the batches (the loop awaits each write), so memory stays constant.
+ * written BATCH at a time through COPY and one upsert (writePeople/writeCompanies) by a BatchWriter. The
+ * file is read no faster than Postgres takes the batches, so memory stays constant.
  */
 export async function importFile(
   db: DataSource,
@@ -39,45 +37,30 @@ export async function importFile(
 ): Promise<ImportSummary> {
   const size = statSync(path).size;
   const stream = openFile(path);
-  const summary: ImportSummary = { read: 0, imported: 0, updated: 0, unchanged: 0, rejected: 0 };
+  const lines = { read: 0, rejected: 0 };
+  const summary = (): ImportSummary => ({ ...lines, ...writer.counts });
   const source = FORMAT_SOURCE[format];
-  let batch: (PersonRow | CompanyRow)[] = [];
-  // One batch is written while the next is read and checked: the CPU work and Postgres overlap, and the
-  // reader waits for the write before it starts a third (memory stays at two batches).
-  let writing: Promise<void> = Promise.resolve();
-  const flush = async () => {
-    const rows = batch;
-    batch = [];
-    await writing;
-    writing = (async () => {
-      const counts =
-        kind === 'person' ? await writePeople(db, rows as PersonRow[]) : await writeCompanies(db, rows as CompanyRow[]);
-      summary.imported += counts.imported;
-      summary.updated += counts.updated;
-      summary.unchanged += rows.length - counts.imported - counts.updated;
-      out.progress(stream.bytesRead, size, summary);
-    })();
-    writing.catch(() => undefined); // awaited below or by the next flush
-  };
+  const writer = new BatchWriter<PersonRow | CompanyRow>(
+    (rows) => (kind === 'person' ? writePeople(db, rows as PersonRow[]) : writeCompanies(db, rows as CompanyRow[])),
+    () => out.progress(stream.bytesRead, size, summary()),
+  );
   try {
     for await (const entry of entries(kind, format, stream)) {
-      summary.read++;
+      lines.read++;
       const checked = 'reason' in entry ? entry : rowOf(kind, entry.fields, source);
       if ('reason' in checked) {
-        summary.rejected++;
+        lines.rejected++;
         out.rejected(`line ${entry.line}: ${checked.reason}`);
         continue;
       }
-      batch.push(checked.row);
-      if (batch.length >= BATCH) await flush();
+      await writer.push(checked.row);
     }
-    if (batch.length > 0) await flush();
-    await writing;
+    await writer.finish();
   } finally {
     stream.destroy();
     out.done();
   }
-  return summary;
+  return summary();
 }
 
 function rowOf(
