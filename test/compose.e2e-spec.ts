@@ -68,7 +68,9 @@ function healthUrl(service: ComposeService): URL {
 }
 
 function schemaValidator() {
-  const { $schema: _meta, ...schema } = JSON.parse(readFileSync(join(REPO_ROOT, 'schema/compose-spec.json'), 'utf8')) as {
+  const { $schema: _meta, ...schema } = JSON.parse(
+    readFileSync(join(REPO_ROOT, 'schema/compose-spec.json'), 'utf8'),
+  ) as {
     $schema: string;
   };
   const ajv = new Ajv({ allErrors: true, strict: false });
@@ -78,7 +80,8 @@ function schemaValidator() {
 
 describe('docker-compose.yml against the Compose specification', () => {
   const validate = schemaValidator();
-  const errors = (doc: unknown) => (validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+  const errors = (doc: unknown) =>
+    validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 
   it('is valid as written and once interpolated', () => {
     expect(errors(raw)).toEqual([]);
@@ -128,7 +131,10 @@ describe('docker-compose.yml against the code', () => {
       const app = appOf(service.command)!;
       expect({ s, built: existsSync(join(REPO_ROOT, service.command![1]!)) }).toEqual({ s, built: true });
       const known = envNamesOf(app);
-      expect({ s, unknown: Object.keys(environmentOf(service)).filter((k) => !known.has(k)) }).toEqual({ s, unknown: [] });
+      expect({ s, unknown: Object.keys(environmentOf(service)).filter((k) => !known.has(k)) }).toEqual({
+        s,
+        unknown: [],
+      });
     }
   });
 
@@ -194,7 +200,13 @@ describe('the Dockerfile and its build context', () => {
   const context = dockerContextFiles();
 
   it('sends the sources and build configuration, and no tests, fixtures, docs, clients or deployment files', () => {
-    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json']) {
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'nest-cli.json',
+    ]) {
       expect(context).toContain(needed);
     }
     expect(context).toContain('apps/gateway/src/main.ts');
@@ -228,40 +240,38 @@ describe('the Dockerfile and its build context', () => {
     expect(runtime.lines.filter((l) => /^RUN\s/i.test(l))).toEqual([]);
   });
 
-  it(
-    'builds from that context alone into apps that need only production dependencies',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'dossier-image-'));
-      try {
-        for (const file of context) cpSync(join(REPO_ROOT, file), join(dir, file));
-        symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-        const nest = join(REPO_ROOT, 'node_modules/@nestjs/cli/bin/nest.js');
-        await run(process.execPath, [nest, 'build', 'gateway'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '' } });
-        const built = (readdirSync(join(dir, 'dist'), { recursive: true }) as string[]).map((f) => f.split('\\').join('/'));
-        for (const entry of ['apps/gateway/src/main.js', 'apps/worker/src/main.js', 'apps/cli/src/main.js']) {
-          expect(built).toContain(entry);
-        }
-        expect(built.filter((f) => /^(libs\/testing|bench|test)\/|\.spec\.js$|fixtures\//.test(f))).toEqual([]);
-        // Every package the compiled code requires is a production dependency (or part of Node).
-        const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-          dependencies: Record<string, string>;
-        };
-        const required = new Set<string>();
-        for (const f of built.filter((b) => b.endsWith('.js'))) {
-          for (const m of readFileSync(join(dir, 'dist', f), 'utf8').matchAll(/require\("([^".][^"]*)"\)/g)) {
-            const spec = m[1]!;
-            required.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
-          }
-        }
-        const builtin = new Set(builtinModules.flatMap((b) => [b, `node:${b}`]));
-        expect([...required].filter((r) => !builtin.has(r) && !(r in pkg.dependencies))).toEqual([]);
-        expect(required.size).toBeGreaterThan(10);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+  it('builds from that context alone into apps that need only production dependencies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-image-'));
+    try {
+      for (const file of context) cpSync(join(REPO_ROOT, file), join(dir, file));
+      symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      const nest = join(REPO_ROOT, 'node_modules/@nestjs/cli/bin/nest.js');
+      await run(process.execPath, [nest, 'build', 'gateway'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '' } });
+      const built = (readdirSync(join(dir, 'dist'), { recursive: true }) as string[]).map((f) =>
+        f.split('\\').join('/'),
+      );
+      for (const entry of ['apps/gateway/src/main.js', 'apps/worker/src/main.js', 'apps/cli/src/main.js']) {
+        expect(built).toContain(entry);
       }
-    },
-    180_000,
-  );
+      expect(built.filter((f) => /^(libs\/testing|bench|test)\/|\.spec\.js$|fixtures\//.test(f))).toEqual([]);
+      // Every package the compiled code requires is a production dependency (or part of Node).
+      const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      const required = new Set<string>();
+      for (const f of built.filter((b) => b.endsWith('.js'))) {
+        for (const m of readFileSync(join(dir, 'dist', f), 'utf8').matchAll(/require\("([^".][^"]*)"\)/g)) {
+          const spec = m[1]!;
+          required.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+        }
+      }
+      const builtin = new Set(builtinModules.flatMap((b) => [b, `node:${b}`]));
+      expect([...required].filter((r) => !builtin.has(r) && !(r in pkg.dependencies))).toEqual([]);
+      expect(required.size).toBeGreaterThan(10);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 /** The compose services' dependency order: waves of services whose dependencies all come earlier. */
@@ -300,7 +310,9 @@ describe('the compose topology, run natively', () => {
    * servers (the run's own database), every `*PORT` a free port (remembered, for the health check), the
    * listen addresses loopback, the queue prefix this test's own; providers stay on loopback as in every test.
    */
-  async function nativeEnv(service: ComposeService): Promise<{ env: Record<string, string>; ports: Map<string, string> }> {
+  async function nativeEnv(
+    service: ComposeService,
+  ): Promise<{ env: Record<string, string>; ports: Map<string, string> }> {
     const env: Record<string, string> = {};
     const ports = new Map<string, string>();
     for (const [k, v] of Object.entries(environmentOf(service))) {
@@ -343,76 +355,80 @@ describe('the compose topology, run natively', () => {
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
-  it(
-    'migrates, seeds, starts the gateway and the four workers in compose order, all healthy, and answers each lookup kind',
-    async () => {
-      const order = waves();
-      expect(order.map((w) => w.sort())).toEqual([
-        ['postgres', 'redis'],
-        ['migrate'],
-        ['seed'],
-        ['gateway', ...LOOKUP_KINDS.map(workerOf)].sort(),
-      ]);
-      for (const wave of order) {
-        await Promise.all(
-          wave.map(async (name) => {
-            const service = named(name);
-            if (appOf(service.command) === null) return; // redis, postgres: the machine's own servers
-            const { env, ports } = await nativeEnv(service);
-            const [, script, ...args] = service.command!;
-            const app = AppProcess.start(name, script!, env, { args, cwd: REPO_ROOT, maxOutputChars: 100_000 });
-            running.set(name, { app, ports });
-            if (oneShot(service)) {
-              const code = await app.exited;
-              expect({ name, code, logs: code === 0 ? '' : app.logs }).toEqual({ name, code: 0, logs: '' });
-              return;
-            }
-            const gone = new AbortController();
-            void app.exited.then((code) => gone.abort(new Error(`${name} exited (${String(code)}):\n${app.logs}`)));
-            const hc = service.healthcheck!;
-            const budget = durationMs(hc.start_period ?? '0s') + (hc.retries ?? 3) * durationMs(hc.interval ?? '30s');
-            await waitFor(() => healthy(name), Boolean, { timeoutMs: budget, what: `${name} healthy`, signal: gone.signal });
-          }),
-        );
-      }
+  it('migrates, seeds, starts the gateway and the four workers in compose order, all healthy, and answers each lookup kind', async () => {
+    const order = waves();
+    expect(order.map((w) => w.sort())).toEqual([
+      ['postgres', 'redis'],
+      ['migrate'],
+      ['seed'],
+      ['gateway', ...LOOKUP_KINDS.map(workerOf)].sort(),
+    ]);
+    for (const wave of order) {
+      await Promise.all(
+        wave.map(async (name) => {
+          const service = named(name);
+          if (appOf(service.command) === null) return; // redis, postgres: the machine's own servers
+          const { env, ports } = await nativeEnv(service);
+          const [, script, ...args] = service.command!;
+          const app = AppProcess.start(name, script!, env, { args, cwd: REPO_ROOT, maxOutputChars: 100_000 });
+          running.set(name, { app, ports });
+          if (oneShot(service)) {
+            const code = await app.exited;
+            expect({ name, code, logs: code === 0 ? '' : app.logs }).toEqual({ name, code: 0, logs: '' });
+            return;
+          }
+          const gone = new AbortController();
+          void app.exited.then((code) => gone.abort(new Error(`${name} exited (${String(code)}):\n${app.logs}`)));
+          const hc = service.healthcheck!;
+          const budget = durationMs(hc.start_period ?? '0s') + (hc.retries ?? 3) * durationMs(hc.interval ?? '30s');
+          await waitFor(() => healthy(name), Boolean, {
+            timeoutMs: budget,
+            what: `${name} healthy`,
+            signal: gone.signal,
+          });
+        }),
+      );
+    }
 
-      const gateway = running.get('gateway')!;
-      const api = new Api(`http://127.0.0.1:${gateway.ports.get('3000')!}`);
-      const { key } = await api.register();
-      const lookups: [string, unknown, (body: { results: Record<string, unknown>[] }) => void][] = [
-        ['/v1/verify/phone', { phone: '+1 650 253 0000' }, (b) => expect(b.results[0]).toMatchObject({ e164: '+16502530000' })],
-        [
-          '/v1/verify/email',
-          { email: 'gonzalo_halvorson@example.com' },
-          (b) => expect(b.results[0]).toMatchObject({ email: 'gonzalo_halvorson@example.com' }),
-        ],
-        [
-          '/v1/search/person',
-          { name: 'Gonzalo Halvorson', location: 'South Jillville, NM' },
-          (b) => expect(b.results[0]).toMatchObject({ full_name: 'Gonzalo Halvorson', sources: ['local'] }),
-        ],
-        [
-          '/v1/search/company',
-          { company_name: 'Balistreri Friesen and Franecki-Schroeder Ltd', country: 'GB' },
-          (b) => expect(b.results[0]).toMatchObject({ registration_number: '05689105', sources: ['local'] }),
-        ],
-      ];
-      for (const [path, body, check] of lookups) {
-        const res = await api.post<{ status: string; results: Record<string, unknown>[] }>(path, body, { key });
-        expect({ path, status: res.status, body: res.body.status }).toEqual({ path, status: 200, body: 'success' });
-        check(res.body);
-      }
+    const gateway = running.get('gateway')!;
+    const api = new Api(`http://127.0.0.1:${gateway.ports.get('3000')!}`);
+    const { key } = await api.register();
+    const lookups: [string, unknown, (body: { results: Record<string, unknown>[] }) => void][] = [
+      [
+        '/v1/verify/phone',
+        { phone: '+1 650 253 0000' },
+        (b) => expect(b.results[0]).toMatchObject({ e164: '+16502530000' }),
+      ],
+      [
+        '/v1/verify/email',
+        { email: 'gonzalo_halvorson@example.com' },
+        (b) => expect(b.results[0]).toMatchObject({ email: 'gonzalo_halvorson@example.com' }),
+      ],
+      [
+        '/v1/search/person',
+        { name: 'Gonzalo Halvorson', location: 'South Jillville, NM' },
+        (b) => expect(b.results[0]).toMatchObject({ full_name: 'Gonzalo Halvorson', sources: ['local'] }),
+      ],
+      [
+        '/v1/search/company',
+        { company_name: 'Balistreri Friesen and Franecki-Schroeder Ltd', country: 'GB' },
+        (b) => expect(b.results[0]).toMatchObject({ registration_number: '05689105', sources: ['local'] }),
+      ],
+    ];
+    for (const [path, body, check] of lookups) {
+      const res = await api.post<{ status: string; results: Record<string, unknown>[] }>(path, body, { key });
+      expect({ path, status: res.status, body: res.body.status }).toEqual({ path, status: 200, body: 'success' });
+      check(res.body);
+    }
 
-      // docker compose stop: SIGTERM, then SIGKILL after the service's stop grace; each exits 0 within it.
-      const stops = longRunning.map(async (name) => {
-        const { app } = running.get(name)!;
-        const code = await app.stop('SIGTERM', durationMs(named(name).stop_grace_period ?? '10s'));
-        return { name, code, logs: code === 0 ? '' : app.logs };
-      });
-      expect(await Promise.all(stops)).toEqual(longRunning.map((name) => ({ name, code: 0, logs: '' })));
-    },
-    300_000,
-  );
+    // docker compose stop: SIGTERM, then SIGKILL after the service's stop grace; each exits 0 within it.
+    const stops = longRunning.map(async (name) => {
+      const { app } = running.get(name)!;
+      const code = await app.stop('SIGTERM', durationMs(named(name).stop_grace_period ?? '10s'));
+      return { name, code, logs: code === 0 ? '' : app.logs };
+    });
+    expect(await Promise.all(stops)).toEqual(longRunning.map((name) => ({ name, code: 0, logs: '' })));
+  }, 300_000);
 
   it('health checks fail while nothing answers (so the ones above passed for a reason)', async () => {
     const service = named('gateway');

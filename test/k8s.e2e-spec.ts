@@ -85,7 +85,8 @@ describe('deploy/k8s manifests', () => {
     const images = new Set(workloads.flatMap((w) => podOf(w).containers.map((c) => c.image)));
     expect([...images]).toEqual(['dossier']);
     expect(readKustomization().images?.map((i) => i.name)).toEqual(['dossier']);
-    for (const w of workloads) expect({ w: w.metadata.name, app: appOf(single(w).command) }).not.toMatchObject({ app: null });
+    for (const w of workloads)
+      expect({ w: w.metadata.name, app: appOf(single(w).command) }).not.toMatchObject({ app: null });
   });
 
   it('sets only variables the apps read, with values their config accepts', () => {
@@ -115,7 +116,9 @@ describe('deploy/k8s manifests', () => {
     expect(metricsPort).toBeGreaterThan(0);
     expect(metricsPort).not.toBe(config.port);
     const service = byName('Service', 'dossier-gateway');
-    const targets = (service.spec as { ports: { targetPort: string | number }[] }).ports.map((p) => portOf(c, p.targetPort));
+    const targets = (service.spec as { ports: { targetPort: string | number }[] }).ports.map((p) =>
+      portOf(c, p.targetPort),
+    );
     expect(targets).toEqual([config.port]);
     expect(ofKind('Service')).toHaveLength(1); // no Service for the metrics or the workers' health ports
   });
@@ -158,7 +161,9 @@ describe('deploy/k8s manifests', () => {
       expect({ kind, deployment: d?.metadata.name }).toEqual({ kind, deployment: expect.any(String) });
       const env = envOf(single(d!));
       expect(loadWorkerConfig(env).kinds).toEqual([kind]);
-      const so = scaled.find((s) => (s.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === d!.metadata.name);
+      const so = scaled.find(
+        (s) => (s.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === d!.metadata.name,
+      );
       const triggers = (so?.spec as { triggers: { type: string; metadata: Record<string, string> }[] }).triggers;
       expect(triggers).toEqual([
         expect.objectContaining({

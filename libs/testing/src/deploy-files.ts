@@ -85,7 +85,13 @@ export function interpolate<T>(value: T, vars: Readonly<Record<string, string>> 
   if (typeof value === 'string') {
     return value.replace(
       /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
-      (whole, braced: string | undefined, op: string | undefined, fallback: string | undefined, bare: string | undefined) => {
+      (
+        whole,
+        braced: string | undefined,
+        op: string | undefined,
+        fallback: string | undefined,
+        bare: string | undefined,
+      ) => {
         if (whole === '$$') return '$';
         const name = (braced ?? bare)!;
         const set = vars[name];
@@ -156,7 +162,12 @@ export function dockerContextFiles(root = REPO_ROOT): string[] {
       const pattern = (include ? l.slice(1) : l).replace(/^\/+|\/+$/g, '');
       const source = pattern
         .split('**')
-        .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+        .map((part) =>
+          part
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]'),
+        )
         .join('.*');
       return { include, regex: new RegExp(`^${source.replace(/\.\*\//g, '(?:.*/)?')}$`) };
     });
