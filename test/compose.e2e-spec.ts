@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,16 @@ describe('docker-compose.yml against the Compose specification', () => {
   const validate = schemaValidator();
   const errors = (doc: unknown) =>
     validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+
+  it('is checked against the vendored schema, unchanged from the commit schema/README.md names', () => {
+    const recorded = /sha256\s*\|\s*`([0-9a-f]{64})`/.exec(
+      readFileSync(join(REPO_ROOT, 'schema/README.md'), 'utf8'),
+    )?.[1];
+    const actual = createHash('sha256')
+      .update(readFileSync(join(REPO_ROOT, 'schema/compose-spec.json')))
+      .digest('hex');
+    expect(actual).toBe(recorded);
+  });
 
   it('is valid as written and once interpolated', () => {
     expect(errors(raw)).toEqual([]);
@@ -250,7 +261,9 @@ describe('the Dockerfile and its build context', () => {
       const built = (readdirSync(join(dir, 'dist'), { recursive: true }) as string[]).map((f) =>
         f.split('\\').join('/'),
       );
-      for (const entry of ['apps/gateway/src/main.js', 'apps/worker/src/main.js', 'apps/cli/src/main.js']) {
+      const entries = ['apps/gateway/src/main.js', 'apps/worker/src/main.js', 'apps/cli/src/main.js'];
+      // and the username site list, which the provider reads from beside its compiled code
+      for (const entry of [...entries, 'libs/providers/src/username/sherlock/data.json']) {
         expect(built).toContain(entry);
       }
       expect(built.filter((f) => /^(libs\/testing|bench|test)\/|\.spec\.js$|fixtures\//.test(f))).toEqual([]);
