@@ -7,12 +7,12 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { Client } from 'pg';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import { loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
 import {
   Api,
   AppProcess,
+  adminSql,
   LOOPBACK_PROVIDER_ENV,
   REPO_ROOT,
   appOf,
@@ -308,16 +308,6 @@ describe('the compose topology, run natively', () => {
   const prefix = uniquePrefix('compose');
   const running = new Map<string, { app: AppProcess; ports: Map<string, string> }>();
 
-  const admin = async (text: string) => {
-    const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-
   /**
    * A service's compose environment on this machine: the redis and postgres host names become the real
    * servers (the run's own database), every `*PORT` a free port (remembered, for the health check), the
@@ -360,12 +350,12 @@ describe('the compose topology, run natively', () => {
   }
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${database}"`);
+    await adminSql(`CREATE DATABASE "${database}"`);
   });
 
   afterAll(async () => {
     await Promise.all([...running.values()].map((r) => r.app.stop('SIGKILL')));
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
   it('migrates, seeds, starts the gateway and the four workers in compose order, all healthy, and answers each lookup kind', async () => {
