@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Queue } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
@@ -6,6 +7,7 @@ import { DEFAULT_LOOKUP_JOB_OPTIONS, JOB_NAMES, QUEUE_NAMES, lookupQueueOptions 
 import { loadCliConfig, loadGatewayConfig, loadWorkerConfig, redisOptionsFromUrl } from '@dossier/config';
 import {
   K8S_DIR,
+  REPO_ROOT,
   appOf,
   envNamesOf,
   readKustomization,
@@ -85,8 +87,14 @@ describe('deploy/k8s manifests', () => {
     const images = new Set(workloads.flatMap((w) => podOf(w).containers.map((c) => c.image)));
     expect([...images]).toEqual(['dossier']);
     expect(readKustomization().images?.map((i) => i.name)).toEqual(['dossier']);
-    for (const w of workloads)
-      expect({ w: w.metadata.name, app: appOf(single(w).command) }).not.toMatchObject({ app: null });
+    for (const w of workloads) {
+      const command = single(w).command;
+      expect({ w: w.metadata.name, app: appOf(command) }).not.toMatchObject({ app: null });
+      expect({ w: w.metadata.name, built: existsSync(join(REPO_ROOT, command![1]!)) }).toEqual({
+        w: w.metadata.name,
+        built: true,
+      });
+    }
   });
 
   it('sets only variables the apps read, with values their config accepts', () => {
