@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
-import { REPO_ROOT, Stack, runCli, testEnv, waitFor, withDatabase } from '@dossier/testing';
+import { REPO_ROOT, Stack, adminSql, runCli, testEnv, waitFor, withDatabase } from '@dossier/testing';
 
 /**
  * README.md's curl transcripts are a script: every ```console block with a `$ curl` command is run,
@@ -236,16 +235,6 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
   const bindings = new Bindings();
   const variables: Record<string, string> = {};
 
-  const admin = async (text: string) => {
-    const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-
   /** One stack per distinct environment, on a database of its own (the README's e-mails are fixed). */
   const stackFor = (env: Record<string, string>): Promise<Stack> => {
     const key = JSON.stringify(env);
@@ -254,7 +243,7 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
   };
 
   beforeAll(async () => {
-    await admin(`CREATE DATABASE "${database}"`);
+    await adminSql(`CREATE DATABASE "${database}"`);
     const migrated = await runCli(['db:migrate'], { DATABASE_URL: databaseUrl });
     if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
     // As `npm start` does: the demo set the walkthrough's person and company searches answer from.
@@ -264,7 +253,7 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
   afterAll(async () => {
     const started = await Promise.allSettled(stacks.values());
     await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
   it('has a walkthrough that addresses the service where npm start serves it', () => {

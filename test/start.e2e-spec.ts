@@ -2,8 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { Api, REPO_ROOT, freePort, testEnv, uniquePrefix, waitFor, withDatabase } from '@dossier/testing';
+import { Api, REPO_ROOT, adminSql, freePort, testEnv, uniquePrefix, waitFor, withDatabase } from '@dossier/testing';
 
 /** A clone builds from scratch (tsc over every app) before it starts: allow for a busy machine. */
 const READY_TIMEOUT_MS = 200_000;
@@ -46,16 +45,6 @@ function descendants(root: number): { pid: number; cmd: string }[] {
     }
   }
   return found;
-}
-
-async function adminQuery(text: string, params: unknown[] = []): Promise<unknown[]> {
-  const admin = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-  await admin.connect();
-  try {
-    return (await admin.query(text, params)).rows;
-  } finally {
-    await admin.end();
-  }
 }
 
 /** `npm start` in `cwd` as a terminal's foreground job: its own process group, output kept. */
@@ -129,7 +118,7 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
     for (const npm of started) if (npm.running) process.kill(-npm.child.pid!, 'SIGKILL');
     // Nothing started from the clone may outlive the test, whatever happened above.
     for (const [pid, p] of processes()) if (p.cwd?.startsWith(repo)) process.kill(pid, 'SIGKILL');
-    await adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -142,7 +131,7 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
       execFileSync('git', ['-C', repo, 'checkout', '--quiet', '--detach', head]);
       symlinkSync(join(REPO_ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
       expect(existsSync(join(repo, 'dist'))).toBe(false);
-      expect(await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [database])).toEqual([]);
+      expect(await adminSql('SELECT 1 FROM pg_database WHERE datname = $1', [database])).toEqual([]);
 
       const npm = await npmStart();
       const baseUrl = await npm.ready();

@@ -82,6 +82,13 @@ const workerSchema = z.object({
 
 const cliSchema = z.object({ ...common, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
 
+/** The variables each app reads (its schema's keys): what deployment files may set, checked by their tests. */
+export const ENV_NAMES: Readonly<Record<'gateway' | 'worker' | 'cli', readonly string[]>> = {
+  gateway: Object.keys(gatewaySchema.shape),
+  worker: Object.keys(workerSchema.shape),
+  cli: Object.keys(cliSchema.shape),
+};
+
 function parse<T extends z.ZodTypeAny>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = schema.safeParse(cleaned);
