@@ -3,21 +3,16 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { AccountsRepository, SearchHistoryRepository, openDataSource } from '@dossier/persistence';
-import { runCli, testEnv, withDatabase } from '@dossier/testing';
-import { AUDIT_COLUMNS, exportAudit, parseAuditExportArgs, type AuditExportCommand } from './audit-export';
+import { createDatabase, dropDatabase, runCli, testEnv, withDatabase } from '@dossier/testing';
+import {
+  AUDIT_COLUMNS,
+  exportAudit,
+  parseAuditExportArgs,
+  type AuditExportCommand,
+  type AuditRecord,
+} from './audit-export';
 
-interface Row {
-  search_id: string;
-  account: string;
-  key_id: string;
-  kind: string;
-  permissible_purpose: string | null;
-  request_id: string;
-  created_at: string;
-  completed_at: string | null;
-  outcome: string;
-  credits: number;
-}
+type Row = AuditRecord;
 
 const LARGE = 20_000;
 
@@ -30,15 +25,6 @@ describe('CLI audit:export (real Postgres)', () => {
   const env = { DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database) };
   let db: Client;
 
-  const admin = async (sql: string) => {
-    const c = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
   const cli = (...args: string[]) => runCli(['audit:export', ...args], env);
   const jsonl = (stdout: string) =>
     stdout
@@ -101,8 +87,7 @@ describe('CLI audit:export (real Postgres)', () => {
   ];
 
   beforeAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin(`CREATE DATABASE "${database}"`);
+    await createDatabase(database);
     expect((await runCli(['db:migrate'], env)).code).toBe(0);
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
@@ -144,7 +129,7 @@ describe('CLI audit:export (real Postgres)', () => {
   });
   afterAll(async () => {
     await db?.end();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await dropDatabase(database);
   });
 
   it('writes one JSON line per search, oldest first, with who, what, why, when, outcome and credits', async () => {

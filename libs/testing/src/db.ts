@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { testEnv } from './test-env';
+import { testEnv, withDatabase } from './test-env';
 
 /** Direct SQL against the run's database, for asserting rows and balances. */
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -10,6 +10,28 @@ export async function sql<T = Record<string, unknown>>(text: string, params: unk
   } finally {
     await client.end();
   }
+}
+
+/** One statement on the test server's `postgres` database (creating and dropping databases). */
+async function onServer(text: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** An empty database of this name on the test server (one a killed run left is dropped first); its URL. */
+export async function createDatabase(name: string): Promise<string> {
+  await dropDatabase(name);
+  await onServer(`CREATE DATABASE "${name}"`);
+  return withDatabase(testEnv.baseDatabaseUrl, name);
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  await onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }
 
 export interface LedgerState {
