@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { AccountsRepository, SearchHistoryRepository, openDataSource } from '@dossier/persistence';
-import { createDatabase, dropDatabase, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
 import {
   AUDIT_COLUMNS,
   exportAudit,
@@ -87,7 +87,8 @@ describe('CLI audit:export (real Postgres)', () => {
   ];
 
   beforeAll(async () => {
-    await createDatabase(database);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`CREATE DATABASE "${database}"`);
     expect((await runCli(['db:migrate'], env)).code).toBe(0);
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
@@ -129,7 +130,7 @@ describe('CLI audit:export (real Postgres)', () => {
   });
   afterAll(async () => {
     await db?.end();
-    await dropDatabase(database);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
   it('writes one JSON line per search, oldest first, with who, what, why, when, outcome and credits', async () => {

@@ -12,28 +12,6 @@ export async function sql<T = Record<string, unknown>>(text: string, params: unk
   }
 }
 
-/** One statement on the test server's `postgres` database (creating and dropping databases). */
-async function onServer(text: string): Promise<void> {
-  const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** An empty database of this name on the test server (one a killed run left is dropped first); its URL. */
-export async function createDatabase(name: string): Promise<string> {
-  await dropDatabase(name);
-  await onServer(`CREATE DATABASE "${name}"`);
-  return withDatabase(testEnv.baseDatabaseUrl, name);
-}
-
-export async function dropDatabase(name: string): Promise<void> {
-  await onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-}
-
 export interface LedgerState {
   balance: number;
   ledger_sum: number;
@@ -68,4 +46,15 @@ export function settled(
   phases: { reserves: number; captures: number; releases: number },
 ): LedgerState {
   return { balance, ledger_sum: balance, ...phases, pending: 0 };
+}
+
+/** SQL on the server's `postgres` maintenance database (CREATE/DROP DATABASE for tests that need their own). */
+export async function adminSql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { REPO_ROOT, createDatabase, dropDatabase, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { REPO_ROOT, adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
 import { demoCompanies, demoPeople } from './demo';
 
 const FIXTURES = join(REPO_ROOT, 'apps/cli/src/import/fixtures');
@@ -21,7 +21,8 @@ describe('CLI import and demo:seed (real Postgres)', () => {
   const rows = async (sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows;
 
   beforeAll(async () => {
-    await createDatabase(database);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`CREATE DATABASE "${database}"`);
     expect((await cli('db:migrate')).code).toBe(0);
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
@@ -29,7 +30,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
   });
   afterAll(async () => {
     await db?.end();
-    await dropDatabase(database);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     rmSync(dir, { recursive: true, force: true });
   });
 
