@@ -46,7 +46,7 @@ const POSITION_AT = `to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24
  * kept as named prepared statements: a generic plan cannot tell an open-ended page from a narrow window and
  * estimates one row, so it would fetch an account's every search by bitmap and sort them.
  */
-const HISTORY_PAGE = `
+export const HISTORY_PAGE = `
   SELECT s.id, s.kind, s.status, s.cost, s.charged, s.permissible_purpose, s.result_count, s.created_at,
          s.completed_at, ${POSITION_AT}
     FROM searches s
@@ -78,7 +78,6 @@ const AUDIT_COUNT = {
   all: auditQuery('count(*) AS n', false, false),
   account: auditQuery('count(*) AS n', true, false),
 };
-export { HISTORY_PAGE };
 
 type Positioned<T> = Omit<T, 'position'> & { position_at: string };
 const positioned = <T extends { id: string }>({ position_at, ...row }: Positioned<T>): T =>
