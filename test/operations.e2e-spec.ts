@@ -23,6 +23,7 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/search/company',
   'POST /v1/verify/email',
   'POST /v1/verify/phone',
+  'GET /v1/searches',
   'GET /v1/searches/{id}',
   'GET /health/live',
   'GET /health/ready',
@@ -271,6 +272,17 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
       );
       expect(Object.keys(body('/v1/verify/phone')['properties'])).toEqual(expect.arrayContaining(['phone', 'country']));
       expect(doc['paths']['/v1/auth/keys']['post']['requestBody']['required']).toBe(false);
+      const history = (doc['paths']['/v1/searches']['get']['parameters'] as Json[]).filter((p) => p['in'] === 'query');
+      expect(history.map((p) => [p['name'], p['required'], typeof p['description']])).toEqual(
+        ['kind', 'since', 'until', 'limit', 'cursor'].map((name) => [name, false, 'string']),
+      );
+      expect(history[0]!['schema']['enum']).toEqual(['person', 'company', 'email', 'phone']);
+      expect(doc['paths']['/v1/searches']['get']['responses']['200']['content']['application/json']).toMatchObject({
+        schema: {
+          properties: { next_cursor: {}, searches: { items: { required: expect.arrayContaining(['search_id']) } } },
+        },
+        example: { status: 'success', searches: [expect.objectContaining({ kind: 'person' }), expect.anything()] },
+      });
       expect(doc['paths']['/v1/searches/{id}']['get']['parameters'][0]).toMatchObject({
         name: 'id',
         in: 'path',

@@ -1,3 +1,4 @@
+import { AUDIT_EXPORT_USAGE, parseAuditExportArgs, type AuditExportCommand } from './audit-export';
 import { DEMO_DEFAULTS } from './import/demo-defaults';
 import { FORMATS, type ImportFormat, type ImportKind } from './import/readers';
 
@@ -17,6 +18,7 @@ commands:
   demo:seed [--people N] [--companies N] [--if-absent]
                                  the synthetic demo set (source "demo"; 10000 people, 2000 companies);
                                  re-running changes nothing; --if-absent: only when it is not there yet
+  ${AUDIT_EXPORT_USAGE}
   help                           this text`;
 
 export type Command =
@@ -24,7 +26,8 @@ export type Command =
   | { name: 'db:migrate' }
   | { name: 'credits:grant'; email: string; credits: number }
   | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
-  | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean };
+  | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean }
+  | AuditExportCommand;
 
 const MAX_GRANT = 1_000_000_000;
 
@@ -53,6 +56,11 @@ export function parseCommand(argv: string[]): Command {
       return importCommand(args);
     case 'demo:seed':
       return demoSeedCommand(args);
+    case 'audit:export': {
+      const parsed = parseAuditExportArgs(args);
+      if (typeof parsed === 'string') throw new UsageError(`audit:export: ${parsed}\n\n${USAGE}`);
+      return parsed;
+    }
     default:
       throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
   }

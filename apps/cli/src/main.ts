@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { ConfigError, loadCliConfig } from '@dossier/config';
-import { AccountsRepository, openDataSource, runMigrations } from '@dossier/persistence';
+import { AccountsRepository, SearchHistoryRepository, openDataSource, runMigrations } from '@dossier/persistence';
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseCommand, UsageError, USAGE } from './commands';
 import { consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
+import { exportAudit } from './audit-export';
 
 async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
@@ -70,6 +71,12 @@ async function main(argv: string[]): Promise<number> {
         );
         return 0;
       }
+      case 'audit:export':
+        return await exportAudit(
+          { history: new SearchHistoryRepository(db), accounts: new AccountsRepository(db) },
+          command,
+          { out: process.stdout, err: process.stderr },
+        );
     }
   } finally {
     await db.destroy();

@@ -19,6 +19,8 @@ import { OpenApiService } from './openapi/openapi.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { QueueBoardService } from './admin/queue-board.service';
+import { HistoryController } from './history/history.controller';
+import { SearchHistoryService } from './history/search-history.service';
 
 @Module({})
 export class GatewayModule {
@@ -26,7 +28,14 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [InfraModule.forRoot(config), DiscoveryModule],
-      controllers: [AuthController, LookupsController, HealthController, OpenApiController, MetricsController],
+      controllers: [
+        AuthController,
+        LookupsController,
+        HistoryController,
+        HealthController,
+        OpenApiController,
+        MetricsController,
+      ],
       providers: [
         // Order matters: authenticate first, then rate-limit per key.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -41,6 +50,7 @@ export class GatewayModule {
         OpenApiService,
         MetricsService,
         QueueBoardService,
+        SearchHistoryService,
       ],
     };
   }

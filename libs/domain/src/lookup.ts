@@ -40,3 +40,18 @@ export type LineType = (typeof LINE_TYPES)[number];
 
 export const DELIVERABILITIES = ['deliverable', 'undeliverable', 'risky', 'unknown'] as const;
 export type Deliverability = (typeof DELIVERABILITIES)[number];
+
+/**
+ * What a search has cost its account, as `X-Credits-Spent` reports it: the reservation while it is
+ * pending (the credits are held), its cost once captured, 0 when released (nothing found) or failed.
+ */
+export function creditsSpent(search: { status: SearchStatus; cost: number; charged: boolean | null }): number {
+  switch (search.status) {
+    case 'pending':
+      return search.cost;
+    case 'succeeded':
+      return search.charged === false ? 0 : search.cost;
+    case 'failed':
+      return 0;
+  }
+}

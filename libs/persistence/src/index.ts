@@ -3,6 +3,7 @@ export * from './sql';
 export * from './accounts.repository';
 export * from './api-keys.repository';
 export * from './searches.repository';
+export * from './search-history.repository';
 export * from './entities/account.entity';
 export * from './entities/api-key.entity';
 export * from './entities/search.entity';

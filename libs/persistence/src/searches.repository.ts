@@ -134,8 +134,8 @@ export class SearchesRepository {
                     AS t(id, status, results, sources, error, capture)
        ), s AS (
          UPDATE searches x
-            SET status = i.status, results = i.results::json, sources = i.sources::json, error = i.error::jsonb,
-                charged = i.capture, completed_at = now()
+            SET status = i.status, results = i.results::json, result_count = json_array_length(i.results::json),
+                sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
            FROM i
           WHERE x.id = i.id AND x.status = 'pending'
           RETURNING x.id, x.account_id, x.cost, i.capture

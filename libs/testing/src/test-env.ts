@@ -11,6 +11,8 @@ export const testEnv = {
     process.env['DOSSIER_TEST_BASE_DATABASE_URL'] ??
     process.env['DATABASE_URL'] ??
     'postgres://postgres@127.0.0.1:5432/dossier_test',
+  /** Debian's Chromium, for the tests that drive a page in a headless browser (playwright-core). */
+  chromiumPath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
   get databaseUrl(): string {
     const url = process.env['DOSSIER_TEST_DATABASE_URL'];
     if (!url) throw new Error('DOSSIER_TEST_DATABASE_URL is not set: run the tests through jest (global setup)');

@@ -1,4 +1,4 @@
-import { DomainError } from '@dossier/domain';
+import { DomainError, creditsSpent } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
 import type { SearchView } from '@dossier/persistence';
 
@@ -58,7 +58,7 @@ export function outcomeOf(search: SearchState, opts: { replayed: boolean; retrya
         searchId: search.id,
         results: search.results ?? [],
         sources: search.sources ?? [],
-        spent: search.charged === false ? 0 : search.cost,
+        spent: creditsSpent(search),
         balance: search.balance,
         replayed: opts.replayed,
       };

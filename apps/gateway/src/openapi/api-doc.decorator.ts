@@ -10,6 +10,8 @@ export interface ApiDocOptions {
   tag: 'auth' | 'account' | 'lookups' | 'operations';
   description?: string;
   body?: z.ZodType;
+  /** The strict object schema the handler validates its query string with: one parameter per property. */
+  query?: z.ZodObject;
   /** Success status and body schema. */
   status: number;
   response?: z.ZodType;

@@ -50,6 +50,18 @@ const FOUND: FoundRoute[] = [
     pathParams: { id: 'widget id' },
     errors: ['not_found'],
   }),
+  route('GET', '/v1/widgets', 'list', {
+    tag: 'lookups',
+    summary: 'List widgets',
+    query: z
+      .object({
+        color: z.enum(['red', 'blue']).describe('only widgets of this color'),
+        limit: z.string().regex(/^\d+$/).optional().describe('widgets per page'),
+      })
+      .strict(),
+    status: 200,
+    errors: ['validation_error'],
+  }),
   route(
     'GET',
     '/ops/ping',
@@ -94,6 +106,7 @@ describe('documentRoutes', () => {
     expect(documentRoutes(FOUND).map((r) => [r.method, r.path, r.operationId])).toEqual([
       ['post', '/v1/widgets', 'widgetsCreate'],
       ['put', '/v1/widgets/:id/label', 'widgetsLabel'],
+      ['get', '/v1/widgets', 'widgetsList'],
       ['get', '/ops/ping', 'widgetsPing'],
     ]);
   });
@@ -178,6 +191,31 @@ describe('buildOpenApiDocument', () => {
       security: [],
       responses: { '200': { content: { 'text/plain': {} } } },
     });
+  });
+
+  it("describes query parameters from the handler's query schema, and refuses one without a description", () => {
+    const op = doc['paths']['/v1/widgets']['get'] as Json;
+    expect(op['parameters'].slice(0, 2)).toEqual([
+      {
+        name: 'color',
+        in: 'query',
+        required: true,
+        description: 'only widgets of this color',
+        schema: { type: 'string', enum: ['red', 'blue'] },
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: 'widgets per page',
+        schema: { type: 'string', pattern: '^\\d+$' },
+      },
+    ]);
+    const list = documentRoutes(FOUND).find((r) => r.operationId === 'widgetsList')!;
+    const undescribed = { ...list, doc: { ...list.doc, query: z.object({ page: z.string() }) } };
+    expect(() => buildOpenApiDocument([undescribed], { version: '1' })).toThrow(
+      'widgetsList: query parameter page has no description',
+    );
   });
 
   it('puts the shared schemas in components, with the full error code enum', () => {

@@ -225,9 +225,24 @@ function parametersFor(route: DocumentedRoute): Json[] {
       description: described[name],
       schema: { type: 'string' },
     })),
+    ...queryParameters(route),
     ...(route.doc.lookup ? [ref('parameters', 'Prefer'), ref('parameters', 'Idempotency-Key')] : []),
     ref('parameters', 'X-Request-Id'),
   ];
+}
+
+/** One `in: query` parameter per property of the handler's query schema, described by the schema itself. */
+function queryParameters(route: DocumentedRoute): Json[] {
+  const query = route.doc.query;
+  if (!query) return [];
+  const json = schemaOf(query, 'input');
+  const required = new Set((json['required'] as string[] | undefined) ?? []);
+  return Object.entries((json['properties'] as Record<string, Json> | undefined) ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    if (typeof description !== 'string')
+      throw new Error(`${route.operationId}: query parameter ${name} has no description`);
+    return { name, in: 'query', required: required.has(name), description, schema: rest };
+  });
 }
 
 function operationFor(route: DocumentedRoute): Json {

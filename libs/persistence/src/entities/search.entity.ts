@@ -9,6 +9,9 @@ import type { SourceReport } from '@dossier/contracts';
   where: 'idempotency_key IS NOT NULL',
 })
 @Index('searches_pending_idx', ['createdAt'], { where: "status = 'pending'" })
+// Keyset pages in (created_at, id) order: one account's history, and everyone's for the audit export.
+@Index('searches_account_created_idx', ['accountId', 'createdAt', 'id'])
+@Index('searches_created_idx', ['createdAt', 'id'])
 @Check('searches_kind_check', "kind IN ('person', 'company', 'email', 'phone')")
 @Check('searches_status_check', "status IN ('pending', 'succeeded', 'failed')")
 @Check('searches_cost_check', 'cost >= 0')
@@ -41,6 +44,10 @@ export class SearchEntity {
   /** `json`, not `jsonb`: keeps the key order providers produced. */
   @Column({ type: 'json', nullable: true })
   results!: unknown[] | null;
+
+  /** How many results it settled with (null while pending or when failed); kept when `results` is purged. */
+  @Column({ type: 'integer', name: 'result_count', nullable: true })
+  resultCount!: number | null;
 
   @Column({ type: 'json', nullable: true })
   sources!: SourceReport[] | null;
