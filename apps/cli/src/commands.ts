@@ -1,5 +1,6 @@
 import { DEMO_DEFAULTS } from './import/demo-defaults';
 import { FORMATS, type ImportFormat, type ImportKind } from './import/readers';
+import { SUPPRESS_OPTIONS, SUPPRESS_USAGE, suppressCommand, type SuppressCommand } from './suppress';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -17,6 +18,7 @@ commands:
   demo:seed [--people N] [--companies N] [--if-absent]
                                  the synthetic demo set (source "demo"; 10000 people, 2000 companies);
                                  re-running changes nothing; --if-absent: only when it is not there yet
+${SUPPRESS_USAGE}
   help                           this text`;
 
 export type Command =
@@ -24,7 +26,8 @@ export type Command =
   | { name: 'db:migrate' }
   | { name: 'credits:grant'; email: string; credits: number }
   | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
-  | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean };
+  | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean }
+  | SuppressCommand;
 
 const MAX_GRANT = 1_000_000_000;
 
@@ -53,6 +56,16 @@ export function parseCommand(argv: string[]): Command {
       return importCommand(args);
     case 'demo:seed':
       return demoSeedCommand(args);
+    case 'suppress:add':
+    case 'suppress:remove': {
+      const { positional, values } = options(name, args, { values: SUPPRESS_OPTIONS, flags: [] });
+      const command = suppressCommand(name, positional, values);
+      if ('problem' in command) throw new UsageError(`${command.problem}\n\n${USAGE}`);
+      return command;
+    }
+    case 'suppress:list':
+      expectArgs(name, args, 0, '');
+      return { name };
     default:
       throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
   }

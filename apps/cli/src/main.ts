@@ -7,6 +7,7 @@ import { parseCommand, UsageError, USAGE } from './commands';
 import { consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
+import { runSuppress } from './suppress';
 
 async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
@@ -70,6 +71,10 @@ async function main(argv: string[]): Promise<number> {
         );
         return 0;
       }
+      case 'suppress:add':
+      case 'suppress:remove':
+      case 'suppress:list':
+        return runSuppress(db, command);
     }
   } finally {
     await db.destroy();

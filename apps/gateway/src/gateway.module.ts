@@ -19,6 +19,7 @@ import { OpenApiService } from './openapi/openapi.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { QueueBoardService } from './admin/queue-board.service';
+import { SuppressionsService } from './admin/suppressions.service';
 
 @Module({})
 export class GatewayModule {
@@ -41,6 +42,7 @@ export class GatewayModule {
         OpenApiService,
         MetricsService,
         QueueBoardService,
+        SuppressionsService,
       ],
     };
   }

@@ -45,10 +45,14 @@ export class SuppressionsRepository {
     return { entry, created };
   }
 
-  /** Removes the entry with this id; false when there is none. */
-  async removeById(id: string): Promise<boolean> {
-    const rows = await queryRows<{ id: string }>(this.db, `DELETE FROM suppressions WHERE id = $1 RETURNING id`, [id]);
-    return rows.length > 0;
+  /** Removes the entry with this id; null when there is none. */
+  async removeById(id: string): Promise<SuppressionRow | null> {
+    const rows = await queryRows<SuppressionRow>(
+      this.db,
+      `DELETE FROM suppressions WHERE id = $1 RETURNING id, kind, hint, created_at`,
+      [id],
+    );
+    return rows[0] ?? null;
   }
 
   /** Removes the subject's entry; null when it is not listed. */
@@ -63,7 +67,10 @@ export class SuppressionsRepository {
 
   /** Every entry, oldest first. */
   list(): Promise<SuppressionRow[]> {
-    return queryRows<SuppressionRow>(this.db, `SELECT id, kind, hint, created_at FROM suppressions ORDER BY created_at, id`);
+    return queryRows<SuppressionRow>(
+      this.db,
+      `SELECT id, kind, hint, created_at FROM suppressions ORDER BY created_at, id`,
+    );
   }
 
   /** Which of these keys are suppressed: one query on the unique index, however many keys. */

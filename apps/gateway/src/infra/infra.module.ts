@@ -3,7 +3,13 @@ import IORedis, { type Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { failFastRedisOptions, type GatewayConfig } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
-import { AccountsRepository, ApiKeysRepository, SearchesRepository, openDataSource } from '@dossier/persistence';
+import {
+  AccountsRepository,
+  ApiKeysRepository,
+  SearchesRepository,
+  SuppressionsRepository,
+  openDataSource,
+} from '@dossier/persistence';
 import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS } from './tokens';
 
 /** Connections (Postgres, Redis, the four lookup queues) and the repositories built on them. */
@@ -44,6 +50,7 @@ export class InfraModule implements OnApplicationShutdown {
         repository(AccountsRepository),
         repository(ApiKeysRepository),
         repository(SearchesRepository),
+        repository(SuppressionsRepository),
       ],
       exports: [
         GATEWAY_CONFIG,
@@ -53,6 +60,7 @@ export class InfraModule implements OnApplicationShutdown {
         AccountsRepository,
         ApiKeysRepository,
         SearchesRepository,
+        SuppressionsRepository,
       ],
     };
   }

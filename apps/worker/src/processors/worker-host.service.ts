@@ -35,14 +35,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
         );
       }
-      const processor = new LookupProcessor(
-        kind,
-        providers,
-        searches,
-        this.fanOut,
-        suppression,
-        this.config.testHold,
-      );
+      const processor = new LookupProcessor(kind, providers, searches, this.fanOut, suppression, this.config.testHold);
       const worker = new Worker(
         QUEUE_NAMES[kind],
         async (job: Job) => {
