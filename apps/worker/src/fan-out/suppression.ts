@@ -62,8 +62,8 @@ function settled<K extends LookupKind>(outcome: FanOutResult<K>, items: ResultIt
 
 /**
  * Every key a person item could be listed under: its e-mails, its phones, and each name it goes by (full
- * name, first + last, aliases) with its birth year — or, when only an age is known, with both years it
- * gives.
+ * name, also turned round from "Last, First"; first + last; aliases) with its birth year — or, when only
+ * an age is known, with both years it gives.
  */
 export function personKeys(person: PersonResultItem): string[] {
   const thisYear = new Date().getUTCFullYear();
@@ -78,6 +78,9 @@ export function personKeys(person: PersonResultItem): string[] {
     names.add(person.full_name);
     const split = splitPersonName(person.full_name);
     if (split.first && split.last) names.add(`${split.first} ${split.last}`);
+    // "Last, First Middle" as "First Middle Last"
+    const comma = person.full_name.indexOf(',');
+    if (comma > 0) names.add(`${person.full_name.slice(comma + 1)} ${person.full_name.slice(0, comma)}`);
   }
   if (person.first_name && person.last_name) names.add(`${person.first_name} ${person.last_name}`);
   // A number written nationally is read in the person's country, as the local index reads it.
