@@ -74,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
       case 'suppress:add':
       case 'suppress:remove':
       case 'suppress:list':
-        return runSuppress(db, command);
+        return await runSuppress(db, command);
     }
   } finally {
     await db.destroy();
