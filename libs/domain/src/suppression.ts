@@ -39,7 +39,7 @@ export const suppressionKeys = {
   },
   name: (name: string, birthYear: number): string | null => {
     const folded = normalizePersonName(name);
-    return folded === '' ? null : `name:${folded}:${birthYear}`;
+    return !/[a-z]/.test(folded) ? null : `name:${folded}:${birthYear}`;
   },
 };
 
@@ -83,7 +83,7 @@ export function parseSuppressionSubject(input: SuppressionInput): SuppressionSub
     }
     case 'name': {
       const name = typeof input.name === 'string' ? input.name : '';
-      if (normalizePersonName(name) === '') issues.push({ field: 'name', issue: 'must be a name with letters' });
+      if (!/[a-z]/.test(normalizePersonName(name))) issues.push({ field: 'name', issue: 'must be a name with letters' });
       const year = birthYearOf(input.birth_year);
       if (year === null) {
         issues.push({
