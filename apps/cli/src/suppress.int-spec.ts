@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { runCli, testEnv, withDatabase } from '@dossier/testing';
+import { adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
 
 /**
  * `suppress:add`, `suppress:remove` and `suppress:list` as an operator runs them: the compiled CLI as a
@@ -10,15 +10,6 @@ describe('CLI suppress:* (real Postgres)', () => {
   const env = { DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database) };
   let db: Client;
 
-  const admin = async (sql: string) => {
-    const c = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
   const cli = (...args: string[]) => runCli(args, env);
   const rows = async () =>
     (await db.query(`SELECT id, kind, key_hash, hint FROM suppressions ORDER BY created_at, id`)).rows as {
@@ -29,15 +20,15 @@ describe('CLI suppress:* (real Postgres)', () => {
     }[];
 
   beforeAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin(`CREATE DATABASE "${database}"`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`CREATE DATABASE "${database}"`);
     expect((await cli('db:migrate')).code).toBe(0);
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
   it('lists an empty list', async () => {

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { testEnv } from './test-env';
+import { testEnv, withDatabase } from './test-env';
 
 /** Direct SQL against the run's database, for asserting rows and balances. */
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -46,4 +46,15 @@ export function settled(
   phases: { reserves: number; captures: number; releases: number },
 ): LedgerState {
   return { balance, ledger_sum: balance, ...phases, pending: 0 };
+}
+
+/** SQL on the server's `postgres` maintenance database (CREATE/DROP DATABASE for tests that need their own). */
+export async function adminSql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
 }

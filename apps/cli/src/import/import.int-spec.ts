@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { REPO_ROOT, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { REPO_ROOT, adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
 import { demoCompanies, demoPeople } from './demo';
 
 const FIXTURES = join(REPO_ROOT, 'apps/cli/src/import/fixtures');
@@ -17,21 +17,12 @@ describe('CLI import and demo:seed (real Postgres)', () => {
   let db: Client;
   let dir: string;
 
-  const admin = async (sql: string) => {
-    const c = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
   const cli = (...args: string[]) => runCli(args, env);
   const rows = async (sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows;
 
   beforeAll(async () => {
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin(`CREATE DATABASE "${database}"`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`CREATE DATABASE "${database}"`);
     expect((await cli('db:migrate')).code).toBe(0);
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
@@ -39,7 +30,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
   });
   afterAll(async () => {
     await db?.end();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     rmSync(dir, { recursive: true, force: true });
   });
 

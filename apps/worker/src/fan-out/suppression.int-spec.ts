@@ -4,28 +4,19 @@ import { parseSuppressionSubject } from '@dossier/domain';
 import type { PersonResultItem, PhoneResultItem, SourceReport } from '@dossier/contracts';
 import { emailItem } from '@dossier/providers';
 import { SuppressionsRepository, openDataSource } from '@dossier/persistence';
-import { testEnv } from '@dossier/testing';
+import { personItem, testEnv } from '@dossier/testing';
 import type { FanOutResult } from './fan-out';
 import { SuppressionFilter, personKeys } from './suppression';
 
-const person = (over: Partial<PersonResultItem>): PersonResultItem => ({
-  id: `per_${randomUUID()}`,
-  full_name: null,
-  first_name: null,
-  last_name: null,
-  aliases: [],
-  emails: [],
-  phones: [],
-  usernames: [],
-  accounts: [],
-  locations: [],
-  age: null,
-  birth_year: null,
-  match_score: 0.9,
-  matched_on: ['name'],
-  sources: ['local'],
-  ...over,
-});
+const person = (over: Partial<PersonResultItem>) =>
+  personItem({
+    id: `per_${randomUUID()}`,
+    full_name: null,
+    first_name: null,
+    last_name: null,
+    match_score: 0.9,
+    ...over,
+  });
 
 const found = (provider: string): SourceReport => ({ provider, outcome: 'found', took_ms: 1 });
 
