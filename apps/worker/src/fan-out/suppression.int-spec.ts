@@ -99,6 +99,26 @@ describe('SuppressionFilter (real Postgres)', () => {
     });
   });
 
+  it('drops the people found through a listed e-mail or phone that was searched for, keeping the rest', async () => {
+    const throughEmail = person({ full_name: 'Anyone', matched_on: ['email'] });
+    const throughPhone = person({ full_name: 'Anyone Else', matched_on: ['name', 'phone'] });
+    const byName = person({ full_name: 'Lucy Westenra', matched_on: ['name'] });
+    const outcome: FanOutResult<'person'> = {
+      items: [throughEmail, throughPhone, byName],
+      sources: [found('pdl')],
+      charge: true,
+    };
+    queries = 0;
+    const result = await filter.apply(
+      'person',
+      { name: 'Lucy Westenra', email: `OPTOUT-${tag}@example.com`, phone: '020 7946 0321', country: 'GB' },
+      outcome,
+    );
+    expect(result).toEqual({ ...outcome, items: [byName] });
+    expect(queries).toBe(1);
+    expect(await filter.apply('person', { email: 'lucy@example.com' }, outcome)).toBe(outcome);
+  });
+
   it("keeps a listed address's verification and drops its accounts; other addresses keep theirs", async () => {
     const account = { service: 'gravatar', username: 'mina', url: 'https://gravatar.com/mina' };
     const item = emailItem(`optout-${tag}@example.com`, 'email', {

@@ -12,7 +12,8 @@ export interface SuppressionList {
  * answered. Merged, because a merged person carries every e-mail, phone and birth year its providers
  * knew: a record that only shares an e-mail with a suppressed one goes with it.
  *
- * - person: an item goes when any of its e-mails, phones, or names with its birth year is listed;
+ * - person: an item goes when any of its e-mails, phones, or names with its birth year is listed, or
+ *   when it was matched on a searched e-mail or phone that is listed;
  * - email: a listed address keeps its verification (syntax, MX, deliverability: facts about the mailbox,
  *   not the person) and loses its associated accounts;
  * - phone and company items hold nothing about a person (the phone schema has no owner or caller name).
@@ -31,10 +32,16 @@ export class SuppressionFilter {
   ): Promise<FanOutResult<K>> {
     if (kind === 'person') {
       const people = outcome.items as PersonResultItem[];
+      if (people.length === 0) return outcome;
       const keysOf = people.map(personKeys);
-      const listed = await this.list.matching(keysOf.flat());
+      // A searched e-mail or phone that is listed takes the items found through it (matched on it).
+      const searched = searchedKeys(input as LookupInputByKind['person']);
+      const listed = await this.list.matching([...keysOf.flat(), ...searched.map((s) => s.key)]);
       if (listed.size === 0) return outcome;
-      const kept = people.filter((_, i) => !keysOf[i]!.some((k) => listed.has(k)));
+      const through = new Set<string>(searched.filter((s) => listed.has(s.key)).map((s) => s.field));
+      const kept = people.filter(
+        (p, i) => !keysOf[i]!.some((k) => listed.has(k)) && !p.matched_on.some((f) => through.has(f)),
+      );
       return settled(outcome, kept as ResultItemByKind[K][]);
     }
     if (kind === 'email') {
@@ -49,6 +56,15 @@ export class SuppressionFilter {
     }
     return outcome;
   }
+}
+
+function searchedKeys(input: LookupInputByKind['person']): { field: 'email' | 'phone'; key: string }[] {
+  const email = input.email === undefined ? null : suppressionKeys.email(input.email);
+  const phone = input.phone === undefined ? null : suppressionKeys.phone(input.phone, input.country);
+  return [
+    ...(email ? [{ field: 'email' as const, key: email }] : []),
+    ...(phone ? [{ field: 'phone' as const, key: phone }] : []),
+  ];
 }
 
 function settled<K extends LookupKind>(outcome: FanOutResult<K>, items: ResultItemByKind[K][]): FanOutResult<K> {
