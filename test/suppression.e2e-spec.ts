@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
@@ -6,6 +6,7 @@ import { personRowOf } from '@dossier/domain';
 import { openDataSource, writePeople } from '@dossier/persistence';
 import {
   Api,
+  FakeDns,
   FakeUpstream,
   REPO_ROOT,
   Stack,
@@ -40,13 +41,16 @@ const PDL_KEY = 'e2e-suppression-pdl-key';
 /**
  * The suppression list end to end: subjects added through `/admin/suppressions` disappear from the local
  * index's and a fake People Data Labs' answers, before anything is stored or charged, while other
- * subjects are still answered. Gateway and worker as processes; PDL on loopback.
+ * subjects are still answered; a listed address's e-mail verification loses its Gravatar accounts.
+ * Gateway and worker as processes; PDL, Gravatar and DNS on loopback.
  */
 describe('suppression list (admin endpoints, gateway + worker, local index and a fake PDL)', () => {
   let db: DataSource;
   let stack: Stack;
   let api: Api;
   let pdl: FakeUpstream;
+  let gravatar: FakeUpstream;
+  let dns: FakeDns;
   let key: string;
   let accountId: string;
   const source = `suppression-e2e-${randomUUID()}`;
@@ -101,6 +105,16 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
     return { res, before, after, row: row!, spent: before.balance - after.balance };
   }
 
+  /** An e-mail verification: its one item's accounts, and the credits it took. */
+  async function verify(email: string) {
+    const before = await ledgerState(accountId);
+    const res = await api.post<Envelope>('/v1/verify/email', { email }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(1);
+    const after = await ledgerState(accountId);
+    return { item: res.body.results[0]!, spent: before.balance - after.balance };
+  }
+
   const names = (body: Envelope) => body.results.map((r) => r['full_name']);
 
   beforeAll(async () => {
@@ -122,7 +136,17 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
         birth_year: 1979,
       }),
     ]);
-    pdl = await FakeUpstream.start();
+    [pdl, gravatar, dns] = await Promise.all([
+      FakeUpstream.start(),
+      FakeUpstream.start(),
+      FakeDns.start({ [domain]: { mx: [[10, `mx.${domain}`]] }, [`mx.${domain}`]: { a: ['127.0.0.1'] } }),
+    ]);
+    // Ivy has a Gravatar profile (the provider's fixture).
+    const ivyHash = createHash('sha256').update(ivy.email).digest('hex');
+    const profile = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'libs/providers/src/gravatar/fixtures/ok/found.json'), 'utf8'),
+    ) as FakeAnswer;
+    gravatar.reply((req) => (req.url === `/v3/profiles/${ivyHash}` ? profile : { status: 404, body: {} }));
     pdl.reply((req): FakeAnswer => {
       const email = new URL(req.url, 'http://fake').searchParams.get('email');
       if (email === ivy.email) return pdlProfile(ivy, 'ivy-0001');
@@ -131,7 +155,13 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
     });
     stack = await Stack.start({
       label: 'suppression',
-      env: { PDL_API_KEY: PDL_KEY, PDL_BASE_URL: pdl.url },
+      env: {
+        PDL_API_KEY: PDL_KEY,
+        PDL_BASE_URL: pdl.url,
+        GRAVATAR_ENABLED: 'true',
+        GRAVATAR_BASE_URL: gravatar.url,
+        DNS_SERVERS: dns.server,
+      },
       gatewayEnv: { ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password },
     });
     api = new Api(stack.baseUrl);
@@ -139,7 +169,7 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
   });
   afterAll(async () => {
     await stack?.stop();
-    await pdl?.close();
+    await Promise.all([pdl?.close(), gravatar?.close(), dns?.close()]);
     await db?.query(`DELETE FROM people WHERE source = $1`, [source]);
     await db?.destroy();
   });
@@ -207,6 +237,11 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
       const upstream = await search({ email: ivy.email });
       expect(names(upstream.res.body)).toEqual([ivy.name]);
       expect(upstream.spent).toBe(1);
+      const verified = await verify(ivy.email);
+      expect(verified.item['accounts']).toEqual(
+        expect.arrayContaining([expect.objectContaining({ service: 'gravatar', username: 'gracehopper' })]),
+      );
+      expect(verified.spent).toBe(1);
     });
 
     it('adds subjects once through the admin endpoint (201, then 200 with the same entry) and lists them masked', async () => {
@@ -267,6 +302,17 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
         expect.arrayContaining([expect.objectContaining({ provider: 'pdl', outcome: 'not_found' })]),
       );
       expect(pdl.requests.some((r) => r.url.includes(encodeURIComponent(ivy.email)))).toBe(true);
+    });
+
+    it('verifies a listed address as usual but without its associated accounts', async () => {
+      const { item, spent } = await verify(ivy.email);
+      expect(item).toMatchObject({
+        normalized: ivy.email,
+        syntax_valid: true,
+        mx_records: [`mx.${domain}`],
+        accounts: [],
+      });
+      expect(spent).toBe(1);
     });
 
     it("answers a fake upstream's other subjects as usual", async () => {
