@@ -49,6 +49,7 @@ describe('suppression subjects', () => {
     [{ name: 'Jane Doe', birth_year: 1700 }, [{ field: 'birth_year', issue: expect.any(String) }]],
     [{ name: 'Jane Doe', birth_year: 3000 }, [{ field: 'birth_year', issue: expect.any(String) }]],
     [{ name: '!!', birth_year: 1980 }, [{ field: 'name', issue: 'must be a name with letters' }]],
+    [{ name: '1234', birth_year: 1980 }, [{ field: 'name', issue: 'must be a name with letters' }]],
     [{ email: 'a@b.example', birth_year: 1980 }, [{ field: 'birth_year', issue: 'goes with name only' }]],
   ])('refuses %j naming the field', (input, details) => {
     expect(issuesOf(input)).toEqual(details);

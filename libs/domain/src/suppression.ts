@@ -83,7 +83,8 @@ export function parseSuppressionSubject(input: SuppressionInput): SuppressionSub
     }
     case 'name': {
       const name = typeof input.name === 'string' ? input.name : '';
-      if (!/[a-z]/.test(normalizePersonName(name))) issues.push({ field: 'name', issue: 'must be a name with letters' });
+      if (!/[a-z]/.test(normalizePersonName(name)))
+        issues.push({ field: 'name', issue: 'must be a name with letters' });
       const year = birthYearOf(input.birth_year);
       if (year === null) {
         issues.push({
