@@ -6,9 +6,8 @@
  */
 import { Registry } from 'prom-client';
 import { RedisTokenBucket } from '@dossier/config';
-import type { PersonResultItem } from '@dossier/contracts';
 import { request, type Provider } from '@dossier/providers';
-import { FakeUpstream } from '@dossier/testing';
+import { FakeUpstream, personItem } from '@dossier/testing';
 import { FanOut } from '../apps/worker/src/fan-out/fan-out';
 import { ProviderMetrics } from '../apps/worker/src/fan-out/provider-metrics';
 import { UpstreamGuards } from '../apps/worker/src/fan-out/upstream-guards';
@@ -19,23 +18,8 @@ import type { Phase, PhaseReport } from './phase';
 const UPSTREAM_DELAY_MS = 50;
 
 function upstreamProvider(id: string, baseUrl: string): Provider<'person'> {
-  const item = (): PersonResultItem => ({
-    id: `per_${id}`,
-    full_name: 'Grace Hopper',
-    first_name: 'Grace',
-    last_name: 'Hopper',
-    aliases: [],
-    emails: [],
-    phones: [],
-    usernames: [],
-    accounts: [],
-    locations: [],
-    age: null,
-    birth_year: null,
-    match_score: 0.5,
-    matched_on: ['name'],
-    sources: [id],
-  });
+  const item = () =>
+    personItem({ id: `per_${id}`, full_name: 'Grace Hopper', first_name: 'Grace', last_name: 'Hopper', sources: [id] });
   return {
     id,
     kinds: ['person'],

@@ -1,6 +1,7 @@
 import { AUDIT_EXPORT_USAGE, parseAuditExportArgs, type AuditExportCommand } from './audit-export';
 import { DEMO_DEFAULTS } from './import/demo-defaults';
 import { FORMATS, type ImportFormat, type ImportKind } from './import/readers';
+import { SUPPRESS_OPTIONS, SUPPRESS_USAGE, suppressCommand, type SuppressCommand } from './suppress';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -19,6 +20,7 @@ commands:
                                  the synthetic demo set (source "demo"; 10000 people, 2000 companies);
                                  re-running changes nothing; --if-absent: only when it is not there yet
   ${AUDIT_EXPORT_USAGE}
+${SUPPRESS_USAGE}
   help                           this text`;
 
 export type Command =
@@ -27,7 +29,8 @@ export type Command =
   | { name: 'credits:grant'; email: string; credits: number }
   | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
   | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean }
-  | AuditExportCommand;
+  | AuditExportCommand
+  | SuppressCommand;
 
 const MAX_GRANT = 1_000_000_000;
 
@@ -61,6 +64,16 @@ export function parseCommand(argv: string[]): Command {
       if (typeof parsed === 'string') throw new UsageError(`audit:export: ${parsed}\n\n${USAGE}`);
       return parsed;
     }
+    case 'suppress:add':
+    case 'suppress:remove': {
+      const { positional, values } = options(name, args, { values: SUPPRESS_OPTIONS, flags: [] });
+      const command = suppressCommand(name, positional, values);
+      if ('problem' in command) throw new UsageError(`${command.problem}\n\n${USAGE}`);
+      return command;
+    }
+    case 'suppress:list':
+      expectArgs(name, args, 0, '');
+      return { name };
     default:
       throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
   }

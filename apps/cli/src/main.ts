@@ -8,6 +8,7 @@ import { consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
 import { exportAudit } from './audit-export';
+import { runSuppress } from './suppress';
 
 async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
@@ -77,6 +78,10 @@ async function main(argv: string[]): Promise<number> {
           command,
           { out: process.stdout, err: process.stderr },
         );
+      case 'suppress:add':
+      case 'suppress:remove':
+      case 'suppress:list':
+        return await runSuppress(db, command);
     }
   } finally {
     await db.destroy();

@@ -21,6 +21,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { QueueBoardService } from './admin/queue-board.service';
 import { HistoryController } from './history/history.controller';
 import { SearchHistoryService } from './history/search-history.service';
+import { SuppressionsService } from './admin/suppressions.service';
 
 @Module({})
 export class GatewayModule {
@@ -51,6 +52,7 @@ export class GatewayModule {
         MetricsService,
         QueueBoardService,
         SearchHistoryService,
+        SuppressionsService,
       ],
     };
   }

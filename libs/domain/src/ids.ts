@@ -35,6 +35,7 @@ export const newId = {
   key: (): string => `key_${randomBase62(20)}`,
   search: (): string => `srch_${randomBase62(SEARCH_ID_LENGTH)}`,
   request: (): string => `req_${randomBase62(20)}`,
+  suppression: (): string => `sup_${randomBase62(20)}`,
 };
 
 /** API keys: `dsk_` + 40 base62 characters (~238 bits). Shown once, stored as a hash. */

@@ -7,3 +7,4 @@ export * from './async';
 export * from './email';
 export * from './normalize';
 export * from './local-records';
+export * from './suppression';

@@ -6,10 +6,12 @@ import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { PersonRecordEntity } from './entities/person-record.entity';
 import { PersonNameEntity } from './entities/person-name.entity';
 import { CompanyRecordEntity } from './entities/company-record.entity';
+import { SuppressionEntity } from './entities/suppression.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
 import { SearchHistory1740000000000 } from './migrations/1740000000000-search-history';
+import { Suppressions1730000000000 } from './migrations/1730000000000-suppressions';
 
 export const ENTITIES = [
   AccountEntity,
@@ -19,11 +21,13 @@ export const ENTITIES = [
   PersonRecordEntity,
   PersonNameEntity,
   CompanyRecordEntity,
+  SuppressionEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,
   LocalIndexes1710000000000,
   PersonNameWords1720000000000,
+  Suppressions1730000000000,
   SearchHistory1740000000000,
 ];
 

@@ -11,6 +11,8 @@ export * from './entities/ledger-entry.entity';
 export * from './entities/person-record.entity';
 export * from './entities/person-name.entity';
 export * from './entities/company-record.entity';
+export * from './entities/suppression.entity';
+export * from './suppressions.repository';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
 export * from './local-index.writer';
 export * from './local-index.repository';

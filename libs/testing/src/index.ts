@@ -13,3 +13,4 @@ export * from './fake-dns';
 export * from './fake-smtp';
 export * from './fixtures';
 export * from './deploy-files';
+export * from './items';

@@ -8,6 +8,8 @@ import {
   ApiKeysRepository,
   SearchHistoryRepository,
   SearchesRepository,
+  SearchesRepository,
+  SuppressionsRepository,
   openDataSource,
 } from '@dossier/persistence';
 import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS } from './tokens';
@@ -51,6 +53,7 @@ export class InfraModule implements OnApplicationShutdown {
         repository(ApiKeysRepository),
         repository(SearchesRepository),
         repository(SearchHistoryRepository),
+        repository(SuppressionsRepository),
       ],
       exports: [
         GATEWAY_CONFIG,
@@ -61,6 +64,7 @@ export class InfraModule implements OnApplicationShutdown {
         ApiKeysRepository,
         SearchesRepository,
         SearchHistoryRepository,
+        SuppressionsRepository,
       ],
     };
   }

@@ -4,29 +4,20 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { EmailResultItem, PersonResultItem } from '@dossier/contracts';
 import { ProviderError, createUsernameProvider, type Provider, type ProviderAnswer } from '@dossier/providers';
-import { FakeUpstream } from '@dossier/testing';
+import { FakeUpstream, personItem } from '@dossier/testing';
 import { FanOut } from './fan-out';
 import { ProviderMetrics } from './provider-metrics';
 import { UpstreamGuards } from './upstream-guards';
 
 function person(id: string, score: number): PersonResultItem {
-  return {
+  return personItem({
     id,
     full_name: 'Jane Doe',
     first_name: 'Jane',
     last_name: 'Doe',
-    aliases: [],
-    emails: [],
-    phones: [],
-    usernames: [],
-    accounts: [],
-    locations: [],
-    age: null,
-    birth_year: null,
     match_score: score,
-    matched_on: ['name'],
     sources: [id],
-  };
+  });
 }
 
 function provider<K extends 'person' | 'email' = 'person'>(

@@ -13,6 +13,7 @@ import {
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
 import type { FanOut } from '../fan-out/fan-out';
+import type { SuppressionFilter } from '../fan-out/suppression';
 import { MicroBatcher } from './micro-batcher';
 
 const SETTLE_BATCH_WINDOW_MS = 2;
@@ -20,7 +21,7 @@ const SETTLE_BATCH_MAX = 100;
 
 /**
  * Processes one kind's jobs: parse the payload with the shared schema, fan out to the kind's
- * providers, store the outcome and settle the credits in Postgres (idempotently), then complete
+ * providers, drop what the suppression list covers, store the outcome and settle the credits in Postgres (idempotently), then complete
  * with a pointer. A redelivered job finds its search settled and does nothing twice.
  */
 export class LookupProcessor<K extends LookupKind> {
@@ -31,6 +32,7 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly providers: readonly Provider<K>[],
     private readonly searches: SearchesRepository,
     private readonly fanOut: FanOut,
+    private readonly suppression: SuppressionFilter,
     private readonly testHold: WorkerConfig['testHold'],
   ) {
     this.logger = new Logger(`${kind}-lookup`);
@@ -56,7 +58,9 @@ export class LookupProcessor<K extends LookupKind> {
     // Upstream failures do not fail the job: they are reported in `sources`, and a lookup that found
     // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
     const deadlineAt = data.deadline_at === null ? null : Date.parse(data.deadline_at);
-    const outcome = await this.fanOut.run(this.kind, data.input, this.providers, deadlineAt);
+    const fanned = await this.fanOut.run(this.kind, data.input, this.providers, deadlineAt);
+    // Opted-out subjects go before anything is stored, answered or charged (ADR 0015).
+    const outcome = await this.suppression.apply(this.kind, data.input, fanned);
     for (const s of outcome.sources) {
       if (s.outcome === 'error') this.logger.warn(`search ${data.search_id}: ${s.provider}: ${s.detail ?? 'error'}`);
     }

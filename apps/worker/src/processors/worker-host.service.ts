@@ -4,9 +4,10 @@ import type { DataSource } from 'typeorm';
 import { blockingRedisOptions, type WorkerConfig } from '@dossier/config';
 import { JOB_NAMES, QUEUE_NAMES } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
-import { SearchesRepository } from '@dossier/persistence';
+import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
 import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
+import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor } from './lookup.processor';
 
 /**
@@ -26,6 +27,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     const searches = new SearchesRepository(this.db);
+    const suppression = new SuppressionFilter(new SuppressionsRepository(this.db));
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
@@ -33,7 +35,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
         );
       }
-      const processor = new LookupProcessor(kind, providers, searches, this.fanOut, this.config.testHold);
+      const processor = new LookupProcessor(kind, providers, searches, this.fanOut, suppression, this.config.testHold);
       const worker = new Worker(
         QUEUE_NAMES[kind],
         async (job: Job) => {

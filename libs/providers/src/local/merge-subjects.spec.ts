@@ -1,24 +1,8 @@
-import type { CompanyResultItem, PersonResultItem } from '@dossier/contracts';
+import type { CompanyResultItem } from '@dossier/contracts';
+import { personItem } from '@dossier/testing';
 import { mergeItems } from '../merge';
 
-const person = (over: Partial<PersonResultItem>): PersonResultItem => ({
-  id: 'per_x',
-  full_name: 'Ada Lovelace',
-  first_name: 'Ada',
-  last_name: 'Lovelace',
-  aliases: [],
-  emails: [],
-  phones: [],
-  usernames: [],
-  accounts: [],
-  locations: [],
-  age: null,
-  birth_year: null,
-  match_score: 0.5,
-  matched_on: ['name'],
-  sources: ['local'],
-  ...over,
-});
+const person = personItem;
 
 const company = (over: Partial<CompanyResultItem>): CompanyResultItem => ({
   id: 'com_x',

@@ -1,0 +1,57 @@
+import { DomainError } from './errors';
+import { parseSuppressionSubject, suppressionKeyHash, suppressionKeys } from './suppression';
+
+const issuesOf = (input: Parameters<typeof parseSuppressionSubject>[0]) => {
+  try {
+    parseSuppressionSubject(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    return (error as DomainError).details;
+  }
+  throw new Error('accepted');
+};
+
+describe('suppression subjects', () => {
+  it('keys each kind with the normalisation the rest of Dossier uses, and masks it for the list', () => {
+    expect(parseSuppressionSubject({ email: ' Jane.Doe@EXAMPLE.com ' })).toEqual({
+      kind: 'email',
+      key: 'email:jane.doe@example.com',
+      hint: 'j…@example.com',
+    });
+    expect(parseSuppressionSubject({ phone: '+44 (0)20 7946 0958' })).toEqual({
+      kind: 'phone',
+      key: 'phone:+442079460958',
+      hint: '+44…58',
+    });
+    expect(parseSuppressionSubject({ name: 'Zoë  O’Neill', birth_year: '1984' })).toEqual({
+      kind: 'name',
+      key: 'name:zoe o neill:1984',
+      hint: 'Z… O…, 1984',
+    });
+  });
+
+  it('matches the keys made from records however they were written', () => {
+    expect(suppressionKeys.email('jane.doe@Example.COM')).toBe(
+      parseSuppressionSubject({ email: 'JANE.DOE@example.com' }).key,
+    );
+    expect(suppressionKeys.phone('020 7946 0958', 'GB')).toBe('phone:+442079460958');
+    expect(suppressionKeys.name('ZOE O-NEILL', 1984)).toBe('name:zoe o neill:1984');
+    expect(suppressionKeyHash('email:a@b.example')).toMatch(/^[0-9a-f]{64}$/);
+    expect(suppressionKeyHash('email:a@b.example')).not.toBe(suppressionKeyHash('email:a@c.example'));
+  });
+
+  it.each([
+    [{}, [{ field: 'body', issue: 'give exactly one of email, phone, or name with birth_year' }]],
+    [{ email: 'a@b.example', phone: '+14155550100' }, [{ field: 'body', issue: expect.any(String) }]],
+    [{ email: 'not an address' }, [{ field: 'email', issue: 'must be an e-mail address' }]],
+    [{ phone: '020 7946 0958' }, [{ field: 'phone', issue: expect.stringMatching(/international format/) }]],
+    [{ name: 'Jane Doe' }, [{ field: 'birth_year', issue: expect.stringMatching(/^is required with name/) }]],
+    [{ name: 'Jane Doe', birth_year: 1700 }, [{ field: 'birth_year', issue: expect.any(String) }]],
+    [{ name: 'Jane Doe', birth_year: 3000 }, [{ field: 'birth_year', issue: expect.any(String) }]],
+    [{ name: '!!', birth_year: 1980 }, [{ field: 'name', issue: 'must be a name with letters' }]],
+    [{ name: '1234', birth_year: 1980 }, [{ field: 'name', issue: 'must be a name with letters' }]],
+    [{ email: 'a@b.example', birth_year: 1980 }, [{ field: 'birth_year', issue: 'goes with name only' }]],
+  ])('refuses %j naming the field', (input, details) => {
+    expect(issuesOf(input)).toEqual(details);
+  });
+});

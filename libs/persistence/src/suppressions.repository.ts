@@ -1,0 +1,88 @@
+import type { DataSource } from 'typeorm';
+import { newId, suppressionKeyHash, type SuppressionKind, type SuppressionSubject } from '@dossier/domain';
+import { queryRows } from './sql';
+
+export interface SuppressionRow {
+  id: string;
+  kind: SuppressionKind;
+  hint: string;
+  created_at: Date;
+}
+
+/**
+ * The suppression list (ADR 0015). Subjects are stored and looked up by the hash of their normalised
+ * key; `matching` answers a whole lookup's candidate keys in one indexed query.
+ */
+export class SuppressionsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Adds the subject; adding one that is listed already changes nothing and returns its entry. */
+  async add(subject: SuppressionSubject): Promise<{ entry: SuppressionRow; created: boolean }> {
+    // A concurrent add of the same subject commits between this statement's snapshot and its insert:
+    // the insert does nothing and the select cannot see that row yet, so the second try finds it.
+    for (;;) {
+      const found = await this.insertOrFind(subject);
+      if (found) return found;
+    }
+  }
+
+  private async insertOrFind(subject: SuppressionSubject): Promise<{ entry: SuppressionRow; created: boolean } | null> {
+    const rows = await queryRows<SuppressionRow & { created: boolean }>(
+      this.db,
+      `WITH ins AS (
+         INSERT INTO suppressions (id, kind, key_hash, hint) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key_hash) DO NOTHING
+         RETURNING id, kind, hint, created_at
+       )
+       SELECT id, kind, hint, created_at, true AS created FROM ins
+       UNION ALL
+       SELECT id, kind, hint, created_at, false AS created FROM suppressions
+       WHERE key_hash = $3 AND NOT EXISTS (SELECT 1 FROM ins)`,
+      [newId.suppression(), subject.kind, suppressionKeyHash(subject.key), subject.hint],
+    );
+    if (!rows[0]) return null;
+    const { created, ...entry } = rows[0];
+    return { entry, created };
+  }
+
+  /** Removes the entry with this id; null when there is none. */
+  async removeById(id: string): Promise<SuppressionRow | null> {
+    const rows = await queryRows<SuppressionRow>(
+      this.db,
+      `DELETE FROM suppressions WHERE id = $1 RETURNING id, kind, hint, created_at`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Removes the subject's entry; null when it is not listed. */
+  async remove(subject: SuppressionSubject): Promise<SuppressionRow | null> {
+    const rows = await queryRows<SuppressionRow>(
+      this.db,
+      `DELETE FROM suppressions WHERE key_hash = $1 RETURNING id, kind, hint, created_at`,
+      [suppressionKeyHash(subject.key)],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Every entry, oldest first. */
+  list(): Promise<SuppressionRow[]> {
+    return queryRows<SuppressionRow>(
+      this.db,
+      `SELECT id, kind, hint, created_at FROM suppressions ORDER BY created_at, id`,
+    );
+  }
+
+  /** Which of these keys are suppressed: one query on the unique index, however many keys. */
+  async matching(keys: readonly string[]): Promise<Set<string>> {
+    const distinct = [...new Set(keys)];
+    if (distinct.length === 0) return new Set();
+    const byHash = new Map(distinct.map((k) => [suppressionKeyHash(k), k]));
+    const rows = await queryRows<{ key_hash: string }>(
+      this.db,
+      `SELECT key_hash FROM suppressions WHERE key_hash = ANY($1::text[])`,
+      [[...byHash.keys()]],
+    );
+    return new Set(rows.map((r) => byHash.get(r.key_hash)!));
+  }
+}
