@@ -8,7 +8,6 @@ import {
   ApiKeysRepository,
   SearchHistoryRepository,
   SearchesRepository,
-  SearchesRepository,
   SuppressionsRepository,
   openDataSource,
 } from '@dossier/persistence';
