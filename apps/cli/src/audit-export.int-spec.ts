@@ -288,7 +288,9 @@ describe('CLI audit:export (real Postgres)', () => {
       expect(code).toBe(0);
       expect(out).toBeGreaterThan(0);
       expect(drawn).toMatch(/audit:export \[=+\] 100% \| 20000\/20000 searches/);
-      expect(drawn).toMatch(/audit:export \[=+-+\] 25% \| 5000\/20000 searches/);
+      // cli-progress redraws at most 10 times a second, so which batches in between are drawn depends on
+      // the machine's speed: the first frame and the last are certain.
+      expect(drawn).toMatch(/audit:export \[-+\] 0% \| 0\/20000 searches/);
       expect(drawn).toContain(`audit:export: ${LARGE} search(es)`);
     });
 
