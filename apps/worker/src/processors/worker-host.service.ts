@@ -15,6 +15,8 @@ interface Consumer {
   kind: LookupKind;
   worker: Worker;
   lastFinishedAt: number;
+  /** Jobs this process is running for the queue now. */
+  inFlight: number;
 }
 
 /** Whether this process consumes its queues: connected, and finishing jobs when jobs wait. */
@@ -31,8 +33,8 @@ export interface ConsumerHealth {
 /**
  * One BullMQ Worker per lookup kind named in LOOKUP_QUEUES. On shutdown the workers close first and
  * let active jobs finish (up to WORKER_SHUTDOWN_GRACE_MS); connections close after. A worker found
- * stalled (see ConsumerHealth) is closed and started again: BullMQ workers have been seen to stop
- * fetching after a Redis restart without reporting an error.
+ * stalled (see ConsumerHealth) with a free slot is closed and started again: BullMQ workers have been
+ * seen to stop fetching after a Redis restart without reporting an error (ADR 0016).
  */
 @Injectable()
 export class WorkerHostService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,7 +64,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
         );
       }
-      this.consumers.push({ kind, worker: this.startWorker(kind), lastFinishedAt: Date.now() });
+      this.consumers.push({ kind, worker: this.startWorker(kind), lastFinishedAt: Date.now(), inFlight: 0 });
       this.logger.log(
         `consuming ${QUEUE_NAMES[kind]} (concurrency ${this.config.concurrency[kind]}, providers: ${providers.map((p) => p.id).join(', ') || 'none'})`,
       );
@@ -86,7 +88,13 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       async (job: Job) => {
         if (job.name !== JOB_NAMES[kind])
           throw new Error(`no processor for job name ${job.name} on ${QUEUE_NAMES[kind]}`);
-        return processor.process(job);
+        const consumer = this.consumers.find((c) => c.kind === kind);
+        if (consumer) consumer.inFlight += 1;
+        try {
+          return await processor.process(job);
+        } finally {
+          if (consumer) consumer.inFlight = Math.max(0, consumer.inFlight - 1);
+        }
       },
       {
         connection: this.redis.consumers(),
@@ -125,9 +133,13 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     const [connected, stalled] = await Promise.all([
       this.isConnected(),
       // Unreadable queues (Redis down) show as not connected, not as stalled.
-      this.stalledKinds().catch(() => []),
+      this.stalledKinds().catch((): LookupKind[] => []),
     ]);
-    for (const kind of stalled) void this.restart(kind);
+    // A worker with a free slot that takes no waiting job has stopped fetching: restart it. One whose
+    // slots are all busy with slow jobs is only reported (restarting would abandon those jobs).
+    for (const c of this.consumers) {
+      if (stalled.includes(c.kind) && c.inFlight < this.config.concurrency[c.kind]) void this.restart(c.kind);
+    }
     return { connected, stalled };
   }
 
@@ -166,6 +178,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       if (this.closing) return;
       consumer.worker = this.startWorker(kind);
       consumer.lastFinishedAt = Date.now();
+      consumer.inFlight = 0;
     } finally {
       this.restarting.delete(kind);
     }
