@@ -9,6 +9,7 @@ import { CompanyRecordEntity } from './entities/company-record.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
+import { SearchesRetention1745000000000 } from './migrations/1745000000000-searches-retention';
 
 export const ENTITIES = [
   AccountEntity,
@@ -19,7 +20,12 @@ export const ENTITIES = [
   PersonNameEntity,
   CompanyRecordEntity,
 ];
-export const MIGRATIONS = [Initial1700000000000, LocalIndexes1710000000000, PersonNameWords1720000000000];
+export const MIGRATIONS = [
+  Initial1700000000000,
+  LocalIndexes1710000000000,
+  PersonNameWords1720000000000,
+  SearchesRetention1745000000000,
+];
 
 export interface DataSourceOptions {
   url: string;

@@ -9,6 +9,8 @@ import type { SourceReport } from '@dossier/contracts';
   where: 'idempotency_key IS NOT NULL',
 })
 @Index('searches_pending_idx', ['createdAt'], { where: "status = 'pending'" })
+// The searches whose input is still kept, oldest first: what the retention purge reads (ADR 0016).
+@Index('searches_retained_idx', ['createdAt'], { where: 'input IS NOT NULL' })
 @Check('searches_kind_check', "kind IN ('person', 'company', 'email', 'phone')")
 @Check('searches_status_check', "status IN ('pending', 'succeeded', 'failed')")
 @Check('searches_cost_check', 'cost >= 0')
