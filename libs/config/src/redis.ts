@@ -86,10 +86,6 @@ export class RedisConnections {
 
   constructor(readonly target: RedisTarget) {}
 
-  get cluster(): boolean {
-    return this.target.clusterNodes !== null;
-  }
-
   /** For producers and queue reads (fail fast: a Redis outage is an error in milliseconds). */
   queues(): ConnectionOptions {
     const nodes = this.target.clusterNodes;
