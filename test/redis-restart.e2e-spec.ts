@@ -1,4 +1,5 @@
-import { Api, RedisServer, Stack, freePort, waitFor } from '@dossier/testing';
+import { QUEUE_NAMES } from '@dossier/contracts';
+import { Api, QueueProbe, RedisServer, Stack, freePort, sql, waitFor } from '@dossier/testing';
 
 const PHONE = { phone: '+14155552671' };
 
@@ -80,6 +81,80 @@ describe('worker health: a Redis restart (its own redis-server), and jobs that w
       expect(after.body.status).toBe('success');
       // By itself: the same process, and BullMQ reconnected without the stalled-worker restart.
       expect(stack.workers[0]!.running).toBe(true);
+      expect(stack.workers[0]!.logs).not.toContain('restarting it');
+    });
+  });
+
+  describe('Redis restarted with its data (append-only file) while a job waits', () => {
+    let redis: RedisServer;
+    let stack: Stack;
+    let api: Api;
+    let probe: QueueProbe;
+    let ready: string;
+
+    beforeAll(async () => {
+      redis = await RedisServer.start(['--appendonly', 'yes', '--appendfsync', 'always']);
+      stack = await Stack.start({ label: 'aof', noWorker: true, env: { REDIS_URL: redis.url } });
+      api = new Api(stack.baseUrl);
+      probe = new QueueProbe(stack.env['QUEUE_PREFIX']!, redis.url);
+      // One slot, each job held 3 s before it settles: the second job waits while the first runs.
+      ready = await startWorker(stack, {
+        LOOKUP_QUEUES: 'phone',
+        WORKER_CONCURRENCY: '1',
+        WORKER_TEST_HOLD: 'before:3000',
+        WORKER_READY_STALL_MS: '2000',
+      });
+    });
+    afterAll(async () => {
+      await probe?.close();
+      await stack?.stop();
+      await redis?.stop();
+    });
+
+    const status = async (id: string) =>
+      (await sql<{ status: string }>(`SELECT status FROM searches WHERE id = $1`, [id]))[0]?.status;
+
+    // BullMQ retries the first job's completion until Redis answers, so the worker finishes it as
+    // soon as Redis is back: the outage is not taken for a stall, and the worker is not restarted.
+    it('takes the outage for an outage, not a stall: the waiting job resumes on the same worker', async () => {
+      const { key } = await api.register();
+      const post = () => api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'respond-async' } });
+      const running = await post();
+      await waitFor(
+        () => probe.state(QUEUE_NAMES.phone, running.body.search_id),
+        (state) => state === 'active',
+        { timeoutMs: 10_000, what: 'the first job to run' },
+      );
+      const waiting = await post();
+      expect([running.status, waiting.status]).toEqual([202, 202]);
+      expect(await probe.state(QUEUE_NAMES.phone, waiting.body.search_id)).toBe('waiting');
+
+      // Redis goes away for longer than WORKER_READY_STALL_MS: the first job settles in Postgres
+      // meanwhile (its hold is longer than the bound), and nothing finishes in BullMQ.
+      await redis.kill();
+      await waitFor(
+        () => status(running.body.search_id),
+        (s) => s === 'succeeded',
+        { timeoutMs: 10_000, what: 'the running job to settle while Redis is down' },
+      );
+      await waitFor(
+        () => readiness(ready),
+        (r) => r.status === 503,
+        { timeoutMs: 10_000, what: 'the worker to report the outage' },
+      );
+
+      // The job is in Redis's append-only file only: if the restart lost it, it would never succeed.
+      await redis.restart();
+      await waitFor(
+        () => status(waiting.body.search_id),
+        (s) => s === 'succeeded',
+        { timeoutMs: 30_000, what: 'the waiting job to be taken after the restart' },
+      );
+      await waitFor(
+        () => readiness(ready),
+        (r) => r.status === 200,
+        { timeoutMs: 30_000, what: 'the worker to be ready again' },
+      );
       expect(stack.workers[0]!.logs).not.toContain('restarting it');
     });
   });
