@@ -15,6 +15,8 @@ interface Consumer {
   kind: LookupKind;
   worker: Worker;
   lastFinishedAt: number;
+  /** When its connection last failed (an error, or found not connected): an outage is not a stall. */
+  lastTroubleAt: number;
   /** Jobs this process is running for the queue now. */
   inFlight: number;
 }
@@ -25,7 +27,8 @@ export interface ConsumerHealth {
   connected: boolean;
   /**
    * The kinds whose queue has held a waiting job for longer than WORKER_READY_STALL_MS while this
-   * process finished none of that kind in as long: jobs wait and nothing here takes them.
+   * process finished none of that kind, and had no connection trouble, in as long: jobs wait and
+   * nothing here takes them.
    */
   stalled: LookupKind[];
 }
@@ -64,7 +67,13 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
         );
       }
-      this.consumers.push({ kind, worker: this.startWorker(kind), lastFinishedAt: Date.now(), inFlight: 0 });
+      this.consumers.push({
+        kind,
+        worker: this.startWorker(kind),
+        lastFinishedAt: Date.now(),
+        lastTroubleAt: 0,
+        inFlight: 0,
+      });
       this.logger.log(
         `consuming ${QUEUE_NAMES[kind]} (concurrency ${this.config.concurrency[kind]}, providers: ${providers.map((p) => p.id).join(', ') || 'none'})`,
       );
@@ -122,7 +131,11 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           this.logger.error(`could not release failed job ${job.id}: ${String(e)} (the reconciler will)`),
         );
     });
-    worker.on('error', (err) => this.logger.error(`${kind} worker: ${err.message}`));
+    worker.on('error', (err) => {
+      const consumer = this.consumers.find((c) => c.worker === worker);
+      if (consumer) consumer.lastTroubleAt = Date.now();
+      this.logger.error(`${kind} worker: ${err.message}`);
+    });
     void worker.run().catch((err: unknown) => this.logger.error(`${kind} worker stopped: ${String(err)}`));
     return worker;
   }
@@ -135,6 +148,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       // Unreadable queues (Redis down) show as not connected, not as stalled.
       this.stalledKinds().catch((): LookupKind[] => []),
     ]);
+    if (!connected) for (const c of this.consumers) c.lastTroubleAt = Date.now();
     // A worker with a free slot that takes no waiting job has stopped fetching: restart it. One whose
     // slots are all busy with slow jobs is only reported (restarting would abandon those jobs).
     for (const c of this.consumers) {
@@ -155,7 +169,9 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     const now = Date.now();
     const stalled = await Promise.all(
       this.consumers.map(async (c) => {
-        if (now - c.lastFinishedAt <= bound) return false;
+        // Counted from the last job finished or the last connection trouble, whichever is later: after
+        // a Redis outage the worker gets the whole bound to take the jobs that waited through it.
+        if (now - Math.max(c.lastFinishedAt, c.lastTroubleAt) <= bound) return false;
         const [oldest] = await this.queues[c.kind].getJobs(['wait'], 0, 0, true);
         return oldest !== undefined && now - oldest.timestamp > bound;
       }),
