@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { blockingRedisOptions, failFastRedisOptions } from '@dossier/config';
-import { DEFAULT_LOOKUP_JOB_OPTIONS, JOB_NAMES, lookupQueueOptions } from '@dossier/contracts';
+import { JOB_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
 import { freePort, REPO_ROOT } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
@@ -58,12 +58,13 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
       worker.waitReady(`http://127.0.0.1:${healthPort}/health/ready`),
     ]);
     const runId = `r${Date.now().toString(36)}`;
+    const jobOptions = lookupJobOptions();
     const op = async (i: number): Promise<Outcome> => {
       const id = `${runId}-${i}`;
       const done = completions.expect(id);
       try {
         await queue.add(JOB_NAMES.phone, lookupJob(id, PHONES[i % PHONES.length]!.phone), {
-          ...DEFAULT_LOOKUP_JOB_OPTIONS,
+          ...jobOptions,
           jobId: id,
         });
       } catch (err) {

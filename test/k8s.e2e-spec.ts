@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Queue } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
-import { DEFAULT_LOOKUP_JOB_OPTIONS, JOB_NAMES, QUEUE_NAMES, lookupQueueOptions } from '@dossier/contracts';
+import { JOB_NAMES, QUEUE_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
 import { loadCliConfig, loadGatewayConfig, loadWorkerConfig, redisOptionsFromUrl } from '@dossier/config';
 import {
   K8S_DIR,
@@ -199,7 +199,7 @@ describe("KEDA's list key against BullMQ", () => {
     for (const kind of LOOKUP_KINDS) {
       const queue = new Queue(QUEUE_NAMES[kind], lookupQueueOptions(prefix, redisOptionsFromUrl(testEnv.redisUrl)));
       try {
-        await queue.add(JOB_NAMES[kind], { kind }, { ...DEFAULT_LOOKUP_JOB_OPTIONS, jobId: `keda-${kind}` });
+        await queue.add(JOB_NAMES[kind], { kind }, { ...lookupJobOptions(), jobId: `keda-${kind}` });
         const key = `${prefix}:${QUEUE_NAMES[kind]}:wait`;
         expect({ kind, type: await redis.type(key), length: await redis.llen(key) }).toEqual({
           kind,

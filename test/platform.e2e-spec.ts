@@ -120,6 +120,13 @@ describe('workers consume only the queues in LOOKUP_QUEUES', () => {
     ['gateway', DIST.gateway, { PORT: 'eighty' }, 'PORT'],
     ['gateway', DIST.gateway, { RATE_LIMIT_RPS: '-1' }, 'RATE_LIMIT_RPS'],
     ['gateway', DIST.gateway, { ADMIN_USER: 'admin' }, 'ADMIN_USER'],
+    [
+      'gateway',
+      DIST.gateway,
+      { REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_PREFIX: 'dossier' },
+      'QUEUE_PREFIX: with REDIS_CLUSTER_NODES it must contain a non-empty {hash tag}, e.g. {dossier}',
+    ],
+    ['worker', DIST.worker, { REDIS_CLUSTER_NODES: '127.0.0.1' }, 'REDIS_CLUSTER_NODES'],
   ])('the %s refuses to boot on bad configuration, naming the variable (%#)', async (_name, script, env, variable) => {
     const app = AppProcess.start('bad', script, {
       DATABASE_URL: testEnv.databaseUrl,

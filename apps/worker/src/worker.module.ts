@@ -1,19 +1,29 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import IORedis, { type Redis } from 'ioredis';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import {
   ConfigError,
+  RedisConnections,
   RedisTokenBucket,
-  failFastRedisOptions,
   loadProviderSettings,
+  type RedisClient,
   type WorkerConfig,
 } from '@dossier/config';
+import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
 import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
-import { DATA_SOURCE, METRICS, PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from './infra/tokens';
+import {
+  DATA_SOURCE,
+  LOOKUP_QUEUES,
+  METRICS,
+  PROVIDER_SETTINGS,
+  REDIS,
+  REDIS_CONNECTIONS,
+  WORKER_CONFIG,
+} from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
+import { RetentionService } from './processors/retention.service';
 import { WorkerHealthService } from './health/worker-health.service';
 import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
@@ -40,7 +50,8 @@ function providerSettings(): Record<string, string | undefined> {
 export class WorkerModule implements OnApplicationShutdown {
   constructor(
     @Inject(DATA_SOURCE) private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
+    @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
   ) {}
 
   static forRoot(config: WorkerConfig): DynamicModule {
@@ -54,7 +65,13 @@ export class WorkerModule implements OnApplicationShutdown {
           useFactory: () =>
             openDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' }),
         },
-        { provide: REDIS, useFactory: () => new IORedis(failFastRedisOptions(config.redisUrl)) },
+        { provide: REDIS_CONNECTIONS, useFactory: () => new RedisConnections(config.redis) },
+        { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
+        {
+          provide: LOOKUP_QUEUES,
+          inject: [REDIS_CONNECTIONS],
+          useFactory: (c: RedisConnections) => openLookupQueues(config.queuePrefix, c.queues(), config.jobRetention),
+        },
         {
           provide: METRICS,
           useFactory: () => {
@@ -72,7 +89,7 @@ export class WorkerModule implements OnApplicationShutdown {
           provide: FanOut,
           inject: [REDIS, ProviderMetrics, PROVIDER_SETTINGS, DATA_SOURCE],
           useFactory: (
-            redis: Redis,
+            redis: RedisClient,
             metrics: ProviderMetrics,
             settings: Record<string, string | undefined>,
             db: DataSource,
@@ -86,6 +103,7 @@ export class WorkerModule implements OnApplicationShutdown {
         },
         WorkerHostService,
         ReconcilerService,
+        RetentionService,
         WorkerHealthService,
       ],
     };
@@ -93,7 +111,8 @@ export class WorkerModule implements OnApplicationShutdown {
 
   /** Runs after the workers have closed (Nest shuts providers down before their module). */
   async onApplicationShutdown(): Promise<void> {
-    this.redis.disconnect();
+    await closeLookupQueues(this.queues);
+    this.redis.close();
     if (this.db.isInitialized) await this.db.destroy();
   }
 }

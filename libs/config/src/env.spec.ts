@@ -1,4 +1,4 @@
-import { ConfigError, loadGatewayConfig, loadWorkerConfig } from './env';
+import { ConfigError, loadBenchConfig, loadCliConfig, loadGatewayConfig, loadWorkerConfig } from './env';
 import { redisOptionsFromUrl } from './redis';
 
 describe('config', () => {
@@ -71,6 +71,44 @@ describe('config', () => {
   ])('rejects %j naming %s', (env, name) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(name);
+  });
+
+  it('keeps finished jobs by age and count, never longer than RESULTS_TTL_DAYS', () => {
+    expect(loadGatewayConfig({}).jobRetention).toEqual({
+      completed: { age: 3600, count: 5000 },
+      failed: { age: 7 * 86_400, count: 10_000 },
+    });
+    const short = loadWorkerConfig({
+      RESULTS_TTL_DAYS: '1',
+      JOB_KEEP_COMPLETED_S: '2',
+      JOB_KEEP_COMPLETED_COUNT: '7',
+      JOB_KEEP_FAILED_COUNT: '9',
+    });
+    expect(short.jobRetention).toEqual({ completed: { age: 2, count: 7 }, failed: { age: 86_400, count: 9 } });
+    expect(
+      loadGatewayConfig({ RESULTS_TTL_DAYS: '2', JOB_KEEP_COMPLETED_S: '999999' }).jobRetention.completed.age,
+    ).toBe(2 * 86_400);
+  });
+
+  it('reads REDIS_CLUSTER_NODES and needs a {hash tag} prefix with it: {dossier} by default, an explicit one kept', () => {
+    expect(loadGatewayConfig({}).redis).toEqual({ url: 'redis://127.0.0.1:6379', clusterNodes: null });
+    const cluster = loadWorkerConfig({ REDIS_CLUSTER_NODES: 'r1:7000, 10.0.0.2:7001' });
+    expect(cluster.redis.clusterNodes).toEqual([
+      { host: 'r1', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+    ]);
+    expect(cluster.queuePrefix).toBe('{dossier}');
+    expect(loadGatewayConfig({ REDIS_CLUSTER_NODES: 'r1:7000', QUEUE_PREFIX: 'prod-{dq}' }).queuePrefix).toBe(
+      'prod-{dq}',
+    );
+    expect(loadGatewayConfig({ QUEUE_PREFIX: 'plain' }).queuePrefix).toBe('plain');
+    for (const prefix of ['plain', 'x{}y', 'x}{y']) {
+      expect(() => loadCliConfig({ REDIS_CLUSTER_NODES: 'r1:7000', QUEUE_PREFIX: prefix })).toThrow(
+        /QUEUE_PREFIX: with REDIS_CLUSTER_NODES it must contain a non-empty \{hash tag\}/,
+      );
+    }
+    expect(() => loadGatewayConfig({ REDIS_CLUSTER_NODES: 'r1' })).toThrow(/REDIS_CLUSTER_NODES/);
+    expect(() => loadBenchConfig({ REDIS_CLUSTER_NODES: 'r1:7000' })).toThrow(/REDIS_CLUSTER_NODES/);
   });
 
   it('rejects unknown lookup kinds', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+import type { RedisTarget } from './redis';
 
 /** Thrown at boot when the environment is wrong; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -19,17 +20,32 @@ const common = {
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/dossier'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Default `dossier`, or `{dossier}` with REDIS_CLUSTER_NODES (see queuePrefixOf). */
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _ - { } only (no ":")')
-    .default('dossier'),
+    .optional(),
+  /** `host:port,…` of Redis Cluster nodes: when set, every connection is a cluster client and REDIS_URL's host is unused. */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, 'a comma-separated list of host:port')
+    .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   DB_POOL_SIZE: int(1, 200).default(10),
   RESULTS_TTL_DAYS: int(1, 3650).default(30),
 };
 
+/** How long (seconds) and how many finished lookup jobs Redis keeps; ages are capped at RESULTS_TTL_DAYS. */
+const jobRetention = {
+  JOB_KEEP_COMPLETED_S: int(1, 315_360_000).default(3600),
+  JOB_KEEP_COMPLETED_COUNT: int(0, 10_000_000).default(5000),
+  JOB_KEEP_FAILED_S: int(1, 315_360_000).default(7 * 86_400),
+  JOB_KEEP_FAILED_COUNT: int(0, 10_000_000).default(10_000),
+};
+
 const gatewaySchema = z.object({
   ...common,
+  ...jobRetention,
   ...costs,
   PORT: int(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -53,6 +69,7 @@ const gatewaySchema = z.object({
 
 const workerSchema = z.object({
   ...common,
+  ...jobRetention,
   LOOKUP_QUEUES: z.string().default(LOOKUP_KINDS.join(',')),
   WORKER_CONCURRENCY: int(1, 1000).default(16),
   WORKER_CONCURRENCY_PERSON: int(1, 1000).optional(),
@@ -73,6 +90,12 @@ const workerSchema = z.object({
   /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
   WORKER_HEALTH_PORT: int(0, 65535).optional(),
   WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
+  /** Not ready when a consumed queue's oldest waiting job is older than this while this worker finished no job in as long. */
+  WORKER_READY_STALL_MS: int(1000, 3_600_000).default(60_000),
+  /** `false`: this worker neither schedules nor runs the retention job (the maintenance queue). */
+  WORKER_MAINTENANCE: z.enum(['true', 'false']).default('true'),
+  /** How often the retention job (one schedule for all workers) purges expired searches and finished jobs. */
+  RETENTION_INTERVAL_MS: int(100, 86_400_000).default(3_600_000),
   /** Test-only fault injection: hold each job this long `before` or `after` settling (ignored unless NODE_ENV=test). */
   WORKER_TEST_HOLD: z
     .string()
@@ -105,12 +128,47 @@ function costsOf(env: { COST_PERSON: number; COST_COMPANY: number; COST_EMAIL: n
   return { person: env.COST_PERSON, company: env.COST_COMPANY, email: env.COST_EMAIL, phone: env.COST_PHONE };
 }
 
+/** `host:port,…` → nodes. */
+function clusterNodesOf(list: string | undefined): RedisTarget['clusterNodes'] {
+  if (list === undefined) return null;
+  return list.split(',').map((entry) => {
+    const at = entry.trim().lastIndexOf(':');
+    return { host: entry.trim().slice(0, at), port: Number(entry.trim().slice(at + 1)) };
+  });
+}
+
+/**
+ * Redis Cluster keeps a multi-key command's keys in one slot only when they share a hash tag, and
+ * every BullMQ script and the token bucket touch several keys: on a cluster the prefix must hold a
+ * `{tag}`. Unset, it is `{dossier}`; set without one, the process refuses to start (wrapping it
+ * silently would rename every key an operator's dashboards and autoscalers watch).
+ */
+function queuePrefixOf(prefix: string | undefined, cluster: boolean): string {
+  if (!cluster) return prefix ?? 'dossier';
+  if (prefix === undefined) return '{dossier}';
+  if (!hasHashTag(prefix)) {
+    throw new ConfigError(
+      `invalid environment:\n  QUEUE_PREFIX: with REDIS_CLUSTER_NODES it must contain a non-empty {hash tag}, e.g. {${prefix.replace(/[{}]/g, '')}}`,
+    );
+  }
+  return prefix;
+}
+
+/** Redis's rule: the text between the first `{` and the next `}`, when not empty, is what the slot is hashed from. */
+export function hasHashTag(key: string): boolean {
+  const open = key.indexOf('{');
+  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1;
+}
+
 function commonOf(env: z.infer<z.ZodObject<typeof common>>) {
+  const redis: RedisTarget = { url: env.REDIS_URL, clusterNodes: clusterNodesOf(env.REDIS_CLUSTER_NODES) };
   return {
     env: env.NODE_ENV,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
-    queuePrefix: env.QUEUE_PREFIX,
+    redis,
+    queuePrefix: queuePrefixOf(env.QUEUE_PREFIX, redis.clusterNodes !== null),
     logLevel: env.LOG_LEVEL,
     dbPoolSize: env.DB_POOL_SIZE,
     resultsTtlDays: env.RESULTS_TTL_DAYS,
@@ -118,6 +176,18 @@ function commonOf(env: z.infer<z.ZodObject<typeof common>>) {
 }
 
 export type CommonConfig = ReturnType<typeof commonOf>;
+
+/**
+ * BullMQ's removeOnComplete/removeOnFail for lookup jobs (their payloads hold the lookup's input): by
+ * age and by count, an age never beyond RESULTS_TTL_DAYS.
+ */
+function jobRetentionOf(e: z.infer<z.ZodObject<typeof jobRetention>> & { RESULTS_TTL_DAYS: number }) {
+  const maxAge = e.RESULTS_TTL_DAYS * 86_400;
+  return {
+    completed: { age: Math.min(e.JOB_KEEP_COMPLETED_S, maxAge), count: e.JOB_KEEP_COMPLETED_COUNT },
+    failed: { age: Math.min(e.JOB_KEEP_FAILED_S, maxAge), count: e.JOB_KEEP_FAILED_COUNT },
+  };
+}
 
 /**
  * The HTTP server's receive-side limits. Node checks the headers and request deadlines on a timer
@@ -151,6 +221,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   return {
     ...commonOf(e),
+    jobRetention: jobRetentionOf(e),
     port: e.PORT,
     host: e.HOST,
     signupCredits: e.SIGNUP_CREDITS,
@@ -192,6 +263,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
   const hold = e.NODE_ENV === 'test' && e.WORKER_TEST_HOLD ? e.WORKER_TEST_HOLD.split(':') : null;
   return {
     ...commonOf(e),
+    jobRetention: jobRetentionOf(e),
     kinds,
     concurrency,
     lockDurationMs: e.WORKER_LOCK_MS,
@@ -206,6 +278,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     healthPort: e.WORKER_HEALTH_PORT ?? null,
     healthHost: e.WORKER_HEALTH_HOST,
+    readyStallMs: e.WORKER_READY_STALL_MS,
+    maintenance: e.WORKER_MAINTENANCE === 'true' ? { intervalMs: e.RETENTION_INTERVAL_MS } : null,
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };
 }
@@ -229,6 +303,11 @@ const benchSchema = z.object({
   /** The Postgres server to use: the bench creates (and drops) its own database there; the path is ignored. */
   DATABASE_URL: common.DATABASE_URL,
   REDIS_URL: common.REDIS_URL,
+  /** Refused: the benchmark measures one Redis (its proxies count the wire and its cleanup scans one keyspace). */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined, 'the benchmark runs against one Redis (REDIS_URL): unset REDIS_CLUSTER_NODES'),
 });
 
 /** The benchmark's connections (`npm run bench`); everything else it takes as command-line flags. */

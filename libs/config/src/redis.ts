@@ -1,7 +1,15 @@
-import type { RedisOptions } from 'bullmq';
+import type { ConnectionOptions, RedisOptions } from 'bullmq';
+import IORedis, { Cluster, type ClusterOptions, type Redis } from 'ioredis';
 import { hasSocketErrorCode } from '@dossier/domain';
 
-/** BullMQ's connection options type: also accepted by `new IORedis(…)`. */
+/** Where Redis is: one server (`url`), or a Redis Cluster (`clusterNodes`; credentials and TLS still from `url`). */
+export interface RedisTarget {
+  url: string;
+  clusterNodes: { host: string; port: number }[] | null;
+}
+
+/** A command connection: one server or a cluster (both run the same commands and Lua scripts). */
+export type RedisClient = Redis | Cluster;
 
 /** ioredis options from a `redis://[user:pass@]host:port/db` or `rediss://` URL. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
@@ -41,8 +49,86 @@ export function blockingRedisOptions(url: string): RedisOptions {
   };
 }
 
+/** The connection settings a cluster's nodes share: REDIS_URL's credentials and TLS, never its host or db. */
+function nodeOptionsFromUrl(url: string): RedisOptions {
+  const { username, password, tls } = redisOptionsFromUrl(url);
+  return { username, password, tls };
+}
+
+function failFastClusterOptions(url: string): ClusterOptions {
+  return {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: (times: number) => Math.min(times * 100, 1000),
+    slotsRefreshTimeout: 1000,
+    redisOptions: { ...nodeOptionsFromUrl(url), maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 1000 },
+  };
+}
+
+function blockingClusterOptions(url: string): ClusterOptions {
+  return {
+    // A template: BullMQ duplicates it for each blocking consumer and connects the copies.
+    lazyConnect: true,
+    clusterRetryStrategy: (times: number) => Math.min(times * 200, 2000),
+    redisOptions: { ...nodeOptionsFromUrl(url), maxRetriesPerRequest: null },
+  };
+}
+
+/**
+ * Every Redis connection of one process, for one server or a cluster. With one server BullMQ gets
+ * options and opens (and closes) its own connections. With a cluster it gets cluster clients made
+ * here: BullMQ duplicates them for its blocking consumers (Worker, QueueEvents) and shares them for
+ * queues, so `close()` — after every queue and worker has closed — ends them.
+ */
+export class RedisConnections {
+  private failFast?: Cluster;
+  private blocking?: Cluster;
+  private readonly owned: RedisClient[] = [];
+
+  constructor(readonly target: RedisTarget) {}
+
+  /** For producers and queue reads (fail fast: a Redis outage is an error in milliseconds). */
+  queues(): ConnectionOptions {
+    const nodes = this.target.clusterNodes;
+    if (!nodes) return failFastRedisOptions(this.target.url);
+    this.failFast ??= this.own(new Cluster(nodes, failFastClusterOptions(this.target.url)));
+    return this.failFast;
+  }
+
+  /** For blocking consumers: BullMQ Workers and QueueEvents (retry forever). */
+  consumers(): ConnectionOptions {
+    const nodes = this.target.clusterNodes;
+    if (!nodes) return blockingRedisOptions(this.target.url);
+    this.blocking ??= this.own(new Cluster(nodes, blockingClusterOptions(this.target.url)));
+    return this.blocking;
+  }
+
+  /** A new fail-fast command connection (rate-limit buckets, revocation markers), closed by `close()`. */
+  commands(): RedisClient {
+    const nodes = this.target.clusterNodes;
+    return this.own(
+      nodes
+        ? new Cluster(nodes, failFastClusterOptions(this.target.url))
+        : new IORedis(failFastRedisOptions(this.target.url)),
+    );
+  }
+
+  /** Ends every connection made here (call it after BullMQ's queues and workers have closed). */
+  close(): void {
+    for (const client of this.owned.splice(0)) client.disconnect();
+    this.failFast = undefined;
+    this.blocking = undefined;
+  }
+
+  private own<T extends RedisClient>(client: T): T {
+    // Errors surface on the commands that fail; an unhandled 'error' event would end the process.
+    client.on('error', () => undefined);
+    this.owned.push(client);
+    return client;
+  }
+}
+
 const REDIS_DOWN_MESSAGES =
-  /Stream isn't writeable|Connection is closed|Command timed out|enableOfflineQueue|Reached the max retries per request/i;
+  /Stream isn't writeable|Connection is closed|Command timed out|enableOfflineQueue|Reached the max retries per request|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available/i;
 
 /**
  * Whether an error means Redis is unreachable (so the answer is a retryable `503`): a socket error, or

@@ -1,14 +1,15 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis';
 
 /**
  * A token bucket held in Redis, so a limit holds across every process that shares the Redis (the
  * gateway's per-key limits, the worker's per-provider limits). Redis's own clock (TIME) is used, so
  * processes with skewed clocks agree. KEYS[2], when given, is a veto: if that key exists the script
  * answers -1 and takes no token. Returns: allowed (1, 0, or -1 = vetoed), whole tokens left, ms until a
- * token is available (when refused), ms until full.
+ * token is available (when refused), ms until full. ARGV[3] says whether KEYS[2] is a veto: when it
+ * is not, KEYS[2] repeats KEYS[1] so that, on Redis Cluster, both keys are in one slot.
  */
 const TOKEN_BUCKET = `
-if KEYS[2] ~= '' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, 0, 0 } end
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, 0, 0 } end
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local t = redis.call('TIME')
@@ -39,20 +40,32 @@ export interface BucketDecision {
   resetMs: number;
 }
 
-type TokenBucketCommand = (bucket: string, veto: string, ratePerS: number, burst: number) => Promise<number[]>;
+type TokenBucketCommand = (
+  bucket: string,
+  veto: string,
+  ratePerS: number,
+  burst: number,
+  hasVeto: 0 | 1,
+) => Promise<number[]>;
 const COMMAND = 'dossierTokenBucket';
 
 export class RedisTokenBucket {
   private readonly run: TokenBucketCommand;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: TOKEN_BUCKET });
     this.run = (redis as unknown as Record<string, TokenBucketCommand>)[COMMAND]!.bind(redis);
   }
 
   /** Takes a token from `key` (refilled at `ratePerS`, holding at most `burst`), unless `vetoKey` exists. */
   async take(key: string, ratePerS: number, burst: number, vetoKey?: string): Promise<BucketDecision> {
-    const [allowed, remaining, retryMs, resetMs] = await this.run(key, vetoKey ?? '', ratePerS, burst);
+    const [allowed, remaining, retryMs, resetMs] = await this.run(
+      key,
+      vetoKey ?? key,
+      ratePerS,
+      burst,
+      vetoKey === undefined ? 0 : 1,
+    );
     return {
       allowed: allowed === 1,
       vetoed: allowed === -1,

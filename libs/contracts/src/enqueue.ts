@@ -6,17 +6,40 @@ import type { LookupJob, LookupJobOf, LookupJobResult } from './lookup-job.schem
 export type LookupQueue = Queue<LookupJob, LookupJobResult, string>;
 export type LookupQueues = Record<LookupKind, LookupQueue>;
 
-/** Default options for every lookup job. The job id is the search id, so a re-add dedupes. */
-export const DEFAULT_LOOKUP_JOB_OPTIONS = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 500 },
-  removeOnComplete: { age: 3600, count: 5000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
-} as const satisfies JobsOptions;
+/**
+ * How long (`age`, seconds) and how many (`count`) finished lookup jobs Redis keeps — their payloads
+ * hold the lookup's input. Configured by JOB_KEEP_* (ages capped at RESULTS_TTL_DAYS); these are the defaults.
+ */
+export interface LookupJobRetention {
+  completed: { age: number; count: number };
+  failed: { age: number; count: number };
+}
 
-/** The four lookup queues, opened with the shared options (close them with `closeLookupQueues`). */
-export function openLookupQueues(prefix: string, connection: ConnectionOptions): LookupQueues {
-  const options = lookupQueueOptions(prefix, connection);
+export const DEFAULT_JOB_RETENTION: LookupJobRetention = {
+  completed: { age: 3600, count: 5000 },
+  failed: { age: 7 * 86_400, count: 10_000 },
+};
+
+/** The options of every lookup job. The job id (the search id, given at add) makes a re-add dedupe. */
+export function lookupJobOptions(retention: LookupJobRetention = DEFAULT_JOB_RETENTION): JobsOptions {
+  return {
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 500 },
+    removeOnComplete: { ...retention.completed },
+    removeOnFail: { ...retention.failed },
+  };
+}
+
+/**
+ * The four lookup queues, opened with the shared options and, for what they enqueue, the job options
+ * of `retention` (close them with `closeLookupQueues`).
+ */
+export function openLookupQueues(
+  prefix: string,
+  connection: ConnectionOptions,
+  retention: LookupJobRetention = DEFAULT_JOB_RETENTION,
+): LookupQueues {
+  const options = { ...lookupQueueOptions(prefix, connection), defaultJobOptions: lookupJobOptions(retention) };
   return Object.fromEntries(
     LOOKUP_KINDS.map((kind) => [kind, new Queue<LookupJob, LookupJobResult, string>(QUEUE_NAMES[kind], options)]),
   ) as LookupQueues;
@@ -29,8 +52,5 @@ export async function closeLookupQueues(queues: LookupQueues): Promise<void> {
 /** The one typed way to put a lookup on its queue: the payload's input must be its kind's. */
 export async function enqueueLookup<K extends LookupKind>(queues: LookupQueues, job: LookupJobOf<K>): Promise<void> {
   // LookupJobOf<K> is LookupJob narrowed to one kind; TypeScript cannot see that through the generic.
-  await queues[job.kind].add(JOB_NAMES[job.kind], job as LookupJob, {
-    ...DEFAULT_LOOKUP_JOB_OPTIONS,
-    jobId: job.search_id,
-  });
+  await queues[job.kind].add(JOB_NAMES[job.kind], job as LookupJob, { jobId: job.search_id });
 }

@@ -34,3 +34,12 @@ export const EVENTS_MAX_LEN = 50_000;
 export function lookupQueueOptions(prefix: string, connection: ConnectionOptions): QueueOptions {
   return { prefix, connection, streams: { events: { maxLen: EVENTS_MAX_LEN } } };
 }
+
+/**
+ * WARNING — wire contract, see QUEUE_NAMES. The maintenance queue holds the retention job, produced by
+ * one BullMQ job scheduler (id RETENTION_SCHEDULER_ID) however many workers upsert it, and consumed by
+ * every worker with WORKER_MAINTENANCE on.
+ */
+export const MAINTENANCE_QUEUE = 'maintenance';
+export const RETENTION_SCHEDULER_ID = 'retention';
+export const RETENTION_JOB_NAME = 'retention.purge';

@@ -12,6 +12,7 @@ import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-inde
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
 import { SearchHistory1740000000000 } from './migrations/1740000000000-search-history';
 import { Suppressions1730000000000 } from './migrations/1730000000000-suppressions';
+import { SearchesRetention1745000000000 } from './migrations/1745000000000-searches-retention';
 
 export const ENTITIES = [
   AccountEntity,
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   PersonNameWords1720000000000,
   Suppressions1730000000000,
   SearchHistory1740000000000,
+  SearchesRetention1745000000000,
 ];
 
 export interface DataSourceOptions {

@@ -158,4 +158,59 @@ describe('SearchesRepository against the real Postgres', () => {
     const id = await account(0);
     await expect(db.query(`UPDATE accounts SET balance = balance - 1 WHERE id = $1`, [id])).rejects.toThrow(/check/i);
   });
+
+  it('purges past the retention period in batches, keeping pending and recent searches and every audit column', async () => {
+    const id = await account(10);
+    const [old1, old2, old3, recent, pending] = Array.from({ length: 5 }, () =>
+      search(id, {
+        idempotencyKey: `k-${randomBytes(4).toString('hex')}`,
+        requestHash: 'h',
+        permissiblePurpose: 'kyc',
+      }),
+    );
+    for (const s of [old1!, old2!, old3!, recent!, pending!]) await searches.reserve(s);
+    for (const s of [old1!, old2!, old3!, recent!]) {
+      await searches.settle(s.id, {
+        status: 'succeeded',
+        results: [{ e164: '+14155552671' }],
+        sources: [],
+        charge: true,
+      });
+    }
+    const ids = [old1!.id, old2!.id, old3!.id, pending!.id];
+    await db.query(`UPDATE searches SET created_at = created_at - interval '3 days' WHERE id = ANY($1)`, [ids]);
+    const audit = `SELECT id, account_id, key_id, kind, permissible_purpose, request_id, created_at, completed_at,
+                          status, cost, charged FROM searches WHERE account_id = $1 ORDER BY id`;
+    const before = (await db.query(audit, [id])) as unknown[];
+
+    // Batches of two: three old searches take two batches.
+    expect(await searches.purgeResults(2, 2)).toBeGreaterThanOrEqual(3);
+
+    const rows = (await db.query(
+      `SELECT id, input, results, sources, request_hash, idempotency_key FROM searches WHERE account_id = $1`,
+      [id],
+    )) as {
+      id: string;
+      input: unknown;
+      results: unknown;
+      sources: unknown;
+      request_hash: unknown;
+      idempotency_key: unknown;
+    }[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const s of [old1!, old2!, old3!]) {
+      expect(byId.get(s.id)).toEqual({
+        id: s.id,
+        input: null,
+        results: null,
+        sources: null,
+        request_hash: null,
+        idempotency_key: null,
+      });
+    }
+    expect(byId.get(recent!.id)?.input).toEqual(recent!.input);
+    expect(byId.get(pending!.id)?.input).toEqual(pending!.input);
+    expect((await db.query(audit, [id])) as unknown[]).toEqual(before);
+    expect(await searches.purgeResults(2, 2)).toBe(0);
+  });
 });

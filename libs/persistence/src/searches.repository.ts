@@ -240,16 +240,31 @@ export class SearchesRepository {
     );
   }
 
-  /** Deletes inputs and results past the retention period; keeps the audit row (who, when, purpose). */
-  async purgeResults(olderThanDays: number): Promise<number> {
-    const rows = await queryRows<{ id: string }>(
-      this.db,
-      `UPDATE searches SET input = NULL, results = NULL
-        WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
-          AND (input IS NOT NULL OR results IS NOT NULL)
+  /**
+   * Erases what a settled search older than `olderThanDays` said about its subject — input, results,
+   * per-provider sources, the request hash (a hash of the input) and the Idempotency-Key — and keeps
+   * the audit row: account, key id, kind, purpose, request id, times, status, cost and charge.
+   * Works in batches of `batch` rows (short transactions, no long lock on a large backlog), each read
+   * through the index of kept inputs (`searches_retained_idx`; a purged row has no input and leaves
+   * it); returns how many searches it purged.
+   */
+  async purgeResults(olderThanDays: number, batch = 1000): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const rows = await queryRows<{ id: string }>(
+        this.db,
+        `UPDATE searches
+            SET input = NULL, results = NULL, sources = NULL, request_hash = NULL, idempotency_key = NULL
+          WHERE id IN (
+            SELECT id FROM searches
+             WHERE input IS NOT NULL AND created_at < now() - make_interval(days => $1) AND status <> 'pending'
+             ORDER BY created_at
+             LIMIT $2)
         RETURNING id`,
-      [olderThanDays],
-    );
-    return rows.length;
+        [olderThanDays, batch],
+      );
+      purged += rows.length;
+      if (rows.length < batch) return purged;
+    }
   }
 }

@@ -14,3 +14,4 @@ export * from './fake-smtp';
 export * from './fixtures';
 export * from './deploy-files';
 export * from './items';
+export * from './redis-server';

@@ -179,9 +179,9 @@ export class Stack {
     return { app, baseUrl };
   }
 
-  /** Starts one more worker process and waits until its health check says it consumes. */
+  /** Starts one more worker process and waits until its health check (on `WORKER_HEALTH_PORT` when given) says it consumes. */
   async startWorker(extraEnv: Record<string, string> = {}): Promise<AppProcess> {
-    const port = await freePort();
+    const port = extraEnv['WORKER_HEALTH_PORT'] ?? String(await freePort());
     const worker = AppProcess.start(`worker${this.workers.length}`, DIST.worker, {
       ...this.workerEnv,
       LOG_LEVEL: 'info',

@@ -36,7 +36,8 @@ export class QueueProbe {
     this.queues.clear();
   }
 
-  private queue(name: string): Queue {
+  /** The stack's queue `name` (opened once, closed by `close()`). */
+  queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import type { GatewayConfig } from '@dossier/config';
+import type { GatewayConfig, RedisClient } from '@dossier/config';
 import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 import { KEY_CACHE_TTL_MS, KeyCache } from './key-cache';
 
@@ -27,7 +26,7 @@ export class RedisKeyRevocations extends KeyRevocations {
   private readonly prefix: string;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly cache: KeyCache,
   ) {

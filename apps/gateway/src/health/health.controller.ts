@@ -1,6 +1,6 @@
+import type { RedisClient } from '@dossier/config';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { probe } from '@dossier/domain';
@@ -22,7 +22,7 @@ const healthResponse = z
 export class HealthController {
   constructor(
     @Inject(DATA_SOURCE) private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get('live')

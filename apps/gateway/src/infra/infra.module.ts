@@ -1,7 +1,6 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import IORedis, { type Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { failFastRedisOptions, type GatewayConfig } from '@dossier/config';
+import { RedisConnections, type GatewayConfig } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import {
   AccountsRepository,
@@ -11,7 +10,7 @@ import {
   SuppressionsRepository,
   openDataSource,
 } from '@dossier/persistence';
-import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS } from './tokens';
+import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS, REDIS_CONNECTIONS } from './tokens';
 
 /** Connections (Postgres, Redis, the four lookup queues) and the repositories built on them. */
 @Global()
@@ -19,7 +18,7 @@ import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS } from './tokens';
 export class InfraModule implements OnApplicationShutdown {
   constructor(
     @Inject(DATA_SOURCE) private readonly db: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
   ) {}
 
@@ -42,11 +41,13 @@ export class InfraModule implements OnApplicationShutdown {
               applicationName: 'dossier-gateway',
             }),
         },
-        { provide: REDIS, useFactory: () => new IORedis(failFastRedisOptions(config.redisUrl)) },
+        { provide: REDIS_CONNECTIONS, useFactory: () => new RedisConnections(config.redis) },
+        { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
         // The producer's connection fails fast: a Redis outage is a 503 in milliseconds, not a hung request.
         {
           provide: LOOKUP_QUEUES,
-          useFactory: () => openLookupQueues(config.queuePrefix, failFastRedisOptions(config.redisUrl)),
+          inject: [REDIS_CONNECTIONS],
+          useFactory: (c: RedisConnections) => openLookupQueues(config.queuePrefix, c.queues(), config.jobRetention),
         },
         repository(AccountsRepository),
         repository(ApiKeysRepository),
@@ -58,6 +59,7 @@ export class InfraModule implements OnApplicationShutdown {
         GATEWAY_CONFIG,
         DATA_SOURCE,
         REDIS,
+        REDIS_CONNECTIONS,
         LOOKUP_QUEUES,
         AccountsRepository,
         ApiKeysRepository,
@@ -70,7 +72,7 @@ export class InfraModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await closeLookupQueues(this.queues);
-    this.redis.disconnect();
+    this.redis.close();
     if (this.db.isInitialized) await this.db.destroy();
   }
 }

@@ -3,3 +3,5 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const REDIS = Symbol('REDIS');
 export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
+/** The process's Redis connections (one server or a cluster): RedisConnections from @dossier/config. */
+export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');

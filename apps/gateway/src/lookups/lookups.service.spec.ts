@@ -1,10 +1,10 @@
 import { jest } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { loadGatewayConfig } from '@dossier/config';
+import { RedisConnections, loadGatewayConfig } from '@dossier/config';
 import { DomainError, LOOKUP_KINDS } from '@dossier/domain';
 import type { LookupJob, LookupJobResult, LookupQueues } from '@dossier/contracts';
 import { SearchesRepository, type NewSearch, type SearchView, type Settlement } from '@dossier/persistence';
-import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
+import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS } from '../infra/tokens';
 import { parsePrefer } from '../http/prefer';
 import { LookupsService, type LookupCall, type LookupRequest } from './lookups.service';
 import { QueuePressureService } from './queue-pressure.service';
@@ -143,6 +143,8 @@ describe('LookupsService', () => {
         ResultWaiterService,
         QueuePressureService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig(env) },
+        // Not initialised: the waiter opens no QueueEvents, so these connections are never made.
+        { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig(env).redis) },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
       ],

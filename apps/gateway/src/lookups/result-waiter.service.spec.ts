@@ -1,10 +1,10 @@
 import { jest } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { loadGatewayConfig } from '@dossier/config';
+import { RedisConnections, loadGatewayConfig } from '@dossier/config';
 import { newId } from '@dossier/domain';
 import type { LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { GATEWAY_CONFIG } from '../infra/tokens';
+import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
 import { ResultWaiterService } from './result-waiter.service';
 
 describe('ResultWaiterService', () => {
@@ -20,6 +20,7 @@ describe('ResultWaiterService', () => {
       providers: [
         ResultWaiterService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig({}) },
+        { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig({}).redis) },
         { provide: SearchesRepository, useValue: { findSettled } },
       ],
     }).compile();

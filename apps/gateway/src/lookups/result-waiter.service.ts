@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueEvents } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
-import { blockingRedisOptions, type GatewayConfig } from '@dossier/config';
+import type { GatewayConfig, RedisConnections } from '@dossier/config';
 import { QUEUE_NAMES, lookupJobResultSchema, type LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { GATEWAY_CONFIG } from '../infra/tokens';
+import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
 
 /** How often waiters that have seen no event re-check Postgres (a missed event costs latency, never correctness). */
 const FALLBACK_POLL_MS = 1000;
@@ -23,12 +23,13 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
+    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     for (const kind of LOOKUP_KINDS) {
       const events = new QueueEvents(QUEUE_NAMES[kind], {
-        connection: blockingRedisOptions(this.config.redisUrl),
+        connection: this.redis.consumers(),
         prefix: this.config.queuePrefix,
       });
       events.on('completed', ({ jobId, returnvalue }) => this.completed(jobId, returnvalue));

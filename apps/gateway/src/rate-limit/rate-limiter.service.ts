@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@dossier/domain';
-import type { Redis } from 'ioredis';
-import { RedisTokenBucket, type GatewayConfig } from '@dossier/config';
+import { RedisTokenBucket, type GatewayConfig, type RedisClient } from '@dossier/config';
 import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 
 export interface RateDecision {
@@ -21,7 +20,7 @@ export class RateLimiterService {
   private readonly bucket: RedisTokenBucket;
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {
     this.keyPrefix = `${config.queuePrefix}:ratelimit:`;

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { probe } from '@dossier/domain';
+import { probe, untilAborted } from '@dossier/domain';
 import type { WorkerConfig } from '@dossier/config';
 import { DATA_SOURCE, METRICS, WORKER_CONFIG } from '../infra/tokens';
 import { WorkerHostService } from '../processors/worker-host.service';
@@ -13,7 +13,7 @@ const CHECK_TIMEOUT_MS = 1000;
 /**
  * `GET /health/live`, `GET /health/ready` and `GET /metrics` (Prometheus) on WORKER_HEALTH_PORT (off
  * when unset), for probes, supervisors and scrapers: ready means every queue's worker is running and
- * connected, and Postgres answers.
+ * connected, jobs waiting in its queues get finished (ADR 0016), and Postgres answers.
  * Plain `node:http`: a worker serves nothing else over HTTP.
  */
 @Injectable()
@@ -64,13 +64,20 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
   }
 
-  private async checks(): Promise<{ queues: 'ok' | 'unavailable'; postgres: 'ok' | 'unavailable' }> {
-    const [queues, postgres] = await Promise.all([
-      probe(async () => {
-        if (!(await this.host.isHealthy())) throw new Error('a queue worker is not running');
-      }, CHECK_TIMEOUT_MS),
+  /**
+   * `queues`: every queue's worker runs and is connected; `jobs`: no consumed queue has had a job
+   * waiting past WORKER_READY_STALL_MS while this worker finished none (`stalled`, see ConsumerHealth);
+   * `postgres`: answers.
+   */
+  private async checks(): Promise<Record<'queues' | 'jobs' | 'postgres', 'ok' | 'unavailable' | 'stalled'>> {
+    const [consumers, postgres] = await Promise.all([
+      untilAborted(this.host.health(), AbortSignal.timeout(CHECK_TIMEOUT_MS)).catch(() => null),
       probe(() => this.db.query('SELECT 1'), CHECK_TIMEOUT_MS),
     ]);
-    return { queues, postgres };
+    return {
+      queues: consumers?.connected ? 'ok' : 'unavailable',
+      jobs: consumers === null ? 'unavailable' : consumers.stalled.length > 0 ? 'stalled' : 'ok',
+      postgres,
+    };
   }
 }

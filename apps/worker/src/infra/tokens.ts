@@ -5,3 +5,7 @@ export const PROVIDER_SETTINGS = Symbol('PROVIDER_SETTINGS');
 export const METRICS = Symbol('METRICS');
 /** A fail-fast Redis connection for commands (the providers' shared rate limits). */
 export const REDIS = Symbol('REDIS');
+/** The process's Redis connections (one server or a cluster): RedisConnections from @dossier/config. */
+export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');
+/** The four lookup queues, for reading job states and cleaning finished jobs (the reconciler, retention). */
+export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');

@@ -1,12 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { failFastRedisOptions, type WorkerConfig } from '@dossier/config';
-import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
+import type { WorkerConfig } from '@dossier/config';
+import type { LookupQueues } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
-
-/** Inputs and results older than RESULTS_TTL_DAYS are erased at most this often (the audit row stays). */
-const PURGE_EVERY_MS = 3_600_000;
+import { DATA_SOURCE, LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
 
 /**
  * Finds searches left pending with no live job — a gateway that died between reserving and
@@ -16,29 +13,26 @@ const PURGE_EVERY_MS = 3_600_000;
 @Injectable()
 export class ReconcilerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('reconciler');
-  private queues?: LookupQueues;
   private timer?: NodeJS.Timeout;
   private running = false;
-  private lastPurge = 0;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.queues = openLookupQueues(this.config.queuePrefix, failFastRedisOptions(this.config.redisUrl));
     this.timer = setInterval(() => void this.runOnce(), this.config.reconcileIntervalMs);
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.queues) await closeLookupQueues(this.queues);
   }
 
   async runOnce(): Promise<number> {
-    if (this.running || !this.queues) return 0;
+    if (this.running) return 0;
     this.running = true;
     let released = 0;
     try {
@@ -56,14 +50,6 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
           released += 1;
           this.logger.warn(`released stale search ${stale.id} (job ${state})`);
         }
-      }
-      if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
-        const purged = await searches.purgeResults(this.config.resultsTtlDays);
-        this.lastPurge = Date.now();
-        if (purged > 0)
-          this.logger.log(
-            `purged inputs and results of ${purged} search(es) older than ${this.config.resultsTtlDays} days`,
-          );
       }
     } catch (err) {
       this.logger.warn(`reconcile pass failed: ${String(err)}`);

@@ -1,33 +1,66 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { blockingRedisOptions, type WorkerConfig } from '@dossier/config';
-import { JOB_NAMES, QUEUE_NAMES } from '@dossier/contracts';
+import type { LookupKind } from '@dossier/domain';
+import type { RedisConnections, WorkerConfig } from '@dossier/config';
+import { JOB_NAMES, QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
-import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE, LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor } from './lookup.processor';
 
+/** One queue's consumer in this process, and when it last finished a job (completed or failed). */
+interface Consumer {
+  kind: LookupKind;
+  worker: Worker;
+  lastFinishedAt: number;
+  /** When its connection last failed (an error, or found not connected): an outage is not a stall. */
+  lastTroubleAt: number;
+  /** Jobs this process is running for the queue now. */
+  inFlight: number;
+}
+
+/** Whether this process consumes its queues: connected, and finishing jobs when jobs wait. */
+export interface ConsumerHealth {
+  /** Every queue's worker runs, is not closing, and its Redis connection is up. */
+  connected: boolean;
+  /**
+   * The kinds whose queue has held a waiting job for longer than WORKER_READY_STALL_MS while this
+   * process finished none of that kind, and had no connection trouble, in as long: jobs wait and
+   * nothing here takes them.
+   */
+  stalled: LookupKind[];
+}
+
 /**
  * One BullMQ Worker per lookup kind named in LOOKUP_QUEUES. On shutdown the workers close first and
- * let active jobs finish (up to WORKER_SHUTDOWN_GRACE_MS); connections close after.
+ * let active jobs finish (up to WORKER_SHUTDOWN_GRACE_MS); connections close after. A worker found
+ * stalled (see ConsumerHealth) with a free slot is closed and started again: BullMQ workers have been
+ * seen to stop fetching after a Redis restart without reporting an error (ADR 0016).
  */
 @Injectable()
 export class WorkerHostService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('worker');
-  private readonly workers: Worker[] = [];
+  private readonly consumers: Consumer[] = [];
+  private readonly restarting = new Set<LookupKind>();
+  private closing = false;
+  private watchdog?: NodeJS.Timeout;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
+    @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly fanOut: FanOut,
   ) {}
 
+  private get workers(): Worker[] {
+    return this.consumers.map((c) => c.worker);
+  }
+
   async onApplicationBootstrap(): Promise<void> {
-    const searches = new SearchesRepository(this.db);
-    const suppression = new SuppressionFilter(new SuppressionsRepository(this.db));
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
@@ -35,54 +68,143 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
           `no provider serves ${kind} lookups yet: they complete with empty results and are not charged`,
         );
       }
-      const processor = new LookupProcessor(kind, providers, searches, this.fanOut, suppression, this.config.testHold);
-      const worker = new Worker(
-        QUEUE_NAMES[kind],
-        async (job: Job) => {
-          if (job.name !== JOB_NAMES[kind])
-            throw new Error(`no processor for job name ${job.name} on ${QUEUE_NAMES[kind]}`);
-          return processor.process(job);
-        },
-        {
-          connection: blockingRedisOptions(this.config.redisUrl),
-          prefix: this.config.queuePrefix,
-          concurrency: this.config.concurrency[kind],
-          lockDuration: this.config.lockDurationMs,
-          stalledInterval: this.config.stalledIntervalMs,
-          maxStalledCount: 2,
-          autorun: false,
-        },
-      );
-      worker.on('failed', (job, err) => {
-        if (!job) return;
-        const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError';
-        if (!exhausted) return;
-        processor
-          .fail(job, err.message)
-          .catch((e: unknown) =>
-            this.logger.error(`could not release failed job ${job.id}: ${String(e)} (the reconciler will)`),
-          );
+      this.consumers.push({
+        kind,
+        worker: this.startWorker(kind),
+        lastFinishedAt: Date.now(),
+        lastTroubleAt: 0,
+        inFlight: 0,
       });
-      worker.on('error', (err) => this.logger.error(`${kind} worker: ${err.message}`));
-      this.workers.push(worker);
-      void worker.run().catch((err: unknown) => this.logger.error(`${kind} worker stopped: ${String(err)}`));
       this.logger.log(
         `consuming ${QUEUE_NAMES[kind]} (concurrency ${this.config.concurrency[kind]}, providers: ${providers.map((p) => p.id).join(', ') || 'none'})`,
       );
     }
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+    // Whether or not anything probes /health/ready, a stalled worker is found and restarted.
+    this.watchdog = setInterval(() => void this.health(), Math.max(500, Math.floor(this.config.readyStallMs / 2)));
+    this.watchdog.unref();
   }
 
-  /** Every queue's worker runs, is not closing, and its Redis connection is up. */
-  async isHealthy(): Promise<boolean> {
-    if (this.workers.length === 0) return false;
+  private startWorker(kind: LookupKind): Worker {
+    const processor = new LookupProcessor(
+      kind,
+      providersFor(kind, PROVIDERS),
+      new SearchesRepository(this.db),
+      this.fanOut,
+      new SuppressionFilter(new SuppressionsRepository(this.db)),
+      this.config.testHold,
+    );
+    const worker = new Worker(
+      QUEUE_NAMES[kind],
+      async (job: Job) => {
+        if (job.name !== JOB_NAMES[kind])
+          throw new Error(`no processor for job name ${job.name} on ${QUEUE_NAMES[kind]}`);
+        const consumer = this.consumers.find((c) => c.kind === kind);
+        if (consumer) consumer.inFlight += 1;
+        try {
+          return await processor.process(job);
+        } finally {
+          if (consumer) consumer.inFlight = Math.max(0, consumer.inFlight - 1);
+        }
+      },
+      {
+        connection: this.redis.consumers(),
+        prefix: this.config.queuePrefix,
+        concurrency: this.config.concurrency[kind],
+        lockDuration: this.config.lockDurationMs,
+        stalledInterval: this.config.stalledIntervalMs,
+        maxStalledCount: 2,
+        autorun: false,
+      },
+    );
+    const finished = () => {
+      const consumer = this.consumers.find((c) => c.worker === worker);
+      if (consumer) consumer.lastFinishedAt = Date.now();
+    };
+    worker.on('completed', finished);
+    worker.on('failed', (job, err) => {
+      finished();
+      if (!job) return;
+      const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError';
+      if (!exhausted) return;
+      processor
+        .fail(job, err.message)
+        .catch((e: unknown) =>
+          this.logger.error(`could not release failed job ${job.id}: ${String(e)} (the reconciler will)`),
+        );
+    });
+    worker.on('error', (err) => {
+      const consumer = this.consumers.find((c) => c.worker === worker);
+      if (consumer) consumer.lastTroubleAt = Date.now();
+      this.logger.error(`${kind} worker: ${err.message}`);
+    });
+    void worker.run().catch((err: unknown) => this.logger.error(`${kind} worker stopped: ${String(err)}`));
+    return worker;
+  }
+
+  /** How this process consumes its queues; a stalled queue's worker is restarted (see the class). */
+  async health(): Promise<ConsumerHealth> {
+    if (this.consumers.length === 0) return { connected: false, stalled: [] };
+    const [connected, stalled] = await Promise.all([
+      this.isConnected(),
+      // Unreadable queues (Redis down) show as not connected, not as stalled.
+      this.stalledKinds().catch((): LookupKind[] => []),
+    ]);
+    if (!connected) for (const c of this.consumers) c.lastTroubleAt = Date.now();
+    // A worker with a free slot that takes no waiting job has stopped fetching: restart it. One whose
+    // slots are all busy with slow jobs is only reported (restarting would abandon those jobs).
+    for (const c of this.consumers) {
+      if (stalled.includes(c.kind) && c.inFlight < this.config.concurrency[c.kind]) void this.restart(c.kind);
+    }
+    return { connected, stalled };
+  }
+
+  private async isConnected(): Promise<boolean> {
     const states = await Promise.all(
       this.workers.map(async (w) => w.isRunning() && !w.closing && (await w.getBackend().client).status === 'ready'),
     );
     return states.every(Boolean);
   }
 
+  private async stalledKinds(): Promise<LookupKind[]> {
+    const bound = this.config.readyStallMs;
+    const now = Date.now();
+    const stalled = await Promise.all(
+      this.consumers.map(async (c) => {
+        // Counted from the last job finished or the last connection trouble, whichever is later: after
+        // a Redis outage the worker gets the whole bound to take the jobs that waited through it.
+        if (now - Math.max(c.lastFinishedAt, c.lastTroubleAt) <= bound) return false;
+        const [oldest] = await this.queues[c.kind].getJobs(['wait'], 0, 0, true);
+        return oldest !== undefined && now - oldest.timestamp > bound;
+      }),
+    );
+    return this.consumers.filter((_, i) => stalled[i]).map((c) => c.kind);
+  }
+
+  /** Closes a stalled queue's worker (its active jobs are redelivered once their locks expire) and starts another. */
+  private async restart(kind: LookupKind): Promise<void> {
+    const consumer = this.consumers.find((c) => c.kind === kind);
+    if (!consumer || this.closing || this.restarting.has(kind)) return;
+    this.restarting.add(kind);
+    try {
+      this.logger.warn(
+        `${QUEUE_NAMES[kind]}: jobs wait and this worker finished none in ${this.config.readyStallMs} ms: restarting it`,
+      );
+      await consumer.worker
+        .close(true)
+        .catch((err: unknown) => this.logger.warn(`closing the stalled ${kind} worker: ${String(err)}`));
+      if (this.closing) return;
+      consumer.worker = this.startWorker(kind);
+      consumer.lastFinishedAt = Date.now();
+      consumer.inFlight = 0;
+    } finally {
+      this.restarting.delete(kind);
+    }
+  }
+
   async onApplicationShutdown(signal?: string): Promise<void> {
+    this.closing = true;
+    if (this.watchdog) clearInterval(this.watchdog);
     this.logger.log(`shutting down (${signal ?? 'close'}): finishing active jobs`);
     const graceful = Promise.all(this.workers.map((w) => w.close()));
     const timedOut = await Promise.race([

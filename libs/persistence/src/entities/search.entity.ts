@@ -12,6 +12,8 @@ import type { SourceReport } from '@dossier/contracts';
 // Keyset pages in (created_at, id) order: one account's history, and everyone's for the audit export.
 @Index('searches_account_created_idx', ['accountId', 'createdAt', 'id'])
 @Index('searches_created_idx', ['createdAt', 'id'])
+// The searches whose input is still kept, oldest first: what the retention purge reads (ADR 0016).
+@Index('searches_retained_idx', ['createdAt'], { where: 'input IS NOT NULL' })
 @Check('searches_kind_check', "kind IN ('person', 'company', 'email', 'phone')")
 @Check('searches_status_check', "status IN ('pending', 'succeeded', 'failed')")
 @Check('searches_cost_check', 'cost >= 0')

@@ -1,0 +1,96 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue, Worker, type Job } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { LOOKUP_KINDS } from '@dossier/domain';
+import type { RedisConnections, WorkerConfig } from '@dossier/config';
+import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
+import { SearchesRepository } from '@dossier/persistence';
+import { DATA_SOURCE, LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+
+/** Finished jobs cleaned from one lookup queue's set per pass (BullMQ cleans in bounded steps). */
+const CLEAN_LIMIT = 10_000;
+
+export interface RetentionOutcome {
+  /** Searches whose input, results and sources were erased. */
+  searches: number;
+  /** Finished lookup jobs (and their payloads) removed from Redis. */
+  jobs: number;
+}
+
+/**
+ * Retention, once across all workers: a BullMQ job scheduler on the maintenance queue produces one
+ * retention job every RETENTION_INTERVAL_MS. Every worker with WORKER_MAINTENANCE on upserts the same
+ * scheduler id (one schedule however many start) and consumes the queue; one job at a time exists, so
+ * one worker runs each pass. A pass erases the inputs and results of searches older than
+ * RESULTS_TTL_DAYS (the audit columns stay) and removes finished lookup jobs past their JOB_KEEP_*
+ * age, which BullMQ otherwise removes only when another job of the queue finishes.
+ */
+@Injectable()
+export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('retention');
+  private queue?: Queue;
+  private worker?: Worker;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
+    @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const maintenance = this.config.maintenance;
+    if (!maintenance) return;
+    const prefix = this.config.queuePrefix;
+    this.queue = new Queue(MAINTENANCE_QUEUE, { prefix, connection: this.redis.queues() });
+    await this.queue.upsertJobScheduler(
+      RETENTION_SCHEDULER_ID,
+      { every: maintenance.intervalMs },
+      {
+        name: RETENTION_JOB_NAME,
+        data: { v: 1 },
+        opts: { removeOnComplete: { count: 20 }, removeOnFail: { count: 50 } },
+      },
+    );
+    this.worker = new Worker(MAINTENANCE_QUEUE, (job: Job) => this.process(job), {
+      prefix,
+      connection: this.redis.consumers(),
+      concurrency: 1,
+      autorun: false,
+    });
+    this.worker.on('error', (err) => this.logger.error(`maintenance worker: ${err.message}`));
+    this.worker.on('failed', (_job, err) => this.logger.warn(`retention pass failed: ${err.message}`));
+    void this.worker.run().catch((err: unknown) => this.logger.error(`maintenance worker stopped: ${String(err)}`));
+    await this.worker.waitUntilReady();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker?.close();
+    await this.queue?.close();
+  }
+
+  private async process(job: Job): Promise<RetentionOutcome> {
+    if (job.name !== RETENTION_JOB_NAME)
+      throw new Error(`no processor for job name ${job.name} on ${MAINTENANCE_QUEUE}`);
+    return this.runOnce();
+  }
+
+  /** One retention pass (what the scheduled job runs). */
+  async runOnce(): Promise<RetentionOutcome> {
+    const days = this.config.resultsTtlDays;
+    const searches = await new SearchesRepository(this.db).purgeResults(days);
+    const { completed, failed } = this.config.jobRetention;
+    let jobs = 0;
+    for (const kind of LOOKUP_KINDS) {
+      const queue = this.lookupQueues[kind];
+      jobs += (await queue.clean(completed.age * 1000, CLEAN_LIMIT, 'completed')).length;
+      jobs += (await queue.clean(failed.age * 1000, CLEAN_LIMIT, 'failed')).length;
+    }
+    if (searches > 0 || jobs > 0) {
+      this.logger.log(
+        `purged the inputs and results of ${searches} search(es) older than ${days} days; removed ${jobs} finished job(s)`,
+      );
+    }
+    return { searches, jobs };
+  }
+}

@@ -1,0 +1,135 @@
+import { Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import { redisOptionsFromUrl } from '@dossier/config';
+import { MAINTENANCE_QUEUE, QUEUE_NAMES, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID } from '@dossier/contracts';
+import { Api, QueueProbe, Stack, sql, testEnv, waitFor } from '@dossier/testing';
+
+const PHONE = { phone: '+14155552671' };
+/** Tiny ages so that removal is seen in a second; the failed age asks for more than RESULTS_TTL_DAYS allows. */
+const RETENTION_ENV = {
+  RESULTS_TTL_DAYS: '1',
+  JOB_KEEP_COMPLETED_S: '1',
+  JOB_KEEP_COMPLETED_COUNT: '40',
+  JOB_KEEP_FAILED_S: '99999999',
+  JOB_KEEP_FAILED_COUNT: '60',
+  RETENTION_INTERVAL_MS: '300',
+};
+/** What the purge must leave as it was: the audit trail. */
+const AUDIT_COLUMNS = `account_id, key_id, kind, permissible_purpose, request_id, created_at, completed_at, status, cost, charged`;
+
+interface Envelope {
+  status: string;
+  search_id: string;
+  results: unknown[];
+}
+
+describe('retention: one job scheduler for all workers, searches purged, finished jobs removed (real Redis and Postgres)', () => {
+  let stack: Stack;
+  let api: Api;
+  let probe: QueueProbe;
+  let maintenance: Queue;
+  let redis: IORedis;
+
+  beforeAll(async () => {
+    stack = await Stack.start({ label: 'retention', noWorker: true, env: RETENTION_ENV });
+    api = new Api(stack.baseUrl);
+    const prefix = stack.env['QUEUE_PREFIX']!;
+    probe = new QueueProbe(prefix);
+    maintenance = new Queue(MAINTENANCE_QUEUE, {
+      prefix,
+      connection: { ...redisOptionsFromUrl(testEnv.redisUrl), maxRetriesPerRequest: null },
+    });
+    redis = new IORedis(testEnv.redisUrl);
+  });
+  afterAll(async () => {
+    await probe?.close();
+    await maintenance?.close();
+    redis?.disconnect();
+    await stack?.stop();
+  });
+
+  it('enqueues lookup jobs kept by age and count, the ages capped at RESULTS_TTL_DAYS', async () => {
+    const { key } = await api.register();
+    // No worker yet: the job waits, as the gateway enqueued it.
+    const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'respond-async' } });
+    expect(res.status).toBe(202);
+    const job = await probe.queue(QUEUE_NAMES.phone).getJob(res.body.search_id);
+    expect(job?.opts).toMatchObject({
+      removeOnComplete: { age: 1, count: 40 },
+      removeOnFail: { age: 86_400, count: 60 },
+      attempts: 5,
+    });
+  });
+
+  it('leaves one scheduler however many workers start, and every one of them may run the pass', async () => {
+    await Promise.all([stack.startWorker(), stack.startWorker(), stack.startWorker()]);
+    const schedulers = await maintenance.getJobSchedulers();
+    expect(schedulers).toHaveLength(1);
+    expect(schedulers[0]).toMatchObject({ key: RETENTION_SCHEDULER_ID, name: RETENTION_JOB_NAME, every: 300 });
+    // The scheduler keeps producing passes, one after another.
+    await waitFor(
+      () => maintenance.getCompletedCount(),
+      (n) => n >= 3,
+      { timeoutMs: 15_000, what: 'three retention passes' },
+    );
+    expect(await maintenance.getJobSchedulersCount()).toBe(1);
+  });
+
+  it("removes a completed job's payload from Redis once its age has passed, with nothing else finishing", async () => {
+    const { key } = await api.register();
+    const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+    expect(res.status).toBe(200);
+    const jobKey = `${stack.env['QUEUE_PREFIX']!}:${QUEUE_NAMES.phone}:${res.body.search_id}`;
+    // Gone, with the job, once its 1 s age has passed and a retention pass has run.
+    await waitFor(
+      () => redis.exists(jobKey),
+      (n) => n === 0,
+      { timeoutMs: 15_000, what: `the completed job ${jobKey} to be removed` },
+    );
+    expect(await probe.state(QUEUE_NAMES.phone, res.body.search_id)).toBe('missing');
+  });
+
+  it('erases inputs and results older than RESULTS_TTL_DAYS and keeps the audit columns', async () => {
+    const { key } = await api.register();
+    const old = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { 'idempotency-key': 'ret-1' } });
+    const recent = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+    expect([old.status, recent.status]).toEqual([200, 200]);
+    const [oldId, recentId] = [old.body.search_id, recent.body.search_id];
+
+    // Move the clock: the first search is now two days old (RESULTS_TTL_DAYS is 1).
+    await sql(
+      `UPDATE searches SET created_at = created_at - interval '2 days', completed_at = completed_at - interval '2 days'
+        WHERE id = $1`,
+      [oldId],
+    );
+    const [auditBefore] = await sql(`SELECT ${AUDIT_COLUMNS} FROM searches WHERE id = $1`, [oldId]);
+
+    const [purged] = await waitFor(
+      () => sql<{ input: unknown }>(`SELECT input FROM searches WHERE id = $1`, [oldId]),
+      (rows) => rows[0]?.input === null,
+      { timeoutMs: 15_000, what: 'the retention pass to purge the old search' },
+    );
+    expect(purged).toBeDefined();
+    const [row] = await sql(
+      `SELECT input, results, sources, request_hash, idempotency_key FROM searches WHERE id = $1`,
+      [oldId],
+    );
+    expect(row).toEqual({ input: null, results: null, sources: null, request_hash: null, idempotency_key: null });
+    const [auditAfter] = await sql(`SELECT ${AUDIT_COLUMNS} FROM searches WHERE id = $1`, [oldId]);
+    expect(auditAfter).toEqual(auditBefore);
+    expect(auditAfter).toMatchObject({ kind: 'phone', status: 'succeeded', cost: 1 });
+
+    // The recent search keeps its input and results.
+    const [kept] = await sql<{ input: unknown; results: unknown[] }>(
+      `SELECT input, results FROM searches WHERE id = $1`,
+      [recentId],
+    );
+    expect(kept?.input).not.toBeNull();
+    expect(kept?.results?.length).toBeGreaterThan(0);
+
+    // The purged search still answers (its owner sees it, without what it found).
+    const again = await api.get<Envelope>(`/v1/searches/${oldId}`, { key });
+    expect(again.status).toBe(200);
+    expect(again.body.results).toEqual([]);
+  });
+});
