@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import type { GatewayConfig } from '@dossier/config';
 import { InfraModule } from './infra/infra.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -22,10 +24,15 @@ import { QueueBoardService } from './admin/queue-board.service';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(config: GatewayConfig): DynamicModule {
+  /** `logger`: the process's pino logger, which Fastify logs through too (its request logger carries the request id). */
+  static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [InfraModule.forRoot(config), DiscoveryModule],
+      imports: [
+        InfraModule.forRoot(config),
+        DiscoveryModule,
+        LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
+      ],
       controllers: [AuthController, LookupsController, HealthController, OpenApiController, MetricsController],
       providers: [
         // Order matters: authenticate first, then rate-limit per key.

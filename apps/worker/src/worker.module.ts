@@ -1,5 +1,7 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import IORedis, { type Redis } from 'ioredis';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import {
@@ -43,9 +45,11 @@ export class WorkerModule implements OnApplicationShutdown {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  static forRoot(config: WorkerConfig): DynamicModule {
+  /** `logger`: the process's pino logger, which every Nest `Logger` writes through. */
+  static forRoot(config: WorkerConfig, logger: Logger): DynamicModule {
     return {
       module: WorkerModule,
+      imports: [LoggerModule.forRoot({ pinoHttp: { logger } })],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
         { provide: PROVIDER_SETTINGS, useValue: providerSettings() },

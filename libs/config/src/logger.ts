@@ -1,0 +1,48 @@
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * What never reaches a log line, wherever it sits in a logged object: credentials (the Authorization
+ * header, cookies, passwords, API keys, secrets) and what a client sent (bodies, lookup inputs).
+ * The code logs none of these on purpose; this is the net under that rule.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  'req.body',
+  'res.body',
+  'body',
+  'input',
+  'password',
+  'api_key',
+  'secret',
+  'webhook_secret',
+  '*.body',
+  '*.input',
+  '*.password',
+  '*.api_key',
+  '*.secret',
+  '*.webhook_secret',
+  '*.authorization',
+];
+
+/**
+ * The process's one pino logger: JSON lines on stdout (level as a label, ISO time, `service` on every
+ * line), or pino-pretty's coloured lines when stdout is a terminal. `LOG_LEVEL` sets the level.
+ */
+export function createRootLogger(service: string, level: LogLevel, tty = process.stdout.isTTY === true): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    base: { service, pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  return tty
+    ? pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
+    : pino(options);
+}
