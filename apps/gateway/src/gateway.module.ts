@@ -20,6 +20,7 @@ import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiService } from './openapi/openapi.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
+import { MetricsServerService } from './metrics/metrics-server.service';
 import { QueueBoardService } from './admin/queue-board.service';
 
 @Module({})
@@ -33,7 +34,14 @@ export class GatewayModule {
         DiscoveryModule,
         LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
       ],
-      controllers: [AuthController, LookupsController, HealthController, OpenApiController, MetricsController],
+      controllers: [
+        AuthController,
+        LookupsController,
+        HealthController,
+        OpenApiController,
+        // With METRICS_PORT set, /metrics is served on that port only (MetricsServerService).
+        ...(config.metrics === null ? [MetricsController] : []),
+      ],
       providers: [
         // Order matters: authenticate first, then rate-limit per key.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -47,6 +55,7 @@ export class GatewayModule {
         QueuePressureService,
         OpenApiService,
         MetricsService,
+        MetricsServerService,
         QueueBoardService,
       ],
     };

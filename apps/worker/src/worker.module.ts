@@ -12,10 +12,11 @@ import {
   type WorkerConfig,
 } from '@dossier/config';
 import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
-import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
+import { LocalIndexRepository, SearchesRepository, creditCounter, openDataSource } from '@dossier/persistence';
 import { DATA_SOURCE, METRICS, PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
+import { WorkerMetrics } from './processors/worker-metrics';
 import { WorkerHealthService } from './health/worker-health.service';
 import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
@@ -66,6 +67,12 @@ export class WorkerModule implements OnApplicationShutdown {
             collectDefaultMetrics({ register: registry });
             return registry;
           },
+        },
+        { provide: WorkerMetrics, inject: [METRICS], useFactory: (registry: Registry) => new WorkerMetrics(registry) },
+        {
+          provide: SearchesRepository,
+          inject: [DATA_SOURCE, METRICS],
+          useFactory: (db: DataSource, registry: Registry) => new SearchesRepository(db, creditCounter(registry)),
         },
         {
           provide: ProviderMetrics,

@@ -33,6 +33,10 @@ const gatewaySchema = z.object({
   ...costs,
   PORT: int(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  /** When set, /metrics is served only on this port (and no longer on PORT); 0 picks a free port. */
+  METRICS_PORT: int(0, 65535).optional(),
+  /** The interface METRICS_PORT listens on. */
+  METRICS_HOST: z.string().default('0.0.0.0'),
   SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
   RATE_LIMIT_RPS: z.coerce.number().positive().default(50),
   RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
@@ -139,6 +143,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   if ((e.ADMIN_USER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment:\n  ADMIN_USER/ADMIN_PASSWORD: set both or neither');
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      'invalid environment:\n  METRICS_PORT: must differ from PORT (unset it to serve /metrics on PORT)',
+    );
+  }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('invalid environment:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
@@ -146,6 +155,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     ...commonOf(e),
     port: e.PORT,
     host: e.HOST,
+    /** Where /metrics is served apart from the API; null: on PORT with the API. */
+    metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     signupCredits: e.SIGNUP_CREDITS,
     costs: costsOf(e),
     rateLimit: { rps: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },

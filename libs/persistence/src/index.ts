@@ -13,3 +13,4 @@ export * from './entities/company-record.entity';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
 export * from './local-index.writer';
 export * from './local-index.repository';
+export * from './credit-metrics';

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { testEnv } from './test-env';
+import { testEnv, withDatabase } from './test-env';
+import { runCli } from './processes';
 
 /** Direct SQL against the run's database, for asserting rows and balances. */
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -46,4 +47,27 @@ export function settled(
   phases: { reserves: number; captures: number; releases: number },
 ): LedgerState {
   return { balance, ledger_sum: balance, ...phases, pending: 0 };
+}
+
+async function onServer(text: string): Promise<void> {
+  const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A database of the test file's own beside the run's, migrated by the compiled CLI: for tests whose
+ * processes act on every row (the worker's reconciler and retention), so that no other file's rows meet them.
+ */
+export async function ownDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_${suffix}`.slice(0, 63);
+  const url = withDatabase(testEnv.baseDatabaseUrl, database);
+  await onServer(`CREATE DATABASE "${database}"`);
+  const migrated = await runCli(['db:migrate'], { DATABASE_URL: url });
+  if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
+  return { url, drop: () => onServer(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`) };
 }

@@ -12,3 +12,4 @@ export * from './loopback-env';
 export * from './fake-dns';
 export * from './fake-smtp';
 export * from './fixtures';
+export * from './metrics';

@@ -1,12 +1,19 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import IORedis, { type Redis } from 'ioredis';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { failFastRedisOptions, type GatewayConfig } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
-import { AccountsRepository, ApiKeysRepository, SearchesRepository, openDataSource } from '@dossier/persistence';
-import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS } from './tokens';
+import {
+  AccountsRepository,
+  ApiKeysRepository,
+  SearchesRepository,
+  creditCounter,
+  openDataSource,
+} from '@dossier/persistence';
+import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, METRICS, REDIS } from './tokens';
 
-/** Connections (Postgres, Redis, the four lookup queues) and the repositories built on them. */
+/** Connections (Postgres, Redis, the four lookup queues), the metrics registry, and the repositories built on them. */
 @Global()
 @Module({})
 export class InfraModule implements OnApplicationShutdown {
@@ -43,13 +50,26 @@ export class InfraModule implements OnApplicationShutdown {
         },
         repository(AccountsRepository),
         repository(ApiKeysRepository),
-        repository(SearchesRepository),
+        {
+          provide: METRICS,
+          useFactory: () => {
+            const registry = new Registry();
+            collectDefaultMetrics({ register: registry });
+            return registry;
+          },
+        },
+        {
+          provide: SearchesRepository,
+          inject: [DATA_SOURCE, METRICS],
+          useFactory: (db: DataSource, metrics: Registry) => new SearchesRepository(db, creditCounter(metrics)),
+        },
       ],
       exports: [
         GATEWAY_CONFIG,
         DATA_SOURCE,
         REDIS,
         LOOKUP_QUEUES,
+        METRICS,
         AccountsRepository,
         ApiKeysRepository,
         SearchesRepository,

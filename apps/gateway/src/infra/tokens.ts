@@ -3,3 +3,5 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const REDIS = Symbol('REDIS');
 export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
+/** The gateway's Prometheus registry (served on /metrics, or on METRICS_PORT when set). */
+export const METRICS = Symbol('METRICS');

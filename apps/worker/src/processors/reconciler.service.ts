@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import { failFastRedisOptions, type WorkerConfig } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { WORKER_CONFIG } from '../infra/tokens';
+import { WorkerMetrics } from './worker-metrics';
 
 /** Inputs and results older than RESULTS_TTL_DAYS are erased at most this often (the audit row stays). */
 const PURGE_EVERY_MS = 3_600_000;
@@ -23,7 +23,8 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    private readonly searches: SearchesRepository,
+    private readonly metrics: WorkerMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -42,7 +43,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     this.running = true;
     let released = 0;
     try {
-      const searches = new SearchesRepository(this.db);
+      const searches = this.searches;
       for (const stale of await searches.findStalePending(this.config.reconcileAfterS, 200)) {
         const job = await this.queues[stale.kind].getJob(stale.id);
         const state = job ? await job.getState() : 'missing';
@@ -54,12 +55,14 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
         });
         if (settled) {
           released += 1;
+          this.metrics.reconciled('released_stale', 1);
           this.logger.warn(`released stale search ${stale.id} (job ${state})`);
         }
       }
       if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
         const purged = await searches.purgeResults(this.config.resultsTtlDays);
         this.lastPurge = Date.now();
+        this.metrics.reconciled('purged', purged);
         if (purged > 0)
           this.logger.log(
             `purged inputs and results of ${purged} search(es) older than ${this.config.resultsTtlDays} days`,

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Worker, type Job } from 'bullmq';
-import type { DataSource } from 'typeorm';
 import { blockingRedisOptions, type WorkerConfig } from '@dossier/config';
 import { JOB_NAMES, QUEUE_NAMES } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository } from '@dossier/persistence';
-import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { WORKER_CONFIG } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { LookupProcessor } from './lookup.processor';
+import { WorkerMetrics } from './worker-metrics';
 
 /**
  * One BullMQ Worker per lookup kind named in LOOKUP_QUEUES. On shutdown the workers close first and
@@ -20,12 +20,13 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    private readonly searches: SearchesRepository,
     private readonly fanOut: FanOut,
+    private readonly metrics: WorkerMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const searches = new SearchesRepository(this.db);
+    const searches = this.searches;
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
@@ -39,7 +40,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         async (job: Job) => {
           if (job.name !== JOB_NAMES[kind])
             throw new Error(`no processor for job name ${job.name} on ${QUEUE_NAMES[kind]}`);
-          return processor.process(job);
+          return this.metrics.timeJob(QUEUE_NAMES[kind], () => processor.process(job));
         },
         {
           connection: blockingRedisOptions(this.config.redisUrl),
