@@ -1,4 +1,11 @@
-import { Api, Stack, waitFor, type AppProcess } from '@dossier/testing';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Api, REPO_ROOT, Stack, waitFor, type AppProcess } from '@dossier/testing';
+
+const run = promisify(execFile);
+/** The compiled logger factory both apps start with, logging one line the way a component does. */
+const LOG_ONE_LINE = `require(${JSON.stringify(join(REPO_ROOT, 'dist/libs/config/src/logger.js'))}).createRootLogger('gateway', 'info').info({ context: 'probe' }, 'hello from the probe')`;
 
 /** One parsed log line (pino JSON). */
 type Line = Record<string, unknown> & { level: string; msg: string; service: string };
@@ -187,5 +194,26 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
       took_ms: expect.any(Number),
     });
     expect(phone['outcome']).toBe('charged');
+  });
+});
+
+describe('log format by where stdout goes', () => {
+  it('writes a JSON line to a pipe', async () => {
+    const { stdout } = await run(process.execPath, ['-e', LOG_ONE_LINE]);
+    expect(JSON.parse(stdout)).toMatchObject({
+      level: 'info',
+      service: 'gateway',
+      context: 'probe',
+      msg: 'hello from the probe',
+    });
+  });
+
+  it('writes a coloured, readable line to a terminal (a pseudo-terminal from script(1))', async () => {
+    const command = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(LOG_ONE_LINE)}`;
+    const { stdout } = await run('script', ['-qfec', command, '/dev/null']);
+    expect(stdout).toContain('hello from the probe');
+    expect(stdout).toContain('\u001b['); // ANSI colour
+    expect(stdout).toMatch(/INFO/);
+    expect(stdout.trim().startsWith('{')).toBe(false);
   });
 });

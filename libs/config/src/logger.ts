@@ -33,9 +33,15 @@ export const REDACTED_PATHS = [
 /**
  * The process's one pino logger: JSON lines on stdout (level as a label, ISO time, `service` on every
  * line), or pino-pretty's coloured lines when stdout is a terminal. `LOG_LEVEL` sets the level.
+ * `destination` replaces stdout (tests).
  */
-export function createRootLogger(service: string, level: LogLevel, tty = process.stdout.isTTY === true): Logger {
-  const options: pino.LoggerOptions = {
+export function createRootLogger(
+  service: string,
+  level: LogLevel,
+  options: { tty?: boolean; destination?: pino.DestinationStream } = {},
+): Logger {
+  const tty = options.tty ?? process.stdout.isTTY === true;
+  const settings: pino.LoggerOptions = {
     level,
     base: { service, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -43,6 +49,8 @@ export function createRootLogger(service: string, level: LogLevel, tty = process
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   return tty
-    ? pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
-    : pino(options);
+    ? pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
+    : options.destination
+      ? pino(settings, options.destination)
+      : pino(settings);
 }
