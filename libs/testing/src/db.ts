@@ -61,7 +61,8 @@ async function onServer(text: string): Promise<void> {
 
 /**
  * A database of the test file's own beside the run's, migrated by the compiled CLI: for tests whose
- * processes act on every row (the worker's reconciler and retention), so that no other file's rows meet them.
+ * processes act on every row (the worker's reconciler and retention) or whose rows are fixed (the README's
+ * e-mails), so that no other file's rows meet them. `drop` removes it (connections closed by force).
  */
 export async function ownDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_${suffix}`.slice(0, 63);
