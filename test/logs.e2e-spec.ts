@@ -5,7 +5,8 @@ import { Api, REPO_ROOT, Stack, waitFor, type AppProcess } from '@dossier/testin
 
 const run = promisify(execFile);
 /** The compiled logger factory both apps start with, logging one line the way a component does. */
-const LOG_ONE_LINE = `require(${JSON.stringify(join(REPO_ROOT, 'dist/libs/config/src/logger.js'))}).createRootLogger('gateway', 'info').info({ context: 'probe' }, 'hello from the probe')`;
+const logOneLine = (format: string) =>
+  `require(${JSON.stringify(join(REPO_ROOT, 'dist/libs/config/src/logger.js'))}).createRootLogger('gateway', 'info', { format: '${format}' }).info({ context: 'probe' }, 'hello from the probe')`;
 
 /** One parsed log line (pino JSON). */
 type Line = Record<string, unknown> & { level: string; msg: string; service: string };
@@ -199,7 +200,7 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
 
 describe('log format by where stdout goes', () => {
   it('writes a JSON line to a pipe', async () => {
-    const { stdout } = await run(process.execPath, ['-e', LOG_ONE_LINE]);
+    const { stdout } = await run(process.execPath, ['-e', logOneLine('auto')]);
     expect(JSON.parse(stdout)).toMatchObject({
       level: 'info',
       service: 'gateway',
@@ -209,11 +210,17 @@ describe('log format by where stdout goes', () => {
   });
 
   it('writes a coloured, readable line to a terminal (a pseudo-terminal from script(1))', async () => {
-    const command = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(LOG_ONE_LINE)}`;
+    const command = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(logOneLine('auto'))}`;
     const { stdout } = await run('script', ['-qfec', command, '/dev/null']);
     expect(stdout).toContain('hello from the probe');
     expect(stdout).toContain('\u001b['); // ANSI colour
     expect(stdout).toMatch(/INFO/);
+    expect(stdout.trim().startsWith('{')).toBe(false);
+  });
+
+  it('writes readable lines to a pipe when LOG_FORMAT=pretty asks for them (npm start on a terminal)', async () => {
+    const { stdout } = await run(process.execPath, ['-e', logOneLine('pretty')]);
+    expect(stdout).toContain('hello from the probe');
     expect(stdout.trim().startsWith('{')).toBe(false);
   });
 });

@@ -13,7 +13,7 @@ import { RequestLog } from './http/request-log';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
-  const logger = createRootLogger('gateway', config.logLevel);
+  const logger = createRootLogger('gateway', config.logLevel, { format: config.logFormat });
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, timeoutCheckIntervalMs } = config.http;
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,

@@ -7,7 +7,7 @@ import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig();
-  const logger = createRootLogger('worker', config.logLevel);
+  const logger = createRootLogger('worker', config.logLevel, { format: config.logFormat });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger), {
     logger: logLevels(config.logLevel),
     bufferLogs: true,

@@ -24,6 +24,8 @@ const common = {
     .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _ - { } only (no ":")')
     .default('dossier'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   DB_POOL_SIZE: int(1, 200).default(10),
   RESULTS_TTL_DAYS: int(1, 3650).default(30),
 };
@@ -109,6 +111,7 @@ function commonOf(env: z.infer<z.ZodObject<typeof common>>) {
     redisUrl: env.REDIS_URL,
     queuePrefix: env.QUEUE_PREFIX,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     dbPoolSize: env.DB_POOL_SIZE,
     resultsTtlDays: env.RESULTS_TTL_DAYS,
   };

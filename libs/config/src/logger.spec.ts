@@ -15,7 +15,7 @@ function capture() {
 describe('createRootLogger', () => {
   it('writes JSON lines with a level label, an ISO time and the service', () => {
     const { lines, destination } = capture();
-    createRootLogger('worker', 'info', { tty: false, destination }).info({ queue: 'phone-lookup' }, 'job');
+    createRootLogger('worker', 'info', { format: 'json', destination }).info({ queue: 'phone-lookup' }, 'job');
     expect(lines).toEqual([
       {
         level: 'info',
@@ -30,7 +30,7 @@ describe('createRootLogger', () => {
 
   it('honours the level', () => {
     const { lines, destination } = capture();
-    const logger = createRootLogger('gateway', 'warn', { tty: false, destination });
+    const logger = createRootLogger('gateway', 'warn', { format: 'json', destination });
     logger.info('dropped');
     logger.warn('kept');
     expect(lines.map((l) => l['msg'])).toEqual(['kept']);
@@ -38,7 +38,7 @@ describe('createRootLogger', () => {
 
   it('redacts credentials, bodies and inputs wherever a line carries them', () => {
     const { lines, destination } = capture();
-    createRootLogger('gateway', 'debug', { tty: false, destination }).info({
+    createRootLogger('gateway', 'debug', { format: 'json', destination }).info({
       req: { method: 'POST', headers: { authorization: 'Bearer dsk_secret', cookie: 'sid=1', 'x-api-key': 'k' } },
       res: { headers: { 'set-cookie': 'sid=2' } },
       body: { email: 'a@b.example' },

@@ -1,7 +1,8 @@
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import prettyStream from 'pino-pretty';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /**
  * What never reaches a log line, wherever it sits in a logged object: credentials (the Authorization
@@ -32,15 +33,16 @@ export const REDACTED_PATHS = [
 
 /**
  * The process's one pino logger: JSON lines on stdout (level as a label, ISO time, `service` on every
- * line), or pino-pretty's coloured lines when stdout is a terminal. `LOG_LEVEL` sets the level.
- * `destination` replaces stdout (tests).
+ * line), or pino-pretty's coloured lines — with `LOG_FORMAT=auto` (the default) when stdout is a
+ * terminal. `LOG_LEVEL` sets the level. `destination` replaces stdout (tests).
  */
 export function createRootLogger(
   service: string,
   level: LogLevel,
-  options: { tty?: boolean; destination?: pino.DestinationStream } = {},
+  options: { format?: LogFormat; destination?: pino.DestinationStream } = {},
 ): Logger {
-  const tty = options.tty ?? process.stdout.isTTY === true;
+  const format = options.format ?? 'auto';
+  const pretty = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
   const settings: pino.LoggerOptions = {
     level,
     base: { service, pid: process.pid },
@@ -48,8 +50,8 @@ export function createRootLogger(
     formatters: { level: (label) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
-  return tty
-    ? pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
+  return pretty
+    ? pino(settings, prettyStream({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
     : options.destination
       ? pino(settings, options.destination)
       : pino(settings);
