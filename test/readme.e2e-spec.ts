@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, Stack, ownDatabase, runCli, waitFor } from '@dossier/testing';
+import { Client } from 'pg';
+import { REPO_ROOT, Stack, runCli, testEnv, waitFor, withDatabase } from '@dossier/testing';
 
 /**
  * README.md's curl transcripts are a script: every ```console block with a `$ curl` command is run,
@@ -229,29 +230,41 @@ const run = promisify(execFile);
 
 describe('README.md curl walkthrough (run against gateway + worker processes)', () => {
   const steps = walkthrough(readFileSync(README, 'utf8'));
-  let database: { url: string; drop: () => Promise<void> } | undefined;
+  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_readme`;
+  const databaseUrl = withDatabase(testEnv.baseDatabaseUrl, database);
   const stacks = new Map<string, Promise<Stack>>();
   const bindings = new Bindings();
   const variables: Record<string, string> = {};
 
+  const admin = async (text: string) => {
+    const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+
   /** One stack per distinct environment, on a database of its own (the README's e-mails are fixed). */
   const stackFor = (env: Record<string, string>): Promise<Stack> => {
     const key = JSON.stringify(env);
-    if (!stacks.has(key))
-      stacks.set(key, Stack.start({ label: 'readme', env: { DATABASE_URL: database!.url, ...env } }));
+    if (!stacks.has(key)) stacks.set(key, Stack.start({ label: 'readme', env: { DATABASE_URL: databaseUrl, ...env } }));
     return stacks.get(key)!;
   };
 
   beforeAll(async () => {
-    database = await ownDatabase('readme');
+    await admin(`CREATE DATABASE "${database}"`);
+    const migrated = await runCli(['db:migrate'], { DATABASE_URL: databaseUrl });
+    if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
     // As `npm start` does: the demo set the walkthrough's person and company searches answer from.
-    const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: database.url });
+    const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: databaseUrl });
     if (seeded.code !== 0) throw new Error(`demo:seed failed: ${seeded.stderr}`);
   });
   afterAll(async () => {
     const started = await Promise.allSettled(stacks.values());
     await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
-    await database?.drop();
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
   it('has a walkthrough that addresses the service where npm start serves it', () => {

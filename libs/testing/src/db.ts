@@ -49,11 +49,12 @@ export function settled(
   return { balance, ledger_sum: balance, ...phases, pending: 0 };
 }
 
-async function onServer(text: string): Promise<void> {
+/** SQL on the server's `postgres` maintenance database (CREATE/DROP DATABASE for tests that need their own). */
+export async function adminSql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
   await client.connect();
   try {
-    await client.query(text);
+    return (await client.query(text, params)).rows as T[];
   } finally {
     await client.end();
   }
@@ -61,14 +62,17 @@ async function onServer(text: string): Promise<void> {
 
 /**
  * A database of the test file's own beside the run's, migrated by the compiled CLI: for tests whose
- * processes act on every row (the worker's reconciler and retention) or whose rows are fixed (the README's
- * e-mails), so that no other file's rows meet them. `drop` removes it (connections closed by force).
+ * processes act on every row (the worker's reconciler and retention), so that no other file's rows meet
+ * them. `drop` removes it (connections closed by force).
  */
 export async function ownDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_${suffix}`.slice(0, 63);
   const url = withDatabase(testEnv.baseDatabaseUrl, database);
-  await onServer(`CREATE DATABASE "${database}"`);
+  await adminSql(`CREATE DATABASE "${database}"`);
   const migrated = await runCli(['db:migrate'], { DATABASE_URL: url });
   if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
-  return { url, drop: () => onServer(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`) };
+  const drop = async () => {
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  };
+  return { url, drop };
 }
