@@ -218,7 +218,12 @@ describe('metrics (gateway + worker processes, real Redis and Postgres)', () => 
     });
 
     it('counts the reconciler releasing a stale search and purging an old one', async () => {
-      const text = await scrape(workerUrl);
+      // The purge runs in a maintenance pass of its own: wait for it rather than assume it came with the release.
+      const text = await waitFor(
+        () => scrape(workerUrl),
+        (t) => (metricValue(t, 'dossier_reconciler_actions_total{action="purged"}') ?? 0) >= 1,
+        { timeoutMs: 20_000, stallMs: 10_000, what: 'the purge of the old search' },
+      );
       expect(metricValue(text, 'dossier_reconciler_actions_total{action="released_stale"}')).toBe(1);
       expect(metricValue(text, 'dossier_reconciler_actions_total{action="purged"}')).toBe(1);
       const [row] = (await db.query(`SELECT status FROM searches WHERE id = $1`, [orphan])) as { status: string }[];
