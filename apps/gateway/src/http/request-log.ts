@@ -14,7 +14,8 @@ const UNMATCHED = 'unmatched';
  * Fastify's request logging, reduced to exactly one line per answered request: method, route pattern,
  * status, duration, and the account and search it concerned. The request id is bound to the request's
  * logger (`request_id`), so every other line logged while handling it carries it too.
- * Nothing from the URL's query, the headers or the body is logged.
+ * A 5xx answer's line is at `error`, the others at `info`. Nothing from the URL's query, the headers or
+ * the body is logged.
  */
 export class RequestLog extends LogController {
   constructor() {
@@ -32,7 +33,8 @@ export class RequestLog extends LogController {
       ...(request.auth ? { account_id: request.auth.accountId } : {}),
       ...(request.searchId ? { search_id: request.searchId } : {}),
     };
-    if (error) request.log.error({ ...line, err: error }, 'request failed');
+    if (error) request.log.error({ ...line, err: error }, 'request');
+    else if (reply.statusCode >= 500) request.log.error(line, 'request');
     else request.log.info(line, 'request');
   }
 }
