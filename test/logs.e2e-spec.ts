@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Api, REPO_ROOT, Stack, waitFor, type AppProcess } from '@dossier/testing';
+import { Api, REPO_ROOT, Stack, TcpProxy, testEnv, waitFor, type AppProcess } from '@dossier/testing';
 
 const run = promisify(execFile);
 /** The compiled logger factory both apps start with, logging one line the way a component does. */
@@ -120,6 +120,35 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
   });
   afterAll(async () => {
     await stack?.stop();
+  });
+
+  it('writes a 5xx answer at error: its request line and the failure, under the same request id', async () => {
+    // A second gateway whose Postgres goes through a proxy the test cuts: the key lookup fails, 503.
+    const pg = await TcpProxy.forUrl(testEnv.databaseUrl).start();
+    try {
+      const { app, baseUrl } = await stack.startGateway({
+        DATABASE_URL: pg.url(testEnv.databaseUrl),
+        LOG_LEVEL: 'info',
+      });
+      pg.cut();
+      // A POST: its body is parsed before the guard runs, and the request's logging context survives that.
+      const res = await new Api(baseUrl).post('/v1/verify/phone', { phone: INPUTS.phone }, { key: secrets[0] });
+      expect(res.status).toBe(503);
+      const requestId = res.headers.get('x-request-id')!;
+      const mine = await waitFor(
+        () => Promise.resolve(linesOf(app).filter((l) => l['request_id'] === requestId)),
+        (lines) => lines.some((l) => l.msg === 'request'),
+        { timeoutMs: 10_000, what: 'the 503 request line' },
+      );
+      expect(mine.filter((l) => l.msg === 'request')).toEqual([
+        expect.objectContaining({ level: 'error', method: 'POST', route: '/v1/verify/phone', status: 503 }),
+      ]);
+      // The error filter's line names the failure, with the same request id.
+      expect(mine.some((l) => l.msg !== 'request' && l.level === 'error' && l['context'] === 'http')).toBe(true);
+    } finally {
+      pg.restore();
+      await pg.close();
+    }
   });
 
   it('never writes the password, an API key or a lookup input, in any process, at any level', () => {

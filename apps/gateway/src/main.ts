@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
+import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import { ConfigError, createRootLogger, loadGatewayConfig, logLevels } from '@dossier/config';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
@@ -49,6 +49,12 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
   });
   app.useLogger(app.get(PinoNestLogger));
+  // Whatever is logged while a request is handled (guards, services, the error filter) carries its
+  // request id: each request runs in a logging context of its own from its first hook on.
+  const context = await app.resolve(PinoLogger);
+  fastify.addHook('onRequest', (request, _reply, done) =>
+    context.runInContext(done, { bindings: { request_id: request.id } }),
+  );
   app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen(config.port, config.host);
