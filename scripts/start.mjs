@@ -79,6 +79,8 @@ async function main() {
   if (process.env.LOOKUP_QUEUES)
     say(`ignoring LOOKUP_QUEUES=${process.env.LOOKUP_QUEUES}: npm start runs one worker for every lookup kind`);
   const { LOOKUP_QUEUES: _all, ...env } = process.env;
+  // The apps write to this script's pipes: on a terminal, ask them for readable lines rather than JSON.
+  if (process.stdout.isTTY && !process.env.LOG_FORMAT) env.LOG_FORMAT = 'pretty';
 
   const gateway = startApp('gateway', DIST.gateway, { ...env, PORT: port });
   const worker = startApp('worker', DIST.worker, {

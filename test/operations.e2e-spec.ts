@@ -1,5 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { API_RESULT_FIELDS, Api, Stack } from '@dossier/testing';
+import { API_RESULT_FIELDS, Api, Stack, metricValue } from '@dossier/testing';
 
 // The document is walked freely here; every shape that matters is asserted by expect().
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -108,11 +108,6 @@ function refsIn(node: unknown, found: string[] = []): string[] {
   }
   return found;
 }
-
-const metricValue = (text: string, series: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
 
 describe('operations: OpenAPI, docs, metrics and the queue board (gateway process, real Redis and Postgres)', () => {
   let stack: Stack;

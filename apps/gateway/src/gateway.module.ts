@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import type { GatewayConfig } from '@dossier/config';
 import { InfraModule } from './infra/infra.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -18,6 +20,7 @@ import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiService } from './openapi/openapi.service';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
+import { MetricsServerService } from './metrics/metrics-server.service';
 import { QueueBoardService } from './admin/queue-board.service';
 import { HistoryController } from './history/history.controller';
 import { SearchHistoryService } from './history/search-history.service';
@@ -25,17 +28,23 @@ import { SuppressionsService } from './admin/suppressions.service';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(config: GatewayConfig): DynamicModule {
+  /** `logger`: the process's pino logger, which Fastify logs through too (its request logger carries the request id). */
+  static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [InfraModule.forRoot(config), DiscoveryModule],
+      imports: [
+        InfraModule.forRoot(config),
+        DiscoveryModule,
+        LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
+      ],
       controllers: [
         AuthController,
         LookupsController,
         HistoryController,
         HealthController,
         OpenApiController,
-        MetricsController,
+        // With METRICS_PORT set, /metrics is served on that port only (MetricsServerService).
+        ...(config.metrics === null ? [MetricsController] : []),
       ],
       providers: [
         // Order matters: authenticate first, then rate-limit per key.
@@ -50,6 +59,7 @@ export class GatewayModule {
         QueuePressureService,
         OpenApiService,
         MetricsService,
+        MetricsServerService,
         QueueBoardService,
         SearchHistoryService,
         SuppressionsService,

@@ -2,22 +2,27 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, loadGatewayConfig, logLevels } from '@dossier/config';
+import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
+import { ConfigError, createRootLogger, loadGatewayConfig, logLevels } from '@dossier/config';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
 import { requestIdFor } from './http/request-id';
 import { BODY_LIMIT_BYTES, installJsonBodyParser } from './http/json-body';
+import { RequestLog } from './http/request-log';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
+  const logger = createRootLogger('gateway', config.logLevel, { format: config.logFormat });
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, timeoutCheckIntervalMs } = config.http;
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     genReqId: requestIdFor,
-    logger: false,
+    // One pino logger for Fastify and Nest; Fastify's request logging is one line per request (RequestLog).
+    loggerInstance: logger,
+    logController: new RequestLog(),
     return503OnClosing: true,
     // Receive-side limits (Node's http server; a request past one is answered 408 and closed). Node
     // takes a request off these clocks once its body is in, so a lookup may still wait up to
@@ -38,10 +43,18 @@ async function bootstrap(): Promise<void> {
   });
   installJsonBodyParser(fastify);
 
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
     bodyParser: false,
     logger: logLevels(config.logLevel),
+    bufferLogs: true,
   });
+  app.useLogger(app.get(PinoNestLogger));
+  // Whatever is logged while a request is handled (guards, services, the error filter) carries its
+  // request id: each request runs in a logging context of its own from its first hook on.
+  const context = await app.resolve(PinoLogger);
+  fastify.addHook('onRequest', (request, _reply, done) =>
+    context.runInContext(done, { bindings: { request_id: request.id } }),
+  );
   app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen(config.port, config.host);

@@ -1,14 +1,18 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ConfigError, loadWorkerConfig, logLevels } from '@dossier/config';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
+import { ConfigError, createRootLogger, loadWorkerConfig, logLevels } from '@dossier/config';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig();
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+  const logger = createRootLogger('worker', config.logLevel, { format: config.logFormat });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger), {
     logger: logLevels(config.logLevel),
+    bufferLogs: true,
   });
+  app.useLogger(app.get(PinoNestLogger));
   // Exit with 0 once the active jobs have finished: Nest's default re-raises the signal, so an orderly
   // stop would look like a crash (exit by SIGTERM) to a supervisor.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });

@@ -1,4 +1,6 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import {
@@ -11,7 +13,7 @@ import {
 } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
-import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
+import { LocalIndexRepository, SearchesRepository, creditCounter, openDataSource } from '@dossier/persistence';
 import {
   DATA_SOURCE,
   LOOKUP_QUEUES,
@@ -24,6 +26,7 @@ import {
 import { WorkerHostService } from './processors/worker-host.service';
 import { ReconcilerService } from './processors/reconciler.service';
 import { RetentionService } from './processors/retention.service';
+import { WorkerMetrics } from './processors/worker-metrics';
 import { WorkerHealthService } from './health/worker-health.service';
 import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
@@ -54,9 +57,11 @@ export class WorkerModule implements OnApplicationShutdown {
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
   ) {}
 
-  static forRoot(config: WorkerConfig): DynamicModule {
+  /** `logger`: the process's pino logger, which every Nest `Logger` writes through. */
+  static forRoot(config: WorkerConfig, logger: Logger): DynamicModule {
     return {
       module: WorkerModule,
+      imports: [LoggerModule.forRoot({ pinoHttp: { logger } })],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
         { provide: PROVIDER_SETTINGS, useValue: providerSettings() },
@@ -79,6 +84,12 @@ export class WorkerModule implements OnApplicationShutdown {
             collectDefaultMetrics({ register: registry });
             return registry;
           },
+        },
+        { provide: WorkerMetrics, inject: [METRICS], useFactory: (registry: Registry) => new WorkerMetrics(registry) },
+        {
+          provide: SearchesRepository,
+          inject: [DATA_SOURCE, METRICS],
+          useFactory: (db: DataSource, registry: Registry) => new SearchesRepository(db, creditCounter(registry)),
         },
         {
           provide: ProviderMetrics,

@@ -50,6 +50,15 @@ describe('config', () => {
     expect(loadGatewayConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000' }).http.timeoutCheckIntervalMs).toBe(500);
   });
 
+  it('serves metrics with the API unless METRICS_PORT names a port of their own', () => {
+    expect(loadGatewayConfig({}).metrics).toBeNull();
+    expect(loadGatewayConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '0.0.0.0' });
+    expect(loadGatewayConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics).toEqual({
+      port: 9464,
+      host: '10.0.0.5',
+    });
+  });
+
   it('ignores the test hold outside NODE_ENV=test', () => {
     expect(loadWorkerConfig({ WORKER_TEST_HOLD: 'before:100' }).testHold).toBeNull();
     expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_HOLD: 'after:100' }).testHold).toEqual({
@@ -68,6 +77,9 @@ describe('config', () => {
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'],
+    [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: must differ from PORT'],
   ])('rejects %j naming %s', (env, name) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(name);

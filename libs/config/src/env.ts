@@ -31,6 +31,8 @@ const common = {
     .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, 'a comma-separated list of host:port')
     .optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   DB_POOL_SIZE: int(1, 200).default(10),
   RESULTS_TTL_DAYS: int(1, 3650).default(30),
 };
@@ -49,6 +51,10 @@ const gatewaySchema = z.object({
   ...costs,
   PORT: int(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  /** When set, /metrics is served only on this port (and no longer on PORT); 0 picks a free port. */
+  METRICS_PORT: int(0, 65535).optional(),
+  /** The interface METRICS_PORT listens on. */
+  METRICS_HOST: z.string().default('0.0.0.0'),
   SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
   RATE_LIMIT_RPS: z.coerce.number().positive().default(50),
   RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
@@ -170,6 +176,7 @@ function commonOf(env: z.infer<z.ZodObject<typeof common>>) {
     redis,
     queuePrefix: queuePrefixOf(env.QUEUE_PREFIX, redis.clusterNodes !== null),
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     dbPoolSize: env.DB_POOL_SIZE,
     resultsTtlDays: env.RESULTS_TTL_DAYS,
   };
@@ -216,6 +223,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   if ((e.ADMIN_USER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment:\n  ADMIN_USER/ADMIN_PASSWORD: set both or neither');
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      'invalid environment:\n  METRICS_PORT: must differ from PORT (unset it to serve /metrics on PORT)',
+    );
+  }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('invalid environment:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
@@ -224,6 +236,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     jobRetention: jobRetentionOf(e),
     port: e.PORT,
     host: e.HOST,
+    /** Where /metrics is served apart from the API; null: on PORT with the API. */
+    metrics: e.METRICS_PORT === undefined ? null : { port: e.METRICS_PORT, host: e.METRICS_HOST },
     signupCredits: e.SIGNUP_CREDITS,
     costs: costsOf(e),
     rateLimit: { rps: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },

@@ -2,3 +2,4 @@ export * from './env';
 export * from './redis';
 export * from './log-levels';
 export * from './token-bucket';
+export * from './logger';

@@ -16,3 +16,4 @@ export * from './suppressions.repository';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
 export * from './local-index.writer';
 export * from './local-index.repository';
+export * from './credit-metrics';

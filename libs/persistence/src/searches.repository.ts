@@ -3,6 +3,7 @@ import type { LookupKind, SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
 import { creditsOf, queryRows } from './sql';
 import { isUniqueViolation } from './pg-errors';
+import type { CreditObserver } from './credit-metrics';
 
 export interface NewSearch {
   id: string;
@@ -64,7 +65,11 @@ const viewOf = (row: SearchRow): SearchView => ({ ...row, balance: creditsOf(row
  * and the ledger's unique partial indexes make each phase happen at most once per search.
  */
 export class SearchesRepository {
-  constructor(private readonly db: DataSource) {}
+  /** `credits`: told of each reservation, capture and release this repository commits (metrics). */
+  constructor(
+    private readonly db: DataSource,
+    private readonly credits: CreditObserver = () => {},
+  ) {}
 
   /**
    * Debits the cost (only if the balance covers it), records the search and the `reserve` ledger
@@ -97,7 +102,9 @@ export class SearchesRepository {
         ],
       );
       const row = rows[0];
-      return row ? { kind: 'reserved', balance: creditsOf(row.balance) } : { kind: 'insufficient' };
+      if (!row) return { kind: 'insufficient' };
+      this.credits({ kind: s.kind, phase: 'reserved', credits: s.cost });
+      return { kind: 'reserved', balance: creditsOf(row.balance) };
     } catch (err) {
       if (s.idempotencyKey !== null && isUniqueViolation(err)) return { kind: 'idempotency_race' };
       throw err;
@@ -127,7 +134,13 @@ export class SearchesRepository {
     });
     const unique = [...first.values()].map((k) => items[k]!);
     const capture = (o: Settlement) => o.status === 'succeeded' && o.charge;
-    const rows = await queryRows<{ id: string; balance: string | null }>(
+    const rows = await queryRows<{
+      id: string;
+      kind: LookupKind;
+      cost: number;
+      capture: boolean;
+      balance: string | null;
+    }>(
       this.db,
       `WITH i AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
@@ -138,7 +151,7 @@ export class SearchesRepository {
                 sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
            FROM i
           WHERE x.id = i.id AND x.status = 'pending'
-          RETURNING x.id, x.account_id, x.cost, i.capture
+          RETURNING x.id, x.account_id, x.kind, x.cost, i.capture
        ), led AS (
          INSERT INTO credit_ledger (account_id, search_id, phase, amount)
          SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
@@ -151,7 +164,7 @@ export class SearchesRepository {
           WHERE a.id = t.account_id
           RETURNING a.id, a.balance
        )
-       SELECT s.id,
+       SELECT s.id, s.kind, s.cost, s.capture,
               COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
                        (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance
          FROM s`,
@@ -164,6 +177,7 @@ export class SearchesRepository {
         unique.map((u) => capture(u.outcome)),
       ],
     );
+    for (const r of rows) this.credits({ kind: r.kind, phase: r.capture ? 'captured' : 'released', credits: r.cost });
     const balances = new Map(rows.map((r) => [r.id, r.balance === null ? null : creditsOf(r.balance)]));
     return items.map((item, k) => {
       const settled = first.get(item.searchId) === k && balances.has(item.searchId);

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { testEnv, withDatabase } from './test-env';
+import { runCli } from './processes';
 
 /** Direct SQL against the run's database, for asserting rows and balances. */
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -57,4 +58,21 @@ export async function adminSql<T = Record<string, unknown>>(text: string, params
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A database of the test file's own beside the run's, migrated by the compiled CLI: for tests whose
+ * processes act on every row (the worker's reconciler and retention), so that no other file's rows meet
+ * them. `drop` removes it (connections closed by force).
+ */
+export async function ownDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_${suffix}`.slice(0, 63);
+  const url = withDatabase(testEnv.baseDatabaseUrl, database);
+  await adminSql(`CREATE DATABASE "${database}"`);
+  const migrated = await runCli(['db:migrate'], { DATABASE_URL: url });
+  if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
+  const drop = async () => {
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  };
+  return { url, drop };
 }

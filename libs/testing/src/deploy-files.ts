@@ -29,13 +29,11 @@ export function appOf(command: readonly string[] | undefined): Dossier | null {
 
 /**
  * Variables a deployment file may set for an app: its env schema's keys (libs/config), and for the
- * worker every provider's settings. `METRICS_PORT` is the gateway's metrics port, which the metrics
- * change (branch i10-obs) adds to the gateway's schema: drop it from here once that is merged.
+ * worker every provider's settings.
  */
 export function envNamesOf(app: Dossier): Set<string> {
   const names = new Set(ENV_NAMES[app]);
   if (app === 'worker') for (const p of PROVIDERS) for (const k of settingKeysOf(p)) names.add(k);
-  if (app === 'gateway') names.add('METRICS_PORT');
   return names;
 }
 

@@ -15,3 +15,4 @@ export * from './fixtures';
 export * from './deploy-files';
 export * from './items';
 export * from './redis-server';
+export * from './metrics';

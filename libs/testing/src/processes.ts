@@ -135,6 +135,8 @@ export class Stack {
   ) {}
 
   private readonly extraGateways: AppProcess[] = [];
+  /** Each started worker's health and metrics base URL (WORKER_HEALTH_PORT), in the order of `workers`. */
+  readonly workerUrls: string[] = [];
 
   static async start(options: StackOptions = {}): Promise<Stack> {
     const port = await freePort();
@@ -190,6 +192,7 @@ export class Stack {
       ...extraEnv,
     });
     this.workers.push(worker);
+    this.workerUrls.push(`http://127.0.0.1:${port}`);
     await worker.waitReady(`http://127.0.0.1:${port}/health/ready`);
     return worker;
   }

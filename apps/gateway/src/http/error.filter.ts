@@ -38,6 +38,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       }
     }
     const status = HTTP_STATUS[error.code];
+    if (error.searchId !== undefined) request.searchId = error.searchId;
     if (status >= 500) {
       const cause = error.code === 'internal_error' ? exception : (error.cause ?? exception);
       this.logger.error(

@@ -1,4 +1,5 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { RedisConnections, type GatewayConfig } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
@@ -8,11 +9,12 @@ import {
   SearchHistoryRepository,
   SearchesRepository,
   SuppressionsRepository,
+  creditCounter,
   openDataSource,
 } from '@dossier/persistence';
-import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS, REDIS_CONNECTIONS } from './tokens';
+import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, METRICS, REDIS, REDIS_CONNECTIONS } from './tokens';
 
-/** Connections (Postgres, Redis, the four lookup queues) and the repositories built on them. */
+/** Connections (Postgres, Redis, the four lookup queues), the metrics registry, and the repositories built on them. */
 @Global()
 @Module({})
 export class InfraModule implements OnApplicationShutdown {
@@ -51,7 +53,19 @@ export class InfraModule implements OnApplicationShutdown {
         },
         repository(AccountsRepository),
         repository(ApiKeysRepository),
-        repository(SearchesRepository),
+        {
+          provide: METRICS,
+          useFactory: () => {
+            const registry = new Registry();
+            collectDefaultMetrics({ register: registry });
+            return registry;
+          },
+        },
+        {
+          provide: SearchesRepository,
+          inject: [DATA_SOURCE, METRICS],
+          useFactory: (db: DataSource, metrics: Registry) => new SearchesRepository(db, creditCounter(metrics)),
+        },
         repository(SearchHistoryRepository),
         repository(SuppressionsRepository),
       ],
@@ -61,6 +75,7 @@ export class InfraModule implements OnApplicationShutdown {
         REDIS,
         REDIS_CONNECTIONS,
         LOOKUP_QUEUES,
+        METRICS,
         AccountsRepository,
         ApiKeysRepository,
         SearchesRepository,

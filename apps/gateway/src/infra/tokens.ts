@@ -5,3 +5,5 @@ export const REDIS = Symbol('REDIS');
 export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
 /** The process's Redis connections (one server or a cluster): RedisConnections from @dossier/config. */
 export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');
+/** The gateway's Prometheus registry (served on /metrics, or on METRICS_PORT when set). */
+export const METRICS = Symbol('METRICS');

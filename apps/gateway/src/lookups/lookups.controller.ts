@@ -158,6 +158,7 @@ export class LookupsController {
 
 /** A lookup outcome as HTTP: 200 with the success envelope, or 202 pending with Location. */
 function respond(res: FastifyReply, outcome: LookupOutcome): void {
+  res.request.searchId = outcome.searchId;
   // A replay returns the original search and spends nothing.
   const spent = outcome.replayed ? 0 : outcome.status === 'pending' ? outcome.reserved : outcome.spent;
   void res.headers(creditHeaders(spent, outcome.balance));

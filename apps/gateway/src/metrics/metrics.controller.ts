@@ -14,7 +14,7 @@ export class MetricsController {
     tag: 'operations',
     summary: 'Prometheus metrics',
     description:
-      'Process metrics, `http_requests_total` and `http_request_duration_seconds` by method, route pattern and status, and `dossier_queue_jobs` by lookup queue and job state.',
+      'Process metrics, `http_requests_total` and `http_request_duration_seconds` by method, route pattern and status, `dossier_queue_jobs` by lookup queue and job state, and `dossier_credits_total` by lookup kind and phase. Served here only while `METRICS_PORT` is unset; with it set, on that port alone.',
     auth: false,
     status: 200,
     contentType: 'text/plain; version=0.0.4',

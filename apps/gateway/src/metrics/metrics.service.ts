@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import type { LookupQueues } from '@dossier/contracts';
-import { LOOKUP_QUEUES } from '../infra/tokens';
+import { LOOKUP_QUEUES, METRICS } from '../infra/tokens';
 
 const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed'] as const;
 /** Lookups may wait up to a minute for their outcome, hence the long tail. */
@@ -25,34 +25,35 @@ interface HttpSeries {
 @Injectable()
 export class MetricsService implements OnModuleInit {
   private readonly logger = new Logger(MetricsService.name);
-  private readonly registry = new Registry();
-  private readonly requests = new Counter<HttpLabel>({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
-  private readonly durations = new Histogram<HttpLabel>({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to finishing its answer, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
+  private readonly requests: Counter<HttpLabel>;
+  private readonly durations: Histogram<HttpLabel>;
   /** Labelled children, looked up once per label set instead of hashing labels on every request. */
   private readonly series = new Map<string, HttpSeries>();
 
   constructor(
     @Inject(LOOKUP_QUEUES) queues: LookupQueues,
+    @Inject(METRICS) private readonly registry: Registry,
     private readonly adapterHost: HttpAdapterHost,
   ) {
-    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter<HttpLabel>({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    this.durations = new Histogram<HttpLabel>({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to finishing its answer, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    });
     const logger = this.logger;
     new Gauge<'queue' | 'state'>({
       name: 'dossier_queue_jobs',
       help: 'Jobs in each lookup queue by state, read when scraped',
       labelNames: ['queue', 'state'],
-      registers: [this.registry],
+      registers: [registry],
       async collect() {
         this.reset(); // a queue that cannot be read reports nothing rather than a stale count
         const counts = await Promise.allSettled(LOOKUP_KINDS.map((kind) => queues[kind].getJobCounts(...QUEUE_STATES)));

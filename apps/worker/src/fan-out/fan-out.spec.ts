@@ -231,7 +231,7 @@ describe('FanOut', () => {
     await fan.run('person', { name: 'x' }, [provider('m', () => found(person('m', 1)))], null);
     const text = await registry.metrics();
     expect(text).toContain('dossier_provider_calls_total{provider="m",outcome="found"} 1');
-    expect(text).toMatch(/dossier_provider_call_duration_seconds_count\{provider="m"\} 1/);
+    expect(text).toMatch(/dossier_provider_call_duration_seconds_count\{provider="m",outcome="found"\} 1/);
   });
 
   it('merges e-mail items into one, the verdict from the highest precedence that could tell', async () => {

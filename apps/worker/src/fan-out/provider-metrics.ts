@@ -17,7 +17,7 @@ const BREAKER_VALUE: Record<CircuitState, number> = {
 /** Prometheus metrics per provider (and per username site): calls by outcome, call durations, breaker state. */
 export class ProviderMetrics implements GuardEvents {
   private readonly calls: Counter<'provider' | 'outcome'>;
-  private readonly duration: Histogram<'provider'>;
+  private readonly duration: Histogram<'provider' | 'outcome'>;
   private readonly breaker: Gauge<'provider'>;
 
   constructor(registry: Registry) {
@@ -29,8 +29,8 @@ export class ProviderMetrics implements GuardEvents {
     });
     this.duration = new Histogram({
       name: 'dossier_provider_call_duration_seconds',
-      help: 'How long provider calls took (calls that were made: not skipped), by provider',
-      labelNames: ['provider'],
+      help: 'How long provider calls took (calls that were made: not skipped), by provider and outcome',
+      labelNames: ['provider', 'outcome'],
       buckets: BUCKETS,
       registers: [registry],
     });
@@ -44,7 +44,8 @@ export class ProviderMetrics implements GuardEvents {
 
   observe(report: SourceReport): void {
     this.calls.inc({ provider: report.provider, outcome: report.outcome });
-    if (report.outcome !== 'skipped') this.duration.observe({ provider: report.provider }, report.took_ms / 1000);
+    if (report.outcome !== 'skipped')
+      this.duration.observe({ provider: report.provider, outcome: report.outcome }, report.took_ms / 1000);
   }
 
   breakerState(upstream: string, state: CircuitState): void {

@@ -9,6 +9,7 @@ import {
   anyLookupJobSchema,
   type LookupJobOf,
   type LookupJobResult,
+  type SourceReport,
 } from '@dossier/contracts';
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
@@ -48,10 +49,14 @@ export class LookupProcessor<K extends LookupKind> {
       throw new UnrecoverableError(`job ${job.id} has an invalid ${this.kind} payload`);
     }
     const data = parsed.data as LookupJobOf<K>;
+    const startedAt = performance.now();
     if (job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0) {
       // A retry or a redelivery after a crash: the search may already be settled.
       const status = await this.searches.statusOf(data.search_id);
-      if (status === 'succeeded' || status === 'failed') return this.pointer(data, status);
+      if (status === 'succeeded' || status === 'failed') {
+        this.logJob(job, data.search_id, startedAt, { outcome: 'already_settled' });
+        return this.pointer(data, status);
+      }
     }
     await this.hold('before');
 
@@ -69,6 +74,11 @@ export class LookupProcessor<K extends LookupKind> {
       outcome: { status: 'succeeded', results: outcome.items, sources: outcome.sources, charge: outcome.charge },
     });
     await this.hold('after');
+    this.logJob(job, data.search_id, startedAt, {
+      outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
+      results: outcome.items.length,
+      sources: outcome.sources,
+    });
     if (!settled.settled || settled.balance === null) return this.pointer(data, 'succeeded');
     const inline = {
       charged: settled.charged,
@@ -90,7 +100,39 @@ export class LookupProcessor<K extends LookupKind> {
       error: { code: 'unavailable', message: 'the lookup failed; nothing was charged' },
       sources: [],
     });
-    this.logger.warn(`search ${searchId} failed for good and was released: ${reason}`);
+    this.logger.warn({
+      msg: `search ${searchId} failed for good and was released: ${reason}`,
+      queue: job.queueName,
+      job_id: job.id,
+      search_id: searchId,
+      outcome: 'failed',
+    });
+  }
+
+  /**
+   * The job's one line: queue, job id, search id, the lookup's outcome (`charged`, `free`: settled
+   * without a charge, `already_settled`: a redelivery) and each provider's outcome and duration.
+   * Never the input, nor the results.
+   */
+  private logJob(
+    job: Job<unknown>,
+    searchId: string,
+    startedAt: number,
+    line: { outcome: 'charged' | 'free' | 'already_settled'; results?: number; sources?: SourceReport[] },
+  ): void {
+    this.logger.log({
+      msg: 'job',
+      queue: job.queueName,
+      job_id: job.id,
+      search_id: searchId,
+      attempt: job.attemptsMade + 1,
+      outcome: line.outcome,
+      ...(line.results !== undefined ? { results: line.results } : {}),
+      duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+      ...(line.sources
+        ? { providers: line.sources.map((s) => ({ provider: s.provider, outcome: s.outcome, took_ms: s.took_ms })) }
+        : {}),
+    });
   }
 
   private pointer(data: { search_id: string }, status: LookupJobResult['status']): LookupJobResult {

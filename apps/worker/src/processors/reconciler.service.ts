@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { WorkerConfig } from '@dossier/config';
 import type { LookupQueues } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { DATA_SOURCE, LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
+import { LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
+import { WorkerMetrics } from './worker-metrics';
 
 /**
  * Finds searches left pending with no live job — a gateway that died between reserving and
@@ -18,8 +18,9 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    private readonly searches: SearchesRepository,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
+    private readonly metrics: WorkerMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -36,7 +37,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     this.running = true;
     let released = 0;
     try {
-      const searches = new SearchesRepository(this.db);
+      const searches = this.searches;
       for (const stale of await searches.findStalePending(this.config.reconcileAfterS, 200)) {
         const job = await this.queues[stale.kind].getJob(stale.id);
         const state = job ? await job.getState() : 'missing';
@@ -48,6 +49,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
         });
         if (settled) {
           released += 1;
+          this.metrics.reconciled('released_stale', 1);
           this.logger.warn(`released stale search ${stale.id} (job ${state})`);
         }
       }

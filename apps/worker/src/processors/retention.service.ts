@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
-import type { DataSource } from 'typeorm';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import type { RedisConnections, WorkerConfig } from '@dossier/config';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { DATA_SOURCE, LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { WorkerMetrics } from './worker-metrics';
 
 /** Finished jobs cleaned from one lookup queue's set per pass (BullMQ cleans in bounded steps). */
 const CLEAN_LIMIT = 10_000;
@@ -33,9 +33,10 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    private readonly searchesRepository: SearchesRepository,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
+    private readonly metrics: WorkerMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -78,7 +79,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   /** One retention pass (what the scheduled job runs). */
   async runOnce(): Promise<RetentionOutcome> {
     const days = this.config.resultsTtlDays;
-    const searches = await new SearchesRepository(this.db).purgeResults(days);
+    const searches = await this.searchesRepository.purgeResults(days);
+    this.metrics.reconciled('purged', searches);
     const { completed, failed } = this.config.jobRetention;
     let jobs = 0;
     for (const kind of LOOKUP_KINDS) {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Worker } from 'bullmq';
-import { loadWorkerConfig } from '@dossier/config';
+import { createRootLogger, loadWorkerConfig } from '@dossier/config';
 import { Api, Stack, sql, waitFor } from '@dossier/testing';
 import { WorkerModule } from '../worker.module';
 import { WorkerHostService } from './worker-host.service';
@@ -41,7 +41,12 @@ describe('WorkerHostService: a queue worker that silently stops fetching is rest
       WORKER_READY_STALL_MS: '1000',
       WORKER_MAINTENANCE: 'false',
     });
-    app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: false });
+    app = await NestFactory.createApplicationContext(
+      WorkerModule.forRoot(config, createRootLogger('worker', 'error', { format: 'json' })),
+      {
+        logger: false,
+      },
+    );
     await app.init();
   });
   afterAll(async () => {

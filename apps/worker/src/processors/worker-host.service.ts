@@ -10,6 +10,7 @@ import { DATA_SOURCE, LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '..
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor } from './lookup.processor';
+import { WorkerMetrics } from './worker-metrics';
 
 /** One queue's consumer in this process, and when it last finished a job (completed or failed). */
 interface Consumer {
@@ -50,10 +51,12 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    private readonly searches: SearchesRepository,
     @Inject(DATA_SOURCE) private readonly db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly fanOut: FanOut,
+    private readonly metrics: WorkerMetrics,
   ) {}
 
   private get workers(): Worker[] {
@@ -89,7 +92,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     const processor = new LookupProcessor(
       kind,
       providersFor(kind, PROVIDERS),
-      new SearchesRepository(this.db),
+      this.searches,
       this.fanOut,
       new SuppressionFilter(new SuppressionsRepository(this.db)),
       this.config.testHold,
@@ -102,7 +105,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         const consumer = this.consumers.find((c) => c.kind === kind);
         if (consumer) consumer.inFlight += 1;
         try {
-          return await processor.process(job);
+          return await this.metrics.timeJob(QUEUE_NAMES[kind], () => processor.process(job));
         } finally {
           if (consumer) consumer.inFlight = Math.max(0, consumer.inFlight - 1);
         }
