@@ -15,7 +15,7 @@ const RETENTION_ENV = {
   RETENTION_INTERVAL_MS: '300',
 };
 /** What the purge must leave as it was: the audit trail. */
-const AUDIT_COLUMNS = `account_id, key_id, kind, permissible_purpose, request_id, created_at, completed_at, status, cost, charged`;
+const AUDIT_COLUMNS = `account_id, key_id, kind, permissible_purpose, request_id, created_at, completed_at, status, cost, charged, result_count`;
 
 interface Envelope {
   status: string;

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { AccountsRepository, SearchHistoryRepository, openDataSource } from '@dossier/persistence';
-import { adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { ownDatabase, runCli } from '@dossier/testing';
 import {
   AUDIT_COLUMNS,
   exportAudit,
@@ -21,8 +21,9 @@ const LARGE = 20_000;
  * streaming itself read in-process: batches are read one at a time, each written before the next is read.
  */
 describe('CLI audit:export (real Postgres)', () => {
-  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_audit`;
-  const env = { DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database) };
+  // Filled in by beforeAll with the file's own database (ownDatabase).
+  const env = { DATABASE_URL: '' };
+  let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
   let db: Client;
 
   const cli = (...args: string[]) => runCli(['audit:export', ...args], env);
@@ -87,9 +88,8 @@ describe('CLI audit:export (real Postgres)', () => {
   ];
 
   beforeAll(async () => {
-    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await adminSql(`CREATE DATABASE "${database}"`);
-    expect((await runCli(['db:migrate'], env)).code).toBe(0);
+    database = await ownDatabase('audit');
+    env.DATABASE_URL = database.url;
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
     await db.query(
@@ -130,7 +130,7 @@ describe('CLI audit:export (real Postgres)', () => {
   });
   afterAll(async () => {
     await db?.end();
-    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await database?.drop();
   });
 
   it('writes one JSON line per search, oldest first, with who, what, why, when, outcome and credits', async () => {

@@ -1,13 +1,14 @@
 import { Client } from 'pg';
-import { adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { ownDatabase, runCli } from '@dossier/testing';
 
 /**
  * `suppress:add`, `suppress:remove` and `suppress:list` as an operator runs them: the compiled CLI as a
  * process, on a database of its own so the list holds only what this file adds.
  */
 describe('CLI suppress:* (real Postgres)', () => {
-  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_suppress`;
-  const env = { DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database) };
+  // Filled in by beforeAll with the file's own database (ownDatabase).
+  const env = { DATABASE_URL: '' };
+  let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
   let db: Client;
 
   const cli = (...args: string[]) => runCli(args, env);
@@ -20,15 +21,14 @@ describe('CLI suppress:* (real Postgres)', () => {
     }[];
 
   beforeAll(async () => {
-    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await adminSql(`CREATE DATABASE "${database}"`);
-    expect((await cli('db:migrate')).code).toBe(0);
+    database = await ownDatabase('suppress');
+    env.DATABASE_URL = database.url;
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await database?.drop();
   });
 
   it('lists an empty list', async () => {

@@ -62,12 +62,14 @@ export async function adminSql<T = Record<string, unknown>>(text: string, params
 
 /**
  * A database of the test file's own beside the run's, migrated by the compiled CLI: for tests whose
- * processes act on every row (the worker's reconciler and retention), so that no other file's rows meet
- * them. `drop` removes it (connections closed by force).
+ * processes act on every row (the worker's reconciler and retention) or that count every row (the CLI's
+ * import, export and suppression list), so that no other file's rows meet them. A leftover of a run that
+ * was killed is dropped first; `drop` removes it (connections closed by force).
  */
 export async function ownDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_${suffix}`.slice(0, 63);
   const url = withDatabase(testEnv.baseDatabaseUrl, database);
+  await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   await adminSql(`CREATE DATABASE "${database}"`);
   const migrated = await runCli(['db:migrate'], { DATABASE_URL: url });
   if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { REPO_ROOT, adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { REPO_ROOT, ownDatabase, runCli } from '@dossier/testing';
 import { demoCompanies, demoPeople } from './demo';
 
 const FIXTURES = join(REPO_ROOT, 'apps/cli/src/import/fixtures');
@@ -12,8 +12,9 @@ const FIXTURES = join(REPO_ROOT, 'apps/cli/src/import/fixtures');
  * own, every format on fixtures in its published layout, bad lines included.
  */
 describe('CLI import and demo:seed (real Postgres)', () => {
-  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_import`;
-  const env = { DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database) };
+  // Filled in by beforeAll with the file's own database (ownDatabase).
+  const env = { DATABASE_URL: '' };
+  let database: Awaited<ReturnType<typeof ownDatabase>> | undefined;
   let db: Client;
   let dir: string;
 
@@ -21,16 +22,15 @@ describe('CLI import and demo:seed (real Postgres)', () => {
   const rows = async (sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows;
 
   beforeAll(async () => {
-    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await adminSql(`CREATE DATABASE "${database}"`);
-    expect((await cli('db:migrate')).code).toBe(0);
+    database = await ownDatabase('import');
+    env.DATABASE_URL = database.url;
     db = new Client({ connectionString: env.DATABASE_URL });
     await db.connect();
     dir = mkdtempSync(join(tmpdir(), 'dossier-import-'));
   });
   afterAll(async () => {
     await db?.end();
-    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
