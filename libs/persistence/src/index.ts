@@ -17,3 +17,4 @@ export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
 export * from './local-index.writer';
 export * from './local-index.repository';
 export * from './credit-metrics';
+export * from './webhooks.repository';
