@@ -207,6 +207,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       strict = new Api((await stack.startGateway({ WEBHOOK_ALLOW_PRIVATE: 'false' })).baseUrl);
     });
 
+    it('registers an https URL on a public address (the refusals below are not blanket ones)', async () => {
+      const res = await strict.post<Created>('/v1/webhooks', { url: 'https://203.0.113.10/hook' }, { key });
+      expect(res.status).toBe(201);
+      expect(res.body.webhook.url).toBe('https://203.0.113.10/hook');
+    });
+
     it.each([
       'https://127.0.0.1/hook',
       'https://10.1.2.3/hook',

@@ -123,7 +123,6 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ['::', 128], // unspecified
   ['::1', 128],
-  ['::ffff:0:0', 96], // IPv4-mapped: judged by the IPv4 address, see isRefusedAddress
   ['64:ff9b::', 96], // NAT64
   ['fc00::', 7], // unique local, fd00:ec2::254 (AWS metadata) among them
   ['fe80::', 10],
@@ -131,14 +130,15 @@ for (const [net, bits] of [
 ] as const)
   refused.addSubnet(net, bits, 'ipv6');
 
-/** Loopback, private, link-local, CGNAT, metadata, unspecified, multicast or reserved: never a webhook's target. */
+/**
+ * Loopback, private, link-local, CGNAT, metadata, unspecified, multicast or reserved: never a webhook's
+ * target. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) is judged by its IPv4 rules
+ * (BlockList does so itself; a `::ffff:0:0/96` rule would make it refuse every IPv4 address).
+ */
 export function isRefusedAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return refused.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return refused.check(mapped[1]!, 'ipv4');
-  return refused.check(address, 'ipv6');
+  if (family === 0) return true;
+  return refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 export interface ResolvedTarget {

@@ -14,7 +14,8 @@ export const createWebhookBody = z
       .describe('the events to send (default: all)'),
   })
   .strict()
-  .meta({ examples: [{ url: 'https://hooks.example.com/dossier', events: ['search.completed', 'search.failed'] }] });
+  // An address literal from the documentation range (RFC 5737): the example resolves without DNS, so it registers.
+  .meta({ examples: [{ url: 'https://203.0.113.10/dossier', events: ['search.completed', 'search.failed'] }] });
 
 const timestamp = z.string().describe('RFC 3339 UTC timestamp');
 
@@ -27,7 +28,7 @@ export const webhookView = z.object({
 
 const EXAMPLE_WEBHOOK = {
   id: 'wh_4kP9xQ2mLr7TzW1bN8cV',
-  url: 'https://hooks.example.com/dossier',
+  url: 'https://203.0.113.10/dossier',
   events: ['search.completed', 'search.failed'],
   created_at: '2026-11-23T09:00:00.000Z',
 };
