@@ -85,6 +85,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
 
   it('delivers a completed search signed, after a receiver that failed (500) and hung, recording every attempt', async () => {
     const hook = await receiver([500, 'hang', 200]);
+    let id = '';
     try {
       const created = await api.post<Created>('/v1/webhooks', { url: hook.url }, { key });
       expect(created.status).toBe(201);
@@ -95,6 +96,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
         created_at: expect.any(String),
       });
       expect(created.body.secret).toMatch(/^whsec_/);
+      id = created.body.webhook.id;
 
       const search = await api.post<{ search_id: string }>('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key });
       expect(search.status).toBe(200);
@@ -150,7 +152,38 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       expect(verify(last.raw.replace('"success"', '"succesS"'), last.signature, created.body.secret)).toBe(false);
       expect(verify(last.raw, last.signature, 'whsec_not-the-secret')).toBe(false);
     } finally {
+      // later searches send it nothing: its receiver is gone
+      if (id) await api.request('DELETE', `/v1/webhooks/${id}`, { key });
       await hook.close();
+    }
+  });
+
+  it('sends an event only to the webhooks that take its type', async () => {
+    const all = await receiver([]);
+    const failedOnly = await receiver([]);
+    try {
+      const a = await api.post<Created>('/v1/webhooks', { url: all.url }, { key });
+      const f = await api.post<Created>('/v1/webhooks', { url: failedOnly.url, events: ['search.failed'] }, { key });
+      const search = await api.post<{ search_id: string }>('/v1/verify/phone', { phone: '+44 20 7946 0958' }, { key });
+      expect(search.status).toBe(200);
+      const eventId = `evt_${search.body.search_id.slice('srch_'.length)}`;
+      // both webhooks' jobs would have been queued together, by the one call that settled the search
+      await waitFor(
+        async () =>
+          (await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${a.body.webhook.id}/deliveries`, { key })).body
+            .deliveries,
+        (d) => d.some((x) => x.event_id === eventId && x.outcome === 'delivered'),
+        { timeoutMs: 30_000, what: 'the completed event delivered to the webhook taking every event' },
+      );
+      const none = await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${f.body.webhook.id}/deliveries`, { key });
+      expect(none.body.deliveries).toEqual([]);
+      expect(failedOnly.received).toEqual([]);
+    } finally {
+      for (const w of await api
+        .get<{ webhooks: { id: string }[] }>('/v1/webhooks', { key })
+        .then((r) => r.body.webhooks))
+        await api.request('DELETE', `/v1/webhooks/${w.id}`, { key });
+      await Promise.all([all.close(), failedOnly.close()]);
     }
   });
 
