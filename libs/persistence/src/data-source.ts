@@ -7,6 +7,7 @@ import { PersonRecordEntity } from './entities/person-record.entity';
 import { PersonNameEntity } from './entities/person-name.entity';
 import { CompanyRecordEntity } from './entities/company-record.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
+import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
@@ -24,6 +25,8 @@ export const ENTITIES = [
   PersonNameEntity,
   CompanyRecordEntity,
   SuppressionEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,

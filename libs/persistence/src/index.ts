@@ -12,6 +12,7 @@ export * from './entities/person-record.entity';
 export * from './entities/person-name.entity';
 export * from './entities/company-record.entity';
 export * from './entities/suppression.entity';
+export * from './entities/webhook.entity';
 export * from './suppressions.repository';
 export { isDatabaseUnavailable, isUniqueViolation } from './pg-errors';
 export * from './local-index.writer';

@@ -31,7 +31,7 @@ export class Webhooks1760000000000 implements MigrationInterface {
         duration_ms integer NOT NULL,
         attempted_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, id DESC)`);
+    await q.query(`CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
