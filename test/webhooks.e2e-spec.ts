@@ -187,6 +187,45 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
+  it('records an event failed once its last attempt fails (attempts cut to 3 for the test)', async () => {
+    const short = await Stack.start({
+      label: 'webhooks-fail',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '3' },
+    });
+    const hook = await receiver([500, 502, 503, 200]);
+    try {
+      const other = new Api(short.baseUrl);
+      const { key: k } = await other.register();
+      const created = await other.post<Created>('/v1/webhooks', { url: hook.url }, { key: k });
+      const search = await other.post<{ search_id: string }>(
+        '/v1/verify/phone',
+        { phone: '+1 650 253 0000' },
+        { key: k },
+      );
+      expect(search.status).toBe(200);
+      const deliveries = await waitFor(
+        async () =>
+          (
+            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
+              key: k,
+            })
+          ).body.deliveries,
+        (d) => d.some((x) => x.outcome === 'failed'),
+        { timeoutMs: 30_000, what: 'the event recorded failed' },
+      );
+      expect(deliveries.map((d) => [d.attempt, d.outcome, d.status_code])).toEqual([
+        [3, 'failed', 503],
+        [2, 'retrying', 502],
+        [1, 'retrying', 500],
+      ]);
+      expect(hook.received).toHaveLength(3);
+    } finally {
+      await hook.close();
+      await short.stop();
+    }
+  });
+
   it('keeps the secret encrypted: the row holds no plain secret, and opens with WEBHOOK_SECRET_KEY', async () => {
     const created = await api.post<Created>(
       '/v1/webhooks',

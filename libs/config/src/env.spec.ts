@@ -136,7 +136,10 @@ describe('config', () => {
       timeoutMs: 10_000,
       retryBaseMs: 30_000,
       concurrency: 16,
+      testAttempts: null,
     });
+    expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2' }).webhooks.testAttempts).toBeNull();
+    expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks.testAttempts).toBe(2);
     expect(loadGatewayConfig({}).webhooks.key).toBeNull();
     expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY: 'abcd' })).toThrow(/WEBHOOK_SECRET_KEY: must be 32 bytes/);
     expect(() => loadWorkerConfig({ WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(ConfigError);

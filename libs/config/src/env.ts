@@ -107,6 +107,8 @@ const workerSchema = z.object({
   /** The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. */
   WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
   WEBHOOK_CONCURRENCY: int(1, 1000).default(16),
+  /** Test-only: attempts per webhook event instead of those spanning 24 h (ignored unless NODE_ENV=test). */
+  WEBHOOK_TEST_ATTEMPTS: int(1, 100).optional(),
   LOOKUP_QUEUES: z.string().default(LOOKUP_KINDS.join(',')),
   WORKER_CONCURRENCY: int(1, 1000).default(16),
   WORKER_CONCURRENCY_PERSON: int(1, 1000).optional(),
@@ -331,6 +333,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      testAttempts: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_ATTEMPTS ?? null) : null,
     },
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };

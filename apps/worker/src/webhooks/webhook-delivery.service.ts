@@ -61,7 +61,7 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
     private readonly searches: SearchesRepository,
   ) {
     this.webhooks = new WebhooksRepository(db);
-    this.attempts = webhookAttempts(config.webhooks.retryBaseMs);
+    this.attempts = config.webhooks.testAttempts ?? webhookAttempts(config.webhooks.retryBaseMs);
     this.queue = new Queue<WebhookJob>(WEBHOOK_QUEUE, {
       prefix: config.queuePrefix,
       connection: redis.queues(),
