@@ -226,6 +226,46 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
+  it('checks the URL again at delivery: a worker without WEBHOOK_ALLOW_PRIVATE sends nothing to loopback', async () => {
+    const split = await Stack.start({
+      label: 'webhooks-recheck',
+      gatewayEnv: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      workerEnv: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_TEST_ATTEMPTS: '1' },
+    });
+    const hook = await receiver([]);
+    try {
+      const other = new Api(split.baseUrl);
+      const { key: k } = await other.register();
+      // https, so that only the address can be what the worker refuses
+      const url = hook.url.replace('http:', 'https:');
+      const created = await other.post<Created>('/v1/webhooks', { url }, { key: k });
+      expect(created.status).toBe(201);
+      expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
+      const deliveries = await waitFor(
+        async () =>
+          (
+            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
+              key: k,
+            })
+          ).body.deliveries,
+        (d) => d.length > 0,
+        { timeoutMs: 30_000, what: 'the refused attempt recorded' },
+      );
+      expect(deliveries).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          outcome: 'failed',
+          status_code: null,
+          error: 'refused: the URL resolves to a loopback, private, link-local or metadata address',
+        }),
+      ]);
+      expect(hook.received).toEqual([]);
+    } finally {
+      await hook.close();
+      await split.stop();
+    }
+  });
+
   it('keeps the secret encrypted: the row holds no plain secret, and opens with WEBHOOK_SECRET_KEY', async () => {
     const created = await api.post<Created>(
       '/v1/webhooks',
