@@ -25,6 +25,8 @@ import { QueueBoardService } from './admin/queue-board.service';
 import { HistoryController } from './history/history.controller';
 import { SearchHistoryService } from './history/search-history.service';
 import { SuppressionsService } from './admin/suppressions.service';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 @Module({})
 export class GatewayModule {
@@ -41,6 +43,7 @@ export class GatewayModule {
         AuthController,
         LookupsController,
         HistoryController,
+        WebhooksController,
         HealthController,
         OpenApiController,
         // With METRICS_PORT set, /metrics is served on that port only (MetricsServerService).
@@ -63,6 +66,7 @@ export class GatewayModule {
         QueueBoardService,
         SearchHistoryService,
         SuppressionsService,
+        WebhooksService,
       ],
     };
   }

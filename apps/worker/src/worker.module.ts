@@ -31,6 +31,7 @@ import { WorkerHealthService } from './health/worker-health.service';
 import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
 import { UpstreamGuards } from './fan-out/upstream-guards';
+import { WebhookDeliveryService } from './webhooks/webhook-delivery.service';
 
 /**
  * Every provider's settings, read once; a malformed `<ID>_RATE_LIMIT`, or a setting a provider refuses
@@ -112,6 +113,7 @@ export class WorkerModule implements OnApplicationShutdown {
               new LocalIndexRepository(db),
             ),
         },
+        WebhookDeliveryService,
         WorkerHostService,
         ReconcilerService,
         RetentionService,

@@ -123,6 +123,28 @@ describe('config', () => {
     expect(() => loadBenchConfig({ REDIS_CLUSTER_NODES: 'r1:7000' })).toThrow(/REDIS_CLUSTER_NODES/);
   });
 
+  it('reads WEBHOOK_SECRET_KEY as 32 bytes of hex or base64, refusing any other length', () => {
+    const hex = '00'.repeat(31) + 'ff';
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY: hex }).webhooks).toEqual({
+      key: Buffer.from(hex, 'hex'),
+      allowPrivate: false,
+    });
+    const b64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadWorkerConfig({ WEBHOOK_SECRET_KEY: b64, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toEqual({
+      key: Buffer.alloc(32, 7),
+      allowPrivate: true,
+      timeoutMs: 10_000,
+      retryBaseMs: 30_000,
+      concurrency: 16,
+      testAttempts: null,
+    });
+    expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2' }).webhooks.testAttempts).toBeNull();
+    expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks.testAttempts).toBe(2);
+    expect(loadGatewayConfig({}).webhooks.key).toBeNull();
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY: 'abcd' })).toThrow(/WEBHOOK_SECRET_KEY: must be 32 bytes/);
+    expect(() => loadWorkerConfig({ WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(ConfigError);
+  });
+
   it('rejects unknown lookup kinds', () => {
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: 'phone,fax' })).toThrow(/LOOKUP_QUEUES.*fax/s);
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: ',' })).toThrow(/LOOKUP_QUEUES/);

@@ -45,10 +45,35 @@ const jobRetention = {
   JOB_KEEP_FAILED_COUNT: int(0, 10_000_000).default(10_000),
 };
 
+/** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -base64 32`). */
+function webhookKeyOf(value: string): Buffer | null {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+  return key.length === 32 ? key : null;
+}
+
+/** Webhooks (ADR 0020): the key their signing secrets are encrypted under, and whether private targets are allowed. */
+const webhooks = {
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .refine((v) => webhookKeyOf(v) !== null, 'must be 32 bytes, as 64 hex characters or base64')
+    .optional(),
+  /** `true`: webhook URLs may be http and may resolve to loopback or private addresses (tests, closed networks). */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+};
+
+function webhooksOf(e: { WEBHOOK_SECRET_KEY?: string | undefined; WEBHOOK_ALLOW_PRIVATE: 'true' | 'false' }) {
+  return {
+    /** null: webhooks cannot be registered (gateway) nor delivered (worker). */
+    key: e.WEBHOOK_SECRET_KEY === undefined ? null : webhookKeyOf(e.WEBHOOK_SECRET_KEY),
+    allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+  };
+}
+
 const gatewaySchema = z.object({
   ...common,
   ...jobRetention,
   ...costs,
+  ...webhooks,
   PORT: int(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   /** When set, /metrics is served only on this port (and no longer on PORT); 0 picks a free port. */
@@ -76,6 +101,14 @@ const gatewaySchema = z.object({
 const workerSchema = z.object({
   ...common,
   ...jobRetention,
+  ...webhooks,
+  /** Longest a webhook receiver may take to answer before the attempt counts as failed. */
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  /** The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. */
+  WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
+  WEBHOOK_CONCURRENCY: int(1, 1000).default(16),
+  /** Test-only: attempts per webhook event instead of those spanning 24 h (ignored unless NODE_ENV=test). */
+  WEBHOOK_TEST_ATTEMPTS: int(1, 100).optional(),
   LOOKUP_QUEUES: z.string().default(LOOKUP_KINDS.join(',')),
   WORKER_CONCURRENCY: int(1, 1000).default(16),
   WORKER_CONCURRENCY_PERSON: int(1, 1000).optional(),
@@ -248,6 +281,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     admin: e.ADMIN_USER && e.ADMIN_PASSWORD ? { user: e.ADMIN_USER, password: e.ADMIN_PASSWORD } : null,
     trustProxy: e.TRUST_PROXY === 'true',
     http: httpTimeoutsOf(e),
+    webhooks: webhooksOf(e),
   };
 }
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
@@ -294,6 +328,13 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     healthHost: e.WORKER_HEALTH_HOST,
     readyStallMs: e.WORKER_READY_STALL_MS,
     maintenance: e.WORKER_MAINTENANCE === 'true' ? { intervalMs: e.RETENTION_INTERVAL_MS } : null,
+    webhooks: {
+      ...webhooksOf(e),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      testAttempts: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_ATTEMPTS ?? null) : null,
+    },
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };
 }

@@ -36,6 +36,7 @@ export const newId = {
   search: (): string => `srch_${randomBase62(SEARCH_ID_LENGTH)}`,
   request: (): string => `req_${randomBase62(20)}`,
   suppression: (): string => `sup_${randomBase62(20)}`,
+  webhook: (): string => `wh_${randomBase62(20)}`,
 };
 
 /** API keys: `dsk_` + 40 base62 characters (~238 bits). Shown once, stored as a hash. */

@@ -7,12 +7,14 @@ import { PersonRecordEntity } from './entities/person-record.entity';
 import { PersonNameEntity } from './entities/person-name.entity';
 import { CompanyRecordEntity } from './entities/company-record.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
+import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
 import { SearchHistory1740000000000 } from './migrations/1740000000000-search-history';
 import { Suppressions1730000000000 } from './migrations/1730000000000-suppressions';
 import { SearchesRetention1745000000000 } from './migrations/1745000000000-searches-retention';
+import { Webhooks1760000000000 } from './migrations/1760000000000-webhooks';
 
 export const ENTITIES = [
   AccountEntity,
@@ -23,6 +25,8 @@ export const ENTITIES = [
   PersonNameEntity,
   CompanyRecordEntity,
   SuppressionEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,
@@ -31,6 +35,7 @@ export const MIGRATIONS = [
   Suppressions1730000000000,
   SearchHistory1740000000000,
   SearchesRetention1745000000000,
+  Webhooks1760000000000,
 ];
 
 export interface DataSourceOptions {

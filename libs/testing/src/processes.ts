@@ -124,6 +124,9 @@ export interface StackOptions {
   label?: string;
 }
 
+/** The WEBHOOK_SECRET_KEY every test stack runs with (32 bytes, hex): tests read stored secrets back with it. */
+export const TEST_WEBHOOK_SECRET_KEY = '7f3a9c1e5b2d4f6081a3c5e7092b4d6f8a1c3e5071b3d5f7092a4c6e8b0d2f41';
+
 /** Gateway and worker as separate processes against the run's database and a fresh queue prefix. */
 export class Stack {
   private constructor(
@@ -145,6 +148,7 @@ export class Stack {
       REDIS_URL: testEnv.redisUrl,
       QUEUE_PREFIX: uniquePrefix(options.label ?? 'stack'),
       DB_POOL_SIZE: '5',
+      WEBHOOK_SECRET_KEY: TEST_WEBHOOK_SECRET_KEY,
       ...LOOPBACK_PROVIDER_ENV,
       ...options.env,
     };

@@ -9,6 +9,7 @@ import {
   SearchHistoryRepository,
   SearchesRepository,
   SuppressionsRepository,
+  WebhooksRepository,
   creditCounter,
   openDataSource,
 } from '@dossier/persistence';
@@ -68,6 +69,7 @@ export class InfraModule implements OnApplicationShutdown {
         },
         repository(SearchHistoryRepository),
         repository(SuppressionsRepository),
+        repository(WebhooksRepository),
       ],
       exports: [
         GATEWAY_CONFIG,
@@ -81,6 +83,7 @@ export class InfraModule implements OnApplicationShutdown {
         SearchesRepository,
         SearchHistoryRepository,
         SuppressionsRepository,
+        WebhooksRepository,
       ],
     };
   }

@@ -7,7 +7,7 @@ export const API_DOC = 'dossier:api-doc';
 /** What the OpenAPI document says about one route. The schemas are the ones the handler validates with. */
 export interface ApiDocOptions {
   summary: string;
-  tag: 'auth' | 'account' | 'lookups' | 'operations';
+  tag: 'auth' | 'account' | 'lookups' | 'webhooks' | 'operations';
   description?: string;
   body?: z.ZodType;
   /** The strict object schema the handler validates its query string with: one parameter per property. */

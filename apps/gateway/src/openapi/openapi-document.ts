@@ -14,6 +14,10 @@ const TAGS = [
   { name: 'auth', description: 'Accounts, logins and API keys' },
   { name: 'account', description: 'The calling account and its credit balance' },
   { name: 'lookups', description: 'Person, company, e-mail and phone lookups; each one costs credits' },
+  {
+    name: 'webhooks',
+    description: 'Signed event deliveries to your HTTPS endpoints (search.completed, search.failed, batch.completed)',
+  },
   { name: 'operations', description: 'Health, metrics and this document' },
 ];
 

@@ -35,6 +35,8 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly fanOut: FanOut,
     private readonly suppression: SuppressionFilter,
     private readonly testHold: WorkerConfig['testHold'],
+    /** Called once the search is settled (and again on a redelivery): queues its webhook events. */
+    private readonly onSettled: (searchId: string, status: 'succeeded' | 'failed') => Promise<void> = async () => {},
   ) {
     this.logger = new Logger(`${kind}-lookup`);
     this.settles = new MicroBatcher((items) => searches.settleMany(items), SETTLE_BATCH_WINDOW_MS, SETTLE_BATCH_MAX);
@@ -54,6 +56,8 @@ export class LookupProcessor<K extends LookupKind> {
       // A retry or a redelivery after a crash: the search may already be settled.
       const status = await this.searches.statusOf(data.search_id);
       if (status === 'succeeded' || status === 'failed') {
+        // The first run may have died between settling and queuing the events: queue them (again).
+        await this.onSettled(data.search_id, status);
         this.logJob(job, data.search_id, startedAt, { outcome: 'already_settled' });
         return this.pointer(data, status);
       }
@@ -74,6 +78,8 @@ export class LookupProcessor<K extends LookupKind> {
       outcome: { status: 'succeeded', results: outcome.items, sources: outcome.sources, charge: outcome.charge },
     });
     await this.hold('after');
+    // A failure here fails the job: its retry finds the search settled and queues the events again.
+    if (settled.settled) await this.onSettled(data.search_id, 'succeeded');
     this.logJob(job, data.search_id, startedAt, {
       outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
       results: outcome.items.length,
@@ -95,11 +101,15 @@ export class LookupProcessor<K extends LookupKind> {
   async fail(job: Job<unknown>, reason: string): Promise<void> {
     const searchId = searchIdOf(job);
     if (!searchId) return;
-    await this.searches.settle(searchId, {
+    const settled = await this.searches.settle(searchId, {
       status: 'failed',
       error: { code: 'unavailable', message: 'the lookup failed; nothing was charged' },
       sources: [],
     });
+    if (settled.settled)
+      await this.onSettled(searchId, 'failed').catch((err: unknown) =>
+        this.logger.error(`search ${searchId}: could not queue its webhook events: ${String(err)}`),
+      );
     this.logger.warn({
       msg: `search ${searchId} failed for good and was released: ${reason}`,
       queue: job.queueName,

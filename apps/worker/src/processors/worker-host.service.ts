@@ -11,6 +11,7 @@ import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor } from './lookup.processor';
 import { WorkerMetrics } from './worker-metrics';
+import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 
 /** One queue's consumer in this process, and when it last finished a job (completed or failed). */
 interface Consumer {
@@ -57,6 +58,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly fanOut: FanOut,
     private readonly metrics: WorkerMetrics,
+    private readonly webhooks: WebhookDeliveryService,
   ) {}
 
   private get workers(): Worker[] {
@@ -96,6 +98,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       this.fanOut,
       new SuppressionFilter(new SuppressionsRepository(this.db)),
       this.config.testHold,
+      (searchId, status) => this.webhooks.searchSettled(searchId, status),
     );
     const worker = new Worker(
       QUEUE_NAMES[kind],

@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '@dossier/domain';
+import type { GatewayConfig } from '@dossier/config';
+import {
+  WEBHOOK_EVENTS,
+  checkWebhookTarget,
+  newWebhookSecret,
+  sealSecret,
+  type WebhookEvent,
+} from '@dossier/contracts';
+import { WebhooksRepository, type DeliveryRow, type WebhookRow } from '@dossier/persistence';
+import { GATEWAY_CONFIG } from '../infra/tokens';
+
+const DELIVERIES_SHOWN = 100;
+const notFound = () => new DomainError('not_found', 'no such webhook');
+const WEBHOOK_ID = /^wh_[0-9A-Za-z]{1,64}$/;
+
+const viewOf = (w: WebhookRow) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events as WebhookEvent[],
+  created_at: w.created_at.toISOString(),
+});
+
+/** `/v1/webhooks`: an account registers, lists and deletes its endpoints, and reads their delivery attempts. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
+  ) {}
+
+  async create(accountId: string, body: { url: string; events?: WebhookEvent[] | undefined }) {
+    const key = this.config.webhooks.key;
+    if (key === null) throw DomainError.unavailable('webhooks are not enabled on this server (no WEBHOOK_SECRET_KEY)');
+    const check = await checkWebhookTarget(body.url, this.config.webhooks.allowPrivate);
+    if (!check.ok) throw DomainError.validation([{ field: 'url', issue: check.reason }]);
+    const events = body.events ? WEBHOOK_EVENTS.filter((e) => body.events!.includes(e)) : [...WEBHOOK_EVENTS];
+    const secret = newWebhookSecret();
+    const row = await this.webhooks.create(accountId, check.target.url.toString(), events, sealSecret(secret, key));
+    return { status: 'success' as const, webhook: viewOf(row), secret };
+  }
+
+  async list(accountId: string) {
+    return { status: 'success' as const, webhooks: (await this.webhooks.listForAccount(accountId)).map(viewOf) };
+  }
+
+  async delete(accountId: string, id: string) {
+    const row = WEBHOOK_ID.test(id) ? await this.webhooks.findForAccount(id, accountId) : null;
+    if (!row || !(await this.webhooks.deleteForAccount(id, accountId))) throw notFound();
+    return { status: 'success' as const, webhook: viewOf(row) };
+  }
+
+  async deliveries(accountId: string, id: string) {
+    const row = WEBHOOK_ID.test(id) ? await this.webhooks.findForAccount(id, accountId) : null;
+    if (!row) throw notFound();
+    const rows = await this.webhooks.deliveries(id, DELIVERIES_SHOWN);
+    return { status: 'success' as const, deliveries: rows.map(deliveryOf) };
+  }
+}
+
+function deliveryOf(d: DeliveryRow) {
+  return {
+    event_id: d.event_id,
+    type: d.event_type as WebhookEvent,
+    attempt: d.attempt,
+    outcome: d.outcome,
+    status_code: d.status_code,
+    error: d.error,
+    duration_ms: d.duration_ms,
+    attempted_at: d.attempted_at.toISOString(),
+  };
+}

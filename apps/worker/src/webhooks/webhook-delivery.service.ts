@@ -1,0 +1,170 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import type { RedisConnections, WorkerConfig } from '@dossier/config';
+import {
+  SIGNATURE_HEADER,
+  WEBHOOK_BACKOFF,
+  WEBHOOK_JOB_NAME,
+  WEBHOOK_QUEUE,
+  checkWebhookTarget,
+  openSecret,
+  searchEventId,
+  signatureHeader,
+  webhookAttempts,
+  webhookBackoffMs,
+  webhookJobId,
+  webhookJobSchema,
+  type WebhookJob,
+} from '@dossier/contracts';
+import { SearchesRepository, WebhooksRepository, type SearchView } from '@dossier/persistence';
+import { DATA_SOURCE, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { postPinned, type PostResult } from './webhook-post';
+
+/** The search envelope as `GET /v1/searches/{id}` gives it (without the request id, which belongs to a request). */
+export function searchEnvelope(search: SearchView): Record<string, unknown> {
+  if (search.status === 'failed') {
+    return {
+      status: 'error',
+      error: { code: 'unavailable', message: search.error?.message ?? 'the lookup failed; nothing was charged' },
+      search_id: search.id,
+      credits_remaining: search.balance,
+    };
+  }
+  return {
+    status: 'success',
+    search_id: search.id,
+    results: search.results ?? [],
+    credits_remaining: search.balance,
+    sources: search.sources ?? [],
+  };
+}
+
+/**
+ * Webhooks in the worker (ADR 0020): `searchSettled` puts one delivery job per subscribed webhook on the
+ * `webhook-delivery` queue; this process's consumer of that queue POSTs them, signed, to the pinned
+ * address, records every attempt and lets BullMQ retry with exponential backoff and jitter for at least
+ * 24 hours. The consumer has its own concurrency: a slow receiver never takes a lookup's slot.
+ */
+@Injectable()
+export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('webhooks');
+  private readonly webhooks: WebhooksRepository;
+  private readonly queue: Queue<WebhookJob>;
+  private readonly attempts: number;
+  private worker?: Worker<WebhookJob>;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(DATA_SOURCE) db: DataSource,
+    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
+    private readonly searches: SearchesRepository,
+  ) {
+    this.webhooks = new WebhooksRepository(db);
+    this.attempts = config.webhooks.testAttempts ?? webhookAttempts(config.webhooks.retryBaseMs);
+    this.queue = new Queue<WebhookJob>(WEBHOOK_QUEUE, {
+      prefix: config.queuePrefix,
+      connection: redis.queues(),
+      defaultJobOptions: {
+        attempts: this.attempts,
+        backoff: { type: WEBHOOK_BACKOFF },
+        removeOnComplete: { ...config.jobRetention.completed },
+        removeOnFail: { ...config.jobRetention.failed },
+      },
+    });
+  }
+
+  /**
+   * Queues the search's event for every webhook of its account that takes it. Called after the search
+   * settled, and again by a redelivered lookup job: the job id (webhook + event) makes that a no-op.
+   */
+  async searchSettled(searchId: string, status: 'succeeded' | 'failed'): Promise<void> {
+    const type = status === 'succeeded' ? 'search.completed' : 'search.failed';
+    const subscribers = await this.webhooks.subscribersOfSearch(searchId, type);
+    if (subscribers.length === 0) return;
+    const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id);
+    if (!search) return;
+    const event = {
+      id: searchEventId(searchId),
+      type,
+      created_at: (search.completed_at ?? new Date()).toISOString(),
+      data: searchEnvelope(search),
+    } as const;
+    await this.queue.addBulk(
+      subscribers.map((w) => ({
+        name: WEBHOOK_JOB_NAME,
+        data: { v: 1 as const, webhook_id: w.id, event },
+        opts: { jobId: webhookJobId(w.id, event.id) },
+      })),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.webhooks.key === null) {
+      this.logger.warn(`WEBHOOK_SECRET_KEY is not set: ${WEBHOOK_QUEUE} is not consumed (deliveries wait)`);
+      return;
+    }
+    const baseMs = this.config.webhooks.retryBaseMs;
+    this.worker = new Worker<WebhookJob>(WEBHOOK_QUEUE, (job) => this.deliver(job), {
+      connection: this.redis.consumers(),
+      prefix: this.config.queuePrefix,
+      concurrency: this.config.webhooks.concurrency,
+      settings: { backoffStrategy: (attemptsMade: number) => webhookBackoffMs(attemptsMade, baseMs) },
+    });
+    this.worker.on('error', (err) => this.logger.error(`webhook worker: ${err.message}`));
+    this.logger.log(
+      `consuming ${WEBHOOK_QUEUE} (concurrency ${this.config.webhooks.concurrency}, ${this.attempts} attempts)`,
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker?.close();
+    await this.queue.close();
+  }
+
+  /** One attempt: recorded whatever happens; a failure throws so BullMQ retries (or, the last, fails for good). */
+  private async deliver(job: Job<WebhookJob>): Promise<void> {
+    const parsed = webhookJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`job ${job.id} has an invalid webhook payload`);
+    const { webhook_id: webhookId, event } = parsed.data;
+    const webhook = await this.webhooks.target(webhookId);
+    if (!webhook) return; // deleted since: nothing to deliver to
+    const attempt = job.attemptsMade + 1;
+    const startedAt = performance.now();
+    const body = JSON.stringify(event);
+    const check = await checkWebhookTarget(webhook.url, this.config.webhooks.allowPrivate);
+    let result: PostResult;
+    if (!check.ok) {
+      result = { statusCode: null, error: `refused: the URL ${check.reason}` };
+    } else {
+      const secret = openSecret(webhook.secret_sealed, this.config.webhooks.key!);
+      const signature = signatureHeader(secret, body, Math.floor(Date.now() / 1000));
+      result = await postPinned(
+        check.target,
+        body,
+        { [SIGNATURE_HEADER]: signature, 'User-Agent': 'Dossier-Webhooks/1' },
+        this.config.webhooks.timeoutMs,
+      );
+    }
+    const last = attempt >= (job.opts.attempts ?? 1);
+    const outcome = result.error === null ? 'delivered' : last ? 'failed' : 'retrying';
+    await this.webhooks.recordAttempt(webhookId, {
+      event_id: event.id,
+      event_type: event.type,
+      attempt,
+      outcome,
+      status_code: result.statusCode,
+      error: result.error,
+      duration_ms: Math.round(performance.now() - startedAt),
+    });
+    this.logger.log({
+      msg: 'webhook',
+      webhook_id: webhookId,
+      event_id: event.id,
+      attempt,
+      outcome,
+      status: result.statusCode,
+    });
+    if (result.error !== null) throw new Error(result.error);
+  }
+}

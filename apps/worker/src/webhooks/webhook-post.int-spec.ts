@@ -1,0 +1,44 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postPinned } from './webhook-post';
+
+describe('postPinned', () => {
+  let server: http.Server;
+  let port: number;
+  const seen: { host: string | undefined; body: string }[] = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ host: req.headers.host, body });
+        res.writeHead(req.url === '/fail' ? 503 : 204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('connects to the checked address, never resolving the name again, and sends the name as Host', async () => {
+    // `.invalid` never resolves (RFC 6761): the request can only have gone to the pinned address
+    const url = new URL(`http://hooks.invalid:${port}/in`);
+    const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{"id":"evt_1"}', {}, 5000);
+    expect(result).toEqual({ statusCode: 204, error: null });
+    expect(seen.at(-1)).toEqual({ host: `hooks.invalid:${port}`, body: '{"id":"evt_1"}' });
+  });
+
+  it('reports a non-2xx answer and a refused connection as errors', async () => {
+    const url = new URL(`http://hooks.invalid:${port}/fail`);
+    expect(await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 5000)).toEqual({
+      statusCode: 503,
+      error: 'answered 503',
+    });
+    const closed = new URL('http://hooks.invalid:1/x');
+    expect(await postPinned({ url: closed, address: '127.0.0.1', family: 4 }, '{}', {}, 5000)).toEqual({
+      statusCode: null,
+      error: 'ECONNREFUSED',
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import type { ResolvedTarget } from '@dossier/contracts';
+
+export type PostResult = { statusCode: number; error: null } | { statusCode: number | null; error: string };
+
+/**
+ * POSTs the body to the checked target, connecting to the address that was checked (never resolving the
+ * name again: a DNS answer that changes after the check cannot redirect the request), with the URL's host
+ * as Host header and TLS server name. Redirects are not followed. Ends within `timeoutMs`.
+ */
+export function postPinned(
+  target: ResolvedTarget,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<PostResult> {
+  const { url, address, family } = target;
+  const pinned: LookupFunction = (_host, options, callback) => {
+    if (options.all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const options: https.RequestOptions = {
+    method: 'POST',
+    agent: false,
+    lookup: pinned,
+    headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers },
+    ...(url.protocol === 'https:' && !isIP(url.hostname.replace(/^\[(.*)\]$/, '$1'))
+      ? { servername: url.hostname }
+      : {}),
+  };
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (r: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const req = (url.protocol === 'https:' ? https : http).request(url, options, (res) => {
+      res.resume();
+      const code = res.statusCode ?? 0;
+      done(
+        code >= 200 && code < 300 ? { statusCode: code, error: null } : { statusCode: code, error: `answered ${code}` },
+      );
+    });
+    const timer = setTimeout(() => {
+      done({ statusCode: null, error: `no answer within ${timeoutMs} ms` });
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', (err: NodeJS.ErrnoException) => done({ statusCode: null, error: err.code ?? err.message }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,109 @@
+import type { DataSource } from 'typeorm';
+import { newId } from '@dossier/domain';
+import { queryRows } from './sql';
+
+export interface WebhookRow {
+  id: string;
+  url: string;
+  events: string[];
+  created_at: Date;
+}
+
+/** A webhook as its deliveries need it: with the sealed (encrypted) secret. */
+export interface WebhookTarget extends WebhookRow {
+  account_id: string;
+  secret_sealed: string;
+}
+
+export interface DeliveryAttempt {
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  outcome: 'delivered' | 'retrying' | 'failed';
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export type DeliveryRow = DeliveryAttempt & { attempted_at: Date };
+
+const COLUMNS = 'id, url, events, created_at';
+
+/** Webhook endpoints and their delivery attempts (ADR 0020). Every read and delete is scoped to one account. */
+export class WebhooksRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async create(accountId: string, url: string, events: readonly string[], secretSealed: string): Promise<WebhookRow> {
+    const rows = await queryRows<WebhookRow>(
+      this.db,
+      `INSERT INTO webhooks (id, account_id, url, events, secret_sealed) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [newId.webhook(), accountId, url, events, secretSealed],
+    );
+    return rows[0]!;
+  }
+
+  listForAccount(accountId: string): Promise<WebhookRow[]> {
+    return queryRows<WebhookRow>(
+      this.db,
+      `SELECT ${COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id`,
+      [accountId],
+    );
+  }
+
+  async findForAccount(id: string, accountId: string): Promise<WebhookRow | null> {
+    const rows = await queryRows<WebhookRow>(
+      this.db,
+      `SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2`,
+      [id, accountId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Deletes the account's webhook (its delivery records go with it); false when it has none by this id. */
+  async deleteForAccount(id: string, accountId: string): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `DELETE FROM webhooks WHERE id = $1 AND account_id = $2 RETURNING id`,
+      [id, accountId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The webhooks of the account that ran this search which take this event: one indexed query per settled search. */
+  subscribersOfSearch(searchId: string, event: string): Promise<{ id: string; account_id: string }[]> {
+    return queryRows<{ id: string; account_id: string }>(
+      this.db,
+      `SELECT w.id, w.account_id FROM searches s JOIN webhooks w ON w.account_id = s.account_id
+        WHERE s.id = $1 AND $2 = ANY(w.events) ORDER BY w.id`,
+      [searchId, event],
+    );
+  }
+
+  async target(id: string): Promise<WebhookTarget | null> {
+    const rows = await queryRows<WebhookTarget>(
+      this.db,
+      `SELECT ${COLUMNS}, account_id, secret_sealed FROM webhooks WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async recordAttempt(webhookId: string, a: DeliveryAttempt): Promise<void> {
+    await queryRows(
+      this.db,
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, attempt, outcome, status_code, error, duration_ms)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $1)`,
+      [webhookId, a.event_id, a.event_type, a.attempt, a.outcome, a.status_code, a.error, a.duration_ms],
+    );
+  }
+
+  /** The webhook's latest delivery attempts, newest first. */
+  deliveries(webhookId: string, limit: number): Promise<DeliveryRow[]> {
+    return queryRows<DeliveryRow>(
+      this.db,
+      `SELECT event_id, event_type, attempt, outcome, status_code, error, duration_ms, attempted_at
+         FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2`,
+      [webhookId, limit],
+    );
+  }
+}

@@ -1,0 +1,357 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openSecret } from '@dossier/contracts';
+import { Api, Stack, TEST_WEBHOOK_SECRET_KEY, ledgerState, sql, waitFor } from '@dossier/testing';
+
+type Created = {
+  status: string;
+  webhook: { id: string; url: string; events: string[]; created_at: string };
+  secret: string;
+};
+type ErrorBody = { status: string; error: { code: string; details?: { field: string; issue: string }[] } };
+type Delivery = {
+  event_id: string;
+  type: string;
+  attempt: number;
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+};
+
+interface Received {
+  raw: string;
+  signature: string;
+}
+
+/** A receiver on loopback that answers each request as its script says: a status, or `hang` (never answers). */
+async function receiver(script: (number | 'hang')[]) {
+  const received: Received[] = [];
+  const hung: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({
+        raw: Buffer.concat(chunks).toString('utf8'),
+        signature: String(req.headers['dossier-signature']),
+      });
+      const step = script[received.length - 1] ?? 200;
+      if (step === 'hang') hung.push(res);
+      else res.writeHead(step).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return {
+    url,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hung) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** What an integrator writes: recompute the HMAC of "<t>.<raw body>" and compare in constant time. */
+function verify(raw: string, header: string, secret: string): boolean {
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
+  if (!parts['t'] || !parts['v1']) return false;
+  const expected = createHmac('sha256', secret).update(`${parts['t']}.${raw}`).digest();
+  const given = Buffer.from(parts['v1'], 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe('webhooks (gateway + worker processes, real Redis and Postgres, a receiver on loopback)', () => {
+  let stack: Stack;
+  let api: Api;
+  let key: string;
+  let accountId: string;
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      label: 'webhooks',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '100' },
+    });
+    api = new Api(stack.baseUrl);
+    ({ key, accountId } = await api.register());
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('delivers a completed search signed, after a receiver that failed (500) and hung, recording every attempt', async () => {
+    const hook = await receiver([500, 'hang', 200]);
+    let id = '';
+    try {
+      const created = await api.post<Created>('/v1/webhooks', { url: hook.url }, { key });
+      expect(created.status).toBe(201);
+      expect(created.body.webhook).toEqual({
+        id: expect.stringMatching(/^wh_/),
+        url: hook.url,
+        events: ['search.completed', 'search.failed', 'batch.completed'],
+        created_at: expect.any(String),
+      });
+      expect(created.body.secret).toMatch(/^whsec_/);
+      id = created.body.webhook.id;
+
+      const search = await api.post<{ search_id: string }>('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key });
+      expect(search.status).toBe(200);
+      const got = await api.get<Record<string, unknown>>(`/v1/searches/${search.body.search_id}`, { key });
+
+      const deliveries = await waitFor(
+        async () =>
+          (await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, { key }))
+            .body.deliveries,
+        (d) => d.some((x) => x.outcome === 'delivered'),
+        { timeoutMs: 30_000, what: 'a delivered attempt' },
+      );
+      const eventId = `evt_${search.body.search_id.slice('srch_'.length)}`;
+      expect(deliveries).toEqual([
+        expect.objectContaining({
+          event_id: eventId,
+          type: 'search.completed',
+          attempt: 3,
+          outcome: 'delivered',
+          status_code: 200,
+          error: null,
+        }),
+        expect.objectContaining({
+          event_id: eventId,
+          attempt: 2,
+          outcome: 'retrying',
+          status_code: null,
+          error: 'no answer within 500 ms',
+        }),
+        expect.objectContaining({
+          event_id: eventId,
+          attempt: 1,
+          outcome: 'retrying',
+          status_code: 500,
+          error: 'answered 500',
+        }),
+      ]);
+
+      expect(hook.received).toHaveLength(3);
+      const events = hook.received.map((r) => JSON.parse(r.raw) as { id: string; type: string; data: unknown });
+      // the same event on every attempt: receivers dedupe on its id
+      expect(new Set(events.map((e) => e.id))).toEqual(new Set([eventId]));
+      const last = hook.received[2]!;
+      expect(events[2]).toEqual({
+        id: eventId,
+        type: 'search.completed',
+        created_at: expect.any(String),
+        data: got.body,
+      });
+      expect(last.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(verify(last.raw, last.signature, created.body.secret)).toBe(true);
+      // a forged signature: the body tampered with, or the wrong secret, does not verify
+      expect(verify(last.raw.replace('"success"', '"succesS"'), last.signature, created.body.secret)).toBe(false);
+      expect(verify(last.raw, last.signature, 'whsec_not-the-secret')).toBe(false);
+    } finally {
+      // later searches send it nothing: its receiver is gone
+      if (id) await api.request('DELETE', `/v1/webhooks/${id}`, { key });
+      await hook.close();
+    }
+  });
+
+  it('sends an event only to the webhooks that take its type', async () => {
+    const all = await receiver([]);
+    const failedOnly = await receiver([]);
+    try {
+      const a = await api.post<Created>('/v1/webhooks', { url: all.url }, { key });
+      const f = await api.post<Created>('/v1/webhooks', { url: failedOnly.url, events: ['search.failed'] }, { key });
+      const search = await api.post<{ search_id: string }>('/v1/verify/phone', { phone: '+44 20 7946 0958' }, { key });
+      expect(search.status).toBe(200);
+      const eventId = `evt_${search.body.search_id.slice('srch_'.length)}`;
+      // both webhooks' jobs would have been queued together, by the one call that settled the search
+      await waitFor(
+        async () =>
+          (await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${a.body.webhook.id}/deliveries`, { key })).body
+            .deliveries,
+        (d) => d.some((x) => x.event_id === eventId && x.outcome === 'delivered'),
+        { timeoutMs: 30_000, what: 'the completed event delivered to the webhook taking every event' },
+      );
+      const none = await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${f.body.webhook.id}/deliveries`, { key });
+      expect(none.body.deliveries).toEqual([]);
+      expect(failedOnly.received).toEqual([]);
+    } finally {
+      for (const w of await api
+        .get<{ webhooks: { id: string }[] }>('/v1/webhooks', { key })
+        .then((r) => r.body.webhooks))
+        await api.request('DELETE', `/v1/webhooks/${w.id}`, { key });
+      await Promise.all([all.close(), failedOnly.close()]);
+    }
+  });
+
+  it('records an event failed once its last attempt fails (attempts cut to 3 for the test)', async () => {
+    const short = await Stack.start({
+      label: 'webhooks-fail',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '3' },
+    });
+    const hook = await receiver([500, 502, 503, 200]);
+    try {
+      const other = new Api(short.baseUrl);
+      const { key: k } = await other.register();
+      const created = await other.post<Created>('/v1/webhooks', { url: hook.url }, { key: k });
+      const search = await other.post<{ search_id: string }>(
+        '/v1/verify/phone',
+        { phone: '+1 650 253 0000' },
+        { key: k },
+      );
+      expect(search.status).toBe(200);
+      const deliveries = await waitFor(
+        async () =>
+          (
+            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
+              key: k,
+            })
+          ).body.deliveries,
+        (d) => d.some((x) => x.outcome === 'failed'),
+        { timeoutMs: 30_000, what: 'the event recorded failed' },
+      );
+      expect(deliveries.map((d) => [d.attempt, d.outcome, d.status_code])).toEqual([
+        [3, 'failed', 503],
+        [2, 'retrying', 502],
+        [1, 'retrying', 500],
+      ]);
+      expect(hook.received).toHaveLength(3);
+    } finally {
+      await hook.close();
+      await short.stop();
+    }
+  });
+
+  it('checks the URL again at delivery: a worker without WEBHOOK_ALLOW_PRIVATE sends nothing to loopback', async () => {
+    const split = await Stack.start({
+      label: 'webhooks-recheck',
+      gatewayEnv: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      workerEnv: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_TEST_ATTEMPTS: '1' },
+    });
+    const hook = await receiver([]);
+    try {
+      const other = new Api(split.baseUrl);
+      const { key: k } = await other.register();
+      // https, so that only the address can be what the worker refuses
+      const url = hook.url.replace('http:', 'https:');
+      const created = await other.post<Created>('/v1/webhooks', { url }, { key: k });
+      expect(created.status).toBe(201);
+      expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
+      const deliveries = await waitFor(
+        async () =>
+          (
+            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
+              key: k,
+            })
+          ).body.deliveries,
+        (d) => d.length > 0,
+        { timeoutMs: 30_000, what: 'the refused attempt recorded' },
+      );
+      expect(deliveries).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          outcome: 'failed',
+          status_code: null,
+          error: 'refused: the URL resolves to a loopback, private, link-local or metadata address',
+        }),
+      ]);
+      expect(hook.received).toEqual([]);
+    } finally {
+      await hook.close();
+      await split.stop();
+    }
+  });
+
+  it('keeps the secret encrypted: the row holds no plain secret, and opens with WEBHOOK_SECRET_KEY', async () => {
+    const created = await api.post<Created>(
+      '/v1/webhooks',
+      { url: 'http://127.0.0.1:9/x', events: ['search.failed'] },
+      { key },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.webhook.events).toEqual(['search.failed']);
+    const [row] = await sql<{ secret_sealed: string }>(`SELECT secret_sealed FROM webhooks WHERE id = $1`, [
+      created.body.webhook.id,
+    ]);
+    expect(row!.secret_sealed).not.toContain(created.body.secret.slice('whsec_'.length));
+    expect(openSecret(row!.secret_sealed, Buffer.from(TEST_WEBHOOK_SECRET_KEY, 'hex'))).toBe(created.body.secret);
+    const list = await api.get<{ webhooks: Record<string, unknown>[] }>('/v1/webhooks', { key });
+    expect(list.status).toBe(200);
+    const listed = list.body.webhooks.find((w) => w['id'] === created.body.webhook.id);
+    expect(listed).toEqual(created.body.webhook);
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+  });
+
+  it.each([
+    ['not a URL', { url: 'not a url' }, 'url'],
+    ['ftp://', { url: 'ftp://example.com/x' }, 'url'],
+    ['an unknown event', { url: 'http://127.0.0.1:9/x', events: ['search.started'] }, 'events.0'],
+    ['no events', { url: 'http://127.0.0.1:9/x', events: [] }, 'events'],
+    ['an unknown field', { url: 'http://127.0.0.1:9/x', secret: 'mine' }, ''],
+  ])('refuses %s with 400', async (_what, body, field) => {
+    const res = await api.post<ErrorBody>('/v1/webhooks', body, { key });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    if (field) expect(res.body.error.details?.map((d) => d.field)).toContain(field);
+  });
+
+  it('keeps each account to its own webhooks: another cannot list, read the deliveries of, or delete them', async () => {
+    const created = await api.post<Created>('/v1/webhooks', { url: 'http://127.0.0.1:9/mine' }, { key });
+    const other = await api.register();
+    const id = created.body.webhook.id;
+    const list = await api.get<{ webhooks: { id: string }[] }>('/v1/webhooks', { key: other.key });
+    expect(list.body.webhooks).toEqual([]);
+    expect((await api.get(`/v1/webhooks/${id}/deliveries`, { key: other.key })).status).toBe(404);
+    expect((await api.request('DELETE', `/v1/webhooks/${id}`, { key: other.key })).status).toBe(404);
+    const own = await api.request<{ webhook: { id: string } }>('DELETE', `/v1/webhooks/${id}`, { key });
+    expect(own.status).toBe(200);
+    expect(own.body.webhook.id).toBe(id);
+    expect((await api.request('DELETE', `/v1/webhooks/${id}`, { key })).status).toBe(404);
+  });
+
+  describe('without WEBHOOK_ALLOW_PRIVATE', () => {
+    let strict: Api;
+    beforeAll(async () => {
+      strict = new Api((await stack.startGateway({ WEBHOOK_ALLOW_PRIVATE: 'false' })).baseUrl);
+    });
+
+    it('registers an https URL on a public address (the refusals below are not blanket ones)', async () => {
+      const res = await strict.post<Created>('/v1/webhooks', { url: 'https://203.0.113.10/hook' }, { key });
+      expect(res.status).toBe(201);
+      expect(res.body.webhook.url).toBe('https://203.0.113.10/hook');
+    });
+
+    it.each([
+      'https://127.0.0.1/hook',
+      'https://10.1.2.3/hook',
+      'https://[::1]/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00:ec2::254]/hook',
+      'https://100.64.0.1/hook',
+      'https://0.0.0.0/hook',
+      'https://localhost/hook',
+      'http://93.184.215.14/hook',
+    ])('refuses %s with 400, storing and charging nothing', async (url) => {
+      const before = await ledgerState(accountId);
+      const [{ n: stored }] = (await sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhooks WHERE account_id = $1`,
+        [accountId],
+      )) as [{ n: number }];
+      const res = await strict.post<ErrorBody>('/v1/webhooks', { url }, { key });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'url', issue: expect.any(String) }],
+      });
+      expect(await ledgerState(accountId)).toEqual(before);
+      const [{ n }] = (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks WHERE account_id = $1`, [
+        accountId,
+      ])) as [{ n: number }];
+      expect(n).toBe(stored);
+    });
+  });
+});
