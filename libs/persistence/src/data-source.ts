@@ -13,6 +13,7 @@ import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-
 import { SearchHistory1740000000000 } from './migrations/1740000000000-search-history';
 import { Suppressions1730000000000 } from './migrations/1730000000000-suppressions';
 import { SearchesRetention1745000000000 } from './migrations/1745000000000-searches-retention';
+import { ApiKeyMode1770000000000 } from './migrations/1770000000000-api-key-mode';
 
 export const ENTITIES = [
   AccountEntity,
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   Suppressions1730000000000,
   SearchHistory1740000000000,
   SearchesRetention1745000000000,
+  ApiKeyMode1770000000000,
 ];
 
 export interface DataSourceOptions {

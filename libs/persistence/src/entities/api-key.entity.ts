@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { ApiKeyMode } from '@dossier/domain';
 import { AccountEntity } from './account.entity';
 
 @Entity({ name: 'api_keys' })
@@ -24,6 +25,10 @@ export class ApiKeyEntity {
 
   @Column({ type: 'text', nullable: true })
   name!: string | null;
+
+  /** `live`, or `test`: a sandbox key whose lookups are free and answered from synthetic data (ADR 0021). */
+  @Column({ type: 'text', default: 'live' })
+  mode!: ApiKeyMode;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
