@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf } from '@dossier/domain';
 import { openDataSource, writeCompanies, writePeople } from '@dossier/persistence';
-import { SANDBOX_CASES, SANDBOX_ROUTES } from '@dossier/providers';
+import { SANDBOX_CASES, SANDBOX_ROUTES } from '@dossier/contracts';
 import { Api, FakeUpstream, Stack, ledgerState, testEnv, waitFor } from '@dossier/testing';
 
 type Envelope = {

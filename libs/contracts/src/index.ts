@@ -3,3 +3,4 @@ export * from './lookup-input.schema';
 export * from './lookup-job.schema';
 export * from './enqueue';
 export * from './lookup-result.schema';
+export * from './sandbox-data';

@@ -9,4 +9,3 @@ export * from './http-contract';
 export { localProvider, searchPeople, searchCompanies, birthYearsOf } from './local/local.provider';
 export { nameMatchScore } from './local/name-match';
 export { sandboxProvider } from './sandbox/sandbox.provider';
-export * from './sandbox/sandbox-data';

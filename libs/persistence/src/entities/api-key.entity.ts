@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { ApiKeyMode } from '@dossier/domain';
 import { AccountEntity } from './account.entity';
 
 @Entity({ name: 'api_keys' })
+@Check('api_keys_mode_check', "mode IN ('live', 'test')")
 @Index('api_keys_account_idx', ['accountId'])
 export class ApiKeyEntity {
   @PrimaryColumn({ type: 'text' })

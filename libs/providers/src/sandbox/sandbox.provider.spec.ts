@@ -1,8 +1,7 @@
 import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
-import { RESULT_SCHEMAS, type LookupInputByKind } from '@dossier/contracts';
+import { RESULT_SCHEMAS, SANDBOX_CASES, type LookupInputByKind } from '@dossier/contracts';
 import { unguardedContext } from '../provider';
 import { PROVIDERS, providersFor } from '../registry';
-import { SANDBOX_CASES } from './sandbox-data';
 import { sandboxProvider } from './sandbox.provider';
 
 describe('sandbox provider', () => {

@@ -1,8 +1,7 @@
 import type { LookupKind } from '@dossier/domain';
-import type { LookupInputByKind, ResultItemByKind } from '@dossier/contracts';
+import { SANDBOX_CASES, type LookupInputByKind, type ResultItemByKind } from '@dossier/contracts';
 import { deadlinePassed, type Provider, type ProviderAnswer } from '../provider';
 import { parsePhoneInput } from '../phone-input';
-import { SANDBOX_CASES } from './sandbox-data';
 
 const words = (s: string | undefined): string | null => s?.trim().toLowerCase().replace(/\s+/g, ' ') || null;
 

@@ -1,8 +1,8 @@
 import type { LookupKind } from '@dossier/domain';
-import type { ResultItemByKind } from '@dossier/contracts';
+import type { ResultItemByKind } from './lookup-result.schema';
 
 /**
- * THE synthetic data set test keys are answered from (ADR 0021). Everything here is fictional: numbers
+ * THE synthetic data set test keys are answered from (ADR 0021), by the worker's sandbox provider. Everything here is fictional: numbers
  * in the +1 555-555-01xx range, addresses and domains under example.com. The README's "Test keys"
  * table, the OpenAPI examples and the end-to-end test are all read from this list, so they cannot drift.
  * Any input not listed answers "not found" (`results: []`); `notFound` names one to use on purpose.
