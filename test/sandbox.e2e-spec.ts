@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf } from '@dossier/domain';
 import { openDataSource, writeCompanies, writePeople } from '@dossier/persistence';
 import { SANDBOX_CASES, SANDBOX_ROUTES } from '@dossier/contracts';
-import { Api, FakeUpstream, Stack, ledgerState, testEnv, waitFor } from '@dossier/testing';
+import { Api, FakeUpstream, REPO_ROOT, Stack, ledgerState, testEnv, waitFor } from '@dossier/testing';
 
 type Envelope = {
   status: string;
@@ -105,6 +107,24 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
       ]);
     }
     expect((await api.get<KeyList>('/v1/auth/keys', { key: live })).body.keys).toHaveLength(4);
+  });
+
+  it("lists exactly the data set's inputs and answers in the README's Test keys table", () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Test keys'));
+    const table = section
+      .slice(0, section.indexOf('\n\n', section.indexOf('| Endpoint')))
+      .split('\n')
+      .filter((l) => l.startsWith('| `POST '))
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim()),
+      );
+    expect(table).toEqual(
+      SANDBOX_CASES.map((c) => [`\`POST ${SANDBOX_ROUTES[c.kind]}\``, `\`${JSON.stringify(c.body)}\``, c.answer]),
+    );
   });
 
   it.each(SANDBOX_CASES.map((c) => [`${c.kind}: ${c.answer}`, c] as const))(

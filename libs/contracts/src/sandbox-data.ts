@@ -26,12 +26,12 @@ const phone = (national: string, e164: string, valid: boolean): ResultItemByKind
   possible: true,
   country_code: '1',
   region: 'US',
-  location: valid ? 'Springfield, US' : null,
+  location: valid ? 'Springfield, IL' : null,
   carrier: valid ? 'Sandbox Mobile' : null,
   line_type: valid ? 'mobile' : 'unknown',
   time_zones: valid ? ['America/Chicago'] : [],
   national_format: national,
-  international_format: `+1 ${national.replace(/[()]/g, '').replace(' ', '-')}`,
+  international_format: `+1 ${national.replace(/[()]/g, '').replace('-', ' ')}`,
   sources: SRC,
 });
 

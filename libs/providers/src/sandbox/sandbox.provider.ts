@@ -21,6 +21,16 @@ function keyOf(kind: LookupKind, input: LookupInputByKind[LookupKind]): string |
   }
 }
 
+function echo<K extends LookupKind>(
+  kind: K,
+  input: LookupInputByKind[K],
+  item: ResultItemByKind[K],
+): ResultItemByKind[K] {
+  if (kind === 'phone') return { ...item, input: (input as LookupInputByKind['phone']).phone };
+  if (kind === 'email') return { ...item, email: (input as LookupInputByKind['email']).email };
+  return item;
+}
+
 const ANSWERS = new Map(
   SANDBOX_CASES.map((c) => [`${c.kind}:${keyOf(c.kind, c.body as LookupInputByKind[LookupKind])}`, c.items]),
 );
@@ -45,8 +55,9 @@ export const sandboxProvider: Provider = {
   ): Promise<ProviderAnswer<K>> {
     if (ctx.signal.aborted) return Promise.reject(deadlinePassed('sandbox', ctx.signal));
     const items = (ANSWERS.get(`${kind}:${keyOf(kind, input)}`) ?? []) as ResultItemByKind[K][];
-    // Copies: the fan-out and the merge may annotate what they are given.
-    const copies = structuredClone(items);
+    // Copies (the fan-out and the merge may annotate what they are given) that echo the input as
+    // written, as the live phone and e-mail results do.
+    const copies = structuredClone(items).map((item) => echo(kind, input, item));
     return Promise.resolve({ outcome: copies.length > 0 ? 'found' : 'not_found', items: copies });
   },
 };
