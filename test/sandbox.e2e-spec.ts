@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf } from '@dossier/domain';
 import { openDataSource, writeCompanies, writePeople } from '@dossier/persistence';
-import { SANDBOX_CASES, SANDBOX_ROUTES } from '@dossier/contracts';
+import { SANDBOX_CASES, SANDBOX_ROUTES, type ResultItem, type SourceReport } from '@dossier/contracts';
 import { Api, FakeUpstream, REPO_ROOT, Stack, ledgerState, testEnv, waitFor } from '@dossier/testing';
 
-type Envelope = {
+/** A lookup's answer, in the result contract's own types. */
+interface Envelope {
   status: string;
   search_id: string;
-  results: Record<string, unknown>[];
   credits_remaining: number;
-  sources: { provider: string; outcome: string; took_ms: number }[];
-};
+  results: ResultItem[];
+  sources: SourceReport[];
+}
 type KeyList = { keys: { id: string; prefix: string; name: string | null; mode: string }[] };
 
 const SIGNUP = 3;
@@ -177,7 +178,7 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
     );
     for (const res of [person, company]) {
       expect(res.body.sources.map((s) => s.provider)).toEqual(['sandbox']);
-      for (const item of res.body.results) expect(item['sources']).toEqual(['sandbox']);
+      for (const item of res.body.results) expect(item.sources).toEqual(['sandbox']);
     }
     expect(JSON.stringify(person.body)).not.toContain('operator-record@example.com');
     expect([pdl.requests.length, companiesHouse.requests.length]).toEqual([0, 0]);

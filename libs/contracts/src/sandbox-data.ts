@@ -19,9 +19,10 @@ export interface SandboxCase<K extends LookupKind = LookupKind> {
 
 const SRC = ['sandbox'];
 
-const phone = (national: string, e164: string, valid: boolean): ResultItemByKind['phone'] => ({
-  input: e164,
-  e164,
+/** The number +1 555-555-`line` as the phone result shows it (line_type `mobile` when valid). */
+const phone = (line: string, valid: boolean): ResultItemByKind['phone'] => ({
+  input: `+1555555${line}`,
+  e164: `+1555555${line}`,
   valid,
   possible: true,
   country_code: '1',
@@ -30,29 +31,38 @@ const phone = (national: string, e164: string, valid: boolean): ResultItemByKind
   carrier: valid ? 'Sandbox Mobile' : null,
   line_type: valid ? 'mobile' : 'unknown',
   time_zones: valid ? ['America/Chicago'] : [],
-  national_format: national,
-  international_format: `+1 ${national.replace(/[()]/g, '').replace('-', ' ')}`,
+  national_format: `(555) 555-${line}`,
+  international_format: `+1 555 555 ${line}`,
   sources: SRC,
 });
 
+/** An e-mail case: the address at example.com, its deliverability and the reason given. */
 const email = (
-  address: string,
+  user: string,
+  answer: string,
   deliverability: ResultItemByKind['email']['deliverability'],
   reason: string | null,
-): ResultItemByKind['email'] => ({
-  email: address,
-  normalized: address,
-  syntax_valid: true,
-  domain: 'example.com',
-  mx_records: ['mx.example.com'],
-  deliverability,
-  reason,
-  disposable: false,
-  free_provider: false,
-  role_account: false,
-  did_you_mean: null,
-  accounts: [],
-  sources: SRC,
+): SandboxCase<'email'> => ({
+  kind: 'email',
+  answer,
+  body: { email: `${user}@example.com` },
+  items: [
+    {
+      email: `${user}@example.com`,
+      normalized: `${user}@example.com`,
+      syntax_valid: true,
+      domain: 'example.com',
+      mx_records: ['mx.example.com'],
+      deliverability,
+      reason,
+      disposable: false,
+      free_provider: false,
+      role_account: false,
+      did_you_mean: null,
+      accounts: [],
+      sources: SRC,
+    },
+  ],
 });
 
 const namesake = (
@@ -102,37 +112,12 @@ const company = (
 });
 
 export const SANDBOX_CASES: readonly SandboxCase[] = [
-  {
-    kind: 'phone',
-    answer: 'a valid mobile number',
-    body: { phone: '+15555550100' },
-    items: [phone('(555) 555-0100', '+15555550100', true)],
-  },
-  {
-    kind: 'phone',
-    answer: 'an invalid number',
-    body: { phone: '+15555550199' },
-    items: [phone('(555) 555-0199', '+15555550199', false)],
-  },
+  { kind: 'phone', answer: 'a valid mobile number', body: { phone: '+15555550100' }, items: [phone('0100', true)] },
+  { kind: 'phone', answer: 'an invalid number', body: { phone: '+15555550199' }, items: [phone('0199', false)] },
   { kind: 'phone', answer: 'not found', body: { phone: '+15555550142' }, items: [] },
-  {
-    kind: 'email',
-    answer: 'a deliverable address',
-    body: { email: 'deliverable@example.com' },
-    items: [email('deliverable@example.com', 'deliverable', null)],
-  },
-  {
-    kind: 'email',
-    answer: 'a risky address (accepts every address)',
-    body: { email: 'risky@example.com' },
-    items: [email('risky@example.com', 'risky', 'accept-all domain')],
-  },
-  {
-    kind: 'email',
-    answer: 'an undeliverable address',
-    body: { email: 'undeliverable@example.com' },
-    items: [email('undeliverable@example.com', 'undeliverable', 'mailbox does not exist')],
-  },
+  email('deliverable', 'a deliverable address', 'deliverable', null),
+  email('risky', 'a risky address (accepts every address)', 'risky', 'accept-all domain'),
+  email('undeliverable', 'an undeliverable address', 'undeliverable', 'mailbox does not exist'),
   { kind: 'email', answer: 'not found', body: { email: 'nobody@example.com' }, items: [] },
   {
     kind: 'person',
