@@ -222,6 +222,19 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
     expect(await ledgerState(accountId)).toEqual(before);
   });
 
+  it('rate-limits a test key as any key: its own bucket, 429 with Retry-After once spent', async () => {
+    const limited = new Api((await stack.startGateway({ RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '1' })).baseUrl);
+    const created = await api.post<{ api_key: string }>('/v1/auth/keys', { mode: 'test' }, { key: live });
+    const fresh = created.body.api_key;
+    const mobile = SANDBOX_CASES[0]!;
+    const first = await limited.post<Envelope>(SANDBOX_ROUTES[mobile.kind], mobile.body, { key: fresh });
+    const second = await limited.post<{ error: { code: string } }>(SANDBOX_ROUTES[mobile.kind], mobile.body, {
+      key: fresh,
+    });
+    expect([first.status, second.status, second.body.error.code]).toEqual([200, 429, 'rate_limited']);
+    expect(second.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
   it('answers 202 with Prefer: respond-async, then GET /v1/searches/{id} gives the synthetic answer', async () => {
     const mobile = SANDBOX_CASES.find((c) => c.kind === 'phone' && c.items.length > 0)!;
     const res = await api.post<Envelope>(SANDBOX_ROUTES.phone, mobile.body, {
