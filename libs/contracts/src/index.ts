@@ -4,3 +4,4 @@ export * from './lookup-job.schema';
 export * from './enqueue';
 export * from './lookup-result.schema';
 export * from './webhooks';
+export * from './sandbox-data';

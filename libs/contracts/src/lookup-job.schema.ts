@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
+import { API_KEY_MODES, SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
 import { sourceReportSchema } from './lookup-result.schema';
 import {
   companyInputSchema,
@@ -10,10 +10,11 @@ import {
 } from './lookup-input.schema';
 
 /**
- * Current payload version. v2 added `deadline_at`. Workers accept every version (v1 is read as a v2
- * without a deadline), so workers are deployed before the gateways that write a new version.
+ * Current payload version. v2 added `deadline_at`, v3 `mode`. Workers accept every version (v1 is read
+ * as a live v3 without a deadline, v2 as a live v3), so workers are deployed before the gateways that
+ * write a new version.
  */
-export const LOOKUP_JOB_VERSION = 2;
+export const LOOKUP_JOB_VERSION = 3;
 
 const common = {
   search_id: z.string().regex(SEARCH_ID_PATTERN),
@@ -23,10 +24,19 @@ const common = {
 };
 
 const v2 = {
-  v: z.literal(LOOKUP_JOB_VERSION),
   ...common,
   /** When the caller stops waiting for a synchronous answer (null: it asked for 202 at once). */
   deadline_at: z.string().datetime().nullable(),
+};
+
+const v3 = {
+  v: z.literal(LOOKUP_JOB_VERSION),
+  ...v2,
+  /**
+   * `test`: made with a test key (ADR 0021) — answered by the sandbox provider alone, from synthetic
+   * data, and settled without a charge; `live`: the kind's providers, as always.
+   */
+  mode: z.enum(API_KEY_MODES),
 };
 
 const byKind = <E extends z.ZodRawShape>(envelope: E) =>
@@ -38,16 +48,18 @@ const byKind = <E extends z.ZodRawShape>(envelope: E) =>
   ]);
 
 /** The current payload, as the gateway writes it. */
-export const lookupJobSchema = byKind(v2);
+export const lookupJobSchema = byKind(v3);
 export type LookupJob = z.infer<typeof lookupJobSchema>;
 
 /** What a worker reads: the current payload, or an older one brought up to it. */
 export const anyLookupJobSchema = z.union([
   lookupJobSchema,
+  byKind({ v: z.literal(2), ...v2 }).transform((job): LookupJob => ({ ...job, v: LOOKUP_JOB_VERSION, mode: 'live' })),
   byKind({ v: z.literal(1), ...common }).transform((job): LookupJob => ({
     ...job,
     v: LOOKUP_JOB_VERSION,
     deadline_at: null,
+    mode: 'live',
   })),
 ]);
 

@@ -41,7 +41,11 @@ export const newId = {
 
 /** API keys: `dsk_` + 40 base62 characters (~238 bits). Shown once, stored as a hash. */
 export const API_KEY_PREFIX = 'dsk_';
-export function newApiKey(): string {
-  return `${API_KEY_PREFIX}${randomBase62(40)}`;
+/** Test (sandbox) keys: `dsk_test_` + 40 base62 characters. Free, synthetic answers only (ADR 0021). */
+export const TEST_API_KEY_PREFIX = 'dsk_test_';
+export const API_KEY_MODES = ['live', 'test'] as const;
+export type ApiKeyMode = (typeof API_KEY_MODES)[number];
+export function newApiKey(mode: ApiKeyMode = 'live'): string {
+  return `${mode === 'test' ? TEST_API_KEY_PREFIX : API_KEY_PREFIX}${randomBase62(40)}`;
 }
-export const API_KEY_PATTERN = /^dsk_[0-9A-Za-z]{32,128}$/;
+export const API_KEY_PATTERN = /^dsk_(test_)?[0-9A-Za-z]{32,128}$/;

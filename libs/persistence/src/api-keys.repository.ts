@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, Repository } from 'typeorm';
-import { newApiKey, newId } from '@dossier/domain';
+import { API_KEY_PREFIX, TEST_API_KEY_PREFIX, newApiKey, newId, type ApiKeyMode } from '@dossier/domain';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { queryRows } from './sql';
 
@@ -8,6 +8,7 @@ export interface ApiKeyView {
   id: string;
   prefix: string;
   name: string | null;
+  mode: ApiKeyMode;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -16,6 +17,7 @@ export interface ApiKeyView {
 export interface AuthenticatedKey {
   key_id: string;
   account_id: string;
+  mode: ApiKeyMode;
   /** Whether last_used_at is older than the touch interval and should be refreshed. */
   stale: boolean;
 }
@@ -32,6 +34,7 @@ function viewOf(k: ApiKeyEntity): ApiKeyView {
     id: k.id,
     prefix: k.prefix,
     name: k.name,
+    mode: k.mode,
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     revoked_at: k.revokedAt,
@@ -46,15 +49,24 @@ export class ApiKeysRepository {
     this.keys = db.getRepository(ApiKeyEntity);
   }
 
-  async create(accountId: string, name: string | null): Promise<{ apiKey: string; keyId: string }> {
-    const apiKey = newApiKey();
+  async create(
+    accountId: string,
+    name: string | null,
+    mode: ApiKeyMode = 'live',
+  ): Promise<{ apiKey: string; keyId: string }> {
+    const apiKey = newApiKey(mode);
     const keyId = newId.key();
     await this.keys.insert({
       id: keyId,
       accountId,
-      prefix: apiKey.slice(0, KEY_PREFIX_LENGTH),
+      // A test key shows as many random characters as a live one (`dsk_test_AbCd`).
+      prefix: apiKey.slice(
+        0,
+        KEY_PREFIX_LENGTH + (mode === 'test' ? TEST_API_KEY_PREFIX.length - API_KEY_PREFIX.length : 0),
+      ),
       keyHash: hashApiKey(apiKey),
       name,
+      mode,
     });
     return { apiKey, keyId };
   }
@@ -62,7 +74,7 @@ export class ApiKeysRepository {
   async authenticate(apiKey: string): Promise<AuthenticatedKey | null> {
     const rows = await queryRows<AuthenticatedKey>(
       this.db,
-      `SELECT id AS key_id, account_id,
+      `SELECT id AS key_id, account_id, mode,
               (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
          FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
       [hashApiKey(apiKey)],

@@ -15,6 +15,7 @@ import { SearchHistory1740000000000 } from './migrations/1740000000000-search-hi
 import { Suppressions1730000000000 } from './migrations/1730000000000-suppressions';
 import { SearchesRetention1745000000000 } from './migrations/1745000000000-searches-retention';
 import { Webhooks1760000000000 } from './migrations/1760000000000-webhooks';
+import { ApiKeyMode1770000000000 } from './migrations/1770000000000-api-key-mode';
 
 export const ENTITIES = [
   AccountEntity,
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   SearchHistory1740000000000,
   SearchesRetention1745000000000,
   Webhooks1760000000000,
+  ApiKeyMode1770000000000,
 ];
 
 export interface DataSourceOptions {

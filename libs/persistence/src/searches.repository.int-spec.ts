@@ -47,6 +47,30 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(await ledgerState(id)).toMatchObject({ balance: 0, ledger_sum: 0, reserves: 17, pending: 17 });
   });
 
+  it("reserves and settles a search that costs nothing (a test key's) without a ledger entry, on 0 credits too", async () => {
+    const id = await account(0);
+    const before = await ledgerState(id);
+    const free = [search(id, { cost: 0 }), search(id, { cost: 0 })];
+    for (const s of free) expect(await searches.reserve(s)).toEqual({ kind: 'reserved', balance: 0 });
+    expect(await ledgerState(id)).toEqual({ ...before, pending: 2 });
+    const [found, empty] = await searches.settleMany([
+      {
+        searchId: free[0]!.id,
+        outcome: { status: 'succeeded', results: [{ e164: '+15555550100' }], sources: [], charge: false },
+      },
+      {
+        searchId: free[1]!.id,
+        outcome: { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] },
+      },
+    ]);
+    expect([found, empty]).toEqual([
+      { settled: true, charged: false, balance: 0 },
+      { settled: true, charged: false, balance: 0 },
+    ]);
+    expect(await ledgerState(id)).toEqual(before);
+    expect(await searches.statusOf(free[0]!.id)).toBe('succeeded');
+  });
+
   it('settles once: capture keeps the charge, a second settle (redelivery) changes nothing', async () => {
     const id = await account(3);
     const s = search(id);

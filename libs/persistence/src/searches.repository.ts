@@ -73,7 +73,8 @@ export class SearchesRepository {
 
   /**
    * Debits the cost (only if the balance covers it), records the search and the `reserve` ledger
-   * entry — all or nothing, in one statement.
+   * entry — all or nothing, in one statement. A search that costs nothing (a test key's, ADR 0021)
+   * moves no credits and writes no ledger entry, now or when it settles.
    */
   async reserve(s: NewSearch): Promise<ReserveOutcome> {
     try {
@@ -85,7 +86,7 @@ export class SearchesRepository {
            INSERT INTO searches (id, account_id, key_id, kind, input, cost, idempotency_key, request_hash, request_id, permissible_purpose)
            SELECT $1, id, $4, $5, $6, $3, $7, $8, $9, $10 FROM debit
          ), led AS (
-           INSERT INTO credit_ledger (account_id, search_id, phase, amount) SELECT id, $1, 'reserve', -$3::bigint FROM debit
+           INSERT INTO credit_ledger (account_id, search_id, phase, amount) SELECT id, $1, 'reserve', -$3::bigint FROM debit WHERE $3 > 0
          )
          SELECT balance FROM debit`,
         [
@@ -155,7 +156,7 @@ export class SearchesRepository {
        ), led AS (
          INSERT INTO credit_ledger (account_id, search_id, phase, amount)
          SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
-           FROM s
+           FROM s WHERE cost > 0
          ON CONFLICT (search_id) WHERE phase IN ('capture', 'release') DO NOTHING
          RETURNING account_id, amount
        ), credit AS (

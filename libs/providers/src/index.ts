@@ -8,3 +8,4 @@ export * from './email-item';
 export * from './http-contract';
 export { localProvider, searchPeople, searchCompanies, birthYearsOf } from './local/local.provider';
 export { nameMatchScore } from './local/name-match';
+export { sandboxProvider } from './sandbox/sandbox.provider';

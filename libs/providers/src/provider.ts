@@ -130,6 +130,11 @@ export interface Provider<K extends LookupKind = LookupKind> {
    */
   readonly precedence?: number;
   /**
+   * `true` for the sandbox provider only: it answers test keys' lookups, from synthetic data, and is
+   * never called for a live one (ADR 0021).
+   */
+  readonly sandbox?: boolean;
+  /**
    * Checks the operator's settings beyond their names (a file it reads, a number's range): throws an Error
    * whose message names the setting, and the worker refuses to start with it. Runs once, at boot.
    */

@@ -1,4 +1,4 @@
-import type { LookupKind } from '@dossier/domain';
+import type { ApiKeyMode, LookupKind } from '@dossier/domain';
 import type { Provider } from './provider';
 import { libphonenumberProvider } from './libphonenumber/libphonenumber.provider';
 import { emailProvider } from './email/email.provider';
@@ -12,6 +12,7 @@ import { gleifProvider } from './gleif/gleif.provider';
 import { companiesHouseProvider } from './companies-house/companies-house.provider';
 import { opencorporatesProvider } from './opencorporates/opencorporates.provider';
 import { pdlProvider } from './pdl/pdl.provider';
+import { sandboxProvider } from './sandbox/sandbox.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -30,8 +31,19 @@ export const PROVIDERS: readonly Provider[] = [
   companiesHouseProvider as Provider,
   opencorporatesProvider as Provider,
   pdlProvider as Provider,
+  sandboxProvider,
 ];
 
-export function providersFor<K extends LookupKind>(kind: K, registry: readonly Provider[] = PROVIDERS): Provider<K>[] {
-  return registry.filter((p) => (p.kinds as readonly LookupKind[]).includes(kind)) as unknown as Provider<K>[];
+/**
+ * The providers a lookup of this kind fans out to: for a live lookup every provider but the sandbox;
+ * for a test key's (`mode: 'test'`) the sandbox alone (ADR 0021).
+ */
+export function providersFor<K extends LookupKind>(
+  kind: K,
+  registry: readonly Provider[] = PROVIDERS,
+  mode: ApiKeyMode = 'live',
+): Provider<K>[] {
+  return registry.filter(
+    (p) => (p.kinds as readonly LookupKind[]).includes(kind) && (p.sandbox === true) === (mode === 'test'),
+  ) as unknown as Provider<K>[];
 }

@@ -55,7 +55,7 @@ export class ApiKeyGuard implements CanActivate {
     }
     const found = await this.keys.authenticate(key);
     if (!found) throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
-    request.auth = { keyId: found.key_id, accountId: found.account_id };
+    request.auth = { keyId: found.key_id, accountId: found.account_id, mode: found.mode };
     this.cache.set(hash, request.auth);
     if (found.stale) {
       // Best effort and off the hot path: last_used_at is informational (minute resolution).

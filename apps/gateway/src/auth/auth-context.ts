@@ -1,10 +1,12 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '@dossier/domain';
+import { DomainError, type ApiKeyMode } from '@dossier/domain';
 
 export interface AuthContext {
   keyId: string;
   accountId: string;
+  /** `test`: a sandbox key — free lookups answered from the synthetic data set (ADR 0021). */
+  mode: ApiKeyMode;
 }
 
 declare module 'fastify' {

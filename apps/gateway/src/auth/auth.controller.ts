@@ -91,6 +91,8 @@ export class AuthController {
   @ApiDoc({
     tag: 'auth',
     summary: 'Create an API key',
+    description:
+      'With `"mode": "test"` the key is a `dsk_test_…` sandbox key: its lookups cost nothing, reach no upstream and answer from the synthetic data set listed in the README ("Test keys").',
     body: createKeyBody,
     status: 201,
     response: keyIssuedResponse,
@@ -104,8 +106,8 @@ export class AuthController {
     ],
   })
   createKey(@CurrentAuth() auth: AuthContext, @Body() body: unknown) {
-    const { name } = parseBody(createKeyBody, body);
-    return this.auth.createKey(auth.accountId, name ?? null);
+    const { name, mode } = parseBody(createKeyBody, body);
+    return this.auth.createKey(auth.accountId, name ?? null, mode ?? 'live');
   }
 
   @Delete('auth/keys/:id')

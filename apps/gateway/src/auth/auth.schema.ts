@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { API_KEY_MODES } from '@dossier/domain';
 
 const str = () => z.string({ error: 'must be a string' });
 
@@ -42,6 +43,10 @@ export const loginBody = credentials(loginPasswordField);
 export const createKeyBody = z
   .object({
     name: str().trim().min(1, 'must be a non-empty string').max(100, 'must be at most 100 characters').optional(),
+    mode: z
+      .enum(API_KEY_MODES, { error: 'must be "live" or "test"' })
+      .optional()
+      .describe('`live` (default) or `test`: a `dsk_test_…` key whose lookups are free and synthetic'),
   })
   .strict();
 
@@ -66,6 +71,7 @@ export const keyView = z.object({
   id: z.string(),
   prefix: z.string(),
   name: z.string().nullable(),
+  mode: z.enum(API_KEY_MODES).describe('`test`: a sandbox key (free, synthetic answers)'),
   created_at: timestamp,
   last_used_at: timestamp.nullable(),
   revoked_at: timestamp.nullable(),
@@ -91,6 +97,7 @@ const EXAMPLE_KEY_VIEW = {
   id: 'key_Q8mZ2vN5xR1tY7wB3kLp',
   prefix: 'dsk_J43x',
   name: 'default',
+  mode: 'live',
   created_at: '2026-11-22T09:30:00.000Z',
   last_used_at: '2026-11-22T09:31:12.000Z',
   revoked_at: null,
@@ -98,7 +105,7 @@ const EXAMPLE_KEY_VIEW = {
 const EXAMPLES: [z.ZodType, unknown][] = [
   [registerBody, { email: 'grace@example.com', password: 'correct horse battery' }],
   [loginBody, { email: 'grace@example.com', password: 'correct horse battery' }],
-  [createKeyBody, { name: 'billing-service' }],
+  [createKeyBody, { name: 'billing-service-sandbox', mode: 'test' }],
   [registerResponse, { status: 'success', account: EXAMPLE_ACCOUNT, api_key: EXAMPLE_KEY, credits_remaining: 100 }],
   [keyIssuedResponse, { status: 'success', api_key: EXAMPLE_KEY, key_id: EXAMPLE_KEY_VIEW.id }],
   [keyListResponse, { status: 'success', keys: [EXAMPLE_KEY_VIEW] }],

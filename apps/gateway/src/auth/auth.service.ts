@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '@dossier/domain';
+import { DomainError, type ApiKeyMode } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
 import { AccountsRepository, ApiKeysRepository, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
@@ -13,6 +13,7 @@ export function keyViewOf(k: ApiKeyView) {
     id: k.id,
     prefix: k.prefix,
     name: k.name,
+    mode: k.mode,
     created_at: k.created_at.toISOString(),
     last_used_at: iso(k.last_used_at),
     revoked_at: iso(k.revoked_at),
@@ -49,8 +50,8 @@ export class AuthService {
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 
-  async createKey(accountId: string, name: string | null) {
-    const key = await this.keys.create(accountId, name);
+  async createKey(accountId: string, name: string | null, mode: ApiKeyMode = 'live') {
+    const key = await this.keys.create(accountId, name, mode);
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 

@@ -39,7 +39,7 @@ describe('the global guards', () => {
   const keys = {
     authenticate: jest.fn(async (key: string) =>
       key === live || key === stale
-        ? { key_id: key === live ? 'key_live' : 'key_stale', account_id: 'acct_1', stale: key === stale }
+        ? { key_id: key === live ? 'key_live' : 'key_stale', account_id: 'acct_1', mode: 'live', stale: key === stale }
         : null,
     ),
     touch: jest.fn(async () => undefined),
@@ -96,12 +96,12 @@ describe('the global guards', () => {
     it('authenticates a live key, then serves it from the cache', async () => {
       const first = context('guarded', { authorization: `Bearer ${live}` });
       await expect(keyGuard.canActivate(first.ctx)).resolves.toBe(true);
-      expect(first.request.auth).toEqual({ keyId: 'key_live', accountId: 'acct_1' });
+      expect(first.request.auth).toEqual({ keyId: 'key_live', accountId: 'acct_1', mode: 'live' as const });
       const second = context('guarded', { authorization: `bearer  ${live} ` });
       await keyGuard.canActivate(second.ctx);
-      expect(second.request.auth).toEqual({ keyId: 'key_live', accountId: 'acct_1' });
+      expect(second.request.auth).toEqual({ keyId: 'key_live', accountId: 'acct_1', mode: 'live' as const });
       expect(keys.authenticate).toHaveBeenCalledTimes(1);
-      expect(cache.get(hashApiKey(live))).toEqual({ keyId: 'key_live', accountId: 'acct_1' });
+      expect(cache.get(hashApiKey(live))).toEqual({ keyId: 'key_live', accountId: 'acct_1', mode: 'live' as const });
       expect(keys.touch).not.toHaveBeenCalled();
     });
 
@@ -124,7 +124,7 @@ describe('the global guards', () => {
 
     it("limits by key, checking auth's revocation marker in the same call", async () => {
       const { ctx, request } = context('guarded');
-      request.auth = { keyId: 'key_live', accountId: 'acct_1' };
+      request.auth = { keyId: 'key_live', accountId: 'acct_1', mode: 'live' as const };
       await expect(rateGuard.canActivate(ctx)).resolves.toBe(true);
       expect(limiter.enforce).toHaveBeenCalledWith('key:key_live', expect.anything(), 'marker:key_live');
     });
@@ -132,7 +132,7 @@ describe('the global guards', () => {
     it('refuses a revoked key with unauthorized, and lets auth forget it', async () => {
       limiter.enforce.mockResolvedValueOnce(decision({ vetoed: true, allowed: false }));
       const { ctx, request } = context('guarded');
-      request.auth = { keyId: 'key_gone', accountId: 'acct_1' };
+      request.auth = { keyId: 'key_gone', accountId: 'acct_1', mode: 'live' as const };
       await expect(rateGuard.canActivate(ctx)).rejects.toMatchObject({ code: 'unauthorized' });
       expect(revocations.revoked).toHaveBeenCalledWith('key_gone');
     });

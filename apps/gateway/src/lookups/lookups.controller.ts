@@ -7,6 +7,7 @@ import { LookupCtx } from './lookup-call.decorator';
 import type { LookupOutcome } from './lookup-outcome';
 import { companyLookup, emailLookup, personLookup, phoneLookup, searchLookup } from './lookup-requests';
 import { LookupsService, type AnyLookupRequest, type LookupCall } from './lookups.service';
+import { sandboxExamples } from './sandbox-examples';
 import {
   anySuccessEnvelope,
   companyBody,
@@ -26,11 +27,13 @@ const lookupDoc = (
   body: ApiDocOptions['body'],
   response: ApiDocOptions['response'],
   description: string,
+  bodyExamples?: ApiDocOptions['bodyExamples'],
 ): ApiDocOptions => ({
   tag: 'lookups',
   summary,
   description,
   body,
+  ...(bodyExamples ? { bodyExamples } : {}),
   lookup: true,
   status: 200,
   response,
@@ -83,6 +86,7 @@ export class LookupsController {
       personBody,
       personSuccessEnvelope,
       'At least one of name, email, phone, username. Results carry match_score and matched_on, best first.',
+      sandboxExamples('person'),
     ),
   )
   person(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
@@ -96,6 +100,7 @@ export class LookupsController {
       companyBody,
       companySuccessEnvelope,
       'At least one of company_name, domain, registration_number.',
+      sandboxExamples('company'),
     ),
   )
   company(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
@@ -113,6 +118,7 @@ export class LookupsController {
         'a role address, a full mailbox, a catch-all domain), `deliverable` only when the mailbox server accepted ' +
         'the address (the SMTP probe, opt-in), else `unknown` (DNS or the server could not tell, or no probe ran); ' +
         '`reason` says why. Charged when a source found something: nothing is charged when every source could not tell.',
+      sandboxExamples('email'),
     ),
   )
   email(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
@@ -126,6 +132,7 @@ export class LookupsController {
       verifyPhoneBody,
       phoneSuccessEnvelope,
       'Validity, line type, original carrier, location and time zones from libphonenumber. Unparseable input is 400; a parseable but invalid number is a result with valid: false.',
+      sandboxExamples('phone'),
     ),
   )
   phone(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {

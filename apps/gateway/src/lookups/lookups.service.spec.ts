@@ -93,7 +93,7 @@ describe('LookupsService', () => {
   let work: Worker;
   let queueDown: boolean;
 
-  const auth = { keyId: 'key_test', accountId: 'acct_test' };
+  const auth = { keyId: 'key_test', accountId: 'acct_test', mode: 'live' as const };
   const phone: LookupRequest<'phone'> = { kind: 'phone', input: { phone: '+14155552671' }, purpose: null };
   const call = (over: Partial<LookupCall> = {}): LookupCall => ({
     auth,
@@ -164,7 +164,13 @@ describe('LookupsService', () => {
       replayed: false,
     });
     expect(searches.reads).toBe(0);
-    expect(added[0]).toMatchObject({ v: 2, kind: 'phone', account_id: auth.accountId, input: phone.input });
+    expect(added[0]).toMatchObject({
+      v: 3,
+      mode: 'live',
+      kind: 'phone',
+      account_id: auth.accountId,
+      input: phone.input,
+    });
     // The caller waits 5 s: providers are told to answer by then.
     const job = added[0]!;
     expect(Date.parse(job.deadline_at!) - Date.parse(job.submitted_at)).toBe(5000);

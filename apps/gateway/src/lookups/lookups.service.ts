@@ -58,7 +58,11 @@ export class LookupsService {
     if (this.config.requirePermissiblePurpose && req.kind === 'person' && req.purpose === null) {
       throw DomainError.validation([{ field: 'permissible_purpose', issue: 'is required for person searches' }]);
     }
-    const requestHash = call.idempotencyKey === null ? null : hashRequest(call.route, call.body);
+    // A test key's request never replays a live one's answer (nor the reverse): the mode is part of what is hashed.
+    const requestHash =
+      call.idempotencyKey === null
+        ? null
+        : hashRequest(call.auth.mode === 'test' ? `${call.route} (test key)` : call.route, call.body);
     if (call.idempotencyKey !== null) {
       const existing = await this.searches.findByIdempotencyKey(
         call.auth.accountId,
@@ -74,7 +78,8 @@ export class LookupsService {
     }
     this.pressure.assertRoom(req.kind);
 
-    const cost = this.config.costs[req.kind];
+    // A test key's lookup reserves nothing: no credits move and no ledger entry is written (ADR 0021).
+    const cost = call.auth.mode === 'test' ? 0 : this.config.costs[req.kind];
     const searchId = newId.search();
     const watch = call.prefer.respondAsync ? null : this.waiter.watch(searchId);
     try {
@@ -150,6 +155,7 @@ export class LookupsService {
         // Providers answer within the caller's wait where they can (a slow one is reported `timeout`).
         deadline_at: call.prefer.respondAsync ? null : new Date(now + this.waitS(call) * 1000).toISOString(),
         input: req.input,
+        mode: call.auth.mode,
       });
     } catch (err) {
       // Redis is down: give the reservation back now. If Postgres fails too, the worker's

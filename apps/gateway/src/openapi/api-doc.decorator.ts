@@ -10,6 +10,11 @@ export interface ApiDocOptions {
   tag: 'auth' | 'account' | 'lookups' | 'webhooks' | 'operations';
   description?: string;
   body?: z.ZodType;
+  /**
+   * Named request examples besides the body schema's own (listed as `examples`, the schema's as `default`),
+   * each checked against the body schema: e.g. the test keys' synthetic inputs.
+   */
+  bodyExamples?: Record<string, { summary: string; value: unknown }>;
   /** The strict object schema the handler validates its query string with: one parameter per property. */
   query?: z.ZodObject;
   /** Success status and body schema. */

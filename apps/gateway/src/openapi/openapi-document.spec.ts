@@ -254,6 +254,27 @@ describe('buildOpenApiDocument', () => {
     ).toThrow('widgetsCreate: the request body example does not validate');
   });
 
+  it("lists named request examples after the schema's own, and refuses one the schema rejects", async () => {
+    const [create] = documentRoutes(FOUND);
+    const withExamples = (bodyExamples: ApiDocOptions['bodyExamples']) => [
+      { ...create!, doc: { ...create!.doc, bodyExamples } },
+    ];
+    const doc = buildOpenApiDocument(
+      withExamples({ test_key_gear: { summary: 'Test key: a gear', value: { name: 'gear' } } }),
+      { version: '1' },
+    );
+    const content = (doc['paths'] as Json)['/v1/widgets']['post']['requestBody']['content'];
+    expect(content['application/json']['example']).toBeUndefined();
+    expect(content['application/json']['examples']).toEqual({
+      default: { summary: 'Example', value: { name: 'sprocket' } },
+      test_key_gear: { summary: 'Test key: a gear', value: { name: 'gear' } },
+    });
+    await expect(validate(structuredClone(doc) as never)).resolves.toMatchObject({ valid: true });
+    expect(() =>
+      buildOpenApiDocument(withExamples({ bad: { summary: 'Bad', value: { name: '' } } }), { version: '1' }),
+    ).toThrow('widgetsCreate: the request body example bad does not validate');
+  });
+
   it('refuses path parameters that are not described', () => {
     const [, label] = documentRoutes(FOUND);
     expect(() =>

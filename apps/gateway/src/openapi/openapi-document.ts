@@ -152,6 +152,27 @@ function jsonContent(route: DocumentedRoute, what: string, schema: z.ZodType, io
   return { [JSON_TYPE]: { schema: schemaOf(schema, io), example: exampleOf(route, what, schema) } };
 }
 
+/**
+ * A request body with several named examples (`examples`, which OpenAPI allows instead of `example`):
+ * the schema's own as `default`, then the route's, each checked against the schema like the default.
+ */
+function namedExamples(
+  route: DocumentedRoute,
+  body: z.ZodType,
+  named: Record<string, { summary: string; value: unknown }>,
+): Json {
+  const examples: Json = { default: { summary: 'Example', value: exampleOf(route, 'request body', body) } };
+  for (const [name, example] of Object.entries(named)) {
+    const checked = body.safeParse(example.value);
+    if (!checked.success)
+      throw new Error(
+        `${route.operationId}: the request body example ${name} does not validate: ${checked.error.message}`,
+      );
+    examples[name] = example;
+  }
+  return { [JSON_TYPE]: { schema: schemaOf(body, 'input'), examples } };
+}
+
 function successContent(route: DocumentedRoute, response: z.ZodType | undefined): Json | undefined {
   const type = route.doc.contentType ?? JSON_TYPE;
   if (response)
@@ -264,7 +285,9 @@ function operationFor(route: DocumentedRoute): Json {
           requestBody: {
             // The handlers treat a missing body as `{}`: it is optional exactly when `{}` is valid.
             required: !body.safeParse({}).success,
-            content: jsonContent(route, 'request body', body, 'input'),
+            content: doc.bodyExamples
+              ? namedExamples(route, body, doc.bodyExamples)
+              : jsonContent(route, 'request body', body, 'input'),
           },
         }
       : {}),

@@ -31,6 +31,8 @@ export class LookupProcessor<K extends LookupKind> {
   constructor(
     readonly kind: K,
     private readonly providers: readonly Provider<K>[],
+    /** A test key's lookups go to these alone (the sandbox provider) and are never charged (ADR 0021). */
+    private readonly sandbox: readonly Provider<K>[],
     private readonly searches: SearchesRepository,
     private readonly fanOut: FanOut,
     private readonly suppression: SuppressionFilter,
@@ -67,9 +69,11 @@ export class LookupProcessor<K extends LookupKind> {
     // Upstream failures do not fail the job: they are reported in `sources`, and a lookup that found
     // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
     const deadlineAt = data.deadline_at === null ? null : Date.parse(data.deadline_at);
-    const fanned = await this.fanOut.run(this.kind, data.input, this.providers, deadlineAt);
-    // Opted-out subjects go before anything is stored, answered or charged (ADR 0015).
-    const outcome = await this.suppression.apply(this.kind, data.input, fanned);
+    const test = data.mode === 'test';
+    const fanned = await this.fanOut.run(this.kind, data.input, test ? this.sandbox : this.providers, deadlineAt);
+    // Opted-out subjects go before anything is stored, answered or charged (ADR 0015). A test key's
+    // synthetic answer is neither the operator's data nor charged: it stays as the docs list it.
+    const outcome = test ? { ...fanned, charge: false } : await this.suppression.apply(this.kind, data.input, fanned);
     for (const s of outcome.sources) {
       if (s.outcome === 'error') this.logger.warn(`search ${data.search_id}: ${s.provider}: ${s.detail ?? 'error'}`);
     }

@@ -94,6 +94,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     const processor = new LookupProcessor(
       kind,
       providersFor(kind, PROVIDERS),
+      providersFor(kind, PROVIDERS, 'test'),
       this.searches,
       this.fanOut,
       new SuppressionFilter(new SuppressionsRepository(this.db)),

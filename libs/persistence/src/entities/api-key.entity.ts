@@ -1,7 +1,9 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { ApiKeyMode } from '@dossier/domain';
 import { AccountEntity } from './account.entity';
 
 @Entity({ name: 'api_keys' })
+@Check('api_keys_mode_check', "mode IN ('live', 'test')")
 @Index('api_keys_account_idx', ['accountId'])
 export class ApiKeyEntity {
   @PrimaryColumn({ type: 'text' })
@@ -24,6 +26,10 @@ export class ApiKeyEntity {
 
   @Column({ type: 'text', nullable: true })
   name!: string | null;
+
+  /** `live`, or `test`: a sandbox key whose lookups are free and answered from synthetic data (ADR 0021). */
+  @Column({ type: 'text', default: 'live' })
+  mode!: ApiKeyMode;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

@@ -1,0 +1,154 @@
+import type { LookupKind } from '@dossier/domain';
+import type { ResultItemByKind } from './lookup-result.schema';
+
+/**
+ * THE synthetic data set test keys are answered from (ADR 0021), by the worker's sandbox provider. Everything here is fictional: numbers
+ * in the +1 555-555-01xx range, addresses and domains under example.com. The README's "Test keys"
+ * table, the OpenAPI examples and the end-to-end test are all read from this list, so they cannot drift.
+ * Any input not listed answers "not found" (`results: []`); `notFound` names one to use on purpose.
+ */
+export interface SandboxCase<K extends LookupKind = LookupKind> {
+  kind: K;
+  /** What the answer shows, as the docs list it. */
+  answer: string;
+  /** The request body of the kind's own endpoint (`POST /v1/verify/phone`, …) that gives this answer. */
+  body: Record<string, string>;
+  /** What the lookup returns in `results`: empty for a "not found". */
+  items: ResultItemByKind[K][];
+}
+
+const SRC = ['sandbox'];
+
+/** The number +1 555-555-`line` as the phone result shows it (line_type `mobile` when valid). */
+const phone = (line: string, valid: boolean): ResultItemByKind['phone'] => ({
+  input: `+1555555${line}`,
+  e164: `+1555555${line}`,
+  valid,
+  possible: true,
+  country_code: '1',
+  region: 'US',
+  location: valid ? 'Springfield, IL' : null,
+  carrier: valid ? 'Sandbox Mobile' : null,
+  line_type: valid ? 'mobile' : 'unknown',
+  time_zones: valid ? ['America/Chicago'] : [],
+  national_format: `(555) 555-${line}`,
+  international_format: `+1 555 555 ${line}`,
+  sources: SRC,
+});
+
+/** An e-mail case: the address at example.com, its deliverability and the reason given. */
+const email = (
+  user: string,
+  answer: string,
+  deliverability: ResultItemByKind['email']['deliverability'],
+  reason: string | null,
+): SandboxCase<'email'> => ({
+  kind: 'email',
+  answer,
+  body: { email: `${user}@example.com` },
+  items: [
+    {
+      email: `${user}@example.com`,
+      normalized: `${user}@example.com`,
+      syntax_valid: true,
+      domain: 'example.com',
+      mx_records: ['mx.example.com'],
+      deliverability,
+      reason,
+      disposable: false,
+      free_provider: false,
+      role_account: false,
+      did_you_mean: null,
+      accounts: [],
+      sources: SRC,
+    },
+  ],
+});
+
+const namesake = (
+  id: string,
+  city: string,
+  region: string,
+  birthYear: number,
+  user: string,
+): ResultItemByKind['person'] => ({
+  id,
+  full_name: 'Alex Sandbox',
+  first_name: 'Alex',
+  last_name: 'Sandbox',
+  aliases: [],
+  emails: [`${user}@example.com`],
+  phones: [],
+  usernames: [user],
+  accounts: [],
+  locations: [{ city, region, country: 'US' }],
+  age: null,
+  birth_year: birthYear,
+  match_score: 0.9,
+  matched_on: ['name'],
+  sources: SRC,
+});
+
+const company = (
+  id: string,
+  name: string,
+  number: string,
+  status: string,
+  domain: string,
+): ResultItemByKind['company'] => ({
+  id,
+  name,
+  registration_number: number,
+  jurisdiction: 'gb',
+  country: 'GB',
+  domain,
+  status,
+  incorporated_on: '2001-04-01',
+  address: '1 Example Street, Exampleton, EX1 0AA',
+  industry: 'Software',
+  match_score: 1,
+  matched_on: ['name'],
+  sources: SRC,
+});
+
+export const SANDBOX_CASES: readonly SandboxCase[] = [
+  { kind: 'phone', answer: 'a valid mobile number', body: { phone: '+15555550100' }, items: [phone('0100', true)] },
+  { kind: 'phone', answer: 'an invalid number', body: { phone: '+15555550199' }, items: [phone('0199', false)] },
+  { kind: 'phone', answer: 'not found', body: { phone: '+15555550142' }, items: [] },
+  email('deliverable', 'a deliverable address', 'deliverable', null),
+  email('risky', 'a risky address (accepts every address)', 'risky', 'accept-all domain'),
+  email('undeliverable', 'an undeliverable address', 'undeliverable', 'mailbox does not exist'),
+  { kind: 'email', answer: 'not found', body: { email: 'nobody@example.com' }, items: [] },
+  {
+    kind: 'person',
+    answer: 'a person with namesakes (three people of that name)',
+    body: { name: 'Alex Sandbox' },
+    items: [
+      namesake('sbx_person_1', 'Springfield', 'IL', 1980, 'alex.sandbox'),
+      namesake('sbx_person_2', 'Portland', 'OR', 1975, 'asandbox'),
+      namesake('sbx_person_3', 'Austin', 'TX', 1992, 'alex.sandbox92'),
+    ],
+  },
+  { kind: 'person', answer: 'not found', body: { name: 'Nobody Sandbox' }, items: [] },
+  {
+    kind: 'company',
+    answer: 'an active company',
+    body: { company_name: 'Sandbox Widgets Ltd' },
+    items: [company('sbx_company_1', 'Sandbox Widgets Ltd', '00000001', 'active', 'widgets.example.com')],
+  },
+  {
+    kind: 'company',
+    answer: 'a dissolved company',
+    body: { company_name: 'Sandbox Dissolved Ltd' },
+    items: [company('sbx_company_2', 'Sandbox Dissolved Ltd', '00000002', 'dissolved', 'dissolved.example.com')],
+  },
+  { kind: 'company', answer: 'not found', body: { company_name: 'Nobody Sandbox Ltd' }, items: [] },
+];
+
+/** The endpoint each kind's sandbox inputs are documented against. */
+export const SANDBOX_ROUTES: Record<LookupKind, string> = {
+  person: '/v1/search/person',
+  company: '/v1/search/company',
+  email: '/v1/verify/email',
+  phone: '/v1/verify/phone',
+};
