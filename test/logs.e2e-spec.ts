@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Api, REPO_ROOT, Stack, TcpProxy, testEnv, waitFor, type AppProcess } from '@dossier/testing';
@@ -42,6 +44,9 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
   const answers: { method: string; route: string; status: number; requestId: string; searchId?: string }[] = [];
   const secrets: string[] = [];
   let accountId: string;
+  /** A loopback receiver for the webhook the flow registers: the worker signs each delivery with its secret. */
+  let receiver: Server;
+  let deliveries = 0;
 
   async function call(
     method: 'GET' | 'POST',
@@ -56,9 +61,19 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
   }
 
   beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        deliveries += 1;
+        res.writeHead(204).end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const receiverPort = (receiver.address() as { port: number }).port;
     stack = await Stack.start({
       label: 'logs',
-      env: { LOG_LEVEL: 'info', SIGNUP_CREDITS: '100' },
+      env: { LOG_LEVEL: 'info', SIGNUP_CREDITS: '100', WEBHOOK_ALLOW_PRIVATE: 'true' },
       gatewayEnv: { LOG_LEVEL: 'info' },
     });
     api = new Api(stack.baseUrl);
@@ -79,6 +94,12 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
     expect(wrong.status).toBe(401);
     secrets.push(key, created.body['api_key'] as string, login.body['api_key'] as string);
     expect((await call('GET', '/v1/auth/keys', '/v1/auth/keys', { key })).status).toBe(200);
+    const webhook = await call('POST', '/v1/webhooks', '/v1/webhooks', {
+      key,
+      json: { url: `http://127.0.0.1:${receiverPort}/hook` },
+    });
+    expect(webhook.status).toBe(201);
+    secrets.push(webhook.body['secret'] as string);
 
     const lookups: [string, unknown][] = [
       ['/v1/search/person', { name: INPUTS.name, email: INPUTS.email, username: INPUTS.username }],
@@ -111,6 +132,12 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
       (n) => n >= requestIds.size,
       { timeoutMs: 20_000, stallMs: 10_000, what: 'a line per request' },
     );
+    // Deliveries signed with the webhook's secret: the worker has decrypted and used it.
+    await waitFor(
+      () => Promise.resolve(deliveries),
+      (n) => n > 0,
+      { timeoutMs: 20_000, stallMs: 10_000, what: 'a webhook delivery' },
+    );
     const searchIds = new Set(answers.flatMap((a) => (a.searchId ? [a.searchId] : [])));
     await waitFor(
       () => Promise.resolve(linesOf(stack.workers[0]!).filter((l) => l.msg === 'job').length),
@@ -120,6 +147,7 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
   });
   afterAll(async () => {
     await stack?.stop();
+    receiver?.close();
   });
 
   it('writes a 5xx answer at error: its request line and the failure, under the same request id', async () => {
@@ -151,14 +179,14 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
     }
   });
 
-  it('never writes the password, an API key or a lookup input, in any process, at any level', () => {
+  it('never writes the password, an API key, a webhook secret or a lookup input, in any process, at any level', () => {
     const everything = stack.logs;
     expect(everything.length).toBeGreaterThan(0);
     for (const secret of [PASSWORD, ...secrets, ...Object.values(INPUTS)]) {
       expect(everything).not.toContain(secret);
     }
-    // The key's secret part alone, in case something logged it without its dsk_ prefix.
-    for (const key of secrets) expect(everything).not.toContain(key.slice(4));
+    // The secret part alone, in case something logged it without its dsk_ or whsec_ prefix.
+    for (const secret of secrets) expect(everything).not.toContain(secret.slice(secret.indexOf('_') + 1));
   });
 
   it('writes JSON lines only, each with a level, a time, the service and a message', () => {
