@@ -73,6 +73,12 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[i]!;
 }
 
+/** The window's p50 and p99 latency, ms. */
+export const latencyOf = (r: DriveResult): { p50: number; p99: number } => ({
+  p50: percentile(r.latencies, 50),
+  p99: percentile(r.latencies, 99),
+});
+
 /** Successes per second of the window. */
 export const rate = (r: DriveResult): number => r.ok / r.windowS;
 

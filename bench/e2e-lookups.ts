@@ -17,11 +17,22 @@ import {
 } from './apps';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
-import { failureCount, fmtFailures, fmtRate, rate, tooManyFailures, type DriveResult, type Outcome } from './drive';
+import {
+  failureCount,
+  fmtFailures,
+  fmtRate,
+  latencyOf,
+  rate,
+  tooManyFailures,
+  type DriveResult,
+  type Outcome,
+} from './drive';
+import { jobTimingLine } from './job-timings';
 import { loadGenDescription, postOp, poster } from './load';
 import { measureWindow, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 import { wireLines } from './wire-counter';
+import { QUEUE_NAMES } from '@dossier/contracts';
 import { FakeDns } from '@dossier/testing';
 
 /** What a run sends, and the worker settings it needs (started before the gateway, stopped after). */
@@ -117,6 +128,7 @@ async function run(ctx: BenchContext, kind: LookupLoad['kind'], inflight: number
   return {
     lines,
     rate: rate(best.result),
+    latency: latencyOf(best.result),
     rss: best.rss,
     failed: runs.some((r) => tooManyFailures(r.result)),
   };
@@ -158,6 +170,7 @@ async function measure(
     );
     assertRunning(apps);
     if (opts.countWire) lines.push(...wireLines(apps, result.ok));
+    lines.push(await jobTimingLine(ctx, QUEUE_NAMES[lookups.kind]));
     const rss = apps.map(({ role, app }) => ({
       label: lookups.kind === 'phone' ? role : `${lookups.kind} ${role}`,
       mib: procRssMiB(app.pid),

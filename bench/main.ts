@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: the raw BullMQ round-trip floor and the end-to-end `POST /v1/verify/phone`
- * path, side by side, on this machine; the last line is `ratio=<e2e req/s ÷ raw req/s>`.
+ * path, side by side, on this machine (64 in flight, then 1 in flight for latency, then the
+ * end-to-end path scaled out to two gateways and two workers); the last line is
+ * `ratio=<e2e req/s ÷ raw req/s>` at 64 in flight.
  *
  *   node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
  *                           [--raw-concurrency 64] [--client http|fetch] [--accounts 1]
  *                           [--gateway-env K=V …] [--worker-env K=V …] [--profile DIR] [--count-wire]
- *                           [--skip-raw] [--pg-set setting=value …] [--node-arg=--opt …]
+ *                           [--skip-raw] [--only raw,e2e,…] [--pg-set setting=value …] [--node-arg=--opt …]
  *
  * Connections come from DATABASE_URL (the server only: the bench creates and drops its own
  * database) and REDIS_URL (the bench uses its own queue prefix and deletes its keys afterwards).
@@ -26,14 +28,22 @@ import { BASE_PHONES, PHONES, phoneCountryCount } from './phones';
 import { rawBullmq } from './raw-bullmq';
 import { fanOutParallelism } from './fan-out';
 import { localData } from './local-data';
+import { scaleOut } from './scale-out';
 
 /** The measurements, in the order they run. */
 const PHASES: readonly Phase[] = [
   rawBullmq(),
   e2eLookups(),
+  // The same pair one at a time: latency, not throughput.
+  rawBullmq({ key: 'raw-1', inflight: 1 }),
+  e2eLookups({ key: 'e2e-1', inflight: 1 }),
+  scaleOut(),
   e2eLookups({ key: 'email', kind: 'email' }),
   fanOutParallelism(),
 ];
+
+/** The 1-in-flight phases: their latency goes in the summary, their processes' RSS does not. */
+const ONE_IN_FLIGHT = ['raw-1', 'e2e-1'];
 
 /** The last line: `ratio=<numerator's rate ÷ denominator's rate>` (NaN when one was skipped). */
 const RATIO = { numerator: 'e2e', denominator: 'raw' } as const;
@@ -67,7 +77,7 @@ async function main(): Promise<number> {
     const reports = new Map<string, PhaseReport>();
     // --data measures the local index alone (it takes minutes); every other run measures the PHASES.
     for (const phase of opts.dataPeople > 0 ? [localData()] : PHASES) {
-      if (!phase.enabled(opts)) continue;
+      if (!phase.enabled(opts) || (opts.only.length > 0 && !opts.only.includes(phase.key))) continue;
       if (ctx.signal.aborted) throw new Error('interrupted');
       const report = await phase.run(ctx);
       for (const line of report.lines) console.log(line);
@@ -115,12 +125,25 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number): strin
   }
   const numerator = reports.get(RATIO.numerator);
   if (!numerator) throw new Error(`no ${RATIO.numerator} figure`);
-  const rss = [numerator, ...[...reports].filter(([key]) => key !== RATIO.numerator).map(([, r]) => r)].flatMap(
-    (r) => r.rss,
-  );
+  const rss = [
+    numerator,
+    ...[...reports].filter(([key]) => key !== RATIO.numerator && !ONE_IN_FLIGHT.includes(key)).map(([, r]) => r),
+  ].flatMap((r) => r.rss);
   const fmt = (v: number | null) => (v === null ? '?' : `${v.toFixed(1)} MiB`);
   const denominatorRate = reports.get(RATIO.denominator)?.rate ?? NaN;
+  const one = (key: string) => {
+    const l = reports.get(key)?.latency;
+    return l ? `p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms` : 'not run';
+  };
+  const rateOf = (key: string) => reports.get(key)?.rate;
+  const scaled = rateOf('scale-out');
   return [
+    `at 1 in flight: raw ${one('raw-1')} — end to end ${one('e2e-1')}`,
+    ...(scaled === undefined
+      ? []
+      : [
+          `scale-out (2 gateways, 2 workers, same machine): ${scaled.toFixed(0)} req/s against ${numerator.rate.toFixed(0)} req/s for one of each`,
+        ]),
     `${rss.map(({ label, mib }) => `${label} rss ${fmt(mib)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS)`,
     took,
     `ratio=${(numerator.rate / denominatorRate).toFixed(2)}`,

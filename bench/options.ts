@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
        [--raw-concurrency 64] [--client http|fetch] [--accounts 1] [--gateway-env K=V …] [--worker-env K=V …]
-       [--profile DIR] [--count-wire] [--skip-raw] [--pg-set setting=value …] [--node-arg=--opt …]
+       [--profile DIR] [--count-wire] [--skip-raw] [--only raw,e2e,…] [--pg-set setting=value …] [--node-arg=--opt …]
        [--data [--data-people 1000000]]   (only the local index at scale: import, search latency, index size)`;
 
 export interface BenchOptions {
@@ -29,6 +29,8 @@ export interface BenchOptions {
   profileDir: string | null;
   countWire: boolean;
   skipRaw: boolean;
+  /** `--only`: run just these phases, by key (A/B experiments); empty runs them all. */
+  only: string[];
   /** Experiments only: `ALTER DATABASE <bench db> SET k = v` (e.g. synchronous_commit=off); the server is untouched. */
   pgSet: Record<string, string>;
   /** Extra node options for the gateway and worker processes (e.g. --perf-basic-prof for `perf`). */
@@ -73,6 +75,7 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
       'data-people': { type: 'string', default: '1000000' },
       'count-wire': { type: 'boolean', default: false },
       'skip-raw': { type: 'boolean', default: false },
+      only: { type: 'string', default: '' },
       'pg-set': { type: 'string', multiple: true, default: [] },
       'node-arg': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
@@ -102,6 +105,10 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
     profileDir: flags.profile ? resolve(flags.profile) : null,
     countWire: flags['count-wire'],
     skipRaw: flags['skip-raw'],
+    only: flags.only
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
     pgSet,
     nodeArgs: flags['node-arg'],
     dataPeople: flags.data ? Math.floor(positive('data-people', flags['data-people'], 100)) : 0,

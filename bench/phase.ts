@@ -14,6 +14,8 @@ export interface PhaseReport {
   lines: string[];
   /** Its headline throughput, operations per second of the measured window (the ratio reads these). */
   rate: number;
+  /** Its successes' latency in the window, ms (phases that drive one operation at a time report it). */
+  latency?: { p50: number; p99: number };
   /** RSS of its processes after the run, by label, for the summary line. */
   rss: { label: string; mib: number | null }[];
   /** More than 1% of its operations failed: the bench exits with 1. */

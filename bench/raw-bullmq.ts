@@ -10,7 +10,7 @@ import { JOB_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contra
 import { freePort, REPO_ROOT } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
-import { failureCount, fmtFailures, fmtRate, rate, tooManyFailures, type Outcome } from './drive';
+import { failureCount, fmtFailures, fmtRate, latencyOf, rate, tooManyFailures, type Outcome } from './drive';
 import { measureWindow, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 
@@ -86,6 +86,7 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
     return {
       lines,
       rate: rate(result),
+      latency: latencyOf(result),
       rss: [{ label: 'no-op worker', mib: procRssMiB(worker.pid) }],
       failed: tooManyFailures(result),
     };

@@ -1,9 +1,20 @@
 import { QUEUE_NAMES } from '@dossier/contracts';
-import { SearchesRepository, openDataSource } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository, openDataSource } from '@dossier/persistence';
 import { newId } from '@dossier/domain';
-import { Api, QueueProbe, Stack, ledgerState, settled, sql, testEnv, waitFor } from '@dossier/testing';
+import {
+  CRASH_PHONE,
+  CrashStack,
+  ledgerState,
+  type Api,
+  type QueueProbe,
+  type Stack,
+  settled,
+  sql,
+  testEnv,
+  waitFor,
+} from '@dossier/testing';
 
-const PHONE = { phone: '+14155552671' };
+const PHONE = CRASH_PHONE;
 const SIGNUP = 10;
 const PHONE_QUEUE = QUEUE_NAMES.phone;
 /** Fast stalled-job redelivery: a dead worker's lock expires in 2 s, checked every second. */
@@ -18,35 +29,24 @@ interface Envelope {
 }
 
 describe('worker crashes and the reconciler (gateway + worker processes, real Redis and Postgres)', () => {
+  let fixture: CrashStack;
   let stack: Stack;
   let api: Api;
   let queues: QueueProbe;
+  let submitAsync: (key: string) => Promise<string>;
 
   beforeAll(async () => {
-    stack = await Stack.start({
+    fixture = await CrashStack.start({
       label: 'crash',
-      noWorker: true,
       env: { SIGNUP_CREDITS: String(SIGNUP) },
       workerEnv: FAST_STALL,
     });
-    api = new Api(stack.baseUrl);
-    queues = new QueueProbe(stack.env['QUEUE_PREFIX']!);
+    ({ stack, api, queues } = fixture);
+    submitAsync = (key) => fixture.submitAsync(key);
   });
-  afterEach(async () => {
-    // Each test starts the workers it needs; none may leak into the next.
-    await Promise.all(stack.workers.map((w) => w.stop('SIGKILL')));
-  });
-  afterAll(async () => {
-    await queues?.close();
-    await stack?.stop();
-  });
-
-  /** A phone lookup accepted asynchronously: its id (also the job id). */
-  async function submitAsync(key: string): Promise<string> {
-    const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'respond-async' } });
-    expect(res.status).toBe(202);
-    return res.body.search_id;
-  }
+  // Each test starts the workers it needs; none may leak into the next.
+  afterEach(() => fixture.killWorkers());
+  afterAll(() => fixture?.close());
 
   const waitForJob = (id: string, state: string, timeoutMs = 15_000) =>
     waitFor(
@@ -117,6 +117,63 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('reconciles a batch whose gateway died after reserving it: its items fail, are released, and the batch completes', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    // A batch as a gateway that died between the commit and the enqueue leaves it: reserved, recorded, no job.
+    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e-batch' });
+    const batchId = newId.batch();
+    try {
+      const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);
+      const search = (id: string) => ({
+        search: {
+          id,
+          accountId,
+          keyId: apiKey!.id,
+          kind: 'phone' as const,
+          input: PHONE,
+          cost: 1,
+          idempotencyKey: null,
+          requestHash: null,
+          requestId: 'req_crashe2ebatch',
+          permissiblePurpose: null,
+        },
+      });
+      const created = await new BatchesRepository(db).create(
+        {
+          id: batchId,
+          accountId,
+          keyId: apiKey!.id,
+          idempotencyKey: null,
+          requestHash: null,
+          requestId: 'req_crashe2ebatch',
+        },
+        [search(newId.search()), { error: { code: 'validation_error', message: 'bad item' } }, search(newId.search())],
+      );
+      expect(created).toMatchObject({ kind: 'created', balance: SIGNUP - 2 });
+    } finally {
+      await db.destroy();
+    }
+    const pending = await api.get<{ status: string; items: { status: string }[] }>(`/v1/batches/${batchId}`, { key });
+    expect(pending.status).toBe(202);
+    expect(pending.body.items.map((i) => i.status)).toEqual(['pending', 'error', 'pending']);
+
+    await stack.startWorker({ LOOKUP_QUEUES: 'person', RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' });
+    const done = await waitFor(
+      () =>
+        api.get<{ status: string; items: { status: string; error?: { code: string } }[] }>(`/v1/batches/${batchId}`, {
+          key,
+        }),
+      (r) => r.status === 200,
+      { timeoutMs: 20_000, what: 'the reconciler to settle the batch' },
+    );
+    expect(done.body.items.map((i) => i.error?.code)).toEqual(['unavailable', 'validation_error', 'unavailable']);
+    const [batch] = await sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [
+      batchId,
+    ]);
+    expect(batch!.completed_at).not.toBeNull();
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
   });
 
   it('reconciles a search left pending with no job: fails it and releases the reservation, but leaves live jobs alone', async () => {

@@ -13,8 +13,10 @@ const basic = (user: string, password: string) => ({
 /** Every operation the contract (API.md) names, plus the operations endpoints. */
 const EXPECTED_OPERATIONS = [
   'POST /v1/auth/register',
+  'POST /v1/batch',
   'POST /v1/auth/login',
   'GET /v1/auth/keys',
+  'GET /v1/batches/{id}',
   'POST /v1/auth/keys',
   'DELETE /v1/auth/keys/{id}',
   'GET /v1/account',

@@ -122,6 +122,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
       headers: { 'idempotency-key': 'redis-down' },
     });
     expectUnavailable(idem);
+    expectUnavailable(await api.post('/v1/batch', { requests: [{ kind: 'phone', input: PHONE }] }, { key }));
     expectUnavailable(await api.get('/v1/account', { key }));
     const ready = await api.get<{ checks: Record<string, string> }>('/health/ready');
     expect(ready.status).toBe(503);
@@ -151,6 +152,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
 
     expectUnavailable(await api.post('/v1/verify/phone', PHONE, { key }));
     expectUnavailable(await api.post('/v1/search/person', { name: 'Jane Doe' }, { key }));
+    expectUnavailable(await api.post('/v1/batch', { requests: [{ kind: 'phone', input: PHONE }, PHONE] }, { key }));
     expectUnavailable(await api.get('/v1/account', { key }));
     expectUnavailable(await api.get(`/v1/searches/${done.body.search_id}`, { key }));
     expectUnavailable(await api.post('/v1/auth/login', { email: 'someone@example.com', password: 'whatever-it-is' }));

@@ -114,6 +114,13 @@ describe('the Bull board at /admin/queues in headless Chromium', () => {
         (job) => job.state === 'failed',
         { timeoutMs: 40_000, what: `job ${searchId} failed after its attempts` },
       );
+      // The job is marked failed before the worker tries to release its search: Postgres stays cut until
+      // that try has failed too, so the search is still pending (as after a real outage) when it is retried.
+      await waitFor(
+        async () => stack.workers[0]!.logs,
+        (logs) => logs.includes(`could not release failed job ${searchId}`),
+        { timeoutMs: 10_000, what: `the worker's failed attempt to release ${searchId}` },
+      );
     } finally {
       pgProxy.restore();
     }

@@ -12,7 +12,8 @@ import { REPO_ROOT, Stack, adminSql, runCli, testEnv, waitFor, withDatabase } fr
  * - The README addresses the service as `npm start` runs it by default (README_BASE_URL); a block
  *   whose preceding paragraph says "`VAR=value … npm start`" runs against a stack started with those
  *   variables. `$ NAME=value` lines set shell variables for the commands after them.
- * - Ids, keys and request ids (`acct_…`, `key_…`, `srch_…`, `dsk_…`, `req_…`) are bound, not
+ * - Ids, keys and request ids (`acct_…`, `key_…`, `srch_…`, `dsk_…`, `req_…`, `bat_…`, `evt_…`, `wh_…`,
+ *   `whsec_…`) are bound, not
  *   ignored: the first time the README shows one, it stands for the server's value at that place,
  *   and from then on the README must use it for that value only. A command that uses an id an
  *   earlier answer showed runs with the server's value. Timestamps match any timestamp, a person's `age`
@@ -23,7 +24,7 @@ import { REPO_ROOT, Stack, adminSql, runCli, testEnv, waitFor, withDatabase } fr
  */
 const README = join(REPO_ROOT, 'README.md');
 const README_BASE_URL = 'http://127.0.0.1:3000';
-const ID = /\b(?:acct|key|srch|dsk|req|bat|evt)_[0-9A-Za-z_]{4,}/;
+const ID = /\b(?:(?:acct|key|srch|dsk|req|bat|evt|wh)_[0-9A-Za-z_]{4,}|whsec_[0-9A-Za-z_-]{4,})/;
 const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/;
 const ID_OR_TIMESTAMP = new RegExp(`(${ID.source})|(${TIMESTAMP.source})`, 'g');
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/;
@@ -142,7 +143,10 @@ class Comparison {
       pattern.push(escape(readme.slice(last, m.index)));
       if (m[1]) {
         ids.push(m[1]);
-        pattern.push(`(${escape(m[1].slice(0, m[1].indexOf('_') + 1))}[0-9A-Za-z_]+)`);
+        // a webhook secret is base64url (with `-`); every other id is base62 with `_`
+        pattern.push(
+          `(${escape(m[1].slice(0, m[1].indexOf('_') + 1))}[0-9A-Za-z_${m[1].startsWith('whsec_') ? '-' : ''}]+)`,
+        );
       } else {
         pattern.push(TIMESTAMP.source);
       }
@@ -259,7 +263,8 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
   it('has a walkthrough that addresses the service where npm start serves it', () => {
     expect(steps.filter((s) => s.command.startsWith('curl ')).length).toBeGreaterThan(10);
     const elsewhere = steps.flatMap((s) =>
-      [...s.command.matchAll(/https?:\/\/[^\s'"]+/g)]
+      // a URL inside a JSON body (-d '…') is data, such as a webhook's address, not where the request goes
+      [...s.command.replace(/-d '[^']*'/g, '').matchAll(/https?:\/\/[^\s'"]+/g)]
         .map((m) => m[0])
         .filter((url) => !url.startsWith(`${README_BASE_URL}/`))
         .map((url) => `README.md:${s.line}: ${url}`),

@@ -1,8 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { openSecret } from '@dossier/contracts';
-import { Api, Stack, TEST_WEBHOOK_SECRET_KEY, ledgerState, sql, waitFor } from '@dossier/testing';
+import { Api, Stack, TEST_WEBHOOK_SECRET_KEY, ledgerState, receiver, sql, waitFor } from '@dossier/testing';
 
 type Created = {
   status: string;
@@ -18,42 +16,6 @@ type Delivery = {
   status_code: number | null;
   error: string | null;
 };
-
-interface Received {
-  raw: string;
-  signature: string;
-}
-
-/** A receiver on loopback that answers each request as its script says: a status, or `hang` (never answers). */
-async function receiver(script: (number | 'hang')[]) {
-  const received: Received[] = [];
-  const hung: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({
-        raw: Buffer.concat(chunks).toString('utf8'),
-        signature: String(req.headers['dossier-signature']),
-      });
-      const step = script[received.length - 1] ?? 200;
-      if (step === 'hang') hung.push(res);
-      else res.writeHead(step).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return {
-    url,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hung) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** What an integrator writes: recompute the HMAC of "<t>.<raw body>" and compare in constant time. */
 function verify(raw: string, header: string, secret: string): boolean {

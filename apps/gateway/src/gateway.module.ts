@@ -27,6 +27,8 @@ import { SearchHistoryService } from './history/search-history.service';
 import { SuppressionsService } from './admin/suppressions.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
+import { BatchController } from './batch/batch.controller';
+import { BatchService } from './batch/batch.service';
 
 @Module({})
 export class GatewayModule {
@@ -42,6 +44,7 @@ export class GatewayModule {
       controllers: [
         AuthController,
         LookupsController,
+        BatchController,
         HistoryController,
         WebhooksController,
         HealthController,
@@ -67,6 +70,7 @@ export class GatewayModule {
         SearchHistoryService,
         SuppressionsService,
         WebhooksService,
+        BatchService,
       ],
     };
   }

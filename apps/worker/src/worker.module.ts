@@ -71,7 +71,7 @@ export class WorkerModule implements OnApplicationShutdown {
           useFactory: () =>
             openDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' }),
         },
-        { provide: REDIS_CONNECTIONS, useFactory: () => new RedisConnections(config.redis) },
+        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis) },
         { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
         {
           provide: LOOKUP_QUEUES,

@@ -6,14 +6,16 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import {
   AuthenticationError,
   Client,
   ConflictError,
   InsufficientCreditsError,
   NotFoundError,
+  SignatureVerificationError,
   ValidationError,
+  Webhook,
   type PhoneResult,
 } from '../src/index.js';
 
@@ -234,5 +236,119 @@ describe('Dossier gateway (integration)', () => {
       new Client({ apiKey: 'dsk_not_a_real_key_00000000000000000000', baseUrl }).account(),
       AuthenticationError,
     );
+  });
+});
+
+/** Batch, webhooks and test keys: each test on a fresh account of its own (3 signup credits). */
+describe('Dossier gateway (integration): batch, webhooks, test keys', () => {
+  before(() => {
+    if (!baseUrl) throw new Error(UNSET);
+  });
+
+  const freshClient = async (tag: string): Promise<Client> => {
+    const email = `js-${tag}-${Date.now()}-${randomBytes(4).toString('hex')}@example.com`;
+    const reg = await Client.register({ email, password: PASSWORD, baseUrl });
+    assert.equal(reg.credits_remaining, 3);
+    return new Client({ apiKey: reg.api_key, baseUrl });
+  };
+
+  test('a batch of a valid phone and an invalid item: a result for one, its error for the other, one credit', async () => {
+    const client = await freshClient('batch');
+    const batch = await client.batch([
+      { kind: 'phone', input: { phone: PHONE } },
+      { kind: 'phone', input: { phone: 'abc' } },
+    ]);
+    assert.equal(batch.status, 'success');
+    assert.match(batch.batch_id, /^bat_/);
+    assert.equal(batch.items.length, 2);
+    const [phone, invalid] = batch.items;
+    assert.ok(phone?.status === 'success', `item 0: ${JSON.stringify(phone)}`);
+    assert.match(phone.search_id, /^srch_/);
+    assert.equal((phone.results[0] as PhoneResult).e164, PHONE);
+    assert.ok(invalid?.status === 'error', `item 1: ${JSON.stringify(invalid)}`);
+    assert.equal(invalid.error.code, 'validation_error');
+    assert.equal(batch.credits_remaining, 2, 'only the valid item is charged');
+    assert.equal((await client.account()).credits_remaining, 2);
+
+    const again = await client.getBatch(batch.batch_id);
+    assert.equal(again.status, 'success');
+    assert.equal(again.batch_id, batch.batch_id);
+    assert.deepEqual(
+      again.items.map((i) => i.status),
+      ['success', 'error'],
+    );
+    const first = again.items[0];
+    assert.ok(first?.status === 'success');
+    assert.equal(first.search_id, phone.search_id);
+
+    const many = Array.from({ length: 101 }, () => ({ kind: 'phone' as const, input: { phone: PHONE } }));
+    await assert.rejects(client.batch(many), (err: unknown) => err instanceof ValidationError && err.status === 400);
+    await assert.rejects(client.getBatch('bat_doesnotexist'), NotFoundError);
+    assert.equal((await client.account()).credits_remaining, 2);
+  });
+
+  test('webhooks: create (secret once), list, deliveries, delete; a refused URL is a ValidationError', async () => {
+    const client = await freshClient('hooks');
+    // An address literal from a documentation range: public-looking, and it resolves without DNS.
+    const url = 'https://203.0.113.10/dossier';
+    const created = await client.createWebhook({ url, events: ['search.completed', 'batch.completed'] });
+    assert.match(created.secret, /^whsec_/);
+    assert.match(created.webhook.id, /^wh_/);
+    assert.equal(created.webhook.url, url);
+    assert.deepEqual([...created.webhook.events].sort(), ['batch.completed', 'search.completed']);
+    const listed = await client.listWebhooks();
+    assert.deepEqual(
+      listed.webhooks.map((w) => w.id),
+      [created.webhook.id],
+    );
+    assert.ok(!('secret' in listed.webhooks[0]!), 'no secret in the list');
+    assert.deepEqual((await client.webhookDeliveries(created.webhook.id)).deliveries, []);
+    assert.equal((await client.deleteWebhook(created.webhook.id)).webhook.id, created.webhook.id);
+    assert.deepEqual((await client.listWebhooks()).webhooks, []);
+    await assert.rejects(client.deleteWebhook(created.webhook.id), NotFoundError);
+    await assert.rejects(
+      client.createWebhook({ url: 'ftp://example.com/hook' }),
+      (err: unknown) => err instanceof ValidationError && err.details.some((d) => d.field === 'url'),
+    );
+    assert.equal((await client.account()).credits_remaining, 3);
+  });
+
+  test('Webhook.verify accepts a signature computed as the server does with a real secret', async () => {
+    const client = await freshClient('sign');
+    const { secret, webhook } = await client.createWebhook({ url: 'https://203.0.113.10/verify' });
+    await client.deleteWebhook(webhook.id);
+    const body = JSON.stringify({
+      id: 'evt_x',
+      type: 'search.completed',
+      created_at: new Date().toISOString(),
+      data: { status: 'success', search_id: 'srch_x', results: [] },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const mac = createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+    const event = await Webhook.verify(body, `t=${t},v1=${mac}`, secret);
+    assert.equal(event.id, 'evt_x');
+    assert.equal(event.type, 'search.completed');
+    await assert.rejects(
+      Webhook.verify(body, `t=${t},v1=${mac}`, `whsec_${'A'.repeat(43)}`),
+      SignatureVerificationError,
+    );
+  });
+
+  test("a test key (mode: 'test') is listed with its mode and looks up for free", async () => {
+    const client = await freshClient('sandbox');
+    const issued = await client.createKey({ name: 'sandbox', mode: 'test' });
+    assert.match(issued.api_key, /^dsk_test_/);
+    const { keys } = await client.listKeys();
+    assert.equal(keys.find((k) => k.id === issued.key_id)?.mode, 'test');
+    assert.deepEqual(keys.map((k) => k.mode).sort(), ['live', 'test']);
+
+    const sandbox = new Client({ apiKey: issued.api_key, baseUrl });
+    const result = await sandbox.verifyPhone('+15555550100');
+    assert.equal(result.status, 'success');
+    assert.equal(result.results[0]?.line_type, 'mobile');
+    assert.equal(result.results[0]?.valid, true);
+    assert.equal(result.creditsSpent, 0);
+    assert.equal(result.credits_remaining, 3);
+    assert.equal((await client.account()).credits_remaining, 3);
   });
 });

@@ -1,11 +1,14 @@
 import { APIError, DossierError, PollTimeoutError, parseRetryAfterMs } from './errors.js';
-import { SearchResult } from './result.js';
+import { BatchResult, SearchResult } from './result.js';
 import { Transport, type CallSettings, type HttpAnswer, type HttpRequest } from './transport.js';
 import type {
   AccountResponse,
   AnyResult,
+  BatchEnvelope,
+  BatchRequest,
   CompanyResult,
   CompanySearchParams,
+  CreateKeyParams,
   EmailResult,
   FetchLike,
   KeyIssuedResponse,
@@ -21,6 +24,11 @@ import type {
   SuccessEnvelope,
   VerifyEmailParams,
   VerifyPhoneParams,
+  WebhookCreatedResponse,
+  WebhookDeletedResponse,
+  WebhookDeliveryListResponse,
+  WebhookEventType,
+  WebhookListResponse,
 } from './types.js';
 import { compact, envVar, sleep, uuidv4 } from './util.js';
 
@@ -91,7 +99,10 @@ export interface LookupOptions extends RequestOptions {
   serverWaitSeconds?: number | undefined;
 }
 
-/** Per-call options of `getSearch()`. */
+/** Per-call options of `batch()`: as for a lookup; `idempotencyKey` covers the whole batch. */
+export type BatchOptions = LookupOptions;
+
+/** Per-call options of `getSearch()` and `getBatch()`. */
 export interface GetSearchOptions extends RequestOptions {
   /** `false` (default): return the search as it is now. `true`: poll while it is pending. */
   wait?: boolean | undefined;
@@ -128,6 +139,18 @@ function resolve(options: ClientOptions, apiKey: string | null): Resolved {
     pollTimeoutMs: options.pollTimeoutMs ?? 60_000,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
   };
+}
+
+/** What the polling loop needs of an answer: whether it is pending, and its `Retry-After`. */
+interface Pollable {
+  readonly pending: boolean;
+  readonly headers: Record<string, string>;
+}
+
+/** How to poll one kind of answer: fetch it again, and the error once the deadline passed. */
+interface PollPlan<R> {
+  refetch: (options: RequestOptions) => Promise<R>;
+  timeout: (waitedMs: number) => Error;
 }
 
 function call(options: CallSettings | undefined): CallSettings {
@@ -240,9 +263,91 @@ export class Client {
    * with `{ wait: true }` once it is done. A failed search throws `UnavailableError`.
    */
   async getSearch(id: string, options?: GetSearchOptions): Promise<SearchResult<AnyResult>> {
-    const result = await this.fetchSearch<AnyResult>(id, null, options);
-    if (result.pending && options?.wait) return this.poll(result, options);
+    const plan = this.searchPlan<AnyResult>(id, null);
+    const result = await plan.refetch(options ?? {});
+    if (result.pending && options?.wait) return this.poll(result, plan, options);
     return result;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Batch
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * `POST /v1/batch`: 1 to 100 lookups in one call, each `{ kind, input }` with `input` the body
+   * of that kind's endpoint. `result.items[i]` answers `requests[i]`: tell success, pending and
+   * error apart by `item.status`. Waits and polls `GET /v1/batches/{id}` like a lookup.
+   */
+  async batch(requests: BatchRequest[], options: BatchOptions = {}): Promise<BatchResult<AnyResult>> {
+    return this.submit('/v1/batch', { requests }, options, toBatch, (first) =>
+      this.batchPlan(first.batch_id, first.idempotencyKey),
+    );
+  }
+
+  /**
+   * `GET /v1/batches/{id}`: the batch as it is now (`status` `"success"` or `"pending"`), or with
+   * `{ wait: true }` once every item is settled.
+   */
+  async getBatch(id: string, options?: GetSearchOptions): Promise<BatchResult<AnyResult>> {
+    const plan = this.batchPlan(id, null);
+    const result = await plan.refetch(options ?? {});
+    if (result.pending && options?.wait) return this.poll(result, plan, options);
+    return result;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Webhooks
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * `POST /v1/webhooks`: registers `url` (https) for `events` (default all). The answer's
+   * `secret` (`whsec_…`) signs every delivery and is shown only here: keep it for `Webhook.verify()`.
+   */
+  async createWebhook(
+    params: { url: string; events?: WebhookEventType[] | undefined },
+    options?: RequestOptions,
+  ): Promise<WebhookCreatedResponse> {
+    const answer = await this.transport.send({
+      method: 'POST',
+      path: '/v1/webhooks',
+      body: compact(params),
+      retrySafe: false,
+      ...call(options),
+    });
+    return answer.body as WebhookCreatedResponse;
+  }
+
+  /** `GET /v1/webhooks`: the account's webhooks, oldest first, without their secrets. */
+  async listWebhooks(options?: RequestOptions): Promise<WebhookListResponse> {
+    const answer = await this.transport.send({
+      method: 'GET',
+      path: '/v1/webhooks',
+      retrySafe: true,
+      ...call(options),
+    });
+    return answer.body as WebhookListResponse;
+  }
+
+  /** `DELETE /v1/webhooks/{id}`: nothing is sent to it from then on. */
+  async deleteWebhook(id: string, options?: RequestOptions): Promise<WebhookDeletedResponse> {
+    const answer = await this.transport.send({
+      method: 'DELETE',
+      path: `/v1/webhooks/${encodeURIComponent(id)}`,
+      retrySafe: true,
+      ...call(options),
+    });
+    return answer.body as WebhookDeletedResponse;
+  }
+
+  /** `GET /v1/webhooks/{id}/deliveries`: its delivery attempts, newest first (the latest 100). */
+  async webhookDeliveries(id: string, options?: RequestOptions): Promise<WebhookDeliveryListResponse> {
+    const answer = await this.transport.send({
+      method: 'GET',
+      path: `/v1/webhooks/${encodeURIComponent(id)}/deliveries`,
+      retrySafe: true,
+      ...call(options),
+    });
+    return answer.body as WebhookDeliveryListResponse;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -255,11 +360,12 @@ export class Client {
     return answer.body as AccountResponse;
   }
 
-  /** `POST /v1/auth/keys`: a new key (`api_key` is shown once). `createKey('ci')` or `createKey({ name: 'ci' })`. */
-  async createKey(
-    params?: string | { name?: string | undefined },
-    options?: RequestOptions,
-  ): Promise<KeyIssuedResponse> {
+  /**
+   * `POST /v1/auth/keys`: a new key (`api_key` is shown once). `createKey('ci')`,
+   * `createKey({ name: 'ci' })`, or `createKey({ mode: 'test' })` for a sandbox key (`dsk_test_…`:
+   * free lookups answered from the synthetic data set).
+   */
+  async createKey(params?: string | CreateKeyParams, options?: RequestOptions): Promise<KeyIssuedResponse> {
     const body = typeof params === 'string' ? { name: params } : compact(params ?? {});
     const answer = await this.transport.send({
       method: 'POST',
@@ -297,7 +403,20 @@ export class Client {
   // Internals
   // -------------------------------------------------------------------------------------------
 
-  private async lookup<T>(path: string, body: object, options: LookupOptions = {}): Promise<SearchResult<T>> {
+  private lookup<T>(path: string, body: object, options: LookupOptions = {}): Promise<SearchResult<T>> {
+    return this.submit(path, body, options, toResult<T>, (first) =>
+      this.searchPlan<T>(first.search_id, first.idempotencyKey),
+    );
+  }
+
+  /** POSTs work with an `Idempotency-Key` and `Prefer`, then polls a pending answer until it settles. */
+  private async submit<R extends Pollable>(
+    path: string,
+    body: object,
+    options: LookupOptions,
+    parse: (answer: HttpAnswer, idempotencyKey: string) => R,
+    plan: (first: R) => PollPlan<R>,
+  ): Promise<R> {
     const idempotencyKey = options.idempotencyKey ?? uuidv4();
     const wait = options.wait ?? true;
     const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
@@ -305,40 +424,68 @@ export class Client {
     else if (options.serverWaitSeconds !== undefined)
       headers['Prefer'] = `wait=${Math.max(0, Math.floor(options.serverWaitSeconds))}`;
     const request: HttpRequest = { method: 'POST', path, body, headers, retrySafe: true, ...call(options) };
-    const result = toResult<T>(await this.transport.send(request), idempotencyKey);
-    if (result.pending && wait) return this.poll(result, options);
+    const result = parse(await this.transport.send(request), idempotencyKey);
+    if (result.pending && wait) return this.poll(result, plan(result), options);
     return result;
   }
 
-  private async fetchSearch<T>(
-    id: string,
-    idempotencyKey: string | null,
-    options?: RequestOptions,
-  ): Promise<SearchResult<T>> {
-    const answer = await this.transport.send({
-      method: 'GET',
-      path: `/v1/searches/${encodeURIComponent(id)}`,
-      retrySafe: true,
-      ...call(options),
+  /** Polling of a search: `GET /v1/searches/{id}`, keeping the lookup's idempotency key on the result. */
+  private searchPlan<T>(id: string, idempotencyKey: string | null): PollPlan<SearchResult<T>> {
+    return this.pollPlan(`/v1/searches/${encodeURIComponent(id)}`, toResult<T>, idempotencyKey, (waitedMs) => {
+      return new PollTimeoutError({ search_id: id }, waitedMs);
     });
-    return toResult<T>(answer, idempotencyKey);
   }
 
-  /** Polls `GET /v1/searches/{id}` while pending, honouring `Retry-After`, until the deadline. */
-  private async poll<T>(first: SearchResult<T>, options: LookupOptions | GetSearchOptions): Promise<SearchResult<T>> {
+  /** Polling of a batch: `GET /v1/batches/{id}`. */
+  private batchPlan(id: string, idempotencyKey: string | null): PollPlan<BatchResult> {
+    return this.pollPlan(`/v1/batches/${encodeURIComponent(id)}`, toBatch, idempotencyKey, (waitedMs) => {
+      return new PollTimeoutError({ batch_id: id }, waitedMs);
+    });
+  }
+
+  private pollPlan<R>(
+    path: string,
+    parse: (answer: HttpAnswer, idempotencyKey: string | null) => R,
+    idempotencyKey: string | null,
+    timeout: (waitedMs: number) => Error,
+  ): PollPlan<R> {
+    return {
+      refetch: async (options) =>
+        parse(await this.transport.send({ method: 'GET', path, retrySafe: true, ...call(options) }), idempotencyKey),
+      timeout,
+    };
+  }
+
+  /** Polls while pending, honouring `Retry-After`, until the deadline. */
+  private async poll<R extends Pollable>(
+    first: R,
+    plan: PollPlan<R>,
+    options: LookupOptions | GetSearchOptions,
+  ): Promise<R> {
     const pollTimeoutMs = options.pollTimeoutMs ?? this.pollTimeoutMs;
     const started = Date.now();
     const deadline = started + pollTimeoutMs;
     let current = first;
     while (current.pending) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new PollTimeoutError(current.search_id, Date.now() - started);
+      if (remaining <= 0) throw plan.timeout(Date.now() - started);
       const delay = parseRetryAfterMs(current.headers['retry-after']) ?? this.pollIntervalMs;
       await sleep(Math.min(delay, remaining), options.signal);
-      current = await this.fetchSearch<T>(first.search_id, first.idempotencyKey, options);
+      current = await plan.refetch(options);
     }
     return current;
   }
+}
+
+function invalidResponse(answer: HttpAnswer, expected: string): APIError {
+  return new APIError({
+    status: answer.status,
+    code: 'invalid_response',
+    message: `expected ${expected}, got HTTP ${answer.status}`,
+    request_id: answer.headers['x-request-id'] ?? null,
+    body: answer.body,
+    headers: answer.headers,
+  });
 }
 
 function toResult<T>(answer: HttpAnswer, idempotencyKey: string | null): SearchResult<T> {
@@ -348,19 +495,27 @@ function toResult<T>(answer: HttpAnswer, idempotencyKey: string | null): SearchR
     typeof body === 'object' &&
     (body.status === 'success' || body.status === 'pending') &&
     typeof body.search_id === 'string';
-  if (!ok) {
-    throw new APIError({
-      status: answer.status,
-      code: 'invalid_response',
-      message: `expected a search envelope, got HTTP ${answer.status}`,
-      request_id: answer.headers['x-request-id'] ?? null,
-      body: answer.body,
-      headers: answer.headers,
-    });
-  }
+  if (!ok) throw invalidResponse(answer, 'a search envelope');
   return new SearchResult<T>({
     httpStatus: answer.status,
     body: body as SuccessEnvelope<T> | PendingEnvelope,
+    headers: answer.headers,
+    idempotencyKey,
+  });
+}
+
+function toBatch(answer: HttpAnswer, idempotencyKey: string | null): BatchResult<AnyResult> {
+  const body = answer.body as Partial<BatchEnvelope> | null;
+  const ok =
+    !!body &&
+    typeof body === 'object' &&
+    (body.status === 'success' || body.status === 'pending') &&
+    typeof body.batch_id === 'string' &&
+    Array.isArray(body.items);
+  if (!ok) throw invalidResponse(answer, 'a batch envelope');
+  return new BatchResult({
+    httpStatus: answer.status,
+    body: body as BatchEnvelope,
     headers: answer.headers,
     idempotencyKey,
   });

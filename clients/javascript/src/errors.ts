@@ -5,7 +5,8 @@ import type { FieldIssue } from './types.js';
  *
  * - {@link APIError} (and its subclasses): the server answered with an error.
  * - {@link APIConnectionError} / {@link APITimeoutError}: no answer, after the retries.
- * - {@link PollTimeoutError}: a `202` search was still pending when the polling deadline passed.
+ * - {@link PollTimeoutError}: a `202` search or batch was still pending when the polling deadline passed.
+ * - {@link SignatureVerificationError}: `Webhook.verify()` refused a delivery.
  */
 export class DossierError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -140,22 +141,39 @@ export class APIConnectionError extends DossierError {}
 export class APITimeoutError extends APIConnectionError {}
 
 /**
- * A lookup answered `202` and was still pending when the polling deadline (`pollTimeoutMs`)
- * passed. The search goes on (and may be charged): fetch it later with
- * `client.getSearch(err.search_id)`.
+ * A lookup (or a batch) answered `202` and was still pending when the polling deadline
+ * (`pollTimeoutMs`) passed. The work goes on (and may be charged): fetch it later with
+ * `client.getSearch(err.search_id)` (a batch: `client.getBatch(err.batch_id)`).
  */
 export class PollTimeoutError extends DossierError {
-  readonly search_id: string;
+  /** The pending search (`null` for a batch). */
+  readonly search_id: string | null;
+  /** The pending batch (`null` for a search). */
+  readonly batch_id: string | null;
 
-  constructor(searchId: string, waitedMs: number) {
-    super(`search ${searchId} is still pending after ${waitedMs} ms; fetch it later with getSearch()`);
-    this.search_id = searchId;
+  constructor(pending: { search_id: string } | { batch_id: string }, waitedMs: number) {
+    const [what, getter] = 'batch_id' in pending ? ['batch', 'getBatch()'] : ['search', 'getSearch()'];
+    const id = 'batch_id' in pending ? pending.batch_id : pending.search_id;
+    super(`${what} ${id} is still pending after ${waitedMs} ms; fetch it later with ${getter}`);
+    this.search_id = 'search_id' in pending ? pending.search_id : null;
+    this.batch_id = 'batch_id' in pending ? pending.batch_id : null;
   }
 
-  get searchId(): string {
+  get searchId(): string | null {
     return this.search_id;
   }
+
+  get batchId(): string | null {
+    return this.batch_id;
+  }
 }
+
+/**
+ * `Webhook.verify()` refused a delivery: the `Dossier-Signature` header is missing or malformed,
+ * no `v1` signature matches, its timestamp is outside the tolerance, or the payload is not a JSON
+ * object. Answer the delivery with a 4xx and do not act on it.
+ */
+export class SignatureVerificationError extends DossierError {}
 
 const BY_CODE: Record<string, new (init: APIErrorInit) => APIError> = {
   unauthorized: AuthenticationError,

@@ -1,6 +1,15 @@
 export { Client, DEFAULT_BASE_URL } from './client.js';
-export type { AuthOptions, ClientOptions, GetSearchOptions, LookupOptions, RequestOptions } from './client.js';
-export { SearchResult } from './result.js';
+export type {
+  AuthOptions,
+  BatchOptions,
+  ClientOptions,
+  GetSearchOptions,
+  LookupOptions,
+  RequestOptions,
+} from './client.js';
+export { BatchResult, SearchResult } from './result.js';
+export { SIGNATURE_HEADER, Webhook } from './webhook.js';
+export type { VerifyOptions } from './webhook.js';
 export {
   APIConnectionError,
   APIError,
@@ -12,6 +21,7 @@ export {
   NotFoundError,
   PollTimeoutError,
   RateLimitError,
+  SignatureVerificationError,
   UnavailableError,
   ValidationError,
 } from './errors.js';

@@ -1,4 +1,12 @@
-import type { AnyResult, PendingEnvelope, SourceReport, SuccessEnvelope } from './types.js';
+import type {
+  AnyResult,
+  BatchEnvelope,
+  BatchErrorItem,
+  BatchItem,
+  PendingEnvelope,
+  SourceReport,
+  SuccessEnvelope,
+} from './types.js';
 
 /** What a {@link SearchResult} is built from (one HTTP answer). */
 export interface SearchResultInit {
@@ -6,6 +14,39 @@ export interface SearchResultInit {
   body: SuccessEnvelope<unknown> | PendingEnvelope;
   headers: Record<string, string>;
   idempotencyKey: string | null;
+}
+
+/** What every answer that may still be pending shares: a search or a batch. */
+abstract class PendingAware {
+  /** `"success"`, or `"pending"` while work still runs. */
+  abstract readonly status: 'success' | 'pending';
+  /** HTTP status of the answer this result was built from (`200` or `202`). */
+  readonly httpStatus: number;
+  /** Response headers, names in lower case. */
+  readonly headers: Record<string, string>;
+  /** The `Idempotency-Key` the request was sent with (`null` for a GET). */
+  readonly idempotencyKey: string | null;
+
+  constructor(init: { httpStatus: number; headers: Record<string, string>; idempotencyKey: string | null }) {
+    this.httpStatus = init.httpStatus;
+    this.headers = init.headers;
+    this.idempotencyKey = init.idempotencyKey;
+  }
+
+  /** `true` while the work is still running (`status === "pending"`). */
+  get pending(): boolean {
+    return this.status === 'pending';
+  }
+
+  /** `true` when the server replayed an earlier request for the same `Idempotency-Key`. */
+  get replayed(): boolean {
+    return this.headers['idempotent-replayed'] === 'true';
+  }
+
+  /** `X-Request-Id` of the answer. */
+  get requestId(): string | null {
+    return this.headers['x-request-id'] ?? null;
+  }
 }
 
 /**
@@ -16,9 +57,9 @@ export interface SearchResultInit {
  * `status` is `"success"` once the search is done, or `"pending"` when you asked not to wait
  * (`{ wait: false }`); a pending result has `results: []` and `sources: []`.
  */
-export class SearchResult<T = AnyResult> {
+export class SearchResult<T = AnyResult> extends PendingAware {
   /** `"success"` or `"pending"`. */
-  readonly status: 'success' | 'pending';
+  override readonly status: 'success' | 'pending';
   /** Id of the search (`srch_…`); fetch it again with `getSearch()`. */
   readonly search_id: string;
   /** The result items, best first; always an array (empty while pending). */
@@ -29,14 +70,9 @@ export class SearchResult<T = AnyResult> {
   readonly sources: SourceReport[];
   /** The parsed JSON body exactly as received. */
   readonly raw: SuccessEnvelope<T> | PendingEnvelope;
-  /** HTTP status of the answer this result was built from (`200` or `202`). */
-  readonly httpStatus: number;
-  /** Response headers, names in lower case. */
-  readonly headers: Record<string, string>;
-  /** The `Idempotency-Key` the lookup was sent with (`null` for `getSearch()`). */
-  readonly idempotencyKey: string | null;
 
   constructor(init: SearchResultInit) {
+    super(init);
     const body = init.body as SuccessEnvelope<T> | PendingEnvelope;
     this.raw = body;
     this.status = body.status;
@@ -44,9 +80,6 @@ export class SearchResult<T = AnyResult> {
     this.results = body.status === 'success' && Array.isArray(body.results) ? body.results : [];
     this.credits_remaining = body.credits_remaining;
     this.sources = body.status === 'success' && Array.isArray(body.sources) ? body.sources : [];
-    this.httpStatus = init.httpStatus;
-    this.headers = init.headers;
-    this.idempotencyKey = init.idempotencyKey;
   }
 
   /** camelCase alias of `search_id`. */
@@ -59,29 +92,78 @@ export class SearchResult<T = AnyResult> {
     return this.credits_remaining;
   }
 
-  /** `true` while the search is still running (`status === "pending"`). */
-  get pending(): boolean {
-    return this.status === 'pending';
-  }
-
   /** `X-Credits-Spent` of this answer (`0` on an idempotent replay), or `null` when absent. */
   get creditsSpent(): number | null {
     const value = this.headers['x-credits-spent'];
     return value === undefined || value === '' || Number.isNaN(Number(value)) ? null : Number(value);
   }
 
-  /** `true` when the server replayed an earlier search for the same `Idempotency-Key`. */
-  get replayed(): boolean {
-    return this.headers['idempotent-replayed'] === 'true';
+  /** The wire envelope, for `JSON.stringify(result)`. */
+  toJSON(): SuccessEnvelope<T> | PendingEnvelope {
+    return this.raw;
+  }
+}
+
+/** What a {@link BatchResult} is built from (one HTTP answer). */
+export interface BatchResultInit {
+  httpStatus: number;
+  body: BatchEnvelope<unknown>;
+  headers: Record<string, string>;
+  idempotencyKey: string | null;
+}
+
+/**
+ * The answer to `batch()` or `getBatch()`: the wire fields (`status`, `batch_id`, `items`,
+ * `credits_remaining`), camelCase aliases, and details of the HTTP answer.
+ *
+ * `items[i]` answers request `i`; tell them apart by `item.status`: `"success"` (a finished
+ * lookup: `search_id`, `results`, `sources`), `"pending"` (still running: `search_id`) or
+ * `"error"` (`error.code`, `error.message`, `error.details`; it cost nothing).
+ */
+export class BatchResult<T = AnyResult> extends PendingAware {
+  /** `"success"` when every item is settled, `"pending"` while one still runs. */
+  override readonly status: 'success' | 'pending';
+  /** Id of the batch (`bat_…`); fetch it again with `getBatch()`. */
+  readonly batch_id: string;
+  /** One item per request, in order. */
+  readonly items: BatchItem<T>[];
+  /** The account's balance after the batch's charges. */
+  readonly credits_remaining: number;
+  /** The parsed JSON body exactly as received. */
+  readonly raw: BatchEnvelope<T>;
+
+  constructor(init: BatchResultInit) {
+    super(init);
+    const body = init.body as BatchEnvelope<T>;
+    this.raw = body;
+    this.status = body.status;
+    this.batch_id = body.batch_id;
+    this.items = Array.isArray(body.items) ? body.items : [];
+    this.credits_remaining = body.credits_remaining;
   }
 
-  /** `X-Request-Id` of the answer. */
-  get requestId(): string | null {
-    return this.headers['x-request-id'] ?? null;
+  /** camelCase alias of `batch_id`. */
+  get batchId(): string {
+    return this.batch_id;
+  }
+
+  /** camelCase alias of `credits_remaining`. */
+  get creditsRemaining(): number {
+    return this.credits_remaining;
+  }
+
+  /** The finished lookups. */
+  get succeeded(): SuccessEnvelope<T>[] {
+    return this.items.filter((item): item is SuccessEnvelope<T> => item.status === 'success');
+  }
+
+  /** The items in error (invalid, not covered by the balance, or failed). */
+  get errors(): BatchErrorItem[] {
+    return this.items.filter((item): item is BatchErrorItem => item.status === 'error');
   }
 
   /** The wire envelope, for `JSON.stringify(result)`. */
-  toJSON(): SuccessEnvelope<T> | PendingEnvelope {
+  toJSON(): BatchEnvelope<T> {
     return this.raw;
   }
 }

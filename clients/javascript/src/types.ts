@@ -219,6 +219,15 @@ export interface KeyIssuedResponse {
   key_id: string;
 }
 
+/** `live` (the default) or `test`: a sandbox key (`dsk_test_…`) whose lookups are free and synthetic. */
+export type KeyMode = 'live' | 'test';
+
+/** Body of `createKey()`. */
+export interface CreateKeyParams {
+  name?: string | undefined;
+  mode?: KeyMode | undefined;
+}
+
 /** `POST /v1/auth/login`. */
 export type LoginResponse = KeyIssuedResponse;
 
@@ -227,6 +236,8 @@ export interface ApiKeyInfo {
   /** The first characters of the key (e.g. `dsk_AbCd`); the full key is never shown again. */
   prefix: string;
   name: string | null;
+  /** `test` for a sandbox key (`dsk_test_…`). */
+  mode: KeyMode;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -249,4 +260,105 @@ export interface AccountResponse {
   status: 'success';
   account: AccountInfo;
   credits_remaining: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batch
+// ---------------------------------------------------------------------------------------------
+
+/** The lookups a batch can run. */
+export type BatchKind = 'person' | 'company' | 'email' | 'phone';
+
+/** One request of a batch: `input` is the body of that kind's endpoint. */
+export type BatchRequest =
+  | { kind: 'person'; input: PersonSearchParams }
+  | { kind: 'company'; input: CompanySearchParams }
+  | { kind: 'email'; input: VerifyEmailParams }
+  | { kind: 'phone'; input: VerifyPhoneParams };
+
+/**
+ * An item of a batch that was not run (invalid: `validation_error`; not covered by the balance:
+ * `insufficient_credits`) or whose lookup failed (`unavailable`, with its `search_id`). It cost nothing.
+ */
+export interface BatchErrorItem {
+  status: 'error';
+  error: { code: string; message: string; details?: FieldIssue[] };
+  /** Set when an accepted lookup failed. */
+  search_id?: string;
+  credits_remaining?: number;
+}
+
+/** One item of a batch, in request order: tell them apart by `status`. */
+export type BatchItem<T = AnyResult> = SuccessEnvelope<T> | PendingEnvelope | BatchErrorItem;
+
+/** `POST /v1/batch` and `GET /v1/batches/{id}`. */
+export interface BatchEnvelope<T = AnyResult> {
+  /** `success` when every item is settled, `pending` while one still runs. */
+  status: 'success' | 'pending';
+  batch_id: string;
+  items: BatchItem<T>[];
+  credits_remaining: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------------
+
+export type WebhookEventType = 'search.completed' | 'search.failed' | 'batch.completed';
+
+export interface WebhookInfo {
+  /** `wh_…` */
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  created_at: string;
+}
+
+export interface WebhookCreatedResponse {
+  status: 'success';
+  webhook: WebhookInfo;
+  /** `whsec_…`: signs every delivery. Shown only here, once. */
+  secret: string;
+}
+
+export interface WebhookListResponse {
+  status: 'success';
+  webhooks: WebhookInfo[];
+}
+
+export interface WebhookDeletedResponse {
+  status: 'success';
+  webhook: WebhookInfo;
+}
+
+/** One delivery attempt. */
+export interface WebhookDelivery {
+  /** `evt_…`, the same on every attempt of one event. */
+  event_id: string;
+  type: WebhookEventType;
+  /** 1 for the first try. */
+  attempt: number;
+  outcome: 'delivered' | 'retrying' | 'failed';
+  /** The receiver's HTTP status; `null` when it did not answer. */
+  status_code: number | null;
+  /** Why the attempt failed; `null` when delivered. */
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+}
+
+export interface WebhookDeliveryListResponse {
+  status: 'success';
+  /** Newest first, at most 100. */
+  deliveries: WebhookDelivery[];
+}
+
+/** A verified delivery (see `Webhook.verify`). Receivers dedupe on `id`. */
+export interface WebhookEvent {
+  /** `evt_…`, the same on every redelivery. */
+  id: string;
+  type: WebhookEventType | (string & {});
+  created_at: string;
+  /** The search envelope (`search.*`) or the batch (`batch.completed`). */
+  data: unknown;
 }

@@ -95,6 +95,19 @@ export async function startFake(handler: Handler, port = 0): Promise<FakeServer>
   };
 }
 
+/** Runs `run` against a fake server answering with `handler`, then closes it. */
+export async function withFake<T>(handler: Handler, run: (fake: FakeServer) => Promise<T>): Promise<T> {
+  const fake = await startFake(handler);
+  try {
+    return await run(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+/** An API key for the unit tests (the fake server accepts any). */
+export const UNIT_KEY = 'dsk_unit_test_key_0123456789abcdefghij';
+
 /** Answers with the given replies in order, then repeats the last one. */
 export function sequence(...replies: Reply[]): Handler {
   return (_req, index) => replies[Math.min(index, replies.length - 1)]!;

@@ -1,28 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, PollTimeoutError, UnavailableError } from '../src/index.js';
-import {
-  FAST,
-  PHONE_RESULT,
-  errorBody,
-  pending,
-  sequence,
-  startFake,
-  success,
-  type FakeServer,
-  type Handler,
-} from './fake-server.js';
+import { FAST, PHONE_RESULT, errorBody, pending, sequence, success, withFake } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
-
-async function withFake<T>(handler: Handler, run: (fake: FakeServer) => Promise<T>): Promise<T> {
-  const fake = await startFake(handler);
-  try {
-    return await run(fake);
-  } finally {
-    await fake.close();
-  }
-}
 
 const accepted = (id = 'srch_pend1', retryAfter = '0') => ({
   status: 202,

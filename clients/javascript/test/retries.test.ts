@@ -11,22 +11,11 @@ import {
   startFake,
   success,
   type FakeServer,
+  withFake,
 } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-async function withFake<T>(
-  handler: Parameters<typeof startFake>[0],
-  run: (fake: FakeServer) => Promise<T>,
-): Promise<T> {
-  const fake = await startFake(handler);
-  try {
-    return await run(fake);
-  } finally {
-    await fake.close();
-  }
-}
 
 const unavailable = {
   status: 503,

@@ -9,8 +9,10 @@ use Dossier\Exception\AuthenticationException;
 use Dossier\Exception\ConflictException;
 use Dossier\Exception\InsufficientCreditsException;
 use Dossier\Exception\NotFoundException;
+use Dossier\Exception\SignatureVerificationException;
 use Dossier\Exception\ValidationException;
 use Dossier\Response;
+use Dossier\Webhook;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -229,6 +231,117 @@ final class GatewayTest extends TestCase
         $generic = $client->search(query: 'John Smith', type: 'person', country: 'US');
         $this->assertSame([], $generic->results);
         $this->assertSame(3, $generic->creditsRemaining);
+    }
+
+    public function testABatchWithAValidPhoneAndAnInvalidItem(): void
+    {
+        $client = $this->client($this->register());
+
+        $batch = $client->batch([
+            ['kind' => 'phone', 'input' => ['phone' => self::PHONE]],
+            ['kind' => 'phone', 'input' => ['phone' => 'abc']],
+        ]);
+
+        $this->assertSame('success', $batch->status);
+        $this->assertMatchesRegularExpression('/^bat_/', (string) $batch->batchId);
+        $this->assertCount(2, $batch->items);
+        [$valid, $invalid] = $batch->items;
+        $this->assertTrue($valid->isSuccess());
+        $this->assertMatchesRegularExpression('/^srch_/', (string) $valid->searchId);
+        $this->assertSame(self::PHONE, $valid->results[0]['e164']);
+        $this->assertTrue($invalid->isError());
+        $this->assertInstanceOf(ValidationException::class, $invalid->error);
+        $this->assertSame('validation_error', $invalid->error->getErrorCode());
+        $this->assertContains('phone', array_column($invalid->error->getDetails(), 'field'));
+        $this->assertSame(2, $batch->creditsRemaining, 'the valid item costs one credit, the invalid none');
+        $this->assertSame(2, $client->account()->creditsRemaining);
+
+        $again = $client->getBatch((string) $batch->batchId);
+        $this->assertSame('success', $again->status);
+        $this->assertSame($batch->batchId, $again->batchId);
+        $this->assertSame([$valid->searchId, null], array_map(static fn ($i) => $i->searchId, $again->items));
+        $this->assertSame('validation_error', $again->items[1]->error?->getErrorCode());
+
+        try {
+            $client->batch(array_fill(0, 101, ['kind' => 'phone', 'input' => ['phone' => self::PHONE]]));
+            self::fail('101 requests must be refused');
+        } catch (ValidationException $e) {
+            $this->assertSame(400, $e->getHttpStatus());
+        }
+        try {
+            $client->getBatch('bat_doesnotexist');
+            self::fail('an unknown batch must be a 404');
+        } catch (NotFoundException $e) {
+            $this->assertSame('not_found', $e->getErrorCode());
+        }
+        $this->assertSame(2, $client->account()->creditsRemaining, 'refused batches charge nothing');
+    }
+
+    public function testWebhooksCreateListDeliveriesDeleteAndASignature(): void
+    {
+        $client = $this->client($this->register());
+        $url = 'https://203.0.113.10/dossier-php'; // a documentation address: public, resolves without DNS
+
+        $created = $client->createWebhook($url, ['search.completed']);
+        $this->assertSame(201, $created->httpStatus);
+        $hook = $created->webhook;
+        $this->assertMatchesRegularExpression('/^wh_/', $hook['id']);
+        $this->assertSame($url, $hook['url']);
+        $this->assertSame(['search.completed'], $hook['events']);
+        $this->assertMatchesRegularExpression('/^whsec_/', $created->secret);
+
+        $listed = $client->listWebhooks()->webhooks;
+        $this->assertSame([$hook['id']], array_column($listed, 'id'));
+        $this->assertArrayNotHasKey('secret', $listed[0], 'the secret is shown only at creation');
+        $this->assertSame([], $client->webhookDeliveries($hook['id'])->deliveries);
+
+        try {
+            $client->createWebhook('https://127.0.0.1/hooks');
+            self::fail('a loopback URL must be refused');
+        } catch (ValidationException $e) {
+            $this->assertContains('url', array_column($e->getDetails(), 'field'));
+        }
+
+        // A delivery signed as the server signs it (HMAC-SHA256 of "<t>.<raw body>" keyed with the whsec_ string).
+        $payload = (string) json_encode(['id' => 'evt_1', 'type' => 'search.completed', 'created_at' => gmdate('c'), 'data' => ['search_id' => 'srch_1']]);
+        $t = time();
+        $header = 't=' . $t . ',v1=' . hash_hmac('sha256', $t . '.' . $payload, $created->secret);
+        $this->assertSame('evt_1', Webhook::verify($payload, $header, $created->secret)['id']);
+        try {
+            Webhook::verify($payload, $header, 'whsec_other');
+            self::fail('another secret must not verify');
+        } catch (SignatureVerificationException) {
+        }
+
+        $this->assertSame($hook['id'], $client->deleteWebhook($hook['id'])->webhook['id']);
+        $this->assertSame([], $client->listWebhooks()->webhooks);
+        try {
+            $client->deleteWebhook($hook['id']);
+            self::fail('a deleted webhook is gone');
+        } catch (NotFoundException) {
+        }
+        $this->assertSame(3, $client->account()->creditsRemaining, 'webhooks cost nothing');
+    }
+
+    public function testATestKeyLooksUpForFree(): void
+    {
+        $client = $this->client($this->register());
+
+        $created = $client->createKey('php-sandbox', 'test');
+        $this->assertMatchesRegularExpression('/^dsk_test_/', $created->apiKey);
+        $modes = array_column($client->listKeys()->keys, 'mode', 'id');
+        $this->assertSame('test', $modes[$created->keyId]);
+        $kinds = array_values(array_unique(array_values($modes)));
+        sort($kinds);
+        $this->assertSame(['live', 'test'], $kinds, 'the signup key is live');
+
+        $sandbox = new Client($created->apiKey, baseUrl: $this->baseUrl, timeout: 15.0);
+        $result = $sandbox->verifyPhone('+15555550100');
+        $this->assertSame('success', $result->status);
+        $this->assertSame('+15555550100', $result->results[0]['e164']);
+        $this->assertSame(0, $result->creditsSpent);
+        $this->assertSame(3, $result->creditsRemaining);
+        $this->assertSame(3, $client->account()->creditsRemaining, "a test key's lookup is free");
     }
 
     private function register(): Response

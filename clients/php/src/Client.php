@@ -218,6 +218,84 @@ final class Client
         return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
     }
 
+    // ---------------------------------------------------------------- batches
+
+    /**
+     * POST /v1/batch: up to 100 lookups in one call, each checked and charged on its own.
+     *
+     *     $batch = $client->batch([
+     *         ['kind' => 'phone', 'input' => ['phone' => '+14155552671']],
+     *         ['kind' => 'email', 'input' => ['email' => 'grace@example.com']],
+     *     ]);
+     *     foreach ($batch->items as $item) {
+     *         if ($item->isSuccess()) { … $item->results … }
+     *         elseif ($item->isError()) { … $item->error->getErrorCode() … }   // not thrown
+     *     }
+     *
+     * @param list<array{kind: string, input: array<string, mixed>}> $requests kind is person, company, email
+     *        or phone; input is that endpoint's body (null fields are dropped)
+     * @param string|null $idempotencyKey for the whole batch (a UUID v4 is generated when omitted, reused on retries)
+     * @param bool $wait true polls GET /v1/batches/{id} until every item is settled; false: Prefer: respond-async
+     * A batch-level error (no request, more than 100) throws ValidationException; an item's error does not throw.
+     */
+    public function batch(array $requests, ?string $idempotencyKey = null, bool $wait = true, ?float $pollTimeout = null): BatchResult
+    {
+        $body = ['requests' => array_map(self::batchRequest(...), array_values($requests))];
+        $started = microtime(true);
+        [$status, $headers, $data, $raw] = $this->http->request('POST', '/v1/batch', $body, $this->postHeaders($idempotencyKey, $wait, $pollTimeout));
+        $result = new BatchResult($status, $headers, $data, $raw);
+
+        return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+    }
+
+    /** GET /v1/batches/{id}: the batch as it is now; with wait: true, polls until every item is settled. */
+    public function getBatch(string $id, bool $wait = false, ?float $pollTimeout = null): BatchResult
+    {
+        $started = microtime(true);
+        $result = $this->fetchBatch($id);
+
+        return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+    }
+
+    // ---------------------------------------------------------------- webhooks
+
+    /**
+     * POST /v1/webhooks: $response->webhook (id, url, events, created_at) and $response->secret (whsec_…,
+     * shown only here: keep it to check deliveries with Dossier\Webhook::verify()).
+     *
+     * @param list<string>|null $events e.g. ['search.completed']; null: every event
+     */
+    public function createWebhook(string $url, ?array $events = null): Response
+    {
+        $body = ['url' => $url];
+        if ($events !== null) {
+            $body['events'] = array_values($events);
+        }
+
+        return $this->call('POST', '/v1/webhooks', $body);
+    }
+
+    /** GET /v1/webhooks: $response->webhooks, oldest first, without their secrets. */
+    public function listWebhooks(): Response
+    {
+        return $this->call('GET', '/v1/webhooks');
+    }
+
+    /** DELETE /v1/webhooks/{id}: no event is sent to it from then on. $response->webhook describes it. */
+    public function deleteWebhook(string $id): Response
+    {
+        return $this->call('DELETE', '/v1/webhooks/' . rawurlencode($id));
+    }
+
+    /**
+     * GET /v1/webhooks/{id}/deliveries: $response->deliveries, newest first (at most 100), each
+     * [event_id, type, attempt, outcome (delivered|retrying|failed), status_code, error, duration_ms, attempted_at].
+     */
+    public function webhookDeliveries(string $id): Response
+    {
+        return $this->call('GET', '/v1/webhooks/' . rawurlencode($id) . '/deliveries');
+    }
+
     // ---------------------------------------------------------------- account and keys
 
     /** GET /v1/account: $response->account (id, email, created_at) and $response->creditsRemaining. */
@@ -226,13 +304,16 @@ final class Client
         return $this->call('GET', '/v1/account');
     }
 
-    /** POST /v1/auth/keys: a new key for this account, $response->apiKey (shown once) and $response->keyId. */
-    public function createKey(?string $name = null): Response
+    /**
+     * POST /v1/auth/keys: a new key for this account, $response->apiKey (shown once) and $response->keyId.
+     * $mode "test" issues a dsk_test_… sandbox key (free lookups from the synthetic data set); the default is "live".
+     */
+    public function createKey(?string $name = null, ?string $mode = null): Response
     {
-        return $this->call('POST', '/v1/auth/keys', self::compact(['name' => $name]));
+        return $this->call('POST', '/v1/auth/keys', self::compact(['name' => $name, 'mode' => $mode]));
     }
 
-    /** GET /v1/auth/keys: $response->keys, each [id, prefix, name, created_at, last_used_at, revoked_at]. */
+    /** GET /v1/auth/keys: $response->keys, each [id, prefix, name, mode, created_at, last_used_at, revoked_at]. */
     public function listKeys(): Response
     {
         return $this->call('GET', '/v1/auth/keys');
@@ -252,14 +333,41 @@ final class Client
     private function lookup(string $path, array $body, ?string $idempotencyKey, bool $wait, ?float $pollTimeout): SearchResult
     {
         $started = microtime(true);
-        $headers = [
-            'Idempotency-Key' => $idempotencyKey ?? self::uuid4(),
-            'Prefer' => $wait ? 'wait=' . $this->serverWait($pollTimeout ?? $this->pollTimeout) : 'respond-async',
-        ];
-        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', $path, $body, $headers);
+        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', $path, $body, $this->postHeaders($idempotencyKey, $wait, $pollTimeout));
         $result = new SearchResult($status, $respHeaders, $data, $raw);
 
         return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+    }
+
+    /**
+     * Idempotency-Key (generated when not given: a retried POST then never charges twice) and Prefer
+     * for a lookup or a batch.
+     *
+     * @return array<string, string>
+     */
+    private function postHeaders(?string $idempotencyKey, bool $wait, ?float $pollTimeout): array
+    {
+        return [
+            'Idempotency-Key' => $idempotencyKey ?? self::uuid4(),
+            'Prefer' => $wait ? 'wait=' . $this->serverWait($pollTimeout ?? $this->pollTimeout) : 'respond-async',
+        ];
+    }
+
+    /**
+     * @param mixed $request ['kind' => …, 'input' => […]]
+     * @return array<string, mixed>
+     */
+    private static function batchRequest(mixed $request): array
+    {
+        if (!is_array($request)) {
+            throw new InvalidArgumentException("each batch request must be an array ['kind' => …, 'input' => […]]");
+        }
+        $input = $request['input'] ?? null;
+
+        return [
+            'kind' => $request['kind'] ?? null,
+            'input' => is_array($input) ? array_filter($input, static fn (mixed $v): bool => $v !== null) : $input,
+        ];
     }
 
     /**
@@ -279,20 +387,35 @@ final class Client
         return new SearchResult($status, $headers, $data, $raw);
     }
 
-    /** Polls GET /v1/searches/{id} while the result is pending, honouring Retry-After. */
-    private function poll(SearchResult $result, float $started, ?float $pollTimeout): SearchResult
+    private function fetchBatch(string $id): BatchResult
+    {
+        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/batches/' . rawurlencode($id));
+
+        return new BatchResult($status, $headers, $data, $raw);
+    }
+
+    /**
+     * Polls a pending search (GET /v1/searches/{id}) or batch (GET /v1/batches/{id}) until it is settled,
+     * honouring Retry-After.
+     *
+     * @template T of SearchResult|BatchResult
+     * @param T $result
+     * @return T
+     */
+    private function poll(SearchResult|BatchResult $result, float $started, ?float $pollTimeout): SearchResult|BatchResult
     {
         $deadline = $started + ($pollTimeout ?? $this->pollTimeout);
         while ($result->isPending()) {
-            if ($result->searchId === null) {
-                throw new ApiException('a pending answer without search_id cannot be polled', $result->httpStatus, null, $result->requestId, [], $result->data, $result->rawBody, $result->headers);
+            $id = $result instanceof BatchResult ? $result->batchId : $result->searchId;
+            if ($id === null) {
+                throw new ApiException('a pending answer without its id cannot be polled', $result->httpStatus, null, $result->requestId, [], $result->data, $result->rawBody, $result->headers);
             }
             $remaining = $deadline - microtime(true);
             if ($remaining <= 0) {
                 throw new SearchTimeoutException($result, microtime(true) - $started);
             }
             $this->http->sleep(min(Headers::retryAfter($result->headers) ?? $this->pollInterval, $remaining));
-            $result = $this->fetchSearch($result->searchId);
+            $result = $result instanceof BatchResult ? $this->fetchBatch($id) : $this->fetchSearch($id);
         }
 
         return $result;

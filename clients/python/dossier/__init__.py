@@ -17,12 +17,27 @@ from ._errors import (
     NotFoundError,
     RateLimitError,
     SearchTimeoutError,
+    SignatureVerificationError,
     UnavailableError,
     ValidationError,
 )
-from ._models import Account, ApiKey, IssuedKey, Registration, Response, SearchResult
+from ._models import (
+    Account,
+    ApiKey,
+    BatchItem,
+    BatchResult,
+    CreatedWebhook,
+    IssuedKey,
+    Registration,
+    Response,
+    SearchResult,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
 from ._transport import DEFAULT_BASE_URL, USER_AGENT
 from ._version import __version__
+from ._webhook import Webhook
 
 __all__ = [
     "Client",
@@ -36,8 +51,16 @@ __all__ = [
     "ConflictError",
     "UnavailableError",
     "SearchTimeoutError",
+    "SignatureVerificationError",
+    "Webhook",
     "Response",
     "SearchResult",
+    "BatchResult",
+    "BatchItem",
+    "CreatedWebhook",
+    "WebhookEndpoint",
+    "WebhookDelivery",
+    "WebhookEvent",
     "Account",
     "Registration",
     "IssuedKey",

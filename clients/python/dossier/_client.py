@@ -6,17 +6,29 @@ import math
 import os
 import time
 import uuid
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 from urllib.parse import quote
 
 from ._errors import SearchTimeoutError
 from ._json import as_dict, dict_list
-from ._models import Account, ApiKey, IssuedKey, Registration, SearchResult
+from ._models import (
+    Account,
+    ApiKey,
+    BatchResult,
+    CreatedWebhook,
+    IssuedKey,
+    Registration,
+    SearchResult,
+    WebhookDelivery,
+    WebhookEndpoint,
+    _Settling,
+)
 from ._transport import (
     DEFAULT_BACKOFF_BASE,
     DEFAULT_BACKOFF_CAP,
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
+    RawResponse,
     Transport,
 )
 
@@ -28,6 +40,8 @@ _SERVER_WAIT_S = 10
 # Poll interval when a pending answer carries no Retry-After.
 _DEFAULT_POLL_INTERVAL_S = 1.0
 _ENV_KEY = "DOSSIER_API_KEY"
+
+_S = TypeVar("_S", bound=_Settling)
 
 
 class Client:
@@ -139,9 +153,11 @@ class Client:
         raw = self._transport.request("GET", "/v1/account", api_key=self.api_key)
         return Account(raw.body, headers=raw.headers, http_status=raw.status)
 
-    def create_key(self, name: Optional[str] = None) -> IssuedKey:
-        """Create another API key (``api_key`` is shown once)."""
-        body: Dict[str, Any] = {} if name is None else {"name": name}
+    def create_key(self, name: Optional[str] = None, *, mode: Optional[str] = None) -> IssuedKey:
+        """Create another API key (``api_key`` is shown once). ``mode="test"``
+        makes a sandbox key (``dsk_test_…``): its lookups are free and answer
+        from the server's synthetic data set; ``"live"`` is the default."""
+        body: Dict[str, Any] = {k: v for k, v in (("name", name), ("mode", mode)) if v is not None}
         raw = self._transport.request(
             "POST", "/v1/auth/keys", body=body, api_key=self.api_key, safe_to_resend=False
         )
@@ -330,8 +346,91 @@ class Client:
         deadline = time.monotonic() + self._poll_timeout(poll_timeout)
         result = self._fetch_search(search_id, idempotency_key=None)
         if wait and result.pending:
-            result = self._poll(result, deadline)
+            result = self._poll(
+                result, deadline, lambda p: self._fetch_search(p.search_id, idempotency_key=None)
+            )
         return result
+
+    # -- batch ----------------------------------------------------------------
+
+    def batch(
+        self,
+        requests: Sequence[Mapping[str, Any]],
+        *,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+    ) -> BatchResult:
+        """``POST /v1/batch``: up to 100 lookups in one call, each
+        ``{"kind": "person"|"company"|"email"|"phone", "input": {…}}`` with
+        ``input`` the body of that lookup's endpoint.
+
+        Each item is judged on its own: ``result.items[i]`` is the answer to
+        ``requests[i]``, a success, a pending lookup or an error (see
+        :class:`~dossier.BatchItem`). A batch that is not a list of 1–100
+        requests raises :class:`~dossier.ValidationError`. ``wait``,
+        ``poll_timeout`` and ``idempotency_key`` (for the whole batch) work as
+        for single lookups; a pending batch is polled at ``GET /v1/batches/{id}``.
+        """
+        return self._submit(
+            "/v1/batch",
+            {"requests": [dict(r) for r in requests]},
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+            parse=_batch_result,
+            refetch=lambda pending: self._fetch_batch(pending.batch_id, pending.idempotency_key),
+        )
+
+    def get_batch(
+        self, batch_id: str, *, wait: bool = False, poll_timeout: Optional[float] = None
+    ) -> BatchResult:
+        """``GET /v1/batches/{id}``: the batch as it is now (``status`` is
+        ``"pending"`` while an item runs). With ``wait=True``, poll until every
+        item is settled or ``poll_timeout`` passes (then
+        :class:`~dossier.SearchTimeoutError` with ``batch_id``)."""
+        deadline = time.monotonic() + self._poll_timeout(poll_timeout)
+        result = self._fetch_batch(batch_id, None)
+        if wait and result.pending:
+            result = self._poll(result, deadline, lambda p: self._fetch_batch(p.batch_id, None))
+        return result
+
+    # -- webhooks -------------------------------------------------------------
+
+    def create_webhook(self, url: str, events: Optional[Sequence[str]] = None) -> CreatedWebhook:
+        """``POST /v1/webhooks``: register ``url`` (https) for ``events``
+        (``search.completed``, ``search.failed``, ``batch.completed``; default
+        all). The result's ``secret`` signs every delivery and is shown only
+        now: keep it for :meth:`dossier.Webhook.verify`."""
+        body: Dict[str, Any] = {"url": url}
+        if events is not None:
+            body["events"] = list(events)
+        raw = self._transport.request(
+            "POST", "/v1/webhooks", body=body, api_key=self.api_key, safe_to_resend=False
+        )
+        return CreatedWebhook(raw.body, headers=raw.headers, http_status=raw.status)
+
+    def list_webhooks(self) -> List[WebhookEndpoint]:
+        """``GET /v1/webhooks``: the account's webhooks, oldest first (no secrets)."""
+        raw = self._transport.request("GET", "/v1/webhooks", api_key=self.api_key)
+        return [WebhookEndpoint(w) for w in dict_list(raw.body.get("webhooks"))]
+
+    def delete_webhook(self, webhook_id: str) -> WebhookEndpoint:
+        """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on."""
+        raw = self._transport.request(
+            "DELETE", f"/v1/webhooks/{quote(webhook_id, safe='')}", api_key=self.api_key
+        )
+        return WebhookEndpoint(
+            as_dict(raw.body.get("webhook")), headers=raw.headers, http_status=raw.status
+        )
+
+    def webhook_deliveries(self, webhook_id: str) -> List[WebhookDelivery]:
+        """``GET /v1/webhooks/{id}/deliveries``: its delivery attempts, newest
+        first (the latest 100)."""
+        raw = self._transport.request(
+            "GET", f"/v1/webhooks/{quote(webhook_id, safe='')}/deliveries", api_key=self.api_key
+        )
+        return [WebhookDelivery(d) for d in dict_list(raw.body.get("deliveries"))]
 
     # -- internals ------------------------------------------------------------
 
@@ -348,20 +447,45 @@ class Client:
         wait: bool,
         poll_timeout: Optional[float],
     ) -> SearchResult:
-        budget = self._poll_timeout(poll_timeout)
-        deadline = time.monotonic() + budget
         body: Dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
         if permissible_purpose is not None:
             body["permissible_purpose"] = permissible_purpose
+        return self._submit(
+            path,
+            body,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+            parse=_search_result,
+            refetch=lambda pending: self._fetch_search(
+                pending.search_id, idempotency_key=pending.idempotency_key
+            ),
+        )
+
+    def _submit(
+        self,
+        path: str,
+        body: Mapping[str, Any],
+        *,
+        idempotency_key: Optional[str],
+        wait: bool,
+        poll_timeout: Optional[float],
+        parse: Callable[[RawResponse, str], _S],
+        refetch: Callable[[_S], _S],
+    ) -> _S:
+        """POST work with an ``Idempotency-Key`` and ``Prefer``, then poll a
+        pending answer with ``refetch`` until it settles (when ``wait``)."""
+        budget = self._poll_timeout(poll_timeout)
+        deadline = time.monotonic() + budget
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         headers = {
             "Idempotency-Key": key,
             "Prefer": f"wait={self._server_wait(budget)}" if wait else "respond-async",
         }
         raw = self._transport.request("POST", path, body=body, api_key=self.api_key, headers=headers)
-        result = SearchResult(raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=key)
+        result = parse(raw, key)
         if wait and result.pending:
-            result = self._poll(result, deadline)
+            result = self._poll(result, deadline, refetch)
         return result
 
     def _server_wait(self, budget: float) -> int:
@@ -379,22 +503,43 @@ class Client:
             api_key=self.api_key,
             retry_failed_search=False,
         )
-        return SearchResult(
-            raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key
-        )
+        return _search_result(raw, idempotency_key)
 
-    def _poll(self, result: SearchResult, deadline: float) -> SearchResult:
+    def _fetch_batch(self, batch_id: str, idempotency_key: Optional[str]) -> BatchResult:
+        raw = self._transport.request(
+            "GET", f"/v1/batches/{quote(batch_id, safe='')}", api_key=self.api_key
+        )
+        return _batch_result(raw, idempotency_key)
+
+    def _poll(self, result: _S, deadline: float, refetch: Callable[[_S], _S]) -> _S:
         while result.pending:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                what = (
+                    f"batch {result.batch_id}"
+                    if isinstance(result, BatchResult)
+                    else f"search {result.get('search_id')}"
+                )
+                getter = "get_batch()" if isinstance(result, BatchResult) else "get_search()"
                 raise SearchTimeoutError(
-                    f"search {result.search_id} is still pending after the polling deadline; "
-                    "fetch it later with get_search()",
+                    f"{what} is still pending after the polling deadline; fetch it later with {getter}",
                     search=result,
                 )
             interval = result.retry_after
             if interval is None:
                 interval = _DEFAULT_POLL_INTERVAL_S
             self._transport.sleep(min(interval, remaining))
-            result = self._fetch_search(result.search_id, idempotency_key=result.idempotency_key)
+            result = refetch(result)
         return result
+
+
+def _search_result(raw: RawResponse, idempotency_key: Optional[str]) -> SearchResult:
+    return SearchResult(
+        raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key
+    )
+
+
+def _batch_result(raw: RawResponse, idempotency_key: Optional[str]) -> BatchResult:
+    return BatchResult(
+        raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key
+    )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 from ._json import as_dict, dict_list, opt_str
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._models import SearchResult
+    from ._models import BatchResult, SearchResult
 
 __all__ = [
     "APIError",
@@ -37,6 +37,8 @@ __all__ = [
     "ConflictError",
     "UnavailableError",
     "SearchTimeoutError",
+    "SignatureVerificationError",
+    "error_from_envelope",
     "error_from_response",
 ]
 
@@ -160,12 +162,14 @@ class UnavailableError(APIError):
 
 
 class SearchTimeoutError(APIError):
-    """A lookup was still pending when the polling deadline (``poll_timeout``)
-    passed. The search goes on server-side and its credits stay reserved:
-    fetch it later with ``client.get_search(err.search_id)``. ``search`` is the
-    last pending :class:`~dossier.SearchResult`."""
+    """A lookup (or a batch) was still pending when the polling deadline
+    (``poll_timeout``) passed. The work goes on server-side and its credits stay
+    reserved: fetch it later with ``client.get_search(err.search_id)`` (or
+    ``client.get_batch(err.batch_id)``). ``search`` is the last pending answer:
+    a :class:`~dossier.SearchResult`, or a :class:`~dossier.BatchResult` for a
+    batch (then ``search_id`` is ``None``)."""
 
-    def __init__(self, message: str, *, search: "SearchResult") -> None:
+    def __init__(self, message: str, *, search: "SearchResult | BatchResult") -> None:
         super().__init__(
             message,
             status=search.http_status,
@@ -175,7 +179,16 @@ class SearchTimeoutError(APIError):
             headers=search.headers,
         )
         self.search = search
-        self.search_id = search.search_id
+        self.search_id: Optional[str] = opt_str(search.raw.get("search_id"))
+        self.batch_id: Optional[str] = opt_str(search.raw.get("batch_id"))
+
+
+class SignatureVerificationError(APIError):
+    """A webhook delivery failed :meth:`dossier.Webhook.verify`: the
+    ``Dossier-Signature`` header is missing or malformed, no ``v1`` signature
+    matches, its timestamp is outside the tolerance, or the payload is not a
+    JSON object. ``status`` and ``code`` are ``None``; answer the delivery with
+    a 4xx and do not act on it."""
 
 
 _BY_CODE = {
@@ -208,27 +221,49 @@ def error_from_response(status: int, headers: Mapping[str, str], raw_body: str) 
         body = json.loads(raw_body) if raw_body else None
     except ValueError:
         body = None
-    code: Optional[str] = None
-    message = f"HTTP {status}"
-    details: List[Dict[str, Any]] = []
-    request_id = headers.get("x-request-id")
     if isinstance(body, dict):
         envelope = as_dict(body)
-        err = as_dict(envelope.get("error"))
-        code = opt_str(err.get("code"))
-        message = opt_str(err.get("message")) or message
-        details = dict_list(err.get("details"))
-        request_id = opt_str(envelope.get("request_id")) or request_id
-    elif raw_body:
-        message = f"HTTP {status}: unexpected response body {raw_body[:200]!r}"
-    cls = _BY_CODE.get(code or "") or _BY_STATUS.get(status) or APIError
+        return error_from_envelope(
+            envelope,
+            status=status,
+            request_id=opt_str(envelope.get("request_id")) or headers.get("x-request-id"),
+            raw_body=raw_body,
+            headers=headers,
+        )
+    message = f"HTTP {status}: unexpected response body {raw_body[:200]!r}" if raw_body else f"HTTP {status}"
+    cls = _BY_STATUS.get(status) or APIError
+    return cls(
+        message,
+        status=status,
+        request_id=headers.get("x-request-id"),
+        body=body,
+        raw_body=raw_body,
+        headers=headers,
+    )
+
+
+def error_from_envelope(
+    envelope: Dict[str, Any],
+    *,
+    status: Optional[int] = None,
+    request_id: Optional[str] = None,
+    raw_body: str = "",
+    headers: Optional[Mapping[str, str]] = None,
+) -> APIError:
+    """The typed error for an error envelope ``{"status": "error", "error":
+    {"code", "message", "details"?}}``: of a response, or of one item of a
+    batch (then ``status`` is ``None`` and the class follows the code alone)."""
+    err = as_dict(envelope.get("error"))
+    code = opt_str(err.get("code"))
+    message = opt_str(err.get("message")) or (f"HTTP {status}" if status is not None else "error")
+    cls = _BY_CODE.get(code or "") or (_BY_STATUS.get(status) if status is not None else None) or APIError
     return cls(
         message,
         status=status,
         code=code,
         request_id=request_id,
-        details=details,
-        body=body,
+        details=dict_list(err.get("details")),
+        body=envelope,
         raw_body=raw_body,
         headers=headers,
     )

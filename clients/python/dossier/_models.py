@@ -5,10 +5,23 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ._errors import parse_retry_after
-from ._json import as_dict, dict_list, opt_int
+from ._errors import APIError, error_from_envelope, parse_retry_after
+from ._json import as_dict, dict_list, opt_int, opt_str
 
-__all__ = ["Response", "SearchResult", "Account", "Registration", "IssuedKey", "ApiKey"]
+__all__ = [
+    "Response",
+    "SearchResult",
+    "BatchItem",
+    "BatchResult",
+    "Account",
+    "Registration",
+    "IssuedKey",
+    "ApiKey",
+    "WebhookEndpoint",
+    "CreatedWebhook",
+    "WebhookDelivery",
+    "WebhookEvent",
+]
 
 
 class Response:
@@ -52,7 +65,41 @@ class Response:
         return f"{type(self).__name__}({self.raw!r})"
 
 
-class SearchResult(Response):
+class _Settling(Response):
+    """An answer that may still be pending (HTTP 202): a search or a batch,
+    with the ``Idempotency-Key`` it was sent with (``None`` for a GET)."""
+
+    def __init__(
+        self,
+        raw: Dict[str, Any],
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        http_status: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> None:
+        super().__init__(raw, headers=headers, http_status=http_status)
+        self.status: str = str(raw.get("status", ""))
+        self.credits_remaining: Optional[int] = opt_int(raw.get("credits_remaining"))
+        self.idempotency_key = idempotency_key
+
+    @property
+    def replayed(self) -> bool:
+        """``True`` when the server answered an earlier request with the same
+        ``Idempotency-Key`` (nothing charged again)."""
+        return self.headers.get("idempotent-replayed", "").lower() == "true"
+
+    @property
+    def pending(self) -> bool:
+        """``True`` while the work still runs (HTTP 202)."""
+        return self.status == "pending"
+
+    @property
+    def retry_after(self) -> Optional[float]:
+        """``Retry-After`` of a pending answer, in seconds."""
+        return parse_retry_after(self.headers.get("retry-after"))
+
+
+class SearchResult(_Settling):
     """The envelope of a lookup (or of ``get_search``).
 
     Attributes:
@@ -70,26 +117,11 @@ class SearchResult(Response):
             same ``Idempotency-Key`` (nothing charged again).
     """
 
-    def __init__(
-        self,
-        raw: Dict[str, Any],
-        *,
-        headers: Optional[Mapping[str, str]] = None,
-        http_status: Optional[int] = None,
-        idempotency_key: Optional[str] = None,
-    ) -> None:
-        super().__init__(raw, headers=headers, http_status=http_status)
-        self.status: str = str(raw.get("status", ""))
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
         self.search_id: str = str(raw.get("search_id", ""))
         self.results: List[Dict[str, Any]] = dict_list(raw.get("results"))
         self.sources: List[Dict[str, Any]] = dict_list(raw.get("sources"))
-        self.credits_remaining: Optional[int] = opt_int(raw.get("credits_remaining"))
-        self.idempotency_key = idempotency_key
-
-    @property
-    def pending(self) -> bool:
-        """``True`` while the lookup still runs (HTTP 202)."""
-        return self.status == "pending"
 
     @property
     def credits_spent(self) -> Optional[int]:
@@ -99,19 +131,85 @@ class SearchResult(Response):
         except ValueError:
             return None
 
-    @property
-    def replayed(self) -> bool:
-        return self.headers.get("idempotent-replayed", "").lower() == "true"
-
-    @property
-    def retry_after(self) -> Optional[float]:
-        """``Retry-After`` of a pending answer, in seconds."""
-        return parse_retry_after(self.headers.get("retry-after"))
-
     def __repr__(self) -> str:
         return (
             f"SearchResult(status={self.status!r}, search_id={self.search_id!r}, "
             f"results={len(self.results)} item(s), credits_remaining={self.credits_remaining!r})"
+        )
+
+
+class BatchItem(SearchResult):
+    """One item of a :class:`BatchResult`, in the order of the requests.
+
+    ``status`` tells which of three it is:
+
+    * ``"success"``: a finished lookup, with ``search_id``, ``results``,
+      ``sources`` and ``credits_remaining`` as in :class:`SearchResult`;
+    * ``"pending"``: a lookup still running (``search_id``; ``results`` empty);
+    * ``"error"``: the item was not run or its lookup failed; ``error`` is the
+      typed error (:class:`~dossier.ValidationError` for an invalid item,
+      :class:`~dossier.InsufficientCreditsError` when the balance did not cover
+      it, :class:`~dossier.UnavailableError` for a failed lookup, which also
+      names its ``search_id``). An item in error cost nothing.
+    """
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.error: Optional[APIError] = (
+            error_from_envelope(raw, request_id=opt_str(raw.get("request_id")))
+            if self.status == "error"
+            else None
+        )
+
+    @property
+    def ok(self) -> bool:
+        """``True`` for a finished lookup (``status == "success"``)."""
+        return self.status == "success"
+
+    @property
+    def failed(self) -> bool:
+        """``True`` for an item in error (see ``error``)."""
+        return self.status == "error"
+
+    def __repr__(self) -> str:
+        if self.error is not None:
+            return f"BatchItem(status='error', code={self.error.code!r}, message={self.error.message!r})"
+        return (
+            f"BatchItem(status={self.status!r}, search_id={self.search_id!r}, "
+            f"results={len(self.results)} item(s))"
+        )
+
+
+class BatchResult(_Settling):
+    """The answer of ``client.batch`` or ``client.get_batch``.
+
+    Attributes:
+        status: ``"success"`` when every item is settled, ``"pending"`` while
+            some still run (only returned with ``wait=False``, or by
+            ``get_batch`` without ``wait``).
+        batch_id: ``bat_…``; fetch it again with ``client.get_batch``.
+        items: one :class:`BatchItem` per request, in order.
+        credits_remaining: the balance after the batch's charges.
+        idempotency_key: the ``Idempotency-Key`` the batch was sent with
+            (``None`` for ``get_batch``).
+        replayed: ``True`` when the server answered an earlier batch with the
+            same ``Idempotency-Key`` (nothing charged again).
+    """
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.batch_id: str = str(raw.get("batch_id", ""))
+        self.items: List[BatchItem] = [BatchItem(item) for item in dict_list(raw.get("items"))]
+
+    @property
+    def errors(self) -> List[BatchItem]:
+        """The items in error."""
+        return [item for item in self.items if item.failed]
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchResult(status={self.status!r}, batch_id={self.batch_id!r}, "
+            f"items={len(self.items)}, credits_remaining={self.credits_remaining!r})"
         )
 
 
@@ -155,6 +253,7 @@ class ApiKey(Response):
         self.id: str = raw.get("id", "")
         self.prefix: str = raw.get("prefix", "")
         self.name: Optional[str] = raw.get("name")
+        self.mode: str = raw.get("mode", "live")
         self.created_at: str = raw.get("created_at", "")
         self.last_used_at: Optional[str] = raw.get("last_used_at")
         self.revoked_at: Optional[str] = raw.get("revoked_at")
@@ -162,3 +261,62 @@ class ApiKey(Response):
     @property
     def revoked(self) -> bool:
         return self.revoked_at is not None
+
+    @property
+    def test(self) -> bool:
+        """``True`` for a sandbox key (``mode == "test"``, ``dsk_test_…``)."""
+        return self.mode == "test"
+
+
+class WebhookEndpoint(Response):
+    """A registered webhook: ``id`` (``wh_…``), ``url``, ``events``, ``created_at``
+    (never its secret)."""
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.id: str = raw.get("id", "")
+        self.url: str = raw.get("url", "")
+        self.events: List[str] = [e for e in raw.get("events") or [] if isinstance(e, str)]
+        self.created_at: str = raw.get("created_at", "")
+
+
+class CreatedWebhook(Response):
+    """``create_webhook``: the ``webhook`` and its signing ``secret``
+    (``whsec_…``), shown only this once: store it to verify deliveries."""
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.webhook = WebhookEndpoint(as_dict(raw.get("webhook")))
+        self.secret: str = raw.get("secret", "")
+
+
+class WebhookDelivery(Response):
+    """One delivery attempt, as listed by ``webhook_deliveries``: ``event_id``,
+    ``type``, ``attempt`` (1 for the first try), ``outcome`` (``delivered``,
+    ``retrying`` or ``failed``), ``status_code`` and ``error`` (``None`` when
+    not applicable), ``duration_ms``, ``attempted_at``."""
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.event_id: str = raw.get("event_id", "")
+        self.type: str = raw.get("type", "")
+        self.attempt: Optional[int] = opt_int(raw.get("attempt"))
+        self.outcome: str = raw.get("outcome", "")
+        self.status_code: Optional[int] = opt_int(raw.get("status_code"))
+        self.error: Optional[str] = opt_str(raw.get("error"))
+        self.duration_ms: Optional[int] = opt_int(raw.get("duration_ms"))
+        self.attempted_at: str = raw.get("attempted_at", "")
+
+
+class WebhookEvent(Response):
+    """A verified webhook delivery (see :meth:`dossier.Webhook.verify`): ``id``
+    (``evt_…``; the same on every redelivery, dedupe on it), ``type``
+    (``search.completed``, ``search.failed`` or ``batch.completed``),
+    ``created_at`` and ``data`` (the search envelope or the batch, a dict)."""
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.id: str = raw.get("id", "")
+        self.type: str = raw.get("type", "")
+        self.created_at: str = raw.get("created_at", "")
+        self.data: Dict[str, Any] = as_dict(raw.get("data"))

@@ -6,7 +6,11 @@ suite fails (does not skip) when it is unset.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import os
+import time
 import unittest
 import uuid
 
@@ -182,6 +186,102 @@ class LookupsTest(unittest.TestCase):
         with self.assertRaises(dossier.ConflictError) as ctx:
             client.verify_phone("+442071838750", idempotency_key=key)
         self.assertEqual(ctx.exception.code, "idempotency_conflict")
+
+
+
+class BatchTest(unittest.TestCase):
+    def test_batch_with_a_valid_and_an_invalid_item(self) -> None:
+        _, _, client = new_account("batch")
+        batch = client.batch(
+            [
+                {"kind": "phone", "input": {"phone": PHONE}},
+                {"kind": "phone", "input": {"phone": "abc"}},
+            ]
+        )
+        self.assertEqual(batch.status, "success")
+        self.assertTrue(batch.batch_id.startswith("bat_"))
+        self.assertEqual(len(batch.items), 2)
+        phone, invalid = batch.items
+        self.assertTrue(phone.ok, phone)
+        self.assertTrue(phone.search_id.startswith("srch_"))
+        self.assertEqual(phone.results[0]["e164"], PHONE)
+        self.assertTrue(invalid.failed, invalid)
+        self.assertIsInstance(invalid.error, dossier.ValidationError)
+        assert invalid.error is not None
+        self.assertEqual(invalid.error.code, "validation_error")
+        # Only the valid item is charged: 3 - 1.
+        self.assertEqual(batch.credits_remaining, 2)
+        self.assertEqual(client.account().credits_remaining, 2)
+
+        again = client.get_batch(batch.batch_id)
+        self.assertEqual(again.status, "success")
+        self.assertEqual(again.batch_id, batch.batch_id)
+        self.assertEqual([i.status for i in again.items], ["success", "error"])
+        self.assertEqual(again.items[0].search_id, phone.search_id)
+        self.assertEqual(client.get_search(phone.search_id).results, phone.results)
+
+        with self.assertRaises(dossier.ValidationError) as ctx:
+            client.batch([{"kind": "phone", "input": {"phone": PHONE}}] * 101)
+        self.assertEqual(ctx.exception.status, 400)
+        with self.assertRaises(dossier.NotFoundError):
+            client.get_batch("bat_doesnotexist")
+        self.assertEqual(client.account().credits_remaining, 2)
+
+
+class WebhooksTest(unittest.TestCase):
+    def test_create_list_and_delete(self) -> None:
+        _, _, client = new_account("hooks")
+        # An address literal from a documentation range: public-looking, resolves without DNS.
+        url = "https://203.0.113.10/dossier"
+        created = client.create_webhook(url, events=["search.completed", "batch.completed"])
+        self.assertEqual(created.http_status, 201)
+        self.assertTrue(created.secret.startswith("whsec_"))
+        self.assertTrue(created.webhook.id.startswith("wh_"))
+        self.assertEqual(created.webhook.url, url)
+        self.assertEqual(sorted(created.webhook.events), ["batch.completed", "search.completed"])
+        listed = client.list_webhooks()
+        self.assertEqual([w.id for w in listed], [created.webhook.id])
+        self.assertEqual(client.webhook_deliveries(created.webhook.id), [])
+        self.assertEqual(client.delete_webhook(created.webhook.id).id, created.webhook.id)
+        self.assertEqual(client.list_webhooks(), [])
+        with self.assertRaises(dossier.NotFoundError):
+            client.delete_webhook(created.webhook.id)
+        with self.assertRaises(dossier.ValidationError) as ctx:
+            client.create_webhook("ftp://example.com/hook")
+        self.assertIn("url", [d["field"] for d in ctx.exception.details])
+        self.assertEqual(client.account().credits_remaining, 3)
+
+    def test_verify_a_signature_computed_as_the_server_does(self) -> None:
+        _, _, client = new_account("sign")
+        created = client.create_webhook("https://203.0.113.10/verify")
+        client.delete_webhook(created.webhook.id)
+        body = json.dumps({"id": "evt_x", "type": "search.completed", "created_at": "2026-11-23T09:00:00.000Z",
+                           "data": {"status": "success", "search_id": "srch_x", "results": []}})
+        t = int(time.time())
+        mac = hmac.new(created.secret.encode(), f"{t}.{body}".encode(), hashlib.sha256).hexdigest()
+        event = dossier.Webhook.verify(body.encode(), f"t={t},v1={mac}", created.secret)
+        self.assertEqual((event.id, event.type), ("evt_x", "search.completed"))
+        with self.assertRaises(dossier.SignatureVerificationError):
+            dossier.Webhook.verify(body, f"t={t},v1={mac}", "whsec_" + "A" * 43)
+
+
+class TestKeysTest(unittest.TestCase):
+    def test_a_test_key_looks_up_for_free(self) -> None:
+        _, _, client = new_account("sandbox")
+        issued = client.create_key("sandbox", mode="test")
+        self.assertTrue(issued.api_key.startswith("dsk_test_"))
+        modes = {k.id: k.mode for k in client.list_keys()}
+        self.assertEqual(modes[issued.key_id], "test")
+        self.assertEqual(sorted(modes.values()), ["live", "test"])
+
+        sandbox = client_for(issued.api_key)
+        result = sandbox.verify_phone("+15555550100")
+        self.assertEqual(result.status, "success")
+        self.assertEqual(result.results[0]["line_type"], "mobile")
+        self.assertIs(result.results[0]["valid"], True)
+        self.assertEqual(result.credits_spent, 0)
+        self.assertEqual(result.credits_remaining, 3)
+        self.assertEqual(client.account().credits_remaining, 3)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@
 # skip, without it). They expect SIGNUP_CREDITS=3: each test registers its own account.
 $LOAD_PATH.unshift File.expand_path("../lib", __dir__)
 require "dossier"
+require "json"
+require "openssl"
 require "securerandom"
+require "time"
 require "minitest/autorun"
 
 class IntegrationTest < Minitest::Test
@@ -36,7 +39,7 @@ class IntegrationTest < Minitest::Test
 
     client = client_for(reg.api_key)
     SIGNUP_CREDITS.times do |i|
-      res = client.verify_phone(phone: PHONE)
+      res = i.even? ? client.verify_phone(PHONE) : client.verify_phone(phone: PHONE)
       assert_equal "success", res.status
       assert_equal 1, res.results.size
       assert_equal PHONE, res.results.first["e164"]
@@ -169,5 +172,92 @@ class IntegrationTest < Minitest::Test
     assert_equal [], company.results
 
     assert_equal SIGNUP_CREDITS, client.account.credits_remaining
+  end
+
+  def test_batch_one_valid_phone_and_one_invalid_item
+    _, reg = register
+    client = client_for(reg.api_key)
+
+    batch = client.batch([{ kind: "phone", input: { phone: PHONE } }, { kind: "phone", input: { phone: "abc" } }])
+    assert_equal "success", batch.status
+    assert_match(/\Abat_/, batch.batch_id)
+    assert_equal 2, batch.items.size
+    valid, invalid = batch.items
+    assert valid.success?
+    assert_match(/\Asrch_/, valid.search_id)
+    assert_equal PHONE, valid.results.first["e164"]
+    assert invalid.error?
+    assert_instance_of Dossier::ValidationError, invalid.error
+    assert_equal "validation_error", invalid.error.code
+    assert_includes invalid.error.details.map { |d| d["field"] }, "phone"
+    assert_equal SIGNUP_CREDITS - 1, batch.credits_remaining, "the valid item costs one credit, the invalid none"
+    assert_equal SIGNUP_CREDITS - 1, client.account.credits_remaining
+
+    again = client.get_batch(batch.batch_id)
+    assert_equal "success", again.status
+    assert_equal batch.batch_id, again.batch_id
+    assert_equal [valid.search_id, nil], again.items.map(&:search_id)
+    assert_equal "validation_error", again.items.last.error.code
+    assert_equal valid.search_id, client.get_search(valid.search_id).search_id
+
+    too_many = Array.new(101) { { kind: "phone", input: { phone: PHONE } } }
+    err = assert_raises(Dossier::ValidationError) { client.batch(too_many) }
+    assert_equal 400, err.http_status
+    assert_raises(Dossier::NotFoundError) { client.get_batch("bat_doesnotexist") }
+    assert_equal SIGNUP_CREDITS - 1, client.account.credits_remaining, "refused batches charge nothing"
+  end
+
+  def test_webhooks_create_list_deliveries_delete_and_signature
+    _, reg = register
+    client = client_for(reg.api_key)
+    url = "https://203.0.113.10/dossier-ruby" # a documentation address: public, resolves without DNS
+
+    created = client.create_webhook(url, events: ["search.completed"])
+    assert_equal 201, created.http_status
+    hook = created.webhook
+    assert_match(/\Awh_/, hook["id"])
+    assert_equal url, hook["url"]
+    assert_equal ["search.completed"], hook["events"]
+    assert_match(/\Awhsec_/, created.secret)
+
+    listed = client.list_webhooks.webhooks
+    assert_equal [hook["id"]], listed.map { |w| w["id"] }
+    refute listed.first.key?("secret"), "the secret is shown only at creation"
+    assert_equal [], client.webhook_deliveries(hook["id"]).deliveries
+
+    err = assert_raises(Dossier::ValidationError) { client.create_webhook("https://127.0.0.1/hooks") }
+    assert_includes err.details.map { |d| d["field"] }, "url"
+
+    # A delivery signed as the server signs it (HMAC-SHA256 of "<t>.<raw body>" keyed with the whsec_ string).
+    payload = JSON.generate(id: "evt_1", type: "search.completed", created_at: Time.now.utc.iso8601,
+                            data: { search_id: "srch_1" })
+    t = Time.now.to_i
+    header = "t=#{t},v1=#{OpenSSL::HMAC.hexdigest('SHA256', created.secret, "#{t}.#{payload}")}"
+    assert_equal "evt_1", Dossier::Webhook.verify(payload, header, created.secret)["id"]
+    assert_raises(Dossier::SignatureVerificationError) { Dossier::Webhook.verify(payload, header, "whsec_other") }
+
+    assert_equal hook["id"], client.delete_webhook(hook["id"]).webhook["id"]
+    assert_equal [], client.list_webhooks.webhooks
+    assert_raises(Dossier::NotFoundError) { client.delete_webhook(hook["id"]) }
+    assert_equal SIGNUP_CREDITS, client.account.credits_remaining, "webhooks cost nothing"
+  end
+
+  def test_test_key_lookups_are_free
+    _, reg = register
+    client = client_for(reg.api_key)
+
+    created = client.create_key(name: "ruby-sandbox", mode: "test")
+    assert_match(/\Adsk_test_/, created.api_key)
+    modes = client.list_keys.keys.to_h { |k| [k["id"], k["mode"]] }
+    assert_equal "test", modes[created.key_id]
+    assert_equal ["live"], modes.values.uniq - ["test"]
+
+    sandbox = client_for(created.api_key)
+    res = sandbox.verify_phone("+15555550100")
+    assert_equal "success", res.status
+    assert_equal "+15555550100", res.results.first["e164"]
+    assert_equal 0, res.credits_spent
+    assert_equal SIGNUP_CREDITS, res.credits_remaining
+    assert_equal SIGNUP_CREDITS, client.account.credits_remaining, "a test key's lookup is free"
   end
 end

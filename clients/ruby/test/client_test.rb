@@ -189,4 +189,34 @@ class ClientTest < Minitest::Test
     end
     assert_equal "invalid_credentials", err.code
   end
+
+  def test_main_value_positional_or_keyword
+    6.times { @server.reply(200, SUCCESS) }
+    c = client
+    c.verify_phone("+14155552671", country: "US")
+    c.verify_phone(phone: "+14155552671")
+    c.verify_email("grace@example.com")
+    c.search_person("John Smith", location: "Austin, TX")
+    c.search_company("Acme Inc", country: "US")
+    c.search("+14155552671", type: "phone")
+    bodies = @server.requests.map { |r| [r.path, r.json] }
+    assert_equal [["/v1/verify/phone", { "phone" => "+14155552671", "country" => "US" }],
+                  ["/v1/verify/phone", { "phone" => "+14155552671" }],
+                  ["/v1/verify/email", { "email" => "grace@example.com" }],
+                  ["/v1/search/person", { "name" => "John Smith", "location" => "Austin, TX" }],
+                  ["/v1/search/company", { "company_name" => "Acme Inc", "country" => "US" }],
+                  ["/v1/search", { "query" => "+14155552671", "type" => "phone" }]], bodies
+  end
+
+  def test_main_value_given_twice_or_missing_is_an_argument_error
+    c = client
+    assert_raises(ArgumentError) { c.verify_phone("+14155552671", phone: "+14155552671") }
+    assert_raises(ArgumentError) { c.verify_email("a@b.c", email: "a@b.c") }
+    assert_raises(ArgumentError) { c.search_person("John", name: "John") }
+    assert_raises(ArgumentError) { c.search_company("Acme", company_name: "Acme") }
+    assert_raises(ArgumentError) { c.search("x", query: "x") }
+    assert_match(/phone is required/, assert_raises(ArgumentError) { c.verify_phone }.message)
+    assert_raises(ArgumentError) { c.verify_email(country: "US") }
+    assert_empty @server.requests
+  end
 end

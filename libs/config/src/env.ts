@@ -96,6 +96,8 @@ const gatewaySchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   /** How long an idle keep-alive connection stays open after an answer. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(72_000),
+  /** Test-only fault injection: hold each lookup this long between its reservation and its enqueue (ignored unless NODE_ENV=test). */
+  GATEWAY_TEST_HOLD_ENQUEUE_MS: int(0, 600_000).optional(),
 });
 
 const workerSchema = z.object({
@@ -282,6 +284,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     trustProxy: e.TRUST_PROXY === 'true',
     http: httpTimeoutsOf(e),
     webhooks: webhooksOf(e),
+    testHoldEnqueueMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_ENQUEUE_MS ?? null) : null,
   };
 }
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

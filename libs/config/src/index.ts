@@ -3,3 +3,4 @@ export * from './redis';
 export * from './log-levels';
 export * from './token-bucket';
 export * from './logger';
+export * from './internal-http';

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
-import prettyStream from 'pino-pretty';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFormat = 'auto' | 'json' | 'pretty';
@@ -51,8 +52,20 @@ export function createRootLogger(
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   return pretty
-    ? pino(settings, prettyStream({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
+    ? pino(
+        settings,
+        prettyStream()({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+      )
     : options.destination
       ? pino(settings, options.destination)
       : pino(settings);
+}
+
+/**
+ * pino-pretty, loaded only when a terminal reads the logs (29 modules a deployment never needs). Jest
+ * runs the sources as ES modules, without __filename, from the repository root.
+ */
+function prettyStream(): typeof import('pino-pretty') {
+  const from = typeof __filename === 'string' ? __filename : path.join(process.cwd(), 'package.json');
+  return createRequire(from)('pino-pretty') as typeof import('pino-pretty');
 }

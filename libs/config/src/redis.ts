@@ -86,6 +86,17 @@ export class RedisConnections {
 
   constructor(readonly target: RedisTarget) {}
 
+  /**
+   * The connections, with a cluster's shared fail-fast client ready before anything uses it. BullMQ
+   * counts a cluster as connected once its status is `connect`, before the slots are known, and a
+   * fail-fast client refuses every command until `ready`: a queue opened in that window fails to start.
+   */
+  static async open(target: RedisTarget): Promise<RedisConnections> {
+    const connections = new RedisConnections(target);
+    if (target.clusterNodes) await whenReady(connections.queues() as Cluster);
+    return connections;
+  }
+
   /** For producers and queue reads (fail fast: a Redis outage is an error in milliseconds). */
   queues(): ConnectionOptions {
     const nodes = this.target.clusterNodes;
@@ -102,14 +113,27 @@ export class RedisConnections {
     return this.blocking;
   }
 
-  /** A new fail-fast command connection (rate-limit buckets, revocation markers), closed by `close()`. */
-  commands(): RedisClient {
+  /**
+   * A new connection for SUBSCRIBE (a gateway's reply channel), retrying forever and re-subscribing after
+   * a reconnect; closed by `close()`. On a cluster, PUBLISH reaches every node, so any node serves it.
+   */
+  subscriber(): RedisClient {
     const nodes = this.target.clusterNodes;
     return this.own(
       nodes
-        ? new Cluster(nodes, failFastClusterOptions(this.target.url))
-        : new IORedis(failFastRedisOptions(this.target.url)),
+        ? new Cluster(nodes, { ...blockingClusterOptions(this.target.url), lazyConnect: false })
+        : new IORedis(blockingRedisOptions(this.target.url)),
     );
+  }
+
+  /**
+   * A new fail-fast command connection (rate-limit buckets, revocation markers), closed by `close()`.
+   * A cluster's is handed over once ready (see `open`); one server's fails fast until it connects.
+   */
+  async commands(): Promise<RedisClient> {
+    const nodes = this.target.clusterNodes;
+    if (!nodes) return this.own(new IORedis(failFastRedisOptions(this.target.url)));
+    return whenReady(this.own(new Cluster(nodes, failFastClusterOptions(this.target.url))));
   }
 
   /** Ends every connection made here (call it after BullMQ's queues and workers have closed). */
@@ -125,6 +149,15 @@ export class RedisConnections {
     this.owned.push(client);
     return client;
   }
+}
+
+/**
+ * Resolves once `client` is ready to take commands, however long its reconnects take (a process that
+ * starts before Redis waits for it). Only 'ready' counts: connection errors are retried, not thrown.
+ */
+export async function whenReady<T extends RedisClient>(client: T): Promise<T> {
+  if (client.status !== 'ready') await new Promise<void>((resolve) => client.once('ready', () => resolve()));
+  return client;
 }
 
 const REDIS_DOWN_MESSAGES =

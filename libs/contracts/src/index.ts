@@ -5,3 +5,4 @@ export * from './enqueue';
 export * from './lookup-result.schema';
 export * from './webhooks';
 export * from './sandbox-data';
+export * from './envelopes';

@@ -1,4 +1,4 @@
-import { LOOKUP_JOB_VERSION, anyLookupJobSchema, lookupJobSchema } from './lookup-job.schema';
+import { LOOKUP_JOB_VERSION, anyLookupJobSchema, lookupJobSchema, replyChannel } from './lookup-job.schema';
 
 const base = {
   kind: 'phone',
@@ -9,29 +9,50 @@ const base = {
   input: { phone: '+15555550100' },
 };
 const deadline = '2026-11-22T09:30:10.000Z';
+const reply = replyChannel('{dossier}', 'gw_abc');
 
 describe('lookup job payloads', () => {
-  it('writes v3, with the mode of the key that made the lookup', () => {
-    expect(LOOKUP_JOB_VERSION).toBe(3);
+  it('writes v4, with the mode of the key that made the lookup and the gateway channel to reply on', () => {
+    expect(LOOKUP_JOB_VERSION).toBe(4);
+    expect(reply).toBe('{dossier}:replies:gw_abc');
     for (const mode of ['live', 'test'] as const) {
-      const job = { ...base, v: 3, deadline_at: deadline, mode };
-      expect(lookupJobSchema.parse(job)).toEqual(job);
+      for (const reply_to of [reply, null]) {
+        const job = { ...base, v: 4, deadline_at: deadline, mode, reply_to };
+        expect(lookupJobSchema.parse(job)).toEqual(job);
+      }
     }
   });
 
-  it('refuses a v3 payload without a mode, or with another one', () => {
-    expect(lookupJobSchema.safeParse({ ...base, v: 3, deadline_at: null }).success).toBe(false);
-    expect(lookupJobSchema.safeParse({ ...base, v: 3, deadline_at: null, mode: 'sandbox' }).success).toBe(false);
+  it('refuses a v4 payload without a mode or a reply_to, or with another mode', () => {
+    expect(lookupJobSchema.safeParse({ ...base, v: 4, deadline_at: null, reply_to: null }).success).toBe(false);
+    expect(lookupJobSchema.safeParse({ ...base, v: 4, deadline_at: null, mode: 'live' }).success).toBe(false);
+    expect(
+      lookupJobSchema.safeParse({ ...base, v: 4, deadline_at: null, mode: 'sandbox', reply_to: null }).success,
+    ).toBe(false);
   });
 
-  it('reads the older versions a gateway not yet upgraded writes as live v3 jobs', () => {
+  it('reads the older versions a gateway not yet upgraded writes as v4 jobs with no reply channel', () => {
+    expect(anyLookupJobSchema.parse({ ...base, v: 3, deadline_at: deadline, mode: 'test' })).toEqual({
+      ...base,
+      v: 4,
+      deadline_at: deadline,
+      mode: 'test',
+      reply_to: null,
+    });
     expect(anyLookupJobSchema.parse({ ...base, v: 2, deadline_at: deadline })).toEqual({
       ...base,
-      v: 3,
+      v: 4,
       deadline_at: deadline,
       mode: 'live',
+      reply_to: null,
     });
-    expect(anyLookupJobSchema.parse({ ...base, v: 1 })).toEqual({ ...base, v: 3, deadline_at: null, mode: 'live' });
+    expect(anyLookupJobSchema.parse({ ...base, v: 1 })).toEqual({
+      ...base,
+      v: 4,
+      deadline_at: null,
+      mode: 'live',
+      reply_to: null,
+    });
   });
 
   it('never reads an old version as a test job, even if the payload says so', () => {

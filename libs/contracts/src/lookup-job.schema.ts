@@ -10,11 +10,19 @@ import {
 } from './lookup-input.schema';
 
 /**
- * Current payload version. v2 added `deadline_at`, v3 `mode`. Workers accept every version (v1 is read
- * as a live v3 without a deadline, v2 as a live v3), so workers are deployed before the gateways that
- * write a new version.
+ * Current payload version. v2 added `deadline_at`, v3 `mode`, v4 `reply_to`. Workers accept every
+ * version (v1 is read as a live job without a deadline, v2 as a live one, v1–v3 with no reply
+ * channel), so workers are deployed before the gateways that write a new version.
  */
-export const LOOKUP_JOB_VERSION = 3;
+export const LOOKUP_JOB_VERSION = 4;
+
+/**
+ * The channel a gateway hears its own lookups' completions on (ADR 0024): the worker publishes each
+ * job's result there, so a gateway parses only what its own requests wait for.
+ */
+export function replyChannel(queuePrefix: string, gatewayId: string): string {
+  return `${queuePrefix}:replies:${gatewayId}`;
+}
 
 const common = {
   search_id: z.string().regex(SEARCH_ID_PATTERN),
@@ -30,13 +38,19 @@ const v2 = {
 };
 
 const v3 = {
-  v: z.literal(LOOKUP_JOB_VERSION),
   ...v2,
   /**
    * `test`: made with a test key (ADR 0021) — answered by the sandbox provider alone, from synthetic
    * data, and settled without a charge; `live`: the kind's providers, as always.
    */
   mode: z.enum(API_KEY_MODES),
+};
+
+const v4 = {
+  v: z.literal(LOOKUP_JOB_VERSION),
+  ...v3,
+  /** Where the worker publishes the result (replyChannel); null: nobody waits on a channel (Postgres is read). */
+  reply_to: z.string().min(1).max(200).nullable(),
 };
 
 const byKind = <E extends z.ZodRawShape>(envelope: E) =>
@@ -48,18 +62,25 @@ const byKind = <E extends z.ZodRawShape>(envelope: E) =>
   ]);
 
 /** The current payload, as the gateway writes it. */
-export const lookupJobSchema = byKind(v3);
+export const lookupJobSchema = byKind(v4);
 export type LookupJob = z.infer<typeof lookupJobSchema>;
 
 /** What a worker reads: the current payload, or an older one brought up to it. */
 export const anyLookupJobSchema = z.union([
   lookupJobSchema,
-  byKind({ v: z.literal(2), ...v2 }).transform((job): LookupJob => ({ ...job, v: LOOKUP_JOB_VERSION, mode: 'live' })),
+  byKind({ v: z.literal(3), ...v3 }).transform((job): LookupJob => ({ ...job, v: LOOKUP_JOB_VERSION, reply_to: null })),
+  byKind({ v: z.literal(2), ...v2 }).transform((job): LookupJob => ({
+    ...job,
+    v: LOOKUP_JOB_VERSION,
+    mode: 'live',
+    reply_to: null,
+  })),
   byKind({ v: z.literal(1), ...common }).transform((job): LookupJob => ({
     ...job,
     v: LOOKUP_JOB_VERSION,
     deadline_at: null,
     mode: 'live',
+    reply_to: null,
   })),
 ]);
 

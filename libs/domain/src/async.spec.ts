@@ -1,4 +1,4 @@
-import { mapLimit } from './async';
+import { Coalescer, mapLimit } from './async';
 
 /** A promise the test settles by hand. */
 function gate<T>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -39,5 +39,61 @@ describe('mapLimit', () => {
     });
     await Promise.resolve();
     expect(started).toEqual([1, 2, 3]);
+  });
+});
+
+describe('Coalescer', () => {
+  /** A run whose batches finish only when the test says so. */
+  function gated() {
+    const batches: { items: number[]; finish: () => void; fail: (e: Error) => void }[] = [];
+    const run = (items: number[]) =>
+      new Promise<number[]>((resolve, reject) => {
+        batches.push({ items, finish: () => resolve(items.map((i) => i * 10)), fail: reject });
+      });
+    return { batches, run };
+  }
+  const tick = () => new Promise((r) => setImmediate(r));
+
+  it('runs a lone call at once, alone', async () => {
+    const { batches, run } = gated();
+    const c = new Coalescer(run, 10, 1);
+    const one = c.submit(1);
+    await tick();
+    expect(batches.map((b) => b.items)).toEqual([[1]]);
+    batches[0]!.finish();
+    await expect(one).resolves.toBe(10);
+  });
+
+  it('queues calls while every slot is busy and runs them together, each caller getting its own result', async () => {
+    const { batches, run } = gated();
+    const c = new Coalescer(run, 3, 1);
+    const first = c.submit(1);
+    await tick();
+    const rest = [2, 3, 4, 5].map((i) => c.submit(i));
+    await tick();
+    expect(batches).toHaveLength(1);
+    batches[0]!.finish();
+    await first;
+    await tick();
+    expect(batches.map((b) => b.items)).toEqual([[1], [2, 3, 4]]);
+    batches[1]!.finish();
+    await tick();
+    expect(batches[2]!.items).toEqual([5]);
+    batches[2]!.finish();
+    await expect(Promise.all(rest)).resolves.toEqual([20, 30, 40, 50]);
+  });
+
+  it('uses up to maxInFlight slots, and a failed batch fails its callers only', async () => {
+    const { batches, run } = gated();
+    const c = new Coalescer(run, 10, 2);
+    const a = c.submit(1);
+    await tick();
+    const b = c.submit(2);
+    await tick();
+    expect(batches.map((x) => x.items)).toEqual([[1], [2]]);
+    batches[0]!.fail(new Error('deadlock'));
+    batches[1]!.finish();
+    await expect(a).rejects.toThrow('deadlock');
+    await expect(b).resolves.toBe(20);
   });
 });

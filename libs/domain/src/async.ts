@@ -63,3 +63,55 @@ function toError(value: unknown): Error {
   }
   return new Error(String(value));
 }
+
+/**
+ * Runs calls in batches without waiting for a window: while fewer than `maxInFlight` batches run, a call
+ * goes at once (with whatever else arrived in the same tick); while they all run, calls queue and go
+ * together when one finishes. Idle, it adds no latency; busy, batches grow with the load (up to
+ * `maxItems`). Each caller gets its own item's result; if a batch fails, every caller in it gets the error.
+ */
+export class Coalescer<I, O> {
+  private queued: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly run: (items: I[]) => Promise<O[]>,
+    private readonly maxItems: number,
+    private readonly maxInFlight: number,
+  ) {}
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queued.push({ item, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        queueMicrotask(() => {
+          this.scheduled = false;
+          this.pump();
+        });
+      }
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queued.length > 0) {
+      const batch = this.queued.splice(0, this.maxItems);
+      this.inFlight += 1;
+      this.run(batch.map((b) => b.item))
+        .then(
+          (results) =>
+            batch.forEach((b, k) =>
+              k < results.length
+                ? b.resolve(results[k]!)
+                : b.reject(new Error(`batch returned ${results.length} results for ${batch.length} items`)),
+            ),
+          (err: unknown) => batch.forEach((b) => b.reject(err)),
+        )
+        .finally(() => {
+          this.inFlight -= 1;
+          this.pump();
+        });
+    }
+  }
+}

@@ -29,6 +29,10 @@ const SEARCH_ID_LENGTH = 24;
 /** A search id as newId.search() makes them: also the BullMQ job id of its lookup. */
 export const SEARCH_ID_PATTERN = /^srch_[0-9A-Za-z]{24}$/;
 
+const BATCH_ID_LENGTH = 24;
+/** A batch id as newId.batch() makes them. */
+export const BATCH_ID_PATTERN = /^bat_[0-9A-Za-z]{24}$/;
+
 /** Prefixed public ids, Stripe style: `acct_…`, `key_…`, `srch_…`. No `:` ever (BullMQ job ids). */
 export const newId = {
   account: (): string => `acct_${randomBase62(20)}`,
@@ -37,6 +41,7 @@ export const newId = {
   request: (): string => `req_${randomBase62(20)}`,
   suppression: (): string => `sup_${randomBase62(20)}`,
   webhook: (): string => `wh_${randomBase62(20)}`,
+  batch: (): string => `bat_${randomBase62(BATCH_ID_LENGTH)}`,
 };
 
 /** API keys: `dsk_` + 40 base62 characters (~238 bits). Shown once, stored as a hash. */

@@ -8,6 +8,7 @@ import { PersonNameEntity } from './entities/person-name.entity';
 import { CompanyRecordEntity } from './entities/company-record.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
 import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
+import { BatchEntity } from './entities/batch.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
@@ -16,6 +17,8 @@ import { Suppressions1730000000000 } from './migrations/1730000000000-suppressio
 import { SearchesRetention1745000000000 } from './migrations/1745000000000-searches-retention';
 import { Webhooks1760000000000 } from './migrations/1760000000000-webhooks';
 import { ApiKeyMode1770000000000 } from './migrations/1770000000000-api-key-mode';
+import { Batches1780000000000 } from './migrations/1780000000000-batches';
+import { BatchedReservations1790000000000 } from './migrations/1790000000000-batched-reservations';
 
 export const ENTITIES = [
   AccountEntity,
@@ -28,6 +31,7 @@ export const ENTITIES = [
   SuppressionEntity,
   WebhookEntity,
   WebhookDeliveryEntity,
+  BatchEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,
@@ -38,6 +42,8 @@ export const MIGRATIONS = [
   SearchesRetention1745000000000,
   Webhooks1760000000000,
   ApiKeyMode1770000000000,
+  Batches1780000000000,
+  BatchedReservations1790000000000,
 ];
 
 export interface DataSourceOptions {

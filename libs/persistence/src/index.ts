@@ -19,3 +19,5 @@ export * from './local-index.writer';
 export * from './local-index.repository';
 export * from './credit-metrics';
 export * from './webhooks.repository';
+export * from './entities/batch.entity';
+export * from './batches.repository';

@@ -25,6 +25,11 @@ export function isUniqueViolation(err: unknown): boolean {
   return sqlState(err) === '23505';
 }
 
+/** Postgres aborted the statement to break a deadlock (it wrote nothing): running it again is safe. */
+export function isDeadlock(err: unknown): boolean {
+  return sqlState(err) === '40P01';
+}
+
 const POOL_MESSAGES =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i;
 

@@ -64,8 +64,8 @@ describe('SearchesRepository against the real Postgres', () => {
       },
     ]);
     expect([found, empty]).toEqual([
-      { settled: true, charged: false, balance: 0 },
-      { settled: true, charged: false, balance: 0 },
+      { settled: true, charged: false, balance: 0, notify: false },
+      { settled: true, charged: false, balance: 0, notify: false },
     ]);
     expect(await ledgerState(id)).toEqual(before);
     expect(await searches.statusOf(free[0]!.id)).toBe('succeeded');
@@ -113,12 +113,12 @@ describe('SearchesRepository against the real Postgres', () => {
       { searchId: 'srch_unknown', outcome: found },
     ]);
     expect(results).toEqual([
-      { settled: true, charged: true, balance: 4 },
-      { settled: true, charged: false, balance: 4 },
-      { settled: false, charged: false, balance: null },
-      { settled: true, charged: false, balance: 5 },
-      { settled: false, charged: false, balance: null },
-      { settled: false, charged: false, balance: null },
+      { settled: true, charged: true, balance: 4, notify: false },
+      { settled: true, charged: false, balance: 4, notify: false },
+      { settled: false, charged: false, balance: null, notify: false },
+      { settled: true, charged: false, balance: 5, notify: false },
+      { settled: false, charged: false, balance: null, notify: false },
+      { settled: false, charged: false, balance: null, notify: false },
     ]);
     expect(await ledgerState(a)).toEqual({
       balance: 4,
@@ -148,10 +148,11 @@ describe('SearchesRepository against the real Postgres', () => {
       settled: true,
       charged: false,
       balance: 1,
+      notify: false,
     });
     expect(
       await searches.settle(b.id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] }),
-    ).toEqual({ settled: true, charged: false, balance: 2 });
+    ).toEqual({ settled: true, charged: false, balance: 2, notify: false });
     expect(await ledgerState(id)).toMatchObject({ balance: 2, ledger_sum: 2, releases: 2, captures: 0 });
   });
 

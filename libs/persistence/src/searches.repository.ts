@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import type { LookupKind, SearchStatus } from '@dossier/domain';
+import { Coalescer, type LookupKind, type SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
-import { creditsOf, queryRows } from './sql';
-import { isUniqueViolation } from './pg-errors';
+import { creditsOf, expireIdempotencyKey, queryRows, type Sql } from './sql';
+import { isDeadlock } from './pg-errors';
 import type { CreditObserver } from './credit-metrics';
 
 export interface NewSearch {
@@ -16,13 +16,12 @@ export interface NewSearch {
   requestHash: string | null;
   requestId: string;
   permissiblePurpose: string | null;
+  /** The batch that starts it (ADR 0019). */
+  batchId?: string | null;
 }
 
-export type ReserveOutcome =
-  | { kind: 'reserved'; balance: number }
-  | { kind: 'insufficient' }
-  /** Another request with the same Idempotency-Key won the race: load that search instead. */
-  | { kind: 'idempotency_race' };
+/** `idempotency_race`: another request with the same Idempotency-Key won the race; load that search instead. */
+export type ReserveOutcome = ReservationResult;
 
 export interface SearchView {
   id: string;
@@ -47,12 +46,58 @@ export interface SettleResult {
   charged: boolean;
   /** The account's balance right after settling (null when this call did not settle). */
   balance: number | null;
+  /**
+   * Whether settling it may send events: its account has a webhook, or it belongs to a batch (read in
+   * the same statement, so a lookup nobody listens for costs no further query).
+   */
+  notify: boolean;
 }
 
 export type Settlement =
   /** `charge`: capture the reservation (it found something); else release it. */
   | { status: 'succeeded'; results: unknown[]; sources: SourceReport[]; charge: boolean }
   | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
+
+/** One reservation's outcome: `balance` is the account's balance right after it (reserved only). */
+export type ReservationResult =
+  { kind: 'reserved'; balance: number } | { kind: 'insufficient' } | { kind: 'idempotency_race' };
+
+/**
+ * Reserves `items` in the order given, each on its own, in one statement through `sql` (a pooled
+ * connection, or a batch's transaction): the `dossier_reserve` function (migration 1790…, ADR 0022)
+ * debits the cost only if the balance covers it and records the search and its `reserve` ledger entry.
+ */
+export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise<ReservationResult[]> {
+  const rows = await sql<{ o_ord: number; o_outcome: ReservationResult['kind']; o_balance: string | null }>(
+    `SELECT o_ord, o_outcome, o_balance FROM dossier_reserve($1, $2, $3, $4, $5::jsonb[], $6, $7, $8, $9, $10, $11)`,
+    [
+      items.map((s) => s.id),
+      items.map((s) => s.accountId),
+      items.map((s) => s.keyId),
+      items.map((s) => s.kind),
+      items.map((s) => JSON.stringify(s.input)),
+      items.map((s) => s.cost),
+      items.map((s) => s.idempotencyKey),
+      items.map((s) => s.requestHash),
+      items.map((s) => s.requestId),
+      items.map((s) => s.permissiblePurpose),
+      items.map((s) => s.batchId ?? null),
+    ],
+  );
+  const results = new Array<ReservationResult>(items.length);
+  for (const r of rows) {
+    results[r.o_ord - 1] =
+      r.o_outcome === 'reserved' ? { kind: 'reserved', balance: creditsOf(r.o_balance!) } : { kind: r.o_outcome };
+  }
+  return results;
+}
+
+/** Concurrent reservations of one process share a statement: at most this many per batch… */
+const RESERVE_BATCH_MAX = 64;
+/** …and this many batches (connections) at once. */
+const RESERVE_BATCHES_IN_FLIGHT = 2;
+/** A batch that deadlocked (Postgres aborted it whole) is run again, at most this many times. */
+const RESERVE_DEADLOCK_RETRIES = 3;
 
 const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.sources, s.error,
   s.request_hash, s.created_at, s.completed_at, a.balance`;
@@ -66,6 +111,12 @@ const viewOf = (row: SearchRow): SearchView => ({ ...row, balance: creditsOf(row
  */
 export class SearchesRepository {
   /** `credits`: told of each reservation, capture and release this repository commits (metrics). */
+  private readonly reservations = new Coalescer<NewSearch, ReserveOutcome>(
+    (items) => this.reserveMany(items),
+    RESERVE_BATCH_MAX,
+    RESERVE_BATCHES_IN_FLIGHT,
+  );
+
   constructor(
     private readonly db: DataSource,
     private readonly credits: CreditObserver = () => {},
@@ -77,38 +128,28 @@ export class SearchesRepository {
    * moves no credits and writes no ledger entry, now or when it settles.
    */
   async reserve(s: NewSearch): Promise<ReserveOutcome> {
-    try {
-      const rows = await queryRows<{ balance: string }>(
-        this.db,
-        `WITH debit AS (
-           UPDATE accounts SET balance = balance - $3 WHERE id = $2 AND balance >= $3 RETURNING id, balance
-         ), ins AS (
-           INSERT INTO searches (id, account_id, key_id, kind, input, cost, idempotency_key, request_hash, request_id, permissible_purpose)
-           SELECT $1, id, $4, $5, $6, $3, $7, $8, $9, $10 FROM debit
-         ), led AS (
-           INSERT INTO credit_ledger (account_id, search_id, phase, amount) SELECT id, $1, 'reserve', -$3::bigint FROM debit WHERE $3 > 0
-         )
-         SELECT balance FROM debit`,
-        [
-          s.id,
-          s.accountId,
-          s.cost,
-          s.keyId,
-          s.kind,
-          JSON.stringify(s.input),
-          s.idempotencyKey,
-          s.requestHash,
-          s.requestId,
-          s.permissiblePurpose,
-        ],
-      );
-      const row = rows[0];
-      if (!row) return { kind: 'insufficient' };
-      this.credits({ kind: s.kind, phase: 'reserved', credits: s.cost });
-      return { kind: 'reserved', balance: creditsOf(row.balance) };
-    } catch (err) {
-      if (s.idempotencyKey !== null && isUniqueViolation(err)) return { kind: 'idempotency_race' };
-      throw err;
+    return this.reservations.submit(s);
+  }
+
+  /**
+   * The reservations made while others were running, as one statement: sorted by account (a stable
+   * sort: each account's in arrival order), so concurrent batches lock account rows in one order.
+   */
+  private async reserveMany(items: NewSearch[]): Promise<ReserveOutcome[]> {
+    const order = items.map((_, k) => k).sort((a, b) => compare(items[a]!.accountId, items[b]!.accountId) || a - b);
+    const sorted = order.map((k) => items[k]!);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const results = await reserveAll((text, params) => queryRows(this.db, text, params), sorted);
+        const byItem = new Array<ReserveOutcome>(items.length);
+        order.forEach((k, j) => (byItem[k] = results[j]!));
+        for (const [k, r] of byItem.entries()) {
+          if (r.kind === 'reserved') this.credits({ kind: items[k]!.kind, phase: 'reserved', credits: items[k]!.cost });
+        }
+        return byItem;
+      } catch (err) {
+        if (!isDeadlock(err) || attempt > RESERVE_DEADLOCK_RETRIES) throw err;
+      }
     }
   }
 
@@ -141,6 +182,7 @@ export class SearchesRepository {
       cost: number;
       capture: boolean;
       balance: string | null;
+      notify: boolean;
     }>(
       this.db,
       `WITH i AS (
@@ -152,7 +194,7 @@ export class SearchesRepository {
                 sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
            FROM i
           WHERE x.id = i.id AND x.status = 'pending'
-          RETURNING x.id, x.account_id, x.kind, x.cost, i.capture
+          RETURNING x.id, x.account_id, x.kind, x.cost, i.capture, x.batch_id
        ), led AS (
          INSERT INTO credit_ledger (account_id, search_id, phase, amount)
          SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
@@ -167,7 +209,8 @@ export class SearchesRepository {
        )
        SELECT s.id, s.kind, s.cost, s.capture,
               COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
-                       (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance
+                       (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance,
+              s.batch_id IS NOT NULL OR EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id) AS notify
          FROM s`,
       [
         unique.map((u) => u.searchId),
@@ -179,13 +222,14 @@ export class SearchesRepository {
       ],
     );
     for (const r of rows) this.credits({ kind: r.kind, phase: r.capture ? 'captured' : 'released', credits: r.cost });
-    const balances = new Map(rows.map((r) => [r.id, r.balance === null ? null : creditsOf(r.balance)]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
     return items.map((item, k) => {
-      const settled = first.get(item.searchId) === k && balances.has(item.searchId);
+      const row = first.get(item.searchId) === k ? byId.get(item.searchId) : undefined;
       return {
-        settled,
-        charged: settled && capture(item.outcome),
-        balance: settled ? (balances.get(item.searchId) ?? null) : null,
+        settled: row !== undefined,
+        charged: row !== undefined && capture(item.outcome),
+        balance: row === undefined || row.balance === null ? null : creditsOf(row.balance),
+        notify: row?.notify ?? false,
       };
     });
   }
@@ -199,14 +243,20 @@ export class SearchesRepository {
     return rows[0] ? viewOf(rows[0]) : null;
   }
 
+  /** These searches of this account, as stored (ids of other accounts or none are left out). */
+  async findManyForAccount(ids: readonly string[], accountId: string): Promise<SearchView[]> {
+    if (ids.length === 0) return [];
+    const rows = await queryRows<SearchRow>(
+      this.db,
+      `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id WHERE s.id = ANY($1) AND s.account_id = $2`,
+      [ids, accountId],
+    );
+    return rows.map(viewOf);
+  }
+
   /** The live search that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
   async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<SearchView | null> {
-    await queryRows(
-      this.db,
-      `UPDATE searches SET idempotency_key = NULL
-        WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
-      [accountId, key, ttlHours],
-    );
+    await expireIdempotencyKey(this.db, 'searches', accountId, key, ttlHours);
     const rows = await queryRows<SearchRow>(
       this.db,
       `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id
@@ -282,4 +332,9 @@ export class SearchesRepository {
       if (rows.length < batch) return purged;
     }
   }
+}
+
+/** Plain code-unit order (the same whatever the locale): the order account rows are locked in. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -26,9 +26,37 @@ function statementName(text: string): string {
 export async function queryRows<T>(db: DataSource, text: string, params: unknown[] = []): Promise<T[]> {
   const runner = db.createQueryRunner();
   try {
+    return await onClient((await runner.connect()) as PgClient)<T>(text, params);
+  } finally {
+    await runner.release();
+  }
+}
+
+/** Runs statements on one connection: queryRows, bound to a client (or to a transaction's client). */
+export type Sql = <T>(text: string, params?: unknown[]) => Promise<T[]>;
+
+function onClient(client: PgClient): Sql {
+  return async <T>(text: string, params: unknown[] = []) =>
+    (await client.query({ name: statementName(text), text, values: params })).rows as T[];
+}
+
+/**
+ * Runs `work` in one transaction on one pooled connection: committed when it returns, rolled back
+ * when it throws (the error is rethrown). Statements are prepared as in queryRows.
+ */
+export async function inTransaction<R>(db: DataSource, work: (sql: Sql) => Promise<R>): Promise<R> {
+  const runner = db.createQueryRunner();
+  try {
     const client = (await runner.connect()) as PgClient;
-    const result = await client.query({ name: statementName(text), text, values: params });
-    return result.rows as T[];
+    await runner.startTransaction();
+    try {
+      const result = await work(onClient(client));
+      await runner.commitTransaction();
+      return result;
+    } catch (err) {
+      await runner.rollbackTransaction().catch(() => {});
+      throw err;
+    }
   } finally {
     await runner.release();
   }
@@ -42,4 +70,23 @@ export function creditsOf(value: string | number): number {
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(n)) throw new Error(`credit amount ${String(value)} is not a safe integer`);
   return n;
+}
+
+/**
+ * Frees an account's Idempotency-Key held by a row of `table` older than `ttlHours` (keys last that
+ * long, API.md), so the lookup of the key that follows sees only a live holder.
+ */
+export async function expireIdempotencyKey(
+  db: DataSource,
+  table: 'searches' | 'batches',
+  accountId: string,
+  key: string,
+  ttlHours: number,
+): Promise<void> {
+  await queryRows(
+    db,
+    `UPDATE ${table} SET idempotency_key = NULL
+      WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
+    [accountId, key, ttlHours],
+  );
 }

@@ -69,13 +69,33 @@ export class WebhooksRepository {
     return rows.length > 0;
   }
 
-  /** The webhooks of the account that ran this search which take this event: one indexed query per settled search. */
-  subscribersOfSearch(searchId: string, event: string): Promise<{ id: string; account_id: string }[]> {
+  /**
+   * For a settled search, in one indexed query: the batch it belongs to (if any) and the webhooks of its
+   * account that take this event.
+   */
+  async onSearchSettled(
+    searchId: string,
+    event: string,
+  ): Promise<{ batchId: string | null; subscribers: { id: string; account_id: string }[] }> {
+    const rows = await queryRows<{ batch_id: string | null; id: string | null; account_id: string | null }>(
+      this.db,
+      `SELECT s.batch_id, w.id, w.account_id FROM searches s
+         LEFT JOIN webhooks w ON w.account_id = s.account_id AND $2 = ANY(w.events)
+        WHERE s.id = $1 ORDER BY w.id`,
+      [searchId, event],
+    );
+    return {
+      batchId: rows[0]?.batch_id ?? null,
+      subscribers: rows.flatMap((r) => (r.id && r.account_id ? [{ id: r.id, account_id: r.account_id }] : [])),
+    };
+  }
+
+  /** The account's webhooks that take this event. */
+  subscribersOf(accountId: string, event: string): Promise<{ id: string; account_id: string }[]> {
     return queryRows<{ id: string; account_id: string }>(
       this.db,
-      `SELECT w.id, w.account_id FROM searches s JOIN webhooks w ON w.account_id = s.account_id
-        WHERE s.id = $1 AND $2 = ANY(w.events) ORDER BY w.id`,
-      [searchId, event],
+      `SELECT id, account_id FROM webhooks WHERE account_id = $1 AND $2 = ANY(events) ORDER BY id`,
+      [accountId, event],
     );
   }
 

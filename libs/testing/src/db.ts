@@ -78,3 +78,16 @@ export async function ownDatabase(suffix: string): Promise<{ url: string; drop: 
   };
   return { url, drop };
 }
+
+/**
+ * Makes `url` the database `testEnv.databaseUrl` names — and so `sql`, `ledgerState` and every Stack
+ * started meanwhile — for the calling test file, until the returned function restores the run's.
+ * Jest runs one file at a time in a process, so no other file sees the switch.
+ */
+export function switchDatabase(url: string): () => void {
+  const previous = process.env['DOSSIER_TEST_DATABASE_URL'];
+  process.env['DOSSIER_TEST_DATABASE_URL'] = url;
+  return () => {
+    process.env['DOSSIER_TEST_DATABASE_URL'] = previous;
+  };
+}

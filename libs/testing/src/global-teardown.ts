@@ -8,7 +8,12 @@ export default async function globalTeardown(): Promise<void> {
     const admin = new Client({ connectionString: withDatabase(testEnv.baseDatabaseUrl, 'postgres') });
     await admin.connect();
     try {
-      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      // The run's database and any database a test file made of its own (ownDatabase) and left behind.
+      const { rows } = await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`,
+        [database],
+      );
+      for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     } finally {
       await admin.end();
     }

@@ -16,3 +16,5 @@ export * from './deploy-files';
 export * from './items';
 export * from './redis-server';
 export * from './metrics';
+export * from './webhook-receiver';
+export * from './crash-stack';

@@ -6,14 +6,24 @@ import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier
 import {
   AccountsRepository,
   ApiKeysRepository,
+  BatchesRepository,
   SearchHistoryRepository,
   SearchesRepository,
   SuppressionsRepository,
   WebhooksRepository,
   creditCounter,
+  type CreditObserver,
   openDataSource,
 } from '@dossier/persistence';
-import { DATA_SOURCE, GATEWAY_CONFIG, LOOKUP_QUEUES, METRICS, REDIS, REDIS_CONNECTIONS } from './tokens';
+import {
+  CREDIT_OBSERVER,
+  DATA_SOURCE,
+  GATEWAY_CONFIG,
+  LOOKUP_QUEUES,
+  METRICS,
+  REDIS,
+  REDIS_CONNECTIONS,
+} from './tokens';
 
 /** Connections (Postgres, Redis, the four lookup queues), the metrics registry, and the repositories built on them. */
 @Global()
@@ -44,7 +54,7 @@ export class InfraModule implements OnApplicationShutdown {
               applicationName: 'dossier-gateway',
             }),
         },
-        { provide: REDIS_CONNECTIONS, useFactory: () => new RedisConnections(config.redis) },
+        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis) },
         { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
         // The producer's connection fails fast: a Redis outage is a 503 in milliseconds, not a hung request.
         {
@@ -62,10 +72,16 @@ export class InfraModule implements OnApplicationShutdown {
             return registry;
           },
         },
+        { provide: CREDIT_OBSERVER, inject: [METRICS], useFactory: (metrics: Registry) => creditCounter(metrics) },
         {
           provide: SearchesRepository,
-          inject: [DATA_SOURCE, METRICS],
-          useFactory: (db: DataSource, metrics: Registry) => new SearchesRepository(db, creditCounter(metrics)),
+          inject: [DATA_SOURCE, CREDIT_OBSERVER],
+          useFactory: (db: DataSource, credits: CreditObserver) => new SearchesRepository(db, credits),
+        },
+        {
+          provide: BatchesRepository,
+          inject: [DATA_SOURCE, CREDIT_OBSERVER],
+          useFactory: (db: DataSource, credits: CreditObserver) => new BatchesRepository(db, credits),
         },
         repository(SearchHistoryRepository),
         repository(SuppressionsRepository),
@@ -80,6 +96,7 @@ export class InfraModule implements OnApplicationShutdown {
         METRICS,
         AccountsRepository,
         ApiKeysRepository,
+        BatchesRepository,
         SearchesRepository,
         SearchHistoryRepository,
         SuppressionsRepository,

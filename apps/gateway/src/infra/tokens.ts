@@ -7,3 +7,5 @@ export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
 export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');
 /** The gateway's Prometheus registry (served on /metrics, or on METRICS_PORT when set). */
 export const METRICS = Symbol('METRICS');
+/** Counts the credits this process's repositories move (dossier_credits_total). */
+export const CREDIT_OBSERVER = Symbol('CREDIT_OBSERVER');

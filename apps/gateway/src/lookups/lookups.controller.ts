@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { pendingBody, successBody } from '@dossier/contracts';
 import type { FastifyReply } from 'fastify';
 import { CurrentAuth, type AuthContext } from '../auth/auth-context';
 import { creditHeaders } from '../http/error-envelope';
@@ -174,14 +175,8 @@ function respond(res: FastifyReply, outcome: LookupOutcome): void {
     void res
       .status(202)
       .headers({ Location: `/v1/searches/${outcome.searchId}`, 'Retry-After': '1' })
-      .send({ status: 'pending', search_id: outcome.searchId, credits_remaining: outcome.balance });
+      .send(pendingBody(outcome.searchId, outcome.balance));
     return;
   }
-  void res.status(200).send({
-    status: 'success',
-    search_id: outcome.searchId,
-    results: outcome.results,
-    credits_remaining: outcome.balance,
-    sources: outcome.sources,
-  });
+  void res.status(200).send(successBody(outcome.searchId, outcome.results, outcome.sources, outcome.balance));
 }

@@ -44,7 +44,7 @@ class FakeSearches {
 
   async settle(id: string, outcome: Settlement) {
     const row = this.rows.get(id);
-    if (row?.status !== 'pending') return { settled: false, charged: false, balance: null };
+    if (row?.status !== 'pending') return { settled: false, charged: false, balance: null, notify: false };
     const charged = outcome.status === 'succeeded' && outcome.charge;
     if (!charged) this.balance += row.cost;
     Object.assign(row, {
@@ -54,7 +54,7 @@ class FakeSearches {
       sources: outcome.sources,
       error: outcome.status === 'failed' ? outcome.error : null,
     });
-    return { settled: true, charged, balance: this.balance };
+    return { settled: true, charged, balance: this.balance, notify: false };
   }
 
   async findForAccount(id: string, accountId: string) {
@@ -116,7 +116,7 @@ describe('LookupsService', () => {
           status: 'succeeded',
           ...(inline ? { outcome: { charged: settled.charged, balance: settled.balance!, results, sources: [] } } : {}),
         };
-        waiter.completed(job.search_id, JSON.stringify(event));
+        waiter.replied(JSON.stringify(event));
       });
   };
 
@@ -143,7 +143,7 @@ describe('LookupsService', () => {
         ResultWaiterService,
         QueuePressureService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig(env) },
-        // Not initialised: the waiter opens no QueueEvents, so these connections are never made.
+        // Not initialised: the waiter subscribes to no reply channel, so these connections are never made.
         { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig(env).redis) },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
@@ -165,8 +165,10 @@ describe('LookupsService', () => {
     });
     expect(searches.reads).toBe(0);
     expect(added[0]).toMatchObject({
-      v: 3,
+      v: 4,
       mode: 'live',
+      // the reply comes back on this gateway's own channel
+      reply_to: waiter.replyTo,
       kind: 'phone',
       account_id: auth.accountId,
       input: phone.input,
@@ -247,7 +249,7 @@ describe('LookupsService', () => {
           error: { code: 'unavailable', message: 'upstreams down' },
           sources: [],
         })
-        .then(() => waiter.failed(job.search_id));
+        .then(() => waiter.replied(JSON.stringify({ v: 1, search_id: job.search_id, status: 'failed' })));
     const error = await service.submit(phone, call({ idempotencyKey: 'k4' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect(error).toMatchObject({
@@ -285,7 +287,7 @@ describe('LookupsService', () => {
   it('answers pending, not 503, when Postgres goes away while it waits (the lookup goes on)', async () => {
     work = (job) => {
       searches.down = true;
-      waiter.completed(job.search_id, JSON.stringify({ v: 1, search_id: job.search_id, status: 'succeeded' }));
+      waiter.replied(JSON.stringify({ v: 1, search_id: job.search_id, status: 'succeeded' }));
     };
     await expect(service.submit(phone, call())).resolves.toMatchObject({ status: 'pending', reserved: 1, balance: 9 });
   });
@@ -311,7 +313,7 @@ describe('LookupsService', () => {
       work = (job) =>
         void searches
           .settle(job.search_id, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] })
-          .then(() => waiter.failed(job.search_id));
+          .then(() => waiter.replied(JSON.stringify({ v: 1, search_id: job.search_id, status: 'failed' })));
       await service.submit(phone, call()).catch(() => undefined);
       const error = await service.get(added[0]!.search_id, auth).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'unavailable', retryAfterS: undefined, searchId: added[0]!.search_id });

@@ -55,14 +55,8 @@ export class LookupsService {
   ) {}
 
   async submit<K extends LookupKind>(req: LookupRequest<K>, call: LookupCall): Promise<LookupOutcome> {
-    if (this.config.requirePermissiblePurpose && req.kind === 'person' && req.purpose === null) {
-      throw DomainError.validation([{ field: 'permissible_purpose', issue: 'is required for person searches' }]);
-    }
-    // A test key's request never replays a live one's answer (nor the reverse): the mode is part of what is hashed.
-    const requestHash =
-      call.idempotencyKey === null
-        ? null
-        : hashRequest(call.auth.mode === 'test' ? `${call.route} (test key)` : call.route, call.body);
+    this.checkPurpose(req);
+    const requestHash = this.requestHash(call);
     if (call.idempotencyKey !== null) {
       const existing = await this.searches.findByIdempotencyKey(
         call.auth.accountId,
@@ -76,10 +70,9 @@ export class LookupsService {
         return this.replay(existing, requestHash, call);
       }
     }
-    this.pressure.assertRoom(req.kind);
+    this.assertRoom(req.kind);
 
-    // A test key's lookup reserves nothing: no credits move and no ledger entry is written (ADR 0021).
-    const cost = call.auth.mode === 'test' ? 0 : this.config.costs[req.kind];
+    const cost = this.costOf(req.kind, call);
     const searchId = newId.search();
     const watch = call.prefer.respondAsync ? null : this.waiter.watch(searchId);
     try {
@@ -129,6 +122,32 @@ export class LookupsService {
     }
   }
 
+  /** A person search without a permissible purpose is refused where the operator requires one (nothing charged). */
+  checkPurpose(req: { kind: LookupKind; purpose: string | null }): void {
+    if (this.config.requirePermissiblePurpose && req.kind === 'person' && req.purpose === null) {
+      throw DomainError.validation([{ field: 'permissible_purpose', issue: 'is required for person searches' }]);
+    }
+  }
+
+  /** Whether the lookup may be queued now (its queue has room): throws `unavailable` when not. */
+  assertRoom(kind: LookupKind): void {
+    this.pressure.assertRoom(kind);
+  }
+
+  /** What a lookup of this kind reserves: a test key's reserves nothing, no credits move, no ledger entry (ADR 0021). */
+  costOf(kind: LookupKind, call: LookupCall): number {
+    return call.auth.mode === 'test' ? 0 : this.config.costs[kind];
+  }
+
+  /**
+   * The hash that recognises an Idempotency-Key reused with another request (null without a key). A test
+   * key's request never replays a live one's answer (nor the reverse): the mode is part of what is hashed.
+   */
+  requestHash(call: LookupCall): string | null {
+    if (call.idempotencyKey === null) return null;
+    return hashRequest(call.auth.mode === 'test' ? `${call.route} (test key)` : call.route, call.body);
+  }
+
   /** A search of this account, as it stands (a failed one throws, without inviting a retry). */
   async get(searchId: string, auth: AuthContext): Promise<LookupOutcome> {
     const search = SEARCH_ID_PATTERN.test(searchId)
@@ -144,31 +163,44 @@ export class LookupsService {
     call: LookupCall,
   ): Promise<void> {
     try {
-      const now = Date.now();
-      await enqueueLookup(this.queues, {
-        v: LOOKUP_JOB_VERSION,
-        kind: req.kind,
-        search_id: searchId,
-        account_id: call.auth.accountId,
-        request_id: call.requestId,
-        submitted_at: new Date(now).toISOString(),
-        // Providers answer within the caller's wait where they can (a slow one is reported `timeout`).
-        deadline_at: call.prefer.respondAsync ? null : new Date(now + this.waitS(call) * 1000).toISOString(),
-        input: req.input,
-        mode: call.auth.mode,
-      });
+      await this.enqueueJob(req, searchId, call);
     } catch (err) {
       // Redis is down: give the reservation back now. If Postgres fails too, the worker's
       // reconciler releases the stale pending search later — a refund is never lost.
-      await this.searches
-        .settle(searchId, {
-          status: 'failed',
-          error: { code: 'unavailable', message: 'the lookup could not be queued; nothing was charged' },
-          sources: [],
-        })
-        .catch((e: unknown) => this.logger.error(`release after failed enqueue of ${searchId} failed: ${String(e)}`));
+      await this.releaseUnqueued(searchId);
       throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
     }
+  }
+
+  /** Queues the reserved search's job (the search id is its job id, so a second add is a no-op). */
+  async enqueueJob<K extends LookupKind>(req: LookupRequest<K>, searchId: string, call: LookupCall): Promise<void> {
+    // Test-only: a window between reservation and enqueue to kill the gateway in (crash tests).
+    if (this.config.testHoldEnqueueMs !== null) await new Promise((r) => setTimeout(r, this.config.testHoldEnqueueMs!));
+    const now = Date.now();
+    await enqueueLookup(this.queues, {
+      v: LOOKUP_JOB_VERSION,
+      kind: req.kind,
+      search_id: searchId,
+      account_id: call.auth.accountId,
+      request_id: call.requestId,
+      submitted_at: new Date(now).toISOString(),
+      // Providers answer within the caller's wait where they can (a slow one is reported `timeout`).
+      deadline_at: call.prefer.respondAsync ? null : new Date(now + this.waitS(call) * 1000).toISOString(),
+      input: req.input,
+      mode: call.auth.mode,
+      reply_to: this.waiter.replyTo,
+    });
+  }
+
+  /** Releases a reserved search whose job could not be queued (failed, nothing charged). Never throws. */
+  async releaseUnqueued(searchId: string): Promise<void> {
+    await this.searches
+      .settle(searchId, {
+        status: 'failed',
+        error: { code: 'unavailable', message: 'the lookup could not be queued; nothing was charged' },
+        sources: [],
+      })
+      .catch((e: unknown) => this.logger.error(`release after failed enqueue of ${searchId} failed: ${String(e)}`));
   }
 
   private async replay(existing: SearchView, requestHash: string | null, call: LookupCall): Promise<LookupOutcome> {
@@ -187,7 +219,7 @@ export class LookupsService {
   }
 
   /** How long the caller waits for a synchronous answer: `Prefer: wait=N`, capped by the server. */
-  private waitS(call: LookupCall): number {
+  waitS(call: LookupCall): number {
     return Math.min(call.prefer.waitS ?? this.config.syncWaitDefaultS, this.config.syncWaitMaxS);
   }
 

@@ -15,7 +15,7 @@ describe('ResultWaiterService', () => {
   beforeEach(async () => {
     settledInPostgres.clear();
     findSettled.mockClear();
-    // Not initialised: no QueueEvents are opened; the tests feed the events in themselves.
+    // Not initialised: no reply channel is subscribed; the tests feed the messages in themselves.
     const moduleRef = await Test.createTestingModule({
       providers: [
         ResultWaiterService,
@@ -41,7 +41,7 @@ describe('ResultWaiterService', () => {
     const id = newId.search();
     const watch = waiter.watch(id);
     const next = watch.next(10_000);
-    waiter.completed(id, JSON.stringify(result(id)));
+    waiter.replied(JSON.stringify(result(id)));
     await expect(next).resolves.toEqual(result(id));
     watch.dispose();
   });
@@ -49,7 +49,7 @@ describe('ResultWaiterService', () => {
   it('keeps an event that arrives before the waiter asks (registered before enqueueing)', async () => {
     const id = newId.search();
     const watch = waiter.watch(id);
-    waiter.completed(id, result(id));
+    waiter.replied(JSON.stringify(result(id)));
     await expect(watch.next(10_000)).resolves.toEqual(result(id));
     watch.dispose();
   });
@@ -63,7 +63,7 @@ describe('ResultWaiterService', () => {
     const seen = Promise.all([a.next(5000), b.next(5000)]);
     let otherWoken = false;
     void other.next(5000).then(() => (otherWoken = true));
-    waiter.completed(id, result(id));
+    waiter.replied(JSON.stringify(result(id)));
     await expect(seen).resolves.toEqual([result(id), result(id)]);
     await Promise.resolve();
     expect(otherWoken).toBe(false);
@@ -73,18 +73,19 @@ describe('ResultWaiterService', () => {
     for (const w of [a, b, other]) w.dispose();
   });
 
-  it('wakes without an outcome on a failure or an event it cannot read (the caller reads Postgres)', async () => {
+  it('wakes with the bare pointer on a failure (the caller reads Postgres), and ignores a message it cannot read', async () => {
+    jest.useFakeTimers();
     const id = newId.search();
     const watch = waiter.watch(id);
     const next = watch.next(10_000);
-    waiter.failed(id);
-    await expect(next).resolves.toBeUndefined();
-    const garbled = watch.next(10_000);
-    waiter.completed(id, '{not json');
+    waiter.replied(JSON.stringify({ v: 1, search_id: id, status: 'failed' }));
+    await expect(next).resolves.toEqual({ v: 1, search_id: id, status: 'failed' });
+    // Unreadable: nobody is woken by it — the waiter times out, or the fallback poll finds the search.
+    const garbled = watch.next(1000);
+    waiter.replied('{not json');
+    waiter.replied(JSON.stringify({ v: 99, search_id: id }));
+    jest.advanceTimersByTime(1000);
     await expect(garbled).resolves.toBeUndefined();
-    const wrongShape = watch.next(10_000);
-    waiter.completed(id, { v: 99, search_id: id });
-    await expect(wrongShape).resolves.toBeUndefined();
     watch.dispose();
   });
 

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { QueueEvents } from 'bullmq';
-import { LOOKUP_KINDS } from '@dossier/domain';
-import type { GatewayConfig, RedisConnections } from '@dossier/config';
-import { QUEUE_NAMES, lookupJobResultSchema, type LookupJobResult } from '@dossier/contracts';
+import { randomBase62 } from '@dossier/domain';
+import type { GatewayConfig, RedisClient, RedisConnections } from '@dossier/config';
+import { lookupJobResultSchema, replyChannel, type LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
 
@@ -10,34 +9,38 @@ import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
 const FALLBACK_POLL_MS = 1000;
 
 /**
- * One QueueEvents listener per queue and process, and a map of waiters: never a
- * `waitUntilFinished` per request (listener leaks, races with removeOnComplete).
+ * How this gateway hears that its lookups finished (ADR 0024): every job it queues names this process's
+ * reply channel, the worker publishes the job's result there, and one subscriber connection wakes the
+ * waiters — so a gateway parses only its own requests' completions, however many gateways and jobs
+ * there are. Never a `waitUntilFinished` per request (listener leaks, races with removeOnComplete). A
+ * missed message (a reconnect, a worker that could not publish) costs latency, never correctness: the
+ * waiters that heard nothing re-check Postgres every second.
  */
 @Injectable()
 export class ResultWaiterService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ResultWaiterService.name);
   private readonly waiters = new Map<string, { since: number; wake: Set<(result?: LookupJobResult) => void> }>();
-  private readonly events: QueueEvents[] = [];
+  private subscriber?: RedisClient;
   private poller?: NodeJS.Timeout;
+  /** This process's reply channel: what its jobs carry as `reply_to`. */
+  readonly replyTo: string;
 
   constructor(
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
-  ) {}
+  ) {
+    this.replyTo = replyChannel(config.queuePrefix, `gw_${randomBase62(20)}`);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const kind of LOOKUP_KINDS) {
-      const events = new QueueEvents(QUEUE_NAMES[kind], {
-        connection: this.redis.consumers(),
-        prefix: this.config.queuePrefix,
-      });
-      events.on('completed', ({ jobId, returnvalue }) => this.completed(jobId, returnvalue));
-      events.on('failed', ({ jobId }) => this.failed(jobId));
-      events.on('error', (err) => this.logger.warn(`queue events (${kind}): ${err.message}`));
-      this.events.push(events);
-    }
-    await Promise.all(this.events.map((e) => e.waitUntilReady()));
+    const subscriber = this.redis.subscriber();
+    this.subscriber = subscriber;
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.replyTo) this.replied(message);
+    });
+    subscriber.on('error', (err: Error) => this.logger.warn(`reply channel: ${err.message}`));
+    await subscriber.subscribe(this.replyTo);
     this.poller = setInterval(() => void this.pollSettled(), FALLBACK_POLL_MS);
     this.poller.unref();
   }
@@ -45,20 +48,23 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
   async onApplicationShutdown(): Promise<void> {
     if (this.poller) clearInterval(this.poller);
     for (const w of this.waiters.values()) for (const wake of w.wake) wake();
-    await Promise.allSettled(this.events.map((e) => e.close()));
+    await this.subscriber?.unsubscribe().catch(() => undefined);
   }
 
   /**
-   * Resolves when something happened to the search (an event or a fallback check) or the time is up.
+   * Resolves when something happened to the search (an event or a fallback check) or the time is up;
+   * given several searches (a batch's), when something happened to any of them.
    * Register before enqueueing so a fast completion cannot be missed; callers re-read Postgres after.
    */
-  watch(searchId: string): SearchWatch {
-    let entry = this.waiters.get(searchId);
-    if (!entry) {
-      entry = { since: Date.now(), wake: new Set() };
-      this.waiters.set(searchId, entry);
-    }
-    const current = entry;
+  watch(...searchIds: string[]): SearchWatch {
+    const entries = searchIds.map((searchId) => {
+      let entry = this.waiters.get(searchId);
+      if (!entry) {
+        entry = { since: Date.now(), wake: new Set() };
+        this.waiters.set(searchId, entry);
+      }
+      return [searchId, entry] as const;
+    });
     let signalled = false;
     let carried: LookupJobResult | undefined;
     let resolveCurrent: (() => void) | null = null;
@@ -67,7 +73,7 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
       carried = result ?? carried;
       resolveCurrent?.();
     };
-    current.wake.add(wake);
+    for (const [, entry] of entries) entry.wake.add(wake);
     return {
       next: (timeoutMs) =>
         new Promise<LookupJobResult | undefined>((resolve) => {
@@ -92,20 +98,18 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
           };
         }),
       dispose: () => {
-        current.wake.delete(wake);
-        if (current.wake.size === 0 && this.waiters.get(searchId) === current) this.waiters.delete(searchId);
+        for (const [searchId, entry] of entries) {
+          entry.wake.delete(wake);
+          if (entry.wake.size === 0 && this.waiters.get(searchId) === entry) this.waiters.delete(searchId);
+        }
       },
     };
   }
 
-  /** A lookup job completed (job id = search id): wake its waiters with the outcome it carries, if any. */
-  completed(jobId: string, returnvalue: unknown): void {
-    this.notify(jobId, parseResult(returnvalue));
-  }
-
-  /** A lookup job failed: its waiters read the search from Postgres. */
-  failed(jobId: string): void {
-    this.notify(jobId);
+  /** A worker published a job's result on this gateway's channel: wake its waiters (with the outcome it carries). */
+  replied(message: string): void {
+    const result = parseResult(message);
+    if (result) this.notify(result.search_id, result);
   }
 
   private notify(searchId: string, result?: LookupJobResult): void {
@@ -135,15 +139,13 @@ export interface SearchWatch {
   dispose: () => void;
 }
 
-/** A completion event's return value, if it is one this gateway understands (else undefined: read Postgres). */
-function parseResult(returnvalue: unknown): LookupJobResult | undefined {
-  let value = returnvalue;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value) as unknown;
-    } catch {
-      return undefined;
-    }
+/** A published result, if it is one this gateway understands (else undefined: the fallback poll reads Postgres). */
+function parseResult(message: string): LookupJobResult | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return undefined;
   }
   const parsed = lookupJobResultSchema.safeParse(value);
   return parsed.success ? parsed.data : undefined;

@@ -1,7 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { GatewayConfig } from '@dossier/config';
+import { InternalHttpServer, pathOf, type GatewayConfig } from '@dossier/config';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { MetricsService } from './metrics.service';
 
@@ -13,7 +11,7 @@ import { MetricsService } from './metrics.service';
 @Injectable()
 export class MetricsServerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('metrics');
-  private server?: Server;
+  private server?: InternalHttpServer;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -23,9 +21,8 @@ export class MetricsServerService implements OnApplicationBootstrap, OnApplicati
   async onApplicationBootstrap(): Promise<void> {
     const where = this.config.metrics;
     if (!where) return;
-    this.server = createServer((req, res) => {
-      const path = (req.url ?? '').split('?')[0];
-      if (path !== '/metrics') {
+    this.server = await InternalHttpServer.listen(where.port, where.host, (req, res) => {
+      if (pathOf(req.url) !== '/metrics') {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
         return;
       }
@@ -42,16 +39,10 @@ export class MetricsServerService implements OnApplicationBootstrap, OnApplicati
         },
       );
     });
-    this.server.listen(where.port, where.host);
-    await once(this.server, 'listening');
-    const address = this.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : where.port;
-    this.logger.log(`metrics on http://${where.host}:${port}/metrics`);
+    this.logger.log(`metrics on http://${where.host}:${this.server.port}/metrics`);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await this.server?.close();
   }
 }

@@ -1,10 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { probe, untilAborted } from '@dossier/domain';
-import type { WorkerConfig } from '@dossier/config';
+import { InternalHttpServer, pathOf, type WorkerConfig } from '@dossier/config';
 import { DATA_SOURCE, METRICS, WORKER_CONFIG } from '../infra/tokens';
 import { WorkerHostService } from '../processors/worker-host.service';
 
@@ -19,7 +17,7 @@ const CHECK_TIMEOUT_MS = 1000;
 @Injectable()
 export class WorkerHealthService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('health');
-  private server?: Server;
+  private server?: InternalHttpServer;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -30,8 +28,8 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.healthPort === null) return;
-    this.server = createServer((req, res) => {
-      const path = (req.url ?? '').split('?')[0];
+    this.server = await InternalHttpServer.listen(this.config.healthPort, this.config.healthHost, (req, res) => {
+      const path = pathOf(req.url);
       const answer = (status: number, body: object) => {
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
         res.end(JSON.stringify(body));
@@ -51,17 +49,11 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
         answer(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', checks });
       });
     });
-    this.server.listen(this.config.healthPort, this.config.healthHost);
-    await once(this.server, 'listening');
-    const address = this.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : this.config.healthPort;
-    this.logger.log(`health on http://${this.config.healthHost}:${port}/health/ready`);
+    this.logger.log(`health on http://${this.config.healthHost}:${this.server.port}/health/ready`);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    await this.server?.close();
   }
 
   /**

@@ -2,14 +2,20 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import type { LookupKind } from '@dossier/domain';
-import type { RedisConnections, WorkerConfig } from '@dossier/config';
-import { JOB_NAMES, QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
+import { whenReady, type RedisClient, type RedisConnections, type WorkerConfig } from '@dossier/config';
+import {
+  JOB_NAMES,
+  LOOKUP_RESULT_VERSION,
+  QUEUE_NAMES,
+  type LookupJobResult,
+  type LookupQueues,
+} from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
 import { DATA_SOURCE, LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
-import { LookupProcessor } from './lookup.processor';
+import { LookupProcessor, searchIdOf } from './lookup.processor';
 import { WorkerMetrics } from './worker-metrics';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 
@@ -49,6 +55,8 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
   private readonly restarting = new Set<LookupKind>();
   private closing = false;
   private watchdog?: NodeJS.Timeout;
+  /** Publishes each job's result on the reply channel of the gateway that queued it (ADR 0024). */
+  private replies?: RedisClient;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -66,6 +74,8 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // Ready before the first job: a fail-fast connection refuses commands until it is connected.
+    this.replies = await whenReady(await this.redis.commands());
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
@@ -90,6 +100,18 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     this.watchdog.unref();
   }
 
+  /**
+   * Tells the gateway that queued the job (its `reply_to`) how it ended. Best effort: a gateway that
+   * misses it finds the settled search in Postgres within a second.
+   */
+  private reply(job: Job, result: LookupJobResult): void {
+    const to = (job.data as { reply_to?: unknown } | null)?.reply_to;
+    if (typeof to !== 'string' || !this.replies) return;
+    this.replies
+      .publish(to, JSON.stringify(result))
+      .catch((err: unknown) => this.logger.warn(`could not publish the result of ${job.id}: ${String(err)}`));
+  }
+
   private startWorker(kind: LookupKind): Worker {
     const processor = new LookupProcessor(
       kind,
@@ -109,7 +131,9 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         const consumer = this.consumers.find((c) => c.kind === kind);
         if (consumer) consumer.inFlight += 1;
         try {
-          return await this.metrics.timeJob(QUEUE_NAMES[kind], () => processor.process(job));
+          const result = await this.metrics.timeJob(QUEUE_NAMES[kind], () => processor.process(job));
+          this.reply(job, result);
+          return result;
         } finally {
           if (consumer) consumer.inFlight = Math.max(0, consumer.inFlight - 1);
         }
@@ -136,6 +160,10 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       if (!exhausted) return;
       processor
         .fail(job, err.message)
+        .then(() => {
+          const searchId = searchIdOf(job);
+          if (searchId) this.reply(job, { v: LOOKUP_RESULT_VERSION, search_id: searchId, status: 'failed' });
+        })
         .catch((e: unknown) =>
           this.logger.error(`could not release failed job ${job.id}: ${String(e)} (the reconciler will)`),
         );

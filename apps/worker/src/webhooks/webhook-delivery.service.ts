@@ -7,8 +7,11 @@ import {
   WEBHOOK_BACKOFF,
   WEBHOOK_JOB_NAME,
   WEBHOOK_QUEUE,
+  batchBody,
+  batchEventId,
   checkWebhookTarget,
   openSecret,
+  searchEnvelope,
   searchEventId,
   signatureHeader,
   webhookAttempts,
@@ -17,28 +20,9 @@ import {
   webhookJobSchema,
   type WebhookJob,
 } from '@dossier/contracts';
-import { SearchesRepository, WebhooksRepository, type SearchView } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
-
-/** The search envelope as `GET /v1/searches/{id}` gives it (without the request id, which belongs to a request). */
-export function searchEnvelope(search: SearchView): Record<string, unknown> {
-  if (search.status === 'failed') {
-    return {
-      status: 'error',
-      error: { code: 'unavailable', message: search.error?.message ?? 'the lookup failed; nothing was charged' },
-      search_id: search.id,
-      credits_remaining: search.balance,
-    };
-  }
-  return {
-    status: 'success',
-    search_id: search.id,
-    results: search.results ?? [],
-    credits_remaining: search.balance,
-    sources: search.sources ?? [],
-  };
-}
 
 /**
  * Webhooks in the worker (ADR 0020): `searchSettled` puts one delivery job per subscribed webhook on the
@@ -50,6 +34,7 @@ export function searchEnvelope(search: SearchView): Record<string, unknown> {
 export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('webhooks');
   private readonly webhooks: WebhooksRepository;
+  private readonly batches: BatchesRepository;
   private readonly queue: Queue<WebhookJob>;
   private readonly attempts: number;
   private worker?: Worker<WebhookJob>;
@@ -61,6 +46,7 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
     private readonly searches: SearchesRepository,
   ) {
     this.webhooks = new WebhooksRepository(db);
+    this.batches = new BatchesRepository(db);
     this.attempts = config.webhooks.testAttempts ?? webhookAttempts(config.webhooks.retryBaseMs);
     this.queue = new Queue<WebhookJob>(WEBHOOK_QUEUE, {
       prefix: config.queuePrefix,
@@ -80,16 +66,46 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
    */
   async searchSettled(searchId: string, status: 'succeeded' | 'failed'): Promise<void> {
     const type = status === 'succeeded' ? 'search.completed' : 'search.failed';
-    const subscribers = await this.webhooks.subscribersOfSearch(searchId, type);
+    const { batchId, subscribers } = await this.webhooks.onSearchSettled(searchId, type);
+    if (subscribers.length > 0) {
+      const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id);
+      if (search) {
+        await this.send(subscribers, {
+          id: searchEventId(searchId),
+          type,
+          created_at: (search.completed_at ?? new Date()).toISOString(),
+          data: searchEnvelope(search),
+        });
+      }
+    }
+    if (batchId !== null) await this.batchProgress(batchId);
+  }
+
+  /**
+   * After one of a batch's searches settled: once none is pending, the batch is marked completed and its
+   * `batch.completed` event (the body `GET /v1/batches/{id}` gives) queued for the account's webhooks.
+   * Checked after every settle of the batch (and on redeliveries); the event's job id keeps it to one.
+   */
+  private async batchProgress(batchId: string): Promise<void> {
+    const done = await this.batches.completeIfSettled(batchId);
+    if (!done) return;
+    const subscribers = await this.webhooks.subscribersOf(done.account_id, 'batch.completed');
     if (subscribers.length === 0) return;
-    const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id);
-    if (!search) return;
-    const event = {
-      id: searchEventId(searchId),
-      type,
-      created_at: (search.completed_at ?? new Date()).toISOString(),
-      data: searchEnvelope(search),
-    } as const;
+    const batch = await this.batches.findForAccount(batchId, done.account_id);
+    if (!batch) return;
+    const ids = batch.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
+    const searches = await this.searches.findManyForAccount(ids, done.account_id);
+    const balance = searches[0]?.balance ?? (await this.searches.balanceOf(done.account_id)) ?? 0;
+    await this.send(subscribers, {
+      id: batchEventId(batchId),
+      type: 'batch.completed',
+      created_at: done.completed_at.toISOString(),
+      data: batchBody(batchId, batch.items, new Map(searches.map((s) => [s.id, s])), balance),
+    });
+  }
+
+  /** One delivery job per webhook; the job id (webhook + event) makes a second enqueue of the same event a no-op. */
+  private async send(subscribers: readonly { id: string }[], event: WebhookJob['event']): Promise<void> {
     await this.queue.addBulk(
       subscribers.map((w) => ({
         name: WEBHOOK_JOB_NAME,

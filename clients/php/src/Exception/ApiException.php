@@ -46,10 +46,38 @@ class ApiException extends \RuntimeException implements DossierException
     {
         $decoded = json_decode($rawBody, true);
         $body = is_array($decoded) ? $decoded : null;
-        $error = is_array($body['error'] ?? null) ? $body['error'] : [];
-        $code = is_string($error['code'] ?? null) ? $error['code'] : null;
-        $message = is_string($error['message'] ?? null) ? $error['message'] : sprintf('HTTP %d from the Dossier API', $status);
+        [$code, $message, $details] = self::parts($body['error'] ?? null);
+        $message ??= sprintf('HTTP %d from the Dossier API', $status);
         $requestId = is_string($body['request_id'] ?? null) ? $body['request_id'] : Headers::get($headers, 'x-request-id');
+        $class = self::classFor($status, $code);
+
+        return new $class($message, $status, $code, $requestId, $details, $body, $rawBody, $headers);
+    }
+
+    /**
+     * The exception a batch item's error stands for: `{"status":"error","error":{code,message,details?},
+     * "search_id"?}` (a ValidationException for "validation_error", an InsufficientCreditsException for
+     * "insufficient_credits", …). Its HTTP status is 0 (the item has none of its own: the batch succeeded);
+     * getBody() is the item, so getSearchId() names a failed lookup's search.
+     *
+     * @param array<string, mixed> $item
+     */
+    public static function fromBatchItem(array $item): self
+    {
+        [$code, $message, $details] = self::parts($item['error'] ?? null);
+        $class = self::classFor(0, $code);
+
+        return new $class($message ?? 'batch item failed', 0, $code, null, $details, $item, (string) json_encode($item));
+    }
+
+    /**
+     * An envelope's error object as [code, message, details].
+     *
+     * @return array{0: ?string, 1: ?string, 2: list<array{field: string, issue: string}>}
+     */
+    private static function parts(mixed $error): array
+    {
+        $error = is_array($error) ? $error : [];
         $details = [];
         foreach (is_array($error['details'] ?? null) ? $error['details'] : [] as $d) {
             if (is_array($d)) {
@@ -57,7 +85,17 @@ class ApiException extends \RuntimeException implements DossierException
             }
         }
 
-        $class = match (true) {
+        return [
+            is_string($error['code'] ?? null) ? $error['code'] : null,
+            is_string($error['message'] ?? null) ? $error['message'] : null,
+            $details,
+        ];
+    }
+
+    /** @return class-string<self> */
+    private static function classFor(int $status, ?string $code): string
+    {
+        return match (true) {
             $status === 401 || $code === 'unauthorized' || $code === 'invalid_credentials' => AuthenticationException::class,
             $status === 402 || $code === 'insufficient_credits' => InsufficientCreditsException::class,
             $status === 429 || $code === 'rate_limited' => RateLimitException::class,
@@ -67,11 +105,15 @@ class ApiException extends \RuntimeException implements DossierException
             $status === 503 || $code === 'unavailable' => UnavailableException::class,
             default => self::class,
         };
-
-        return new $class($message, $status, $code, $requestId, $details, $body, $rawBody, $headers);
     }
 
-    /** The HTTP status, e.g. 402. */
+    /** The search a failed lookup (or failed batch item) belongs to, when the body names one. */
+    public function getSearchId(): ?string
+    {
+        return is_string($this->body['search_id'] ?? null) ? $this->body['search_id'] : null;
+    }
+
+    /** The HTTP status, e.g. 402 (0 for a batch item's error, see fromBatchItem()). */
     public function getHttpStatus(): int
     {
         return $this->httpStatus;

@@ -90,9 +90,10 @@ module Dossier
     # Generic form:  search(query: "+14155552671", type: "phone", country: "US")  => POST /v1/search
     # Person form:   search(name: "John Smith", location: "Austin, TX")          => POST /v1/search/person
     # Mixing the two forms raises ArgumentError.
-    def search(query: nil, type: nil, country: nil, name: nil, email: nil, phone: nil, username: nil,
-               location: nil, age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true,
-               poll_timeout: nil)
+    def search(positional_query = nil, query: nil, type: nil, country: nil, name: nil, email: nil, phone: nil,
+               username: nil, location: nil, age_range: nil, permissible_purpose: nil, idempotency_key: nil,
+               wait: true, poll_timeout: nil)
+      query = main_value(:query, positional_query, query)
       generic = { query: query, type: type, country: country }
       person = { name: name, email: email, phone: phone, username: username, location: location,
                  age_range: age_range }
@@ -110,8 +111,10 @@ module Dossier
     end
 
     # POST /v1/search/person. At least one of name, email, phone, username.
-    def search_person(name: nil, email: nil, phone: nil, username: nil, location: nil, age_range: nil,
-                      permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+    #   search_person("John Smith", location: "Austin, TX")   # or search_person(name: "John Smith", …)
+    def search_person(positional_name = nil, name: nil, email: nil, phone: nil, username: nil, location: nil,
+                      age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+      name = main_value(:name, positional_name, name)
       lookup("/v1/search/person",
              { name: name, email: email, phone: phone, username: username, location: location, age_range: age_range },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
@@ -119,8 +122,10 @@ module Dossier
     end
 
     # POST /v1/search/company. At least one of company_name, domain, registration_number.
-    def search_company(company_name: nil, domain: nil, registration_number: nil, country: nil,
-                       permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+    #   search_company("Acme Inc", country: "US")   # or search_company(company_name: "Acme Inc", …)
+    def search_company(positional_company_name = nil, company_name: nil, domain: nil, registration_number: nil,
+                       country: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+      company_name = main_value(:company_name, positional_company_name, company_name)
       lookup("/v1/search/company",
              { company_name: company_name, domain: domain, registration_number: registration_number, country: country },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
@@ -128,15 +133,20 @@ module Dossier
     end
 
     # POST /v1/verify/email
-    def verify_email(email:, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+    #   verify_email("grace@example.com")   # or verify_email(email: "grace@example.com")
+    def verify_email(positional_email = nil, email: nil, permissible_purpose: nil, idempotency_key: nil, wait: true,
+                     poll_timeout: nil)
+      email = main_value(:email, positional_email, email, required: true)
       lookup("/v1/verify/email", { email: email },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
              poll_timeout: poll_timeout)
     end
 
     # POST /v1/verify/phone. country is the default region for national-format numbers.
-    def verify_phone(phone:, country: nil, permissible_purpose: nil, idempotency_key: nil, wait: true,
-                     poll_timeout: nil)
+    #   verify_phone("+14155552671", country: "US")   # or verify_phone(phone: "+14155552671")
+    def verify_phone(positional_phone = nil, phone: nil, country: nil, permissible_purpose: nil, idempotency_key: nil,
+                     wait: true, poll_timeout: nil)
+      phone = main_value(:phone, positional_phone, phone, required: true)
       lookup("/v1/verify/phone", { phone: phone, country: country },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
              poll_timeout: poll_timeout)
@@ -148,8 +158,72 @@ module Dossier
     def get_search(search_id, wait: false, poll_timeout: nil)
       raise ArgumentError, "search_id is required" if search_id.nil? || search_id.to_s.empty?
 
-      result = SearchResult.new(call(:get, "/v1/searches/#{escape(search_id)}"))
+      result = fetch_search(search_id)
       wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+    end
+
+    # --- batches -------------------------------------------------------------------------------
+
+    # POST /v1/batch: up to 100 lookups in one call, each charged (or refused) on its own.
+    #
+    #   batch = client.batch([
+    #     { kind: "phone", input: { phone: "+14155552671" } },
+    #     { kind: "email", input: { email: "grace@example.com" } },
+    #   ])
+    #   batch.items.each do |item|
+    #     if item.success? then item.results
+    #     elsif item.error? then item.error # a Dossier::APIError (not raised), e.g. ValidationError
+    #     end
+    #   end
+    #
+    # requests: Array of {kind: "person"|"company"|"email"|"phone", input: {…that endpoint's body…}}.
+    # idempotency_key: for the whole batch (a UUID v4 is generated when omitted, so a retry never charges twice).
+    # wait: true (default) polls GET /v1/batches/{id} until every item is settled; false sends
+    # Prefer: respond-async and returns the pending batch at once. poll_timeout as for lookups.
+    # A batch-level error (not 1..100 requests) raises ValidationError; an item's error does not raise.
+    def batch(requests, idempotency_key: nil, wait: true, poll_timeout: nil)
+      raise ArgumentError, "requests must be an Array of {kind:, input:} Hashes" unless requests.is_a?(Array)
+
+      body = { "requests" => requests.map { |r| batch_request(r) } }
+      result = BatchResult.new(call(:post, "/v1/batch", body: body, headers: post_headers(idempotency_key, wait),
+                                                        retry_sent: true))
+      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+    end
+
+    # GET /v1/batches/{id}: the batch as it is now; wait: true polls until every item is settled.
+    def get_batch(batch_id, wait: false, poll_timeout: nil)
+      raise ArgumentError, "batch_id is required" if batch_id.nil? || batch_id.to_s.empty?
+
+      result = fetch_batch(batch_id)
+      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+    end
+
+    # --- webhooks ------------------------------------------------------------------------------
+
+    # POST /v1/webhooks => Response with webhook ({"id", "url", "events", "created_at"}) and secret
+    # (whsec_…, shown only here: keep it to check deliveries with Dossier::Webhook.verify).
+    # events: e.g. ["search.completed"]; omitted, every event is sent.
+    def create_webhook(url, events: nil)
+      raise ArgumentError, "url is required" if url.nil? || url.to_s.empty?
+
+      Response.new(call(:post, "/v1/webhooks", body: compact(url: url, events: events&.map(&:to_s))))
+    end
+
+    # GET /v1/webhooks => Response with webhooks (oldest first, without secrets)
+    def list_webhooks
+      Response.new(call(:get, "/v1/webhooks"))
+    end
+
+    # DELETE /v1/webhooks/{id} => Response with the deleted webhook
+    def delete_webhook(webhook_id)
+      Response.new(call(:delete, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}"))
+    end
+
+    # GET /v1/webhooks/{id}/deliveries => Response with deliveries, newest first (at most 100):
+    # {"event_id", "type", "attempt", "outcome" ("delivered"|"retrying"|"failed"), "status_code",
+    #  "error", "duration_ms", "attempted_at"}
+    def webhook_deliveries(webhook_id)
+      Response.new(call(:get, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}/deliveries"))
     end
 
     # --- account and keys ----------------------------------------------------------------------
@@ -159,12 +233,14 @@ module Dossier
       Response.new(call(:get, "/v1/account"))
     end
 
-    # POST /v1/auth/keys => Response with api_key (shown once) and key_id
-    def create_key(name: nil)
-      Response.new(call(:post, "/v1/auth/keys", body: compact(name: name)))
+    # POST /v1/auth/keys => Response with api_key (shown once) and key_id.
+    # mode: "live" (the server's default) or "test": a dsk_test_… key whose lookups are free and
+    # answer from the synthetic data set.
+    def create_key(name: nil, mode: nil)
+      Response.new(call(:post, "/v1/auth/keys", body: compact(name: name, mode: mode)))
     end
 
-    # GET /v1/auth/keys => Response with keys
+    # GET /v1/auth/keys => Response with keys (each with its mode, "live" or "test")
     def list_keys
       Response.new(call(:get, "/v1/auth/keys"))
     end
@@ -191,12 +267,55 @@ module Dossier
 
     def lookup(path, fields, permissible_purpose:, idempotency_key:, wait:, poll_timeout:)
       body = compact(**fields, permissible_purpose: permissible_purpose)
+      # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
+      result = SearchResult.new(call(:post, path, body: body, headers: post_headers(idempotency_key, wait),
+                                                  retry_sent: true))
+      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+    end
+
+    # Idempotency-Key (generated when not given) and Prefer for a lookup or batch POST.
+    def post_headers(idempotency_key, wait)
       headers = { "Idempotency-Key" => (idempotency_key || SecureRandom.uuid).to_s }
       prefer = wait ? prefer_wait : "respond-async"
       headers["Prefer"] = prefer if prefer
-      # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
-      result = SearchResult.new(call(:post, path, body: body, headers: headers, retry_sent: true))
-      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+      headers
+    end
+
+    # The main field of a lookup, given positionally or as a keyword (not both).
+    def main_value(name, positional, keyword, required: false)
+      unless positional.nil? || keyword.nil?
+        raise ArgumentError, "#{name} given both positionally and as #{name}:; pass it once"
+      end
+
+      value = positional.nil? ? keyword : positional
+      raise ArgumentError, "#{name} is required" if required && value.nil?
+
+      value
+    end
+
+    def required_id(name, value)
+      raise ArgumentError, "#{name} is required" if value.nil? || value.to_s.empty?
+
+      value
+    end
+
+    # {kind:, input:} with String or Symbol keys => {"kind" => "…", "input" => {…}} (input keys as Strings,
+    # nil fields dropped like a lookup's).
+    def batch_request(request)
+      raise ArgumentError, "each batch request must be a Hash with kind: and input:" unless request.is_a?(Hash)
+
+      kind = request[:kind] || request["kind"]
+      input = request[:input] || request["input"]
+      { "kind" => kind.is_a?(Symbol) ? kind.to_s : kind,
+        "input" => input.is_a?(Hash) ? compact(**input.transform_keys(&:to_sym)) : input }
+    end
+
+    def fetch_search(search_id)
+      SearchResult.new(call(:get, "/v1/searches/#{escape(search_id)}"))
+    end
+
+    def fetch_batch(batch_id)
+      BatchResult.new(call(:get, "/v1/batches/#{escape(batch_id)}"))
     end
 
     # With a short timeout, ask the gateway to answer (202) before our read timeout fires.
@@ -206,6 +325,8 @@ module Dossier
       "wait=#{[(timeout - 1).floor, 0].max}"
     end
 
+    # Polls a pending SearchResult (GET /v1/searches/{id}) or BatchResult (GET /v1/batches/{id}) until it is
+    # settled, waiting Retry-After (or poll_interval) between polls; PollTimeoutError past poll_timeout.
     def poll(pending, poll_timeout)
       deadline = poll_timeout && monotonic + poll_timeout
       current = pending
@@ -213,12 +334,12 @@ module Dossier
         delay = current.retry_after || @poll_interval
         if deadline
           remaining = deadline - monotonic
-          raise PollTimeoutError.new(nil, search: current) if remaining <= 0
+          raise PollTimeoutError.new(nil, result: current) if remaining <= 0
 
           delay = [delay, remaining].min
         end
         transport.pause(delay)
-        current = SearchResult.new(call(:get, "/v1/searches/#{escape(current.search_id)}"))
+        current = current.is_a?(BatchResult) ? fetch_batch(current.batch_id) : fetch_search(current.search_id)
       end
       current
     end

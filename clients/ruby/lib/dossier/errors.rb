@@ -70,17 +70,28 @@ module Dossier
   # Not an APIError: there is no HTTP status. The low-level exception is in `cause`.
   class ConnectionError < Error; end
 
-  # A pending search was still pending when the polling deadline (poll_timeout) passed.
-  # The lookup goes on on the server: fetch it later with Client#get_search(error.search_id).
+  # A pending search (or batch) was still pending when the polling deadline (poll_timeout) passed.
+  # The work goes on on the server: fetch it later with Client#get_search(error.search_id)
+  # (or Client#get_batch(error.batch_id)).
+  #   result     the last pending SearchResult or BatchResult
+  #   search     that SearchResult (nil for a batch); search_id its id
+  #   batch_id   the BatchResult's id (nil for a search)
   class PollTimeoutError < Error
-    attr_reader :search_id, :search
+    attr_reader :result, :search_id, :search, :batch_id
 
-    def initialize(message = nil, search: nil)
-      @search = search
-      @search_id = search&.search_id
-      super(message || "search #{@search_id} is still pending")
+    def initialize(message = nil, result: nil, search: nil)
+      @result = result || search
+      @search = @result if @result.is_a?(SearchResult)
+      @search_id = @search&.search_id
+      @batch_id = @result.batch_id if @result.is_a?(BatchResult)
+      super(message || (@batch_id ? "batch #{@batch_id} is still pending" : "search #{@search_id} is still pending"))
     end
   end
+
+  # Dossier::Webhook.verify refused a delivery: missing or malformed Dossier-Signature header, no v1
+  # signature matching the secret, a timestamp outside the tolerance, or a body that is not JSON.
+  # Answer such a request with a 4xx and do not act on it.
+  class SignatureVerificationError < Error; end
 
   # Maps an error envelope to the error class for its code (or, failing that, its HTTP status).
   module ErrorMapping
@@ -112,14 +123,26 @@ module Dossier
     # reply: a Transport::Reply with a non-2xx status.
     def error_for(reply)
       data = reply.data.is_a?(Hash) ? reply.data : nil
-      err = data && data["error"].is_a?(Hash) ? data["error"] : {}
-      code = err["code"].is_a?(String) ? err["code"] : nil
+      code, message, details = parts(data && data["error"])
       klass = BY_CODE[code] || BY_STATUS[reply.status] || APIError
-      message = err["message"].is_a?(String) ? err["message"] : default_message(reply)
-      details = err["details"].is_a?(Array) ? err["details"] : []
+      message ||= default_message(reply)
       request_id = (data && data["request_id"]) || reply.headers["x-request-id"]
       klass.new(message, http_status: reply.status, code: code, request_id: request_id, details: details,
                          body: data, raw_body: reply.body, headers: reply.headers)
+    end
+
+    # A batch item's {"status":"error","error":{code,message,details?},"search_id"?} as the APIError it maps
+    # to (no HTTP status: the batch itself succeeded); body is the item, so search_id reads a failed search's.
+    def item_error(item)
+      code, message, details = parts(item["error"])
+      (BY_CODE[code] || APIError).new(message || "batch item failed", code: code, details: details, body: item)
+    end
+
+    # An envelope's error object => [code or nil, message or nil, details Array].
+    def parts(err)
+      err = {} unless err.is_a?(Hash)
+      [err["code"].is_a?(String) ? err["code"] : nil, err["message"].is_a?(String) ? err["message"] : nil,
+       err["details"].is_a?(Array) ? err["details"] : []]
     end
 
     def default_message(reply)

@@ -1,6 +1,50 @@
 # frozen_string_literal: true
 
 module Dossier
+  # Readers over a parsed JSON object `body` (String keys), shared by Response and BatchItem.
+  module BodyReaders
+    def [](key)
+      body[key.to_s]
+    end
+
+    def to_h
+      body
+    end
+
+    def status
+      body["status"]
+    end
+
+    def success?
+      status == "success"
+    end
+
+    def pending?
+      status == "pending"
+    end
+
+    def credits_remaining
+      body["credits_remaining"]
+    end
+  end
+
+  # The fields of a lookup's envelope, shared by SearchResult and BatchItem.
+  module SearchFields
+    def search_id
+      body["search_id"]
+    end
+
+    # Array of result Hashes (String keys); [] while pending (or for an error item).
+    def results
+      body["results"] || []
+    end
+
+    # Array of {"provider", "outcome", "took_ms"}; [] while pending.
+    def sources
+      body["sources"] || []
+    end
+  end
+
   # A successful answer. The parsed JSON body is a Hash with String keys, available whole as
   # `body` (or `to_h`) and by key with `[]` / `dig`; the common fields also have readers.
   class Response
@@ -13,20 +57,10 @@ module Dossier
       @raw_body = reply.body
     end
 
-    def [](key)
-      body[key.to_s]
-    end
+    include BodyReaders
 
     def dig(*keys)
       body.dig(*keys.map { |k| k.is_a?(Symbol) ? k.to_s : k })
-    end
-
-    def to_h
-      body
-    end
-
-    def status
-      body["status"]
     end
 
     # register, login, create_key
@@ -44,7 +78,7 @@ module Dossier
       body["account"]
     end
 
-    # list_keys: Array of {"id", "prefix", "name", "created_at", "last_used_at", "revoked_at"}
+    # list_keys: Array of {"id", "prefix", "name", "mode", "created_at", "last_used_at", "revoked_at"}
     def keys
       body["keys"]
     end
@@ -54,8 +88,24 @@ module Dossier
       body["key"]
     end
 
-    def credits_remaining
-      body["credits_remaining"]
+    # create_webhook, delete_webhook: {"id", "url", "events", "created_at"}
+    def webhook
+      body["webhook"]
+    end
+
+    # create_webhook: the signing secret (whsec_…), shown only in this answer
+    def secret
+      body["secret"]
+    end
+
+    # list_webhooks: Array of webhooks, oldest first
+    def webhooks
+      body["webhooks"]
+    end
+
+    # webhook_deliveries: Array of delivery attempts, newest first
+    def deliveries
+      body["deliveries"]
     end
 
     # The X-Request-Id header.
@@ -70,48 +120,18 @@ module Dossier
     private
 
     def redacted_body
-      return body unless body.is_a?(Hash) && body["api_key"].is_a?(String)
+      return body unless body.is_a?(Hash)
 
-      body.merge("api_key" => "#{body['api_key'][0, 8]}…")
+      redacted = body
+      redacted = redacted.merge("api_key" => "#{body['api_key'][0, 8]}…") if body["api_key"].is_a?(String)
+      redacted = redacted.merge("secret" => "#{body['secret'][0, 6]}…") if body["secret"].is_a?(String)
+      redacted
     end
   end
 
-  # The envelope of a lookup (or of GET /v1/searches/{id}):
-  # status ("success" or "pending"), search_id, results, credits_remaining, sources.
-  class SearchResult < Response
-    def search_id
-      body["search_id"]
-    end
-
-    # Array of result Hashes (String keys); [] while pending.
-    def results
-      body["results"] || []
-    end
-
-    # Array of {"provider", "outcome", "took_ms"}; [] while pending.
-    def sources
-      body["sources"] || []
-    end
-
-    def success?
-      status == "success"
-    end
-
-    def pending?
-      status == "pending"
-    end
-
-    # X-Credits-Spent as an Integer (0 on an idempotent replay), or nil when absent.
-    def credits_spent
-      int_header("x-credits-spent")
-    end
-
-    # true when the server replayed an earlier search for the same Idempotency-Key.
-    def replayed?
-      headers["idempotent-replayed"] == "true"
-    end
-
-    # For a pending search: the Location header (/v1/searches/{id}).
+  # What a lookup's and a batch's answers share: "success" once settled, "pending" (202) until then.
+  class SettlingResponse < Response
+    # For a pending answer: the Location header (/v1/searches/{id} or /v1/batches/{id}).
     def location
       headers["location"]
     end
@@ -121,10 +141,14 @@ module Dossier
       Transport.parse_retry_after(headers["retry-after"])
     end
 
-    # {limit:, remaining:, reset:} from the RateLimit-* headers (Integers or nil).
-    def rate_limit
-      { limit: int_header("ratelimit-limit"), remaining: int_header("ratelimit-remaining"),
-        reset: int_header("ratelimit-reset") }
+    # X-Credits-Spent as an Integer (0 on an idempotent replay), or nil when absent.
+    def credits_spent
+      int_header("x-credits-spent")
+    end
+
+    # true when the server replayed an earlier answer for the same Idempotency-Key.
+    def replayed?
+      headers["idempotent-replayed"] == "true"
     end
 
     private
@@ -132,6 +156,62 @@ module Dossier
     def int_header(name)
       value = headers[name]
       value && value =~ /\A\d+\z/ ? value.to_i : nil
+    end
+  end
+
+  # The envelope of a lookup (or of GET /v1/searches/{id}):
+  # status ("success" or "pending"), search_id, results, credits_remaining, sources.
+  class SearchResult < SettlingResponse
+    include SearchFields
+
+    # {limit:, remaining:, reset:} from the RateLimit-* headers (Integers or nil).
+    def rate_limit
+      { limit: int_header("ratelimit-limit"), remaining: int_header("ratelimit-remaining"),
+        reset: int_header("ratelimit-reset") }
+    end
+  end
+
+  # The answer of Client#batch and Client#get_batch: status "success" (every item settled) or
+  # "pending" (202, some item still running), batch_id ("bat_…"), credits_remaining, and items,
+  # one BatchItem per request, in request order.
+  class BatchResult < SettlingResponse
+    def batch_id
+      body["batch_id"]
+    end
+
+    # Array of BatchItem.
+    def items
+      @items ||= (body["items"] || []).map { |item| BatchItem.new(item) }
+    end
+  end
+
+  # One item of a batch: a search envelope (success? or pending?) or an error (error?).
+  class BatchItem
+    include BodyReaders
+    include SearchFields # search_id: also on a failed lookup's error item; nil for an invalid item
+
+    attr_reader :body
+
+    def initialize(body)
+      @body = body.is_a?(Hash) ? body : {}
+    end
+
+    # status is "success", "pending" or "error"
+    def error?
+      status == "error"
+    end
+
+    # For an error item: the Dossier::APIError subclass its code maps to (ValidationError for
+    # "validation_error", InsufficientCreditsError for "insufficient_credits", …), with code, message
+    # and details; not raised. nil for any other item.
+    def error
+      return nil unless error?
+
+      @error ||= ErrorMapping.item_error(body)
+    end
+
+    def inspect
+      "#<#{self.class.name} #{body.inspect}>"
     end
   end
 end

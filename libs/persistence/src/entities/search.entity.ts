@@ -14,6 +14,7 @@ import type { SourceReport } from '@dossier/contracts';
 @Index('searches_created_idx', ['createdAt', 'id'])
 // The searches whose input is still kept, oldest first: what the retention purge reads (ADR 0016).
 @Index('searches_retained_idx', ['createdAt'], { where: 'input IS NOT NULL' })
+@Index('searches_batch_idx', ['batchId'], { where: 'batch_id IS NOT NULL' })
 @Check('searches_kind_check', "kind IN ('person', 'company', 'email', 'phone')")
 @Check('searches_status_check', "status IN ('pending', 'succeeded', 'failed')")
 @Check('searches_cost_check', 'cost >= 0')
@@ -74,4 +75,8 @@ export class SearchEntity {
 
   @Column({ type: 'timestamptz', name: 'completed_at', nullable: true })
   completedAt!: Date | null;
+
+  /** The batch that started this search (ADR 0019), if any. */
+  @Column({ type: 'text', name: 'batch_id', nullable: true })
+  batchId!: string | null;
 }

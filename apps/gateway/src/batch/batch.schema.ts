@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { LOOKUP_KINDS } from '@dossier/domain';
+import {
+  anySuccessEnvelope,
+  emailSuccessEnvelope,
+  pendingEnvelope,
+  phoneSuccessEnvelope,
+} from '../lookups/lookups.schema';
+
+/** The most requests one batch may carry. */
+export const BATCH_MAX_ITEMS = 100;
+
+/** One request of a batch: its kind and that endpoint's body (validated per item, see batch-requests.ts). */
+export const batchItemBody = z
+  .object({
+    kind: z.enum(LOOKUP_KINDS, { error: `must be one of ${LOOKUP_KINDS.join(', ')}` }),
+    input: z
+      .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
+      .describe("that kind's endpoint body: POST /v1/search/person, /search/company, /verify/email, /verify/phone"),
+  })
+  .strict();
+
+export const batchBody = z
+  .object({
+    requests: z
+      .array(z.unknown(), { error: 'must be an array of requests' })
+      .min(1, 'must hold at least one request')
+      .max(BATCH_MAX_ITEMS, `must hold at most ${BATCH_MAX_ITEMS} requests`)
+      .describe(`1 to ${BATCH_MAX_ITEMS} requests, each \`{kind, input}\` (see batchItem)`),
+  })
+  .strict()
+  .meta({
+    examples: [
+      {
+        requests: [
+          { kind: 'phone', input: { phone: '+14155552671' } },
+          { kind: 'email', input: { email: 'jane@example.com' } },
+          { kind: 'phone', input: { phone: 'not a number' } },
+        ],
+      },
+    ],
+  });
+
+const itemError = z.object({
+  status: z.literal('error'),
+  error: z.object({
+    code: z.string().describe('validation_error, insufficient_credits, unavailable, …'),
+    message: z.string(),
+    details: z.array(z.object({ field: z.string(), issue: z.string() })).optional(),
+  }),
+  search_id: z.string().optional().describe('when an accepted lookup failed (nothing charged)'),
+  credits_remaining: z.number().int().optional(),
+});
+
+/** A schema's first documented example (the lookups' envelopes carry real ones). */
+const exampleOf = (schema: z.ZodType): Record<string, unknown> =>
+  (z.globalRegistry.get(schema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
+
+const PHONE_ITEM = exampleOf(phoneSuccessEnvelope);
+const EMAIL_ITEM = { ...exampleOf(emailSuccessEnvelope), search_id: 'srch_2hGt7yQaMn4kX8sU1wC5pE9f' };
+const EXAMPLE_BATCH = {
+  status: 'success',
+  batch_id: 'bat_3xKq9LmP2vR7tW4nB8cY1dZf',
+  items: [
+    PHONE_ITEM,
+    EMAIL_ITEM,
+    {
+      status: 'error',
+      error: {
+        code: 'validation_error',
+        message: 'the request is invalid',
+        details: [{ field: 'phone', issue: 'is not a phone number' }],
+      },
+    },
+  ],
+  credits_remaining: 98,
+};
+
+/** A batch: every item in request order, as the lookup would have answered it alone. */
+export const batchResponse = z
+  .object({
+    status: z.enum(['success', 'pending']).describe('pending while any item runs (then 202)'),
+    batch_id: z.string().describe('bat_…'),
+    items: z.array(z.union([anySuccessEnvelope, pendingEnvelope, itemError])),
+    credits_remaining: z.number().int(),
+  })
+  .meta({ examples: [EXAMPLE_BATCH] });
+
+export const pendingBatchResponse = batchResponse.meta({
+  examples: [
+    {
+      status: 'pending',
+      batch_id: EXAMPLE_BATCH.batch_id,
+      items: [
+        { status: 'pending', search_id: PHONE_ITEM['search_id'], credits_remaining: 98 },
+        EXAMPLE_BATCH.items[1],
+        EXAMPLE_BATCH.items[2],
+      ],
+      credits_remaining: 98,
+    },
+  ],
+});

@@ -1,0 +1,197 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, type LookupKind } from '@dossier/domain';
+import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
+import {
+  BatchesRepository,
+  SearchesRepository,
+  type BatchView,
+  type NewSearch,
+  type PlannedItem,
+} from '@dossier/persistence';
+import type { AuthContext } from '../auth/auth-context';
+import { parseBody } from '../http/validation';
+import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
+import { LookupsService, type AnyLookupRequest, type LookupCall } from '../lookups/lookups.service';
+import { ResultWaiterService, type SearchWatch } from '../lookups/result-waiter.service';
+import { batchBody, batchItemBody } from './batch.schema';
+
+const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** Each kind's endpoint body, validated and mapped onto its lookup: a batch item is checked as its endpoint checks it. */
+const LOOKUP_OF: Record<LookupKind, (input: unknown) => AnyLookupRequest> = {
+  person: personLookup,
+  company: companyLookup,
+  email: emailLookup,
+  phone: phoneLookup,
+};
+
+/** A planned item, with the lookup a valid one queues. */
+type Planned = (PlannedItem & { search: NewSearch; request: AnyLookupRequest }) | { error: ItemError };
+
+/** A batch as it stands, and whether this answer replays an earlier request with the same Idempotency-Key. */
+export interface BatchOutcome {
+  body: BatchBody;
+  replayed: boolean;
+}
+
+/**
+ * `POST /v1/batch` (ADR 0019): every item validated on its own, the valid ones reserved one by one and the
+ * batch recorded in one transaction, one job per item on its kind's queue, then the same wait as a single
+ * lookup — for all of them.
+ */
+@Injectable()
+export class BatchService {
+  constructor(
+    private readonly lookups: LookupsService,
+    private readonly waiter: ResultWaiterService,
+    @Inject(BatchesRepository) private readonly batches: BatchesRepository,
+    @Inject(SearchesRepository) private readonly searches: SearchesRepository,
+  ) {}
+
+  async submit(raw: unknown, call: LookupCall): Promise<BatchOutcome> {
+    const { requests } = parseBody(batchBody, raw);
+    const requestHash = this.lookups.requestHash(call);
+    if (call.idempotencyKey !== null) {
+      const existing = await this.batches.findByIdempotencyKey(
+        call.auth.accountId,
+        call.idempotencyKey,
+        IDEMPOTENCY_TTL_HOURS,
+      );
+      if (existing) return this.replay(existing, requestHash, call);
+    }
+
+    const planned = requests.map((item) => this.plan(item, call));
+    const batchId = newId.batch();
+    const searchIds = planned.flatMap((p) => ('search' in p ? [p.search.id] : []));
+    const watch = call.prefer.respondAsync || searchIds.length === 0 ? null : this.waiter.watch(...searchIds);
+    try {
+      const created = await this.batches.create(
+        {
+          id: batchId,
+          accountId: call.auth.accountId,
+          keyId: call.auth.keyId,
+          idempotencyKey: call.idempotencyKey,
+          requestHash,
+          requestId: call.requestId,
+        },
+        planned,
+      );
+      if (created.kind === 'idempotency_race') {
+        const winner = await this.batches.findByIdempotencyKey(
+          call.auth.accountId,
+          call.idempotencyKey!,
+          IDEMPOTENCY_TTL_HOURS,
+        );
+        if (!winner) throw DomainError.unavailable('the idempotent request could not be resolved; retry it');
+        return this.replay(winner, requestHash, call);
+      }
+      const requestOf = new Map(planned.flatMap((p) => ('search' in p ? [[p.search.id, p.request] as const] : [])));
+      try {
+        await Promise.all(created.reserved.map((s) => this.lookups.enqueueJob(requestOf.get(s.id)!, s.id, call)));
+      } catch (err) {
+        // Redis is down: every reservation goes back and the key is freed, so retrying the batch runs it again.
+        // A job that did get queued finds its search settled and stops there.
+        await Promise.all(created.reserved.map((s) => this.lookups.releaseUnqueued(s.id)));
+        await this.batches.forgetIdempotencyKey(batchId).catch(() => {});
+        throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
+      }
+      const batch = { id: batchId, items: created.items };
+      return { body: await this.collect(batch, call, watch), replayed: false };
+    } finally {
+      watch?.dispose();
+    }
+  }
+
+  /** The account's batch as it stands now. */
+  async get(batchId: string, auth: AuthContext): Promise<BatchBody> {
+    const batch = BATCH_ID_PATTERN.test(batchId) ? await this.batches.findForAccount(batchId, auth.accountId) : null;
+    if (!batch) throw new DomainError('not_found', 'no such batch');
+    return this.read(batch, auth.accountId, new Map());
+  }
+
+  /**
+   * One request of the batch as a search to start, or the error it gets in its place: checked exactly
+   * as its endpoint checks a body (and its purpose and queue room as a single lookup's), costing nothing.
+   */
+  private plan(item: unknown, call: LookupCall): Planned {
+    try {
+      const { kind, input } = parseBody(batchItemBody, item);
+      const request = LOOKUP_OF[kind](input);
+      this.lookups.checkPurpose(request);
+      this.lookups.assertRoom(kind);
+      return {
+        request,
+        search: {
+          id: newId.search(),
+          accountId: call.auth.accountId,
+          keyId: call.auth.keyId,
+          kind,
+          input: request.input,
+          cost: this.lookups.costOf(kind, call),
+          idempotencyKey: null,
+          requestHash: null,
+          requestId: call.requestId,
+          permissiblePurpose: request.purpose,
+        },
+      };
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      const error: ItemError = {
+        code: err.code,
+        message: err.message,
+        ...(err.details ? { details: err.details } : {}),
+      };
+      return { error };
+    }
+  }
+
+  private async replay(existing: BatchView, requestHash: string | null, call: LookupCall): Promise<BatchOutcome> {
+    if (existing.request_hash !== requestHash) {
+      throw new DomainError('idempotency_conflict', 'this Idempotency-Key was used with a different request');
+    }
+    const searchIds = existing.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
+    const watch = call.prefer.respondAsync || searchIds.length === 0 ? null : this.waiter.watch(...searchIds);
+    try {
+      return { body: await this.collect(existing, call, watch), replayed: true };
+    } finally {
+      watch?.dispose();
+    }
+  }
+
+  /** Waits until no item is pending or the request's wait runs out; the batch as it stands then. */
+  private async collect(
+    batch: Pick<BatchView, 'id' | 'items'>,
+    call: LookupCall,
+    watch: SearchWatch | null,
+  ): Promise<BatchBody> {
+    const deadline = Date.now() + this.lookups.waitS(call) * 1000;
+    const settled = new Map<string, SearchSnapshot>();
+    for (;;) {
+      const body = await this.read(batch, call.auth.accountId, settled);
+      const remaining = deadline - Date.now();
+      if (body.status !== 'pending' || watch === null || remaining <= 0) return body;
+      await watch.next(remaining);
+    }
+  }
+
+  /**
+   * The batch's body, reading only the searches not already known settled (`settled` is filled as they
+   * settle: a 100-item batch re-reads only what still runs).
+   */
+  private async read(
+    batch: Pick<BatchView, 'id' | 'items'>,
+    accountId: string,
+    settled: Map<string, SearchSnapshot>,
+  ): Promise<BatchBody> {
+    const unsettled = batch.items.flatMap((i) => ('search_id' in i && !settled.has(i.search_id) ? [i.search_id] : []));
+    const views = await this.searches.findManyForAccount(unsettled, accountId);
+    const current = new Map(settled);
+    for (const v of views) {
+      current.set(v.id, v);
+      if (v.status !== 'pending') settled.set(v.id, v);
+    }
+    // Every item's credits_remaining reads the balance at its own read; the batch's is the latest.
+    const balance = views[0]?.balance ?? (await this.searches.balanceOf(accountId)) ?? 0;
+    return bodyOf(batch.id, batch.items, current, balance);
+  }
+}

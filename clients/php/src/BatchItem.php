@@ -1,0 +1,57 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier;
+
+use Dossier\Exception\ApiException;
+
+/**
+ * One item of a batch: a lookup's envelope (success or pending) or an error in its place.
+ *
+ *   $item->status            "success", "pending" or "error"
+ *   $item->searchId          "srch_…" (also on a failed lookup's error); null for an invalid item
+ *   $item->results           the lookup's results (empty unless success)
+ *   $item->sources           [['provider' => …, 'outcome' => …, 'took_ms' => …], …]
+ *   $item->creditsRemaining  the balance the item's envelope carries, when it has one
+ *   $item->error             for an error item: the ApiException subclass its code maps to
+ *                            (ValidationException, InsufficientCreditsException, …), not thrown; else null
+ *   $item->data              the item as received
+ */
+final class BatchItem
+{
+    public readonly string $status;
+    public readonly ?string $searchId;
+    /** @var list<array<string, mixed>> */
+    public readonly array $results;
+    /** @var list<array<string, mixed>> */
+    public readonly array $sources;
+    public readonly ?int $creditsRemaining;
+    public readonly ?ApiException $error;
+
+    /** @param array<string, mixed> $data */
+    public function __construct(public readonly array $data)
+    {
+        $this->status = is_string($data['status'] ?? null) ? $data['status'] : 'error';
+        $this->searchId = is_string($data['search_id'] ?? null) ? $data['search_id'] : null;
+        $this->results = is_array($data['results'] ?? null) ? array_values($data['results']) : [];
+        $this->sources = is_array($data['sources'] ?? null) ? array_values($data['sources']) : [];
+        $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
+        $this->error = $this->status === 'error' ? ApiException::fromBatchItem($data) : null;
+    }
+
+    public function isSuccess(): bool
+    {
+        return $this->status === 'success';
+    }
+
+    public function isPending(): bool
+    {
+        return $this->status === 'pending';
+    }
+
+    public function isError(): bool
+    {
+        return $this->status === 'error';
+    }
+}

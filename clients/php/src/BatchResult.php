@@ -1,0 +1,51 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Dossier;
+
+/**
+ * The answer of Client::batch() and Client::getBatch().
+ *
+ *   $batch->status            "success" (every item settled) or "pending" (202: some item still runs)
+ *   $batch->batchId           "bat_…"
+ *   $batch->items             list of BatchItem, one per request, in request order
+ *   $batch->creditsRemaining  the balance after every item's charge
+ *
+ * Array access and the raw body work as on every Response: $batch['batch_id'], $batch->rawBody.
+ */
+class BatchResult extends Response
+{
+    public readonly string $status;
+    public readonly ?string $batchId;
+    /** @var list<BatchItem> */
+    public readonly array $items;
+    public readonly ?int $creditsRemaining;
+
+    /**
+     * @param array<string, string> $headers names lower-cased
+     * @param array<string, mixed> $data
+     */
+    public function __construct(int $httpStatus, array $headers, array $data, string $rawBody)
+    {
+        parent::__construct($httpStatus, $headers, $data, $rawBody);
+        $this->status = is_string($data['status'] ?? null) ? $data['status'] : ($httpStatus === 202 ? 'pending' : 'success');
+        $this->batchId = is_string($data['batch_id'] ?? null) ? $data['batch_id'] : null;
+        $items = [];
+        foreach (is_array($data['items'] ?? null) ? $data['items'] : [] as $item) {
+            $items[] = new BatchItem(is_array($item) ? $item : []);
+        }
+        $this->items = $items;
+        $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
+    }
+
+    public function isPending(): bool
+    {
+        return $this->status === 'pending';
+    }
+
+    public function isSuccess(): bool
+    {
+        return $this->status === 'success';
+    }
+}

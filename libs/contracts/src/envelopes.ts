@@ -1,0 +1,98 @@
+import type { SourceReport } from './lookup-result.schema';
+
+/**
+ * The envelopes a search and a batch are answered with — by `GET /v1/searches/{id}`'s shape, in a
+ * batch's items and in webhook events — built in one place for the gateway and the worker.
+ */
+
+/** What an envelope needs from a search: the stored row as SearchesRepository reads it. */
+export interface SearchSnapshot {
+  id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  results: unknown[] | null;
+  sources: SourceReport[] | null;
+  error: { code: string; message: string } | null;
+  /** The account's balance when it was read. */
+  balance: number;
+}
+
+export interface ItemError {
+  code: string;
+  message: string;
+  details?: { field: string; issue: string }[];
+}
+
+export type SearchEnvelope =
+  | { status: 'success'; search_id: string; results: unknown[]; credits_remaining: number; sources: SourceReport[] }
+  | { status: 'pending'; search_id: string; credits_remaining: number }
+  | { status: 'error'; error: ItemError; search_id?: string; credits_remaining?: number };
+
+type Success = Extract<SearchEnvelope, { status: 'success' }>;
+type Pending = Extract<SearchEnvelope, { status: 'pending' }>;
+
+/** The success envelope (a lookup's 200, `GET /v1/searches/{id}` of a finished search, a batch item). */
+export function successBody(searchId: string, results: unknown[], sources: SourceReport[], balance: number): Success {
+  return { status: 'success', search_id: searchId, results, credits_remaining: balance, sources };
+}
+
+/** The pending envelope (a lookup's 202, a batch item still running). */
+export function pendingBody(searchId: string, balance: number): Pending {
+  return { status: 'pending', search_id: searchId, credits_remaining: balance };
+}
+
+/** A search as its envelope: success, pending, or (failed, nothing charged) the error envelope. */
+export function searchEnvelope(search: SearchSnapshot): SearchEnvelope {
+  switch (search.status) {
+    case 'pending':
+      return pendingBody(search.id, search.balance);
+    case 'failed':
+      return {
+        status: 'error',
+        error: { code: 'unavailable', message: search.error?.message ?? 'the lookup failed; nothing was charged' },
+        search_id: search.id,
+        credits_remaining: search.balance,
+      };
+    case 'succeeded':
+      return successBody(search.id, search.results ?? [], search.sources ?? [], search.balance);
+  }
+}
+
+/** One item of a batch as stored: the search it started, or the error it got instead (nothing charged). */
+export type BatchItemRef = { search_id: string } | { error: ItemError };
+
+export interface BatchBody {
+  status: 'success' | 'pending';
+  batch_id: string;
+  items: SearchEnvelope[];
+  credits_remaining: number;
+}
+
+/**
+ * A batch as `POST /v1/batch` and `GET /v1/batches/{id}` answer it (and `batch.completed` carries it):
+ * every item in request order, `pending` while any of its searches runs.
+ */
+export function batchBody(
+  batchId: string,
+  items: readonly BatchItemRef[],
+  searches: ReadonlyMap<string, SearchSnapshot>,
+  balance: number,
+): BatchBody {
+  const envelopes = items.map((item): SearchEnvelope => {
+    if ('error' in item) return { status: 'error', error: item.error };
+    const search = searches.get(item.search_id);
+    return search
+      ? searchEnvelope(search)
+      : { status: 'error', error: { code: 'not_found', message: 'this search is gone' }, search_id: item.search_id };
+  });
+  return {
+    status: envelopes.some((e) => e.status === 'pending') ? 'pending' : 'success',
+    batch_id: batchId,
+    items: envelopes,
+    credits_remaining: balance,
+  };
+}
+
+/** A batch completes once, so its event id derives from the batch id (like searchEventId). */
+export function batchEventId(batchId: string): string {
+  return `evt_${batchId.replace(/^bat_/, '')}`;
+}

@@ -1,0 +1,155 @@
+import type { DataSource } from 'typeorm';
+import type { BatchItemRef, ItemError } from '@dossier/contracts';
+import type { CreditObserver } from './credit-metrics';
+import { isUniqueViolation } from './pg-errors';
+import { reserveAll, type NewSearch } from './searches.repository';
+import { creditsOf, expireIdempotencyKey, inTransaction, queryRows } from './sql';
+
+export interface NewBatch {
+  id: string;
+  accountId: string;
+  keyId: string;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  requestId: string;
+}
+
+/** An item as planned before anything is reserved: a search to start, or the error it already has. */
+export type PlannedItem = { search: NewSearch } | { error: ItemError };
+
+export type CreateBatchOutcome =
+  | {
+      kind: 'created';
+      items: BatchItemRef[];
+      /** The searches that were reserved (and must now be queued), in request order. */
+      reserved: NewSearch[];
+      /** The account's balance after the last reservation. */
+      balance: number;
+    }
+  /** Another request with the same Idempotency-Key won the race: load that batch instead. */
+  | { kind: 'idempotency_race' };
+
+export interface BatchView {
+  id: string;
+  account_id: string;
+  items: BatchItemRef[];
+  request_hash: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const COLUMNS = 'id, account_id, items, request_hash, created_at, completed_at';
+
+/** Batches (ADR 0019). Every read is scoped to one account. */
+export class BatchesRepository {
+  constructor(
+    private readonly db: DataSource,
+    private readonly credits: CreditObserver = () => {},
+  ) {}
+
+  /**
+   * Reserves every planned search in request order, each on its own (one that does not fit in the
+   * balance gets `insufficient_credits` in its place and costs nothing), and records the batch — all in
+   * one transaction, so a crash or an Idempotency-Key race leaves no reservation without its batch.
+   */
+  async create(batch: NewBatch, planned: readonly PlannedItem[]): Promise<CreateBatchOutcome> {
+    try {
+      const created = await inTransaction(this.db, async (sql) => {
+        const searches = planned.flatMap((p) => ('search' in p ? [{ ...p.search, batchId: batch.id }] : []));
+        const outcomes = await reserveAll(sql, searches);
+        const accountBalance = async () => {
+          const [row] = await sql<{ balance: string }>(`SELECT balance FROM accounts WHERE id = $1`, [batch.accountId]);
+          return row ? creditsOf(row.balance) : 0;
+        };
+        const items: BatchItemRef[] = [];
+        const reserved: NewSearch[] = [];
+        let balance: number | null = null;
+        let next = 0;
+        for (const item of planned) {
+          if ('error' in item) {
+            items.push({ error: item.error });
+            continue;
+          }
+          const search = searches[next]!;
+          const outcome = outcomes[next++]!;
+          if (outcome.kind === 'reserved') {
+            balance = outcome.balance;
+            reserved.push(search);
+            items.push({ search_id: search.id });
+            continue;
+          }
+          // No Idempotency-Key on a batch's searches: the only other outcome is the balance.
+          balance ??= await accountBalance();
+          items.push({
+            error: {
+              code: 'insufficient_credits',
+              message: `this lookup costs ${search.cost} credit(s) and the balance is ${balance}; nothing was charged`,
+            },
+          });
+        }
+        await sql(
+          `INSERT INTO batches (id, account_id, key_id, items, idempotency_key, request_hash, request_id, completed_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $8 THEN now() END)`,
+          [
+            batch.id,
+            batch.accountId,
+            batch.keyId,
+            JSON.stringify(items),
+            batch.idempotencyKey,
+            batch.requestHash,
+            batch.requestId,
+            reserved.length === 0,
+          ],
+        );
+        balance ??= await accountBalance();
+        return { kind: 'created' as const, items, reserved, balance };
+      });
+      for (const s of created.reserved) this.credits({ kind: s.kind, phase: 'reserved', credits: s.cost });
+      return created;
+    } catch (err) {
+      if (batch.idempotencyKey !== null && isUniqueViolation(err)) return { kind: 'idempotency_race' };
+      throw err;
+    }
+  }
+
+  async findForAccount(id: string, accountId: string): Promise<BatchView | null> {
+    const rows = await queryRows<BatchView>(
+      this.db,
+      `SELECT ${COLUMNS} FROM batches WHERE id = $1 AND account_id = $2`,
+      [id, accountId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The batch that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
+  async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<BatchView | null> {
+    await expireIdempotencyKey(this.db, 'batches', accountId, key, ttlHours);
+    const rows = await queryRows<BatchView>(
+      this.db,
+      `SELECT ${COLUMNS} FROM batches WHERE account_id = $1 AND idempotency_key = $2`,
+      [accountId, key],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Frees the batch's Idempotency-Key (its searches could not be queued): a retry with the key runs it again. */
+  async forgetIdempotencyKey(id: string): Promise<void> {
+    await queryRows(this.db, `UPDATE batches SET idempotency_key = NULL WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Marks the batch completed when none of its searches is pending any more; its account and completion
+   * time then, or null while some run. Called after each of its searches settles (and again on a
+   * redelivery): the check made after the last settle commits sees every search settled.
+   */
+  async completeIfSettled(id: string): Promise<{ account_id: string; completed_at: Date } | null> {
+    const rows = await queryRows<{ account_id: string; completed_at: Date }>(
+      this.db,
+      `UPDATE batches b SET completed_at = COALESCE(b.completed_at, now())
+        WHERE b.id = $1 AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.batch_id = $1 AND s.status = 'pending')
+        RETURNING b.account_id, b.completed_at`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,187 @@
+import { Redis } from 'ioredis';
+import { QUEUE_NAMES } from '@dossier/contracts';
+import {
+  Api,
+  CRASH_PHONE,
+  CrashStack,
+  type QueueProbe,
+  type Stack,
+  TcpProxy,
+  ledgerState,
+  runCli,
+  settled,
+  sql,
+  testEnv,
+  waitFor,
+} from '@dossier/testing';
+
+const PHONE = CRASH_PHONE;
+const SIGNUP = 20;
+/** The reconciler acts on a search pending this long with no job, checked twice a second. */
+const FAST_RECONCILE = { RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' };
+
+interface Envelope {
+  status: string;
+  search_id: string;
+  credits_remaining: number;
+  error?: { code: string };
+}
+
+const pendingOf = (accountId: string) =>
+  sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1 AND status = 'pending' ORDER BY id`, [accountId]);
+
+/**
+ * The money guarantees of the reservation path (ADR 0003, ADR 0022) under the failures a deployment
+ * meets: processes killed between steps, Redis losing its keys, Postgres unreachable while workers
+ * settle, grants landing while reservations are held, and reservations batched by two gateways at once.
+ * Gateways and workers are separate processes; Redis and Postgres are real. After each case the ledger
+ * sums to the balance and nothing stays pending.
+ */
+describe('money under failures (gateways + workers as processes, real Redis and Postgres)', () => {
+  let fixture: CrashStack;
+  let stack: Stack;
+  let api: Api;
+  let queues: QueueProbe;
+  let submitAsync: (key: string, base?: Api) => Promise<string>;
+
+  beforeAll(async () => {
+    fixture = await CrashStack.start({ label: 'money', env: { SIGNUP_CREDITS: String(SIGNUP) } });
+    ({ stack, api, queues } = fixture);
+    submitAsync = (key, base) => fixture.submitAsync(key, base);
+  });
+  afterEach(() => fixture.killWorkers());
+  afterAll(() => fixture?.close());
+
+  it('gives exactly as many lookups as there are credits when two gateways batch reservations for one account', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const second = new Api((await stack.startGateway()).baseUrl);
+    await stack.startWorker();
+    const answers = await Promise.all(
+      Array.from({ length: 3 * SIGNUP }, (_, i) =>
+        (i % 2 ? second : api).post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=30' } }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(SIGNUP);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(2 * SIGNUP);
+    expect(await ledgerState(accountId)).toEqual(settled(0, { reserves: SIGNUP, captures: SIGNUP, releases: 0 }));
+  });
+
+  it('finds a search whose gateway was SIGKILLed between reserving and queueing it, then fails and releases it', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const doomed = await stack.startGateway({ GATEWAY_TEST_HOLD_ENQUEUE_MS: '60000' });
+    void new Api(doomed.baseUrl)
+      .post('/v1/verify/phone', PHONE, { key, headers: { prefer: 'respond-async' } })
+      .catch(() => undefined);
+    const [row] = await waitFor(
+      () => pendingOf(accountId),
+      (rows) => rows.length === 1,
+      { timeoutMs: 10_000, what: 'the reservation' },
+    );
+    await doomed.app.stop('SIGKILL');
+
+    // Accepted, reserved, never queued: still found, and the balance shows the credit held.
+    const held = await api.get<Envelope>(`/v1/searches/${row!.id}`, { key });
+    expect(held.status).toBe(202);
+    expect(held.body).toMatchObject({ status: 'pending', credits_remaining: SIGNUP - 1 });
+    const account = await api.get<{ credits_remaining: number }>('/v1/account', { key });
+    expect(account.body.credits_remaining).toBe(SIGNUP - 1);
+    expect(await queues.state(QUEUE_NAMES.phone, row!.id)).toBe('missing');
+
+    await stack.startWorker(FAST_RECONCILE);
+    const failed = await waitFor(
+      () => api.get<Envelope>(`/v1/searches/${row!.id}`, { key }),
+      (r) => r.status !== 202,
+      { timeoutMs: 20_000, what: 'the reconciler to fail the search' },
+    );
+    expect(failed.status).toBe(503);
+    expect(failed.body).toMatchObject({ status: 'error', error: { code: 'unavailable' }, credits_remaining: SIGNUP });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
+  });
+
+  it('loses nothing when Redis loses the queues mid-run: queued searches are failed and released, later ones charged once', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const ids = await Promise.all(Array.from({ length: 5 }, () => submitAsync(key)));
+    expect(await ledgerState(accountId)).toMatchObject({ balance: SIGNUP - 5, ledger_sum: SIGNUP - 5, pending: 5 });
+
+    // What a Redis restart without persistence does to this deployment: every key under its prefix is gone.
+    const redis = new Redis(testEnv.redisUrl);
+    try {
+      const prefix = stack.env['QUEUE_PREFIX']!;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+    for (const id of ids) expect(await queues.state(QUEUE_NAMES.phone, id)).toBe('missing');
+
+    await stack.startWorker(FAST_RECONCILE);
+    await waitFor(
+      () => pendingOf(accountId),
+      (rows) => rows.length === 0,
+      { timeoutMs: 20_000, what: 'the reconciler to settle the lost searches' },
+    );
+    for (const id of ids) {
+      expect((await api.get<Envelope>(`/v1/searches/${id}`, { key })).body.error?.code).toBe('unavailable');
+    }
+    const after = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+    expect(after.status).toBe(200);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 6, captures: 1, releases: 5 }));
+  });
+
+  it('settles every lookup exactly once when the worker cannot reach Postgres for a while (retried, never lost)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const pg = await TcpProxy.forUrl(testEnv.databaseUrl).start();
+    try {
+      await stack.startWorker({ DATABASE_URL: pg.url(testEnv.databaseUrl), WORKER_TEST_HOLD: 'before:1000' });
+      const ids = await Promise.all(Array.from({ length: 6 }, () => submitAsync(key)));
+      await waitFor(
+        () => Promise.all(ids.map((id) => queues.state(QUEUE_NAMES.phone, id))),
+        (states) => states.every((s) => s === 'active'),
+        { timeoutMs: 10_000, what: 'the jobs to be active' },
+      );
+      pg.cut();
+      // Every settle in this window fails; BullMQ retries each job with backoff (0.5 s, 1 s, 2 s, …).
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await ledgerState(accountId)).toMatchObject({ pending: 6, balance: SIGNUP - 6 });
+      pg.restore();
+      await waitFor(
+        () => pendingOf(accountId),
+        (rows) => rows.length === 0,
+        { timeoutMs: 30_000, what: 'the retried settles' },
+      );
+      const attempts = await Promise.all(ids.map((id) => queues.job(QUEUE_NAMES.phone, id)));
+      expect(attempts.every((j) => j.state === 'completed')).toBe(true);
+      expect(attempts.some((j) => j.attemptsMade > 0)).toBe(true);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 6, { reserves: 6, captures: 6, releases: 0 }));
+    } finally {
+      await pg.close();
+    }
+  });
+
+  it('keeps a grant made while reservations are held, and the ledger sums to the balance once they settle', async () => {
+    const { key, email, accountId } = await api.register(SIGNUP);
+    const ids = await Promise.all(Array.from({ length: 8 }, () => submitAsync(key)));
+    const [grant] = await Promise.all([
+      runCli(['credits:grant', email, '7']),
+      ...Array.from({ length: 4 }, () => submitAsync(key)),
+    ]);
+    expect(grant.code).toBe(0);
+    expect(await ledgerState(accountId)).toMatchObject({ balance: SIGNUP + 7 - 12, pending: 12 });
+    expect((await api.get<{ credits_remaining: number }>('/v1/account', { key })).body.credits_remaining).toBe(
+      SIGNUP + 7 - 12,
+    );
+    await stack.startWorker();
+    await waitFor(
+      () => pendingOf(accountId),
+      (rows) => rows.length === 0,
+      { timeoutMs: 20_000, what: 'the held lookups to settle' },
+    );
+    expect(ids).toHaveLength(8);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP + 7 - 12, { reserves: 12, captures: 12, releases: 0 }));
+  });
+});
