@@ -31,7 +31,7 @@ const pendingOf = (accountId: string) =>
   sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1 AND status = 'pending' ORDER BY id`, [accountId]);
 
 /**
- * The money guarantees of the reservation path (ADR 0003, ADR 0022) under the failures a deployment
+ * The money guarantees of the reservation path (ADR 0003, ADR 0023) under the failures a deployment
  * meets: processes killed between steps, Redis losing its keys, Postgres unreachable while workers
  * settle, grants landing while reservations are held, and reservations batched by two gateways at once.
  * Gateways and workers are separate processes; Redis and Postgres are real. After each case the ledger

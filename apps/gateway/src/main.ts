@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
-import { ConfigError, createRootLogger, loadGatewayConfig, logLevels } from '@dossier/config';
+import { ConfigError, createRootLogger, loadGatewayConfig, logLevels, tuneHeap } from '@dossier/config';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
@@ -13,6 +13,7 @@ import { RequestLog } from './http/request-log';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
+  tuneHeap(config.heapGrowingPercent);
   const logger = createRootLogger('gateway', config.logLevel, { format: config.logFormat });
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, timeoutCheckIntervalMs } = config.http;
   const adapter = new FastifyAdapter({

@@ -2,11 +2,12 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
-import { ConfigError, createRootLogger, loadWorkerConfig, logLevels } from '@dossier/config';
+import { ConfigError, createRootLogger, loadWorkerConfig, logLevels, tuneHeap } from '@dossier/config';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig();
+  tuneHeap(config.heapGrowingPercent);
   const logger = createRootLogger('worker', config.logLevel, { format: config.logFormat });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger), {
     logger: logLevels(config.logLevel),

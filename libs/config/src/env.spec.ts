@@ -145,6 +145,14 @@ describe('config', () => {
     expect(() => loadWorkerConfig({ WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(ConfigError);
   });
 
+  it('caps the heap growth of the gateway and worker at 10 % unless HEAP_GROWING_PERCENT says otherwise (0: V8 decides)', () => {
+    expect(loadGatewayConfig({}).heapGrowingPercent).toBe(10);
+    expect(loadWorkerConfig({}).heapGrowingPercent).toBe(10);
+    expect(loadWorkerConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(() => loadGatewayConfig({ HEAP_GROWING_PERCENT: '-5' })).toThrow(/HEAP_GROWING_PERCENT/);
+    expect(() => loadWorkerConfig({ HEAP_GROWING_PERCENT: 'ten' })).toThrow(ConfigError);
+  });
+
   it('rejects unknown lookup kinds', () => {
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: 'phone,fax' })).toThrow(/LOOKUP_QUEUES.*fax/s);
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: ',' })).toThrow(/LOOKUP_QUEUES/);

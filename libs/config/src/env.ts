@@ -45,6 +45,12 @@ const jobRetention = {
   JOB_KEEP_FAILED_COUNT: int(0, 10_000_000).default(10_000),
 };
 
+/** The gateway's and the worker's V8 heap (ADR 0025). */
+const heap = {
+  /** How far the old generation may grow past what the last full GC kept, in percent; 0 leaves it to V8 (10–300 %). */
+  HEAP_GROWING_PERCENT: int(0, 1000).default(10),
+};
+
 /** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -base64 32`). */
 function webhookKeyOf(value: string): Buffer | null {
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
@@ -71,6 +77,7 @@ function webhooksOf(e: { WEBHOOK_SECRET_KEY?: string | undefined; WEBHOOK_ALLOW_
 
 const gatewaySchema = z.object({
   ...common,
+  ...heap,
   ...jobRetention,
   ...costs,
   ...webhooks,
@@ -102,6 +109,7 @@ const gatewaySchema = z.object({
 
 const workerSchema = z.object({
   ...common,
+  ...heap,
   ...jobRetention,
   ...webhooks,
   /** Longest a webhook receiver may take to answer before the attempt counts as failed. */
@@ -268,6 +276,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   return {
     ...commonOf(e),
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     jobRetention: jobRetentionOf(e),
     port: e.PORT,
     host: e.HOST,
@@ -314,6 +323,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
   const hold = e.NODE_ENV === 'test' && e.WORKER_TEST_HOLD ? e.WORKER_TEST_HOLD.split(':') : null;
   return {
     ...commonOf(e),
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
     jobRetention: jobRetentionOf(e),
     kinds,
     concurrency,

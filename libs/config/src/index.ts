@@ -4,3 +4,4 @@ export * from './log-levels';
 export * from './token-bucket';
 export * from './logger';
 export * from './internal-http';
+export * from './heap';

@@ -64,7 +64,7 @@ export type ReservationResult =
 
 /**
  * Reserves `items` in the order given, each on its own, in one statement through `sql` (a pooled
- * connection, or a batch's transaction): the `dossier_reserve` function (migration 1790…, ADR 0022)
+ * connection, or a batch's transaction): the `dossier_reserve` function (migration 1790…, ADR 0023)
  * debits the cost only if the balance covers it and records the search and its `reserve` ledger entry.
  */
 export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise<ReservationResult[]> {

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Batched reservations (ADR 0022): one function call reserves many lookups, in the order given, each on
+ * Batched reservations (ADR 0023): one function call reserves many lookups, in the order given, each on
  * its own — debit only if the balance covers it, the search row, the `reserve` ledger entry — so a
  * gateway commits once per batch of concurrent requests instead of once per request. An item whose
  * Idempotency-Key another search holds is undone alone (its own subtransaction), not the batch.
