@@ -268,4 +268,39 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
     });
     expect([asLive.status, asLive.body.error.code]).toEqual([409, 'idempotency_conflict']);
   });
+  it('keeps the modes apart on reads: each key finds only searches, history and batches its own mode made', async () => {
+    const owner = await api.register(SIGNUP);
+    const made = await api.post<{ api_key: string }>('/v1/auth/keys', { mode: 'test' }, { key: owner.key });
+    const testKey = made.body.api_key;
+    const mobile = SANDBOX_CASES.find((c) => c.kind === 'phone')!;
+    const liveSearch = await api.post<Envelope>('/v1/verify/phone', { phone: '+14155552671' }, { key: owner.key });
+    const testSearch = await api.post<Envelope>(SANDBOX_ROUTES.phone, mobile.body, { key: testKey });
+    expect([liveSearch.status, testSearch.status]).toEqual([200, 200]);
+    const batchBody = { requests: [{ kind: 'phone', input: { phone: '+14155552671' } }] };
+    const liveBatch = await api.post<{ batch_id: string }>('/v1/batch', batchBody, { key: owner.key });
+    const testBatch = await api.post<{ batch_id: string }>('/v1/batch', batchBody, { key: testKey });
+    expect([liveBatch.status, testBatch.status]).toEqual([200, 200]);
+
+    const status = async (path: string, key: string) => (await api.get(path, { key })).status;
+    for (const [mine, other, search, batch] of [
+      [owner.key, testKey, liveSearch.body.search_id, liveBatch.body.batch_id],
+      [testKey, owner.key, testSearch.body.search_id, testBatch.body.batch_id],
+    ] as const) {
+      expect(await status(`/v1/searches/${search}`, mine)).toBe(200);
+      expect(await status(`/v1/searches/${search}`, other)).toBe(404);
+      expect(await status(`/v1/batches/${batch}`, mine)).toBe(200);
+      expect(await status(`/v1/batches/${batch}`, other)).toBe(404);
+    }
+    const listed = async (key: string) =>
+      (await api.get<{ searches: { search_id: string }[] }>('/v1/searches?limit=100', { key })).body.searches
+        .map((s) => s.search_id)
+        .sort();
+    const liveIds = await listed(owner.key);
+    const testIds = await listed(testKey);
+    expect(liveIds).toHaveLength(2);
+    expect(testIds).toHaveLength(2);
+    expect(liveIds).toContain(liveSearch.body.search_id);
+    expect(testIds).toContain(testSearch.body.search_id);
+    expect(liveIds.filter((id) => testIds.includes(id))).toEqual([]);
+  });
 });

@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
+import type { ApiKeyMode } from '@dossier/domain';
 import type { BatchItemRef, ItemError } from '@dossier/contracts';
 import type { CreditObserver } from './credit-metrics';
 import { isUniqueViolation } from './pg-errors';
 import { reserveAll, type NewSearch } from './searches.repository';
-import { creditsOf, expireIdempotencyKey, inTransaction, queryRows } from './sql';
+import { creditsOf, expireIdempotencyKey, inTransaction, madeInMode, queryRows } from './sql';
 
 export interface NewBatch {
   id: string;
@@ -112,11 +113,12 @@ export class BatchesRepository {
     }
   }
 
-  async findForAccount(id: string, accountId: string): Promise<BatchView | null> {
+  /** A batch of this account made with a key of this mode (another mode's is not found; null: any mode). */
+  async findForAccount(id: string, accountId: string, mode: ApiKeyMode | null): Promise<BatchView | null> {
     const rows = await queryRows<BatchView>(
       this.db,
-      `SELECT ${COLUMNS} FROM batches WHERE id = $1 AND account_id = $2`,
-      [id, accountId],
+      `SELECT ${COLUMNS} FROM batches b WHERE b.id = $1 AND b.account_id = $2 AND ${madeInMode('b', '$3')}`,
+      [id, accountId, mode],
     );
     return rows[0] ?? null;
   }

@@ -66,7 +66,12 @@ describe('SearchHistoryRepository against the real Postgres', () => {
     const seen: string[] = [];
     let before: SearchPosition | null = null;
     for (let page = 0; ; page++) {
-      const rows = await history.page(accountId, { kind: null, since: null, until: null, ...filter }, before, limit);
+      const rows = await history.page(
+        accountId,
+        { kind: null, since: null, until: null, mode: null, ...filter },
+        before,
+        limit,
+      );
       expect(rows.length).toBeLessThanOrEqual(limit);
       seen.push(...rows.map((r) => r.id));
       if (rows.length < limit) return seen;
@@ -95,7 +100,7 @@ describe('SearchHistoryRepository against the real Postgres', () => {
     const later = await sameInstant(a, 3, '2026-03-01T10:00:00.123457Z'); // one microsecond later
     const seen = await all(a, 4);
     expect(seen).toEqual([...[...later].sort().reverse(), ...[...ids].sort().reverse()]);
-    const [first] = await history.page(a, { kind: null, since: null, until: null }, null, 1);
+    const [first] = await history.page(a, { kind: null, since: null, until: null, mode: null }, null, 1);
     expect(first!.position).toEqual({ at: '2026-03-01T10:00:00.123457Z', id: first!.id });
   });
 
@@ -129,7 +134,7 @@ describe('SearchHistoryRepository against the real Postgres', () => {
     await db.query(`UPDATE searches SET created_at = created_at - interval '90 days' WHERE id = $1`, [found]);
     await searches.purgeResults(30);
 
-    const rows = await history.page(a, { kind: null, since: null, until: null }, null, 10);
+    const rows = await history.page(a, { kind: null, since: null, until: null, mode: null }, null, 10);
     const byId = new Map(rows.map((r) => [r.id, r]));
     expect(byId.get(found)).toMatchObject({
       kind: 'phone',
@@ -208,13 +213,15 @@ describe('SearchHistoryRepository against the real Postgres', () => {
 
     it("reads one account's page through its index, bounded by the cursor", async () => {
       for (const params of [
-        ['acct_plan7', null, null, null, null, null, 20],
-        ['acct_plan7', '2020-01-01T00:00:00Z', null, deep.at, deep.id, 'phone', 20],
+        ['acct_plan7', null, null, null, null, null, 20, null],
+        ['acct_plan7', '2020-01-01T00:00:00Z', null, deep.at, deep.id, 'phone', 20, null],
+        // A key's mode (GET /v1/searches): each row's key is looked up by its primary key, the page is not sorted.
+        ['acct_plan7', null, null, null, null, null, 20, 'live'],
       ]) {
         const text = await plan(HISTORY_PAGE, params);
         expect(text).toContain('searches_account_created_idx');
         expect(text).toMatch(/Index Cond: .*account_id = .*ROW\(created_at, id\) < ROW/s);
-        expect(text).not.toMatch(/Seq Scan|Sort/);
+        expect(text).not.toMatch(/Seq Scan on searches|Sort/);
       }
     });
 

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import type { LookupKind, SearchStatus } from '@dossier/domain';
+import type { ApiKeyMode, LookupKind, SearchStatus } from '@dossier/domain';
+import { madeInMode } from './sql';
 
 /**
  * A place in (created_at, id) order. `at` is created_at to the microsecond as RFC 3339 text (a JavaScript
@@ -55,6 +56,7 @@ export const HISTORY_PAGE = `
      AND s.created_at < COALESCE($3::timestamptz, 'infinity')
      AND (s.created_at, s.id) < (COALESCE($4::timestamptz, 'infinity'), COALESCE($5::text, ''))
      AND ($6::text IS NULL OR s.kind = $6)
+     AND ${madeInMode('s', '$8')}
    ORDER BY s.created_at DESC, s.id DESC
    LIMIT $7`;
 
@@ -90,10 +92,10 @@ const positioned = <T extends { id: string }>({ position_at, ...row }: Positione
 export class SearchHistoryRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** One account's searches, newest first, strictly older than `before`, optionally of one kind. */
+  /** One account's searches made with keys of one mode (null: any), newest first, strictly older than `before`, optionally of one kind. */
   async page(
     accountId: string,
-    filter: TimeWindow & { kind: LookupKind | null },
+    filter: TimeWindow & { kind: LookupKind | null; mode: ApiKeyMode | null },
     before: SearchPosition | null,
     limit: number,
   ): Promise<HistoryEntry[]> {
@@ -105,6 +107,7 @@ export class SearchHistoryRepository {
       before?.id ?? null,
       filter.kind,
       limit,
+      filter.mode,
     ]);
     return rows.map((r) => positioned<HistoryEntry>(r));
   }

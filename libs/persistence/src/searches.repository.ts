@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { Coalescer, type LookupKind, type SearchStatus } from '@dossier/domain';
+import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
-import { creditsOf, expireIdempotencyKey, queryRows, type Sql } from './sql';
+import { creditsOf, expireIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
 import { isDeadlock } from './pg-errors';
 import type { CreditObserver } from './credit-metrics';
 
@@ -234,11 +234,13 @@ export class SearchesRepository {
     });
   }
 
-  async findForAccount(id: string, accountId: string): Promise<SearchView | null> {
+  /** A search of this account made with a key of this mode (another mode's is not found; null: any mode). */
+  async findForAccount(id: string, accountId: string, mode: ApiKeyMode | null): Promise<SearchView | null> {
     const rows = await queryRows<SearchRow>(
       this.db,
-      `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id WHERE s.id = $1 AND s.account_id = $2`,
-      [id, accountId],
+      `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id
+        WHERE s.id = $1 AND s.account_id = $2 AND ${madeInMode('s', '$3')}`,
+      [id, accountId, mode],
     );
     return rows[0] ? viewOf(rows[0]) : null;
   }

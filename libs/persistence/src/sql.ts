@@ -66,6 +66,15 @@ export async function inTransaction<R>(db: DataSource, work: (sql: Sql) => Promi
  * A credit amount read from a `bigint` column (pg returns int8 as text). Balances are kept in the safe
  * integer range of a JavaScript number; anything beyond it is a corrupt row, not a rounding to hide.
  */
+/**
+ * `true` for a row (of searches or batches, aliased `alias`) made with a key of the mode in parameter
+ * `param`: a test key reads only what test keys made, a live key only what live keys made (ADR 0021).
+ * A null mode matches every row (the worker's own reads, for the account's webhooks).
+ */
+export function madeInMode(alias: string, param: string): string {
+  return `(${param}::text IS NULL OR EXISTS (SELECT 1 FROM api_keys k WHERE k.id = ${alias}.key_id AND k.mode = ${param}))`;
+}
+
 export function creditsOf(value: string | number): number {
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isSafeInteger(n)) throw new Error(`credit amount ${String(value)} is not a safe integer`);

@@ -104,7 +104,9 @@ export class BatchService {
 
   /** The account's batch as it stands now. */
   async get(batchId: string, auth: AuthContext): Promise<BatchBody> {
-    const batch = BATCH_ID_PATTERN.test(batchId) ? await this.batches.findForAccount(batchId, auth.accountId) : null;
+    const batch = BATCH_ID_PATTERN.test(batchId)
+      ? await this.batches.findForAccount(batchId, auth.accountId, auth.mode)
+      : null;
     if (!batch) throw new DomainError('not_found', 'no such batch');
     return this.read(batch, auth.accountId, new Map());
   }

@@ -21,7 +21,7 @@ export class SearchHistoryService {
     // One more than a page: whether it exists says if there is a next page, so the last page says null.
     const rows = await this.history.page(
       auth.accountId,
-      { kind: query.kind ?? null, since: query.since ?? null, until: query.until ?? null },
+      { kind: query.kind ?? null, since: query.since ?? null, until: query.until ?? null, mode: auth.mode },
       before,
       limit + 1,
     );

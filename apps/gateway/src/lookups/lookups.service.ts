@@ -151,7 +151,7 @@ export class LookupsService {
   /** A search of this account, as it stands (a failed one throws, without inviting a retry). */
   async get(searchId: string, auth: AuthContext): Promise<LookupOutcome> {
     const search = SEARCH_ID_PATTERN.test(searchId)
-      ? await this.searches.findForAccount(searchId, auth.accountId)
+      ? await this.searches.findForAccount(searchId, auth.accountId, auth.mode)
       : null;
     if (!search) throw new DomainError('not_found', 'no such search');
     return outcomeOf(search, { replayed: false, retryable: false });
@@ -239,7 +239,7 @@ export class LookupsService {
       if (event?.outcome && event.search_id === searchId) {
         return outcomeOf(carried(event, cost), { replayed, retryable: true });
       }
-      const search = await this.searches.findForAccount(searchId, call.auth.accountId);
+      const search = await this.searches.findForAccount(searchId, call.auth.accountId, call.auth.mode);
       if (!search) throw new DomainError('internal_error', `search ${searchId} vanished`);
       if (search.status !== 'pending' || Date.now() >= deadline) {
         return outcomeOf(search, { replayed, retryable: true });

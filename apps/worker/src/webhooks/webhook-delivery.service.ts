@@ -68,7 +68,7 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
     const type = status === 'succeeded' ? 'search.completed' : 'search.failed';
     const { batchId, subscribers } = await this.webhooks.onSearchSettled(searchId, type);
     if (subscribers.length > 0) {
-      const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id);
+      const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id, null);
       if (search) {
         await this.send(subscribers, {
           id: searchEventId(searchId),
@@ -91,7 +91,7 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
     if (!done) return;
     const subscribers = await this.webhooks.subscribersOf(done.account_id, 'batch.completed');
     if (subscribers.length === 0) return;
-    const batch = await this.batches.findForAccount(batchId, done.account_id);
+    const batch = await this.batches.findForAccount(batchId, done.account_id, null);
     if (!batch) return;
     const ids = batch.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
     const searches = await this.searches.findManyForAccount(ids, done.account_id);
