@@ -4,7 +4,8 @@ import { newId } from '@dossier/domain';
 import { ledgerState, testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { AccountsRepository } from './accounts.repository';
-import { SearchesRepository, type NewSearch } from './searches.repository';
+import { SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
+import { queryRows } from './sql';
 
 describe('SearchesRepository against the real Postgres', () => {
   let db: DataSource;
@@ -45,6 +46,65 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(outcomes.filter((o) => o.kind === 'reserved')).toHaveLength(17);
     expect(outcomes.filter((o) => o.kind === 'insufficient')).toHaveLength(33);
     expect(await ledgerState(id)).toMatchObject({ balance: 0, ledger_sum: 0, reserves: 17, pending: 17 });
+  });
+
+  describe('one batch of reservations (dossier_reserve)', () => {
+    const reserveBatch = (items: NewSearch[]) => reserveAll((text, params) => queryRows(db, text, params), items);
+    const balanceOf = async (id: string) => (await searches.balanceOf(id))!;
+
+    it('reserves every item when each account covers its items: per-item balances in order, one ledger entry per paid item', async () => {
+      const [a, b] = [await account(10), await account(5)];
+      const items = [
+        search(a, { cost: 2 }),
+        search(b, { cost: 1 }),
+        search(a, { cost: 3 }),
+        search(b, { cost: 1 }),
+        search(a, { cost: 0 }),
+      ];
+      expect(await reserveBatch(items)).toEqual([
+        { kind: 'reserved', balance: 8 },
+        { kind: 'reserved', balance: 4 },
+        { kind: 'reserved', balance: 5 },
+        { kind: 'reserved', balance: 3 },
+        { kind: 'reserved', balance: 5 },
+      ]);
+      expect(await ledgerState(a)).toMatchObject({ balance: 5, ledger_sum: 5, reserves: 2, pending: 3 });
+      expect(await ledgerState(b)).toMatchObject({ balance: 3, ledger_sum: 3, reserves: 2, pending: 2 });
+      const stored = await queryRows<{ id: string; cost: number }>(
+        db,
+        `SELECT id, cost FROM searches WHERE id = ANY($1)`,
+        [items.map((i) => i.id)],
+      );
+      expect(stored).toHaveLength(5);
+    });
+
+    it('goes item by item when an account runs short: earlier items reserved, the one that does not fit refused, later ones that fit reserved', async () => {
+      const [a, b] = [await account(3), await account(4)];
+      expect(
+        await reserveBatch([search(a, { cost: 2 }), search(b), search(a, { cost: 2 }), search(a, { cost: 1 })]),
+      ).toEqual([
+        { kind: 'reserved', balance: 1 },
+        { kind: 'reserved', balance: 3 },
+        { kind: 'insufficient' },
+        { kind: 'reserved', balance: 0 },
+      ]);
+      expect([await balanceOf(a), await balanceOf(b)]).toEqual([0, 3]);
+      expect(await ledgerState(a)).toMatchObject({ balance: 0, ledger_sum: 0, reserves: 2 });
+      // An account that does not exist is refused on its own; the others still reserve.
+      expect(await reserveBatch([search('acct_nobody'), search(b)])).toEqual([
+        { kind: 'insufficient' },
+        { kind: 'reserved', balance: 2 },
+      ]);
+    });
+
+    it('goes item by item with an Idempotency-Key in the batch: a key used twice reserves once', async () => {
+      const a = await account(5);
+      const key = `idem-${randomBytes(4).toString('hex')}`;
+      expect(
+        await reserveBatch([search(a, { idempotencyKey: key }), search(a, { idempotencyKey: key }), search(a)]),
+      ).toEqual([{ kind: 'reserved', balance: 4 }, { kind: 'idempotency_race' }, { kind: 'reserved', balance: 3 }]);
+      expect(await ledgerState(a)).toMatchObject({ balance: 3, ledger_sum: 3, reserves: 2, pending: 2 });
+    });
   });
 
   it("reserves and settles a search that costs nothing (a test key's) without a ledger entry, on 0 credits too", async () => {
