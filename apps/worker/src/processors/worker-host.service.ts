@@ -12,7 +12,7 @@ import {
 } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
-import { DATA_SOURCE, LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE, LOOKUP_QUEUES, REDIS, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor, searchIdOf } from './lookup.processor';
@@ -55,14 +55,17 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
   private readonly restarting = new Set<LookupKind>();
   private closing = false;
   private watchdog?: NodeJS.Timeout;
-  /** Publishes each job's result on the reply channel of the gateway that queued it (ADR 0024). */
-  private replies?: RedisClient;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searches: SearchesRepository,
     @Inject(DATA_SOURCE) private readonly db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
+    /**
+     * The process's fail-fast command connection, which the upstream guards use too: publishes each job's
+     * result on the reply channel of the gateway that queued it (ADR 0024).
+     */
+    @Inject(REDIS) private readonly replies: RedisClient,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly fanOut: FanOut,
     private readonly metrics: WorkerMetrics,
@@ -75,7 +78,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationBootstrap(): Promise<void> {
     // Ready before the first job: a fail-fast connection refuses commands until it is connected.
-    this.replies = await whenReady(await this.redis.commands());
+    await whenReady(this.replies);
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
@@ -106,7 +109,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
    */
   private reply(job: Job, result: LookupJobResult): void {
     const to = (job.data as { reply_to?: unknown } | null)?.reply_to;
-    if (typeof to !== 'string' || !this.replies) return;
+    if (typeof to !== 'string') return;
     this.replies
       .publish(to, JSON.stringify(result))
       .catch((err: unknown) => this.logger.warn(`could not publish the result of ${job.id}: ${String(err)}`));
