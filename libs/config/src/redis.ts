@@ -93,14 +93,18 @@ export class RedisConnections {
    */
   static async open(target: RedisTarget): Promise<RedisConnections> {
     const connections = new RedisConnections(target);
-    if (target.clusterNodes) await whenReady(connections.queues() as Cluster);
+    if (target.clusterNodes) await whenReady(connections.failFastCluster(target.clusterNodes));
     return connections;
   }
 
   /** For producers and queue reads (fail fast: a Redis outage is an error in milliseconds). */
   queues(): ConnectionOptions {
     const nodes = this.target.clusterNodes;
-    if (!nodes) return failFastRedisOptions(this.target.url);
+    return nodes ? this.failFastCluster(nodes) : failFastRedisOptions(this.target.url);
+  }
+
+  /** The cluster client every queue of this process shares (made on first use). */
+  private failFastCluster(nodes: { host: string; port: number }[]): Cluster {
     this.failFast ??= this.own(new Cluster(nodes, failFastClusterOptions(this.target.url)));
     return this.failFast;
   }
