@@ -71,7 +71,8 @@ export class WorkerModule implements OnApplicationShutdown {
           useFactory: () =>
             openDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' }),
         },
-        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis) },
+        // Commands follow replies read together, and BullMQ fetches jobs in a chain: flush each tick (ADR 0026).
+        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis, 'tick') },
         { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
         {
           provide: LOOKUP_QUEUES,

@@ -1,5 +1,7 @@
 import type { ConnectionOptions, RedisOptions } from 'bullmq';
 import IORedis, { Cluster, type ClusterOptions, type Redis } from 'ioredis';
+import { StandaloneConnector } from 'ioredis/built/connectors/index.js';
+import type { Duplex } from 'node:stream';
 import { hasSocketErrorCode } from '@dossier/domain';
 
 /** Where Redis is: one server (`url`), or a Redis Cluster (`clusterNodes`; credentials and TLS still from `url`). */
@@ -49,28 +51,92 @@ export function blockingRedisOptions(url: string): RedisOptions {
   };
 }
 
-/** The connection settings a cluster's nodes share: REDIS_URL's credentials and TLS, never its host or db. */
-function nodeOptionsFromUrl(url: string): RedisOptions {
+/**
+ * The connection settings a cluster's nodes share: REDIS_URL's credentials and TLS, never its host or
+ * db; writes coalesced, as on one server.
+ */
+function nodeOptionsFromUrl(url: string, flush: WriteFlush): RedisOptions {
   const { username, password, tls } = redisOptionsFromUrl(url);
-  return { username, password, tls };
+  return coalesced({ username, password, tls }, flush);
 }
 
-function failFastClusterOptions(url: string): ClusterOptions {
+function failFastClusterOptions(url: string, flush: WriteFlush): ClusterOptions {
   return {
     enableOfflineQueue: false,
     clusterRetryStrategy: (times: number) => Math.min(times * 100, 1000),
     slotsRefreshTimeout: 1000,
-    redisOptions: { ...nodeOptionsFromUrl(url), maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 1000 },
+    redisOptions: {
+      ...nodeOptionsFromUrl(url, flush),
+      maxRetriesPerRequest: 1,
+      commandTimeout: 1000,
+      connectTimeout: 1000,
+    },
   };
 }
 
-function blockingClusterOptions(url: string): ClusterOptions {
+function blockingClusterOptions(url: string, flush: WriteFlush): ClusterOptions {
   return {
     // A template: BullMQ duplicates it for each blocking consumer and connects the copies.
     lazyConnect: true,
     clusterRetryStrategy: (times: number) => Math.min(times * 200, 2000),
-    redisOptions: { ...nodeOptionsFromUrl(url), maxRetriesPerRequest: null },
+    redisOptions: { ...nodeOptionsFromUrl(url, flush), maxRetriesPerRequest: null },
   };
+}
+
+/**
+ * When a socket's coalesced writes leave (ADR 0026):
+ * - `turn`: after every I/O callback of the event-loop turn (an immediate). For a process whose
+ *   commands start in separate callbacks, as a gateway's do, one per request read.
+ * - `tick`: once the microtask queue has drained (a next tick). For a process whose commands follow
+ *   replies read together, as a worker's do; BullMQ fetches jobs one after another, and waiting for the
+ *   end of the turn would add a turn to each fetch.
+ */
+export type WriteFlush = 'turn' | 'tick';
+
+/**
+ * Makes the writes `stream` takes until the flush (see `WriteFlush`) leave in one system call: the
+ * first corks the socket and the flush uncorks it, so the commands of many requests go out as one
+ * `writev`. On loopback a write costs its sender the receiver's TCP path and wake-up too.
+ */
+export function coalesceWrites(stream: Duplex, flush: WriteFlush): void {
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    stream.uncork();
+  };
+  const schedule = flush === 'turn' ? (fn: () => void) => void setImmediate(fn) : process.nextTick;
+  const write = stream.write;
+  stream.write = function (this: Duplex, ...args: Parameters<Duplex['write']>): boolean {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      schedule(uncork);
+    }
+    return write.apply(this, args);
+  } as Duplex['write'];
+}
+
+/** ioredis's own connector (TCP or TLS to one node), with the socket's writes coalesced. */
+function coalescingConnector(flush: WriteFlush): typeof StandaloneConnector {
+  return class CoalescingConnector extends StandaloneConnector {
+    override async connect(
+      onError: Parameters<StandaloneConnector['connect']>[0],
+    ): ReturnType<StandaloneConnector['connect']> {
+      const stream = await super.connect(onError);
+      coalesceWrites(stream, flush);
+      return stream;
+    }
+  };
+}
+
+const CONNECTORS: Record<WriteFlush, typeof StandaloneConnector> = {
+  turn: coalescingConnector('turn'),
+  tick: coalescingConnector('tick'),
+};
+
+/** `options` with its writes coalesced (see `coalesceWrites`); the raw bench keeps ioredis's own. */
+function coalesced<T extends RedisOptions>(options: T, flush: WriteFlush): T {
+  return { ...options, Connector: CONNECTORS[flush] };
 }
 
 /**
@@ -84,15 +150,19 @@ export class RedisConnections {
   private blocking?: Cluster;
   private readonly owned: RedisClient[] = [];
 
-  constructor(readonly target: RedisTarget) {}
+  /** `flush`: when this process's coalesced writes leave (see `WriteFlush`). */
+  constructor(
+    readonly target: RedisTarget,
+    private readonly flush: WriteFlush,
+  ) {}
 
   /**
    * The connections, with a cluster's shared fail-fast client ready before anything uses it. BullMQ
    * counts a cluster as connected once its status is `connect`, before the slots are known, and a
    * fail-fast client refuses every command until `ready`: a queue opened in that window fails to start.
    */
-  static async open(target: RedisTarget): Promise<RedisConnections> {
-    const connections = new RedisConnections(target);
+  static async open(target: RedisTarget, flush: WriteFlush): Promise<RedisConnections> {
+    const connections = new RedisConnections(target, flush);
     if (target.clusterNodes) await whenReady(connections.failFastCluster(target.clusterNodes));
     return connections;
   }
@@ -100,20 +170,20 @@ export class RedisConnections {
   /** For producers and queue reads (fail fast: a Redis outage is an error in milliseconds). */
   queues(): ConnectionOptions {
     const nodes = this.target.clusterNodes;
-    return nodes ? this.failFastCluster(nodes) : failFastRedisOptions(this.target.url);
+    return nodes ? this.failFastCluster(nodes) : coalesced(failFastRedisOptions(this.target.url), this.flush);
   }
 
   /** The cluster client every queue of this process shares (made on first use). */
   private failFastCluster(nodes: { host: string; port: number }[]): Cluster {
-    this.failFast ??= this.own(new Cluster(nodes, failFastClusterOptions(this.target.url)));
+    this.failFast ??= this.own(new Cluster(nodes, failFastClusterOptions(this.target.url, this.flush)));
     return this.failFast;
   }
 
   /** For blocking consumers: BullMQ Workers and QueueEvents (retry forever). */
   consumers(): ConnectionOptions {
     const nodes = this.target.clusterNodes;
-    if (!nodes) return blockingRedisOptions(this.target.url);
-    this.blocking ??= this.own(new Cluster(nodes, blockingClusterOptions(this.target.url)));
+    if (!nodes) return coalesced(blockingRedisOptions(this.target.url), this.flush);
+    this.blocking ??= this.own(new Cluster(nodes, blockingClusterOptions(this.target.url, this.flush)));
     return this.blocking;
   }
 
@@ -125,8 +195,8 @@ export class RedisConnections {
     const nodes = this.target.clusterNodes;
     return this.own(
       nodes
-        ? new Cluster(nodes, { ...blockingClusterOptions(this.target.url), lazyConnect: false })
-        : new IORedis(blockingRedisOptions(this.target.url)),
+        ? new Cluster(nodes, { ...blockingClusterOptions(this.target.url, this.flush), lazyConnect: false })
+        : new IORedis(coalesced(blockingRedisOptions(this.target.url), this.flush)),
     );
   }
 
@@ -136,8 +206,8 @@ export class RedisConnections {
    */
   async commands(): Promise<RedisClient> {
     const nodes = this.target.clusterNodes;
-    if (!nodes) return this.own(new IORedis(failFastRedisOptions(this.target.url)));
-    return whenReady(this.own(new Cluster(nodes, failFastClusterOptions(this.target.url))));
+    if (!nodes) return this.own(new IORedis(coalesced(failFastRedisOptions(this.target.url), this.flush)));
+    return whenReady(this.own(new Cluster(nodes, failFastClusterOptions(this.target.url, this.flush))));
   }
 
   /** Ends every connection made here (call it after BullMQ's queues and workers have closed). */

@@ -54,7 +54,8 @@ export class InfraModule implements OnApplicationShutdown {
               applicationName: 'dossier-gateway',
             }),
         },
-        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis) },
+        // Each request starts in its own I/O callback: one write a turn carries all their commands (ADR 0026).
+        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis, 'turn') },
         { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
         // The producer's connection fails fast: a Redis outage is a 503 in milliseconds, not a hung request.
         {

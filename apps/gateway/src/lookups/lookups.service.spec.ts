@@ -144,7 +144,7 @@ describe('LookupsService', () => {
         QueuePressureService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig(env) },
         // Not initialised: the waiter subscribes to no reply channel, so these connections are never made.
-        { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig(env).redis) },
+        { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig(env).redis, 'turn') },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
       ],

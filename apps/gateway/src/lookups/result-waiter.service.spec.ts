@@ -20,7 +20,7 @@ describe('ResultWaiterService', () => {
       providers: [
         ResultWaiterService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig({}) },
-        { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig({}).redis) },
+        { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig({}).redis, 'turn') },
         { provide: SearchesRepository, useValue: { findSettled } },
       ],
     }).compile();
