@@ -29,7 +29,7 @@ import {
 } from './drive';
 import { jobTimingLine } from './job-timings';
 import { loadGenDescription, postOp, poster } from './load';
-import { measureWindow, type Phase, type PhaseReport } from './phase';
+import { bestRun, measureWindow, sweepValues, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 import { wireLines } from './wire-counter';
 import { QUEUE_NAMES } from '@dossier/contracts';
@@ -77,16 +77,26 @@ interface E2eRun {
   rss: PhaseReport['rss'];
 }
 
-/** End-to-end lookups of one kind as a phase; `inflight` defaults to --inflight. */
-export function e2eLookups(options: { key?: string; kind?: LookupLoad['kind']; inflight?: number } = {}): Phase {
+/**
+ * End-to-end lookups of one kind as a phase; `inflight` defaults to --inflight. With `sweep`, one
+ * window per --worker-concurrency value, the best making the phase's figure; without, the first value.
+ */
+export function e2eLookups(
+  options: { key?: string; kind?: LookupLoad['kind']; inflight?: number; sweep?: boolean } = {},
+): Phase {
   return {
     key: options.key ?? 'e2e',
     enabled: () => true,
-    run: (ctx) => run(ctx, options.kind ?? 'phone', options.inflight ?? ctx.opts.inflight),
+    run: (ctx) => run(ctx, options.kind ?? 'phone', options.inflight ?? ctx.opts.inflight, options.sweep ?? false),
   };
 }
 
-async function run(ctx: BenchContext, kind: LookupLoad['kind'], inflight: number): Promise<PhaseReport> {
+async function run(
+  ctx: BenchContext,
+  kind: LookupLoad['kind'],
+  inflight: number,
+  sweep: boolean,
+): Promise<PhaseReport> {
   const { opts } = ctx;
   const lookups = await LOADS[kind]();
   const gateway = await startGateway(ctx);
@@ -94,7 +104,7 @@ async function run(ctx: BenchContext, kind: LookupLoad['kind'], inflight: number
   const runs: E2eRun[] = [];
   try {
     const op = postOp(load, lookups.bodies, await registerAccounts(gateway, opts.accounts));
-    for (const concurrency of opts.workerConcurrency) {
+    for (const concurrency of sweepValues(opts.workerConcurrency, sweep)) {
       if (ctx.signal.aborted) break;
       runs.push(await measure(ctx, gateway, op, inflight, concurrency, lookups));
     }
@@ -113,7 +123,6 @@ async function run(ctx: BenchContext, kind: LookupLoad['kind'], inflight: number
     );
   }
   lines.push(loadGenDescription(opts.client));
-  let best: E2eRun | null = null;
   for (const r of runs) {
     const errors = failureCount(r.result);
     lines.push(
@@ -121,9 +130,8 @@ async function run(ctx: BenchContext, kind: LookupLoad['kind'], inflight: number
         (errors ? ` (${fmtFailures(r.result)})` : ''),
       ...r.lines,
     );
-    if (!best || r.result.ok > best.result.ok) best = r;
   }
-  if (!best) throw new Error('no end-to-end run');
+  const best = bestRun(runs, 'end-to-end');
   if (runs.length > 1) lines.push(`best end to end: ${CONCURRENCY}=${best.concurrency}`);
   return {
     lines,

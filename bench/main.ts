@@ -1,11 +1,11 @@
 /**
  * `npm run bench`: the raw BullMQ round-trip floor and the end-to-end `POST /v1/verify/phone`
- * path, side by side, on this machine (64 in flight, then 1 in flight for latency, then the
- * end-to-end path scaled out to two gateways and two workers); the last line is
- * `ratio=<e2e req/s ÷ raw req/s>` at 64 in flight.
+ * path, side by side, on this machine (64 in flight, each at every worker concurrency of the sweep,
+ * then 1 in flight for latency, then the end-to-end path scaled out to two gateways and two workers);
+ * the last line is `ratio=<best e2e req/s ÷ best raw req/s>` at 64 in flight (ADR 0027).
  *
- *   node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
- *                           [--raw-concurrency 64] [--client http|fetch] [--accounts 1]
+ *   node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 16,64]
+ *                           [--raw-concurrency 16,64] [--client http|fetch] [--accounts 1]
  *                           [--gateway-env K=V …] [--worker-env K=V …] [--profile DIR] [--count-wire]
  *                           [--skip-raw] [--only raw,e2e,…] [--pg-set setting=value …] [--node-arg=--opt …]
  *
@@ -32,8 +32,9 @@ import { scaleOut } from './scale-out';
 
 /** The measurements, in the order they run. */
 const PHASES: readonly Phase[] = [
-  rawBullmq(),
-  e2eLookups(),
+  // Each at every --raw-concurrency / --worker-concurrency value: the ratio divides best by best.
+  rawBullmq({ sweep: true }),
+  e2eLookups({ sweep: true }),
   // The same pair one at a time: latency, not throughput.
   rawBullmq({ key: 'raw-1', inflight: 1 }),
   e2eLookups({ key: 'e2e-1', inflight: 1 }),
@@ -84,7 +85,7 @@ async function main(): Promise<number> {
       if (report.failed) exitCode = 1;
       reports.set(phase.key, report);
     }
-    for (const line of summaryLines(reports, started)) console.log(line);
+    for (const line of summaryLines(reports, started, opts.inflight)) console.log(line);
   } catch (err) {
     console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     exitCode = 2;
@@ -105,7 +106,7 @@ function machineLine(): string {
 
 function settingsLine(opts: BenchOptions): string {
   return (
-    `settings: ${opts.inflight} in flight, measured ${opts.measureMs / 1000} s after a warm-up of ${opts.warmupMs / 1000} s (raw) / ${opts.e2eWarmupMs / 1000} s (e2e); raw worker concurrency ${opts.rawConcurrency}; e2e worker concurrency ${opts.workerConcurrency.join(', ')}; ${opts.accounts} account(s); ${PHONES.length} distinct valid numbers from ${BASE_PHONES.length} bases in ${phoneCountryCount()} countries` +
+    `settings: ${opts.inflight} in flight, measured ${opts.measureMs / 1000} s after a warm-up of ${opts.warmupMs / 1000} s (raw) / ${opts.e2eWarmupMs / 1000} s (e2e); raw worker concurrency ${opts.rawConcurrency.join(', ')}; e2e worker concurrency ${opts.workerConcurrency.join(', ')}; ${opts.accounts} account(s); ${PHONES.length} distinct valid numbers from ${BASE_PHONES.length} bases in ${phoneCountryCount()} countries` +
     (opts.countWire ? '; COUNTING WIRE (proxies in the path: round trips only, throughput not comparable)' : '') +
     (opts.profileDir ? '; PROFILING (throughput not comparable)' : '') +
     (Object.keys(opts.pgSet).length ? `; EXPERIMENT: bench database SET ${JSON.stringify(opts.pgSet)}` : '')
@@ -113,7 +114,7 @@ function settingsLine(opts: BenchOptions): string {
 }
 
 /** RSS (the ratio's numerator's processes first), the duration, and the `ratio=` line last. */
-function summaryLines(reports: Map<string, PhaseReport>, started: number): string[] {
+function summaryLines(reports: Map<string, PhaseReport>, started: number, inflight: number): string[] {
   const took = `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`;
   const data = reports.get('data');
   if (data && !reports.has(RATIO.numerator)) {
@@ -138,6 +139,7 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number): strin
   const rateOf = (key: string) => reports.get(key)?.rate;
   const scaled = rateOf('scale-out');
   return [
+    `at ${inflight} in flight, each its sweep's best: raw ${denominatorRate.toFixed(0)} req/s — end to end ${numerator.rate.toFixed(0)} req/s`,
     `at 1 in flight: raw ${one('raw-1')} — end to end ${one('e2e-1')}`,
     ...(scaled === undefined
       ? []

@@ -5,8 +5,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 64[,32,…]]
-       [--raw-concurrency 64] [--client http|fetch] [--accounts 1] [--gateway-env K=V …] [--worker-env K=V …]
+export const USAGE = `usage: node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 16,64]
+       [--raw-concurrency 16,64] [--client http|fetch] [--accounts 1] [--gateway-env K=V …] [--worker-env K=V …]
        [--profile DIR] [--count-wire] [--skip-raw] [--only raw,e2e,…] [--pg-set setting=value …] [--node-arg=--opt …]
        [--data [--data-people 1000000]]   (only the local index at scale: import, search latency, index size)`;
 
@@ -19,9 +19,14 @@ export interface BenchOptions {
   /** Longer by default: at a few hundred req/s the apps' JIT is still compiling after 2 s (measured: ~30% more CPU per request than after 10 s). */
   e2eWarmupMs: number;
   inflight: number;
-  /** One end-to-end run per value (a sweep); the best one makes the ratio. */
+  /**
+   * The end-to-end phase at --inflight runs once per value (a sweep) and its best run makes the ratio's
+   * numerator; the other end-to-end phases use the first value. The default starts with the worker's
+   * own default (WORKER_CONCURRENCY, 16).
+   */
   workerConcurrency: number[];
-  rawConcurrency: number;
+  /** The same for the raw round trip's no-op worker: its best run is the ratio's denominator (ADR 0027). */
+  rawConcurrency: number[];
   client: 'http' | 'fetch';
   accounts: number;
   gatewayEnv: Record<string, string>;
@@ -45,6 +50,11 @@ function positive(name: string, raw: string, min = 1): number {
   return n;
 }
 
+/** A comma-separated list of whole numbers >= 1. */
+function positiveList(name: string, raw: string): number[] {
+  return raw.split(',').map((s) => Math.floor(positive(name, s.trim())));
+}
+
 function envPairs(name: string, list: string[]): Record<string, string> {
   return Object.fromEntries(
     list.map((kv) => {
@@ -64,8 +74,8 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
       warmup: { type: 'string', default: '2' },
       'e2e-warmup': { type: 'string', default: '10' },
       inflight: { type: 'string', default: '64' },
-      'worker-concurrency': { type: 'string', default: '64' },
-      'raw-concurrency': { type: 'string', default: '64' },
+      'worker-concurrency': { type: 'string', default: '16,64' },
+      'raw-concurrency': { type: 'string', default: '16,64' },
       client: { type: 'string', default: 'http' },
       accounts: { type: 'string', default: '1' },
       'gateway-env': { type: 'string', multiple: true, default: [] },
@@ -94,10 +104,8 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
     warmupMs: positive('warmup', flags.warmup, 0) * 1000,
     e2eWarmupMs: positive('e2e-warmup', flags['e2e-warmup'], 0) * 1000,
     inflight: Math.floor(positive('inflight', flags.inflight)),
-    workerConcurrency: flags['worker-concurrency']
-      .split(',')
-      .map((s) => Math.floor(positive('worker-concurrency', s.trim()))),
-    rawConcurrency: Math.floor(positive('raw-concurrency', flags['raw-concurrency'])),
+    workerConcurrency: positiveList('worker-concurrency', flags['worker-concurrency']),
+    rawConcurrency: positiveList('raw-concurrency', flags['raw-concurrency']),
     client,
     accounts: Math.floor(positive('accounts', flags.accounts)),
     gatewayEnv: envPairs('gateway-env', flags['gateway-env']),

@@ -30,6 +30,18 @@ export interface Phase {
   run(ctx: BenchContext): Promise<PhaseReport>;
 }
 
+/** The values a phase runs at: every one of a sweep, or the first alone. */
+export function sweepValues(values: readonly number[], sweep: boolean): readonly number[] {
+  return sweep ? values : values.slice(0, 1);
+}
+
+/** The run of a sweep with the most successes (its figure is the phase's); throws on an empty sweep. */
+export function bestRun<R extends { result: DriveResult }>(runs: readonly R[], what: string): R {
+  const best = runs.reduce<R | null>((b, r) => (!b || r.result.ok > b.result.ok ? r : b), null);
+  if (!best) throw new Error(`no ${what} run`);
+  return best;
+}
+
 export interface WindowOptions {
   warmupMs: number;
   inflight: number;

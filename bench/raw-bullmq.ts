@@ -10,8 +10,9 @@ import { JOB_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contra
 import { freePort, REPO_ROOT } from '@dossier/testing';
 import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
-import { failureCount, fmtFailures, fmtRate, latencyOf, rate, tooManyFailures, type Outcome } from './drive';
-import { measureWindow, type Phase, type PhaseReport } from './phase';
+import { failureCount, fmtFailures, fmtRate, latencyOf, rate, tooManyFailures } from './drive';
+import type { DriveResult, Outcome } from './drive';
+import { bestRun, measureWindow, sweepValues, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 
 const NOOP_WORKER = resolve(REPO_ROOT, 'dist/bench/noop-worker.js');
@@ -20,16 +21,46 @@ const QUEUE_NAME = 'bench-floor';
 const COMPLETION_TIMEOUT_MS = 10_000;
 const SWEEP_INTERVAL_MS = 500;
 
-/** The raw floor as a phase; `inflight` defaults to --inflight. Skipped with --skip-raw. */
-export function rawBullmq(options: { key?: string; inflight?: number } = {}): Phase {
+/**
+ * The raw floor as a phase; `inflight` defaults to --inflight. With `sweep`, one window per
+ * --raw-concurrency value, the best making the phase's figure (the ratio's denominator, ADR 0027);
+ * without, the first value alone. Skipped with --skip-raw.
+ */
+export function rawBullmq(options: { key?: string; inflight?: number; sweep?: boolean } = {}): Phase {
   return {
     key: options.key ?? 'raw',
     enabled: (opts) => !opts.skipRaw,
-    run: (ctx) => run(ctx, options.inflight ?? ctx.opts.inflight),
+    run: (ctx) => run(ctx, options.inflight ?? ctx.opts.inflight, options.sweep ?? false),
   };
 }
 
-async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
+interface RawRun {
+  concurrency: number;
+  result: DriveResult;
+  lines: string[];
+  rssMiB: number | null;
+}
+
+async function run(ctx: BenchContext, inflight: number, sweep: boolean): Promise<PhaseReport> {
+  const runs: RawRun[] = [];
+  for (const concurrency of sweepValues(ctx.opts.rawConcurrency, sweep)) {
+    if (ctx.signal.aborted) break;
+    runs.push(await measure(ctx, inflight, concurrency));
+  }
+  const best = bestRun(runs, 'raw');
+  const lines = runs.flatMap((r) => r.lines);
+  if (runs.length > 1) lines.push(`best raw round trip: no-op worker concurrency ${best.concurrency}`);
+  return {
+    lines,
+    rate: rate(best.result),
+    latency: latencyOf(best.result),
+    rss: [{ label: 'no-op worker', mib: best.rssMiB }],
+    failed: runs.some((r) => tooManyFailures(r.result)),
+  };
+}
+
+/** One measured window with a fresh no-op worker at `concurrency`. */
+async function measure(ctx: BenchContext, inflight: number, concurrency: number): Promise<RawRun> {
   const { opts } = ctx;
   const healthPort = await freePort();
   const worker = ctx.start(
@@ -39,7 +70,7 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
     {
       args: [
         ...['--redis-url', ctx.config.redisUrl, '--prefix', ctx.prefix, '--queue', QUEUE_NAME],
-        ...['--concurrency', String(opts.rawConcurrency), '--health-port', String(healthPort)],
+        ...['--concurrency', String(concurrency), '--health-port', String(healthPort)],
       ],
     },
   );
@@ -57,7 +88,7 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
       events.waitUntilReady(),
       worker.waitReady(`http://127.0.0.1:${healthPort}/health/ready`),
     ]);
-    const runId = `r${Date.now().toString(36)}`;
+    const runId = `r${Date.now().toString(36)}c${concurrency}`;
     const jobOptions = lookupJobOptions();
     const op = async (i: number): Promise<Outcome> => {
       const id = `${runId}-${i}`;
@@ -79,17 +110,11 @@ async function run(ctx: BenchContext, inflight: number): Promise<PhaseReport> {
       op,
     );
     const lines = [
-      `raw bullmq round trip (${inflight} in flight, no-op worker concurrency ${opts.rawConcurrency}, own process): ${fmtRate(result)}`,
+      `raw bullmq round trip (${inflight} in flight, no-op worker concurrency ${concurrency}, own process): ${fmtRate(result)}`,
       ...windowLines,
     ];
     if (failureCount(result) > 0) lines.push(`  failures: ${fmtFailures(result)}`);
-    return {
-      lines,
-      rate: rate(result),
-      latency: latencyOf(result),
-      rss: [{ label: 'no-op worker', mib: procRssMiB(worker.pid) }],
-      failed: tooManyFailures(result),
-    };
+    return { concurrency, result, lines, rssMiB: procRssMiB(worker.pid) };
   } finally {
     completions.close();
     await events.close().catch(() => undefined);
