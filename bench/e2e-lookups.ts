@@ -29,7 +29,7 @@ import {
 } from './drive';
 import { jobTimingLine } from './job-timings';
 import { loadGenDescription, postOp, poster } from './load';
-import { bestRun, measureWindow, sweepValues, type Phase, type PhaseReport } from './phase';
+import { bestRun, measureWindow, runSweep, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 import { wireLines } from './wire-counter';
 import { QUEUE_NAMES } from '@dossier/contracts';
@@ -101,13 +101,12 @@ async function run(
   const lookups = await LOADS[kind]();
   const gateway = await startGateway(ctx);
   const load = poster(opts.client, gateway.baseUrl, lookups.path, inflight);
-  const runs: E2eRun[] = [];
+  let runs: E2eRun[];
   try {
     const op = postOp(load, lookups.bodies, await registerAccounts(gateway, opts.accounts));
-    for (const concurrency of sweepValues(opts.workerConcurrency, sweep)) {
-      if (ctx.signal.aborted) break;
-      runs.push(await measure(ctx, gateway, op, inflight, concurrency, lookups));
-    }
+    runs = await runSweep(ctx, opts.workerConcurrency, sweep, (concurrency) =>
+      measure(ctx, gateway, op, inflight, concurrency, lookups),
+    );
   } finally {
     load.close();
     await stopApp(ctx, gateway);

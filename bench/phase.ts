@@ -30,9 +30,22 @@ export interface Phase {
   run(ctx: BenchContext): Promise<PhaseReport>;
 }
 
-/** The values a phase runs at: every one of a sweep, or the first alone. */
-export function sweepValues(values: readonly number[], sweep: boolean): readonly number[] {
-  return sweep ? values : values.slice(0, 1);
+/**
+ * Measures a phase at every value of a sweep (`sweep`), or at the first alone, one after another; an
+ * interrupted bench stops between runs.
+ */
+export async function runSweep<R>(
+  ctx: BenchContext,
+  values: readonly number[],
+  sweep: boolean,
+  measure: (value: number) => Promise<R>,
+): Promise<R[]> {
+  const runs: R[] = [];
+  for (const value of sweep ? values : values.slice(0, 1)) {
+    if (ctx.signal.aborted) break;
+    runs.push(await measure(value));
+  }
+  return runs;
 }
 
 /** The run of a sweep with the most successes (its figure is the phase's); throws on an empty sweep. */

@@ -12,7 +12,7 @@ import type { BenchContext } from './context';
 import { procRssMiB } from './cpu';
 import { failureCount, fmtFailures, fmtRate, latencyOf, rate, tooManyFailures } from './drive';
 import type { DriveResult, Outcome } from './drive';
-import { bestRun, measureWindow, sweepValues, type Phase, type PhaseReport } from './phase';
+import { bestRun, measureWindow, runSweep, type Phase, type PhaseReport } from './phase';
 import { PHONES } from './phones';
 
 const NOOP_WORKER = resolve(REPO_ROOT, 'dist/bench/noop-worker.js');
@@ -42,11 +42,9 @@ interface RawRun {
 }
 
 async function run(ctx: BenchContext, inflight: number, sweep: boolean): Promise<PhaseReport> {
-  const runs: RawRun[] = [];
-  for (const concurrency of sweepValues(ctx.opts.rawConcurrency, sweep)) {
-    if (ctx.signal.aborted) break;
-    runs.push(await measure(ctx, inflight, concurrency));
-  }
+  const runs = await runSweep(ctx, ctx.opts.rawConcurrency, sweep, (concurrency) =>
+    measure(ctx, inflight, concurrency),
+  );
   const best = bestRun(runs, 'raw');
   const lines = runs.flatMap((r) => r.lines);
   if (runs.length > 1) lines.push(`best raw round trip: no-op worker concurrency ${best.concurrency}`);
