@@ -5,8 +5,9 @@
  *   1. builds when dist/ is missing or a source or build config file is newer than the last build;
  *   2. creates the database named by DATABASE_URL when it does not exist (through the server's
  *      `postgres` maintenance database) and migrates it with the compiled CLI (`db:migrate`);
- *   3. starts the gateway and one worker consuming every lookup kind as child processes, waits for
- *      both health checks and prints the URL of /docs;
+ *   3. starts the gateway and one worker consuming every lookup kind as child processes (with the Node
+ *      options and environment every launcher uses, ADR 0029), waits for both health checks and prints
+ *      the URL of /docs;
  *   4. on SIGINT (Ctrl-C) or SIGTERM sends SIGTERM to both, waits for them and exits 0; when a child
  *      dies on its own, stops the other and exits non-zero with the dead child's last output.
  *
@@ -19,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -78,12 +79,14 @@ async function main() {
   const healthHost = setting('WORKER_HEALTH_HOST', '127.0.0.1');
   if (process.env.LOOKUP_QUEUES)
     say(`ignoring LOOKUP_QUEUES=${process.env.LOOKUP_QUEUES}: npm start runs one worker for every lookup kind`);
-  const { LOOKUP_QUEUES: _all, ...env } = process.env;
+  // The Node options and environment every launcher starts the apps with (libs/config, ADR 0029), from the build.
+  const launch = await import(pathToFileURL(join(ROOT, 'dist/libs/config/src/heap.js')).href);
+  const { LOOKUP_QUEUES: _all, ...env } = { ...launch.APP_PROCESS_ENV, ...process.env };
   // The apps write to this script's pipes: on a terminal, ask them for readable lines rather than JSON.
   if (process.stdout.isTTY && !process.env.LOG_FORMAT) env.LOG_FORMAT = 'pretty';
 
-  const gateway = startApp('gateway', DIST.gateway, { ...env, PORT: port });
-  const worker = startApp('worker', DIST.worker, {
+  const gateway = startApp('gateway', [...launch.APP_NODE_FLAGS, DIST.gateway], { ...env, PORT: port });
+  const worker = startApp('worker', [...launch.APP_NODE_FLAGS, DIST.worker], {
     ...env,
     WORKER_HEALTH_PORT: healthPort,
     WORKER_HEALTH_HOST: healthHost,
@@ -217,8 +220,8 @@ function postgresError(err, where, what = `cannot use Postgres at ${where} (DATA
 
 // ── the apps ───────────────────────────────────────────────────────────────────────────────────
 
-function startApp(name, script, env) {
-  const child = spawn(process.execPath, [script], {
+function startApp(name, args, env) {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { LOOKUP_KINDS } from '@dossier/domain';
-import { loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV, loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
 import {
   Api,
   AppProcess,
@@ -18,8 +18,10 @@ import {
   appOf,
   dependenciesOf,
   dockerContextFiles,
+  dockerfileEnv,
   dockerfileStages,
   durationMs,
+  ENTRY_POINTS,
   envNamesOf,
   environmentOf,
   freePort,
@@ -250,6 +252,23 @@ describe('the Dockerfile and its build context', () => {
     expect(deps?.lines.some((l) => /npm ci\b.*--omit=dev/.test(l))).toBe(true);
     // Nothing is compiled or installed in the runtime stage itself.
     expect(runtime.lines.filter((l) => /^RUN\s/i.test(l))).toEqual([]);
+  });
+
+  it('runs the apps with the Node options and environment every launcher uses (ADR 0029)', () => {
+    const env = dockerfileEnv(dockerfileStages().at(-1)!.lines);
+    expect(env['NODE_OPTIONS']?.split(/\s+/)).toEqual(APP_NODE_FLAGS);
+    for (const [name, value] of Object.entries(APP_PROCESS_ENV))
+      expect({ name, value: env[name] }).toEqual({ name, value });
+  });
+
+  it('has npm scripts that start the gateway and the worker the same way, an environment of their own winning', () => {
+    const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const env = Object.entries(APP_PROCESS_ENV).map(([name, value]) => `${name}=\${${name}:-${value}}`);
+    for (const app of ['gateway', 'worker'] as const) {
+      expect(scripts[`start:${app}`]).toBe([...env, 'node', ...APP_NODE_FLAGS, ENTRY_POINTS[app]].join(' '));
+    }
   });
 
   it('builds from that context alone into apps that need only production dependencies', async () => {

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/config';
 import { Api, REPO_ROOT, adminSql, freePort, testEnv, uniquePrefix, waitFor, withDatabase } from '@dossier/testing';
 
 /** A clone builds from scratch (tsc over every app) before it starts: allow for a busy machine. */
@@ -154,6 +155,16 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
       expect(tree.filter((p) => p.cmd.includes('scripts/start.mjs'))).toHaveLength(1);
       expect(apps(tree, 'dist/apps/gateway/src/main.js')).toHaveLength(1);
       expect(apps(tree, 'dist/apps/worker/src/main.js')).toHaveLength(1);
+      // Both as every launcher starts them (ADR 0029): the Node flags before the script, the environment added.
+      for (const app of [
+        ...apps(tree, 'dist/apps/gateway/src/main.js'),
+        ...apps(tree, 'dist/apps/worker/src/main.js'),
+      ]) {
+        const argv = readFileSync(`/proc/${app.pid}/cmdline`, 'utf8').split('\0');
+        expect(argv.slice(1, 1 + APP_NODE_FLAGS.length)).toEqual(APP_NODE_FLAGS);
+        const environ = readFileSync(`/proc/${app.pid}/environ`, 'utf8').split('\0');
+        for (const [name, value] of Object.entries(APP_PROCESS_ENV)) expect(environ).toContain(`${name}=${value}`);
+      }
 
       process.kill(-npm.child.pid!, 'SIGINT'); // what Ctrl-C does: the signal goes to the whole foreground group
       const exit = await npm.exited;

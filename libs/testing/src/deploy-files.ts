@@ -179,6 +179,17 @@ export function dockerContextFiles(root = REPO_ROOT): string[] {
   });
 }
 
+/** The variables a stage's `ENV name=value …` instructions set (double-quoted values unquoted), later ones winning. */
+export function dockerfileEnv(lines: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of lines.filter((l) => /^ENV\s/i.test(l))) {
+    for (const m of line.replace(/^ENV\s+/i, '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("([^"]*)"|\S*)/g)) {
+      env[m[1]!] = m[3] ?? m[2]!;
+    }
+  }
+  return env;
+}
+
 /** The Dockerfile's stages: each FROM with its alias and instructions (continuation lines joined). */
 export function dockerfileStages(root = REPO_ROOT): { from: string; alias: string | null; lines: string[] }[] {
   const text = readFileSync(join(root, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');

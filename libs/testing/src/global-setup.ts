@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { testEnv, withDatabase } from './test-env';
-import { DIST } from './processes';
+import { DIST } from './dist';
 
 /** One database and one key prefix per test run: parallel runs and leftovers never interfere. */
 export default async function globalSetup(): Promise<void> {

@@ -2,17 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/config';
 import { testEnv, uniquePrefix } from './test-env';
 import { LOOPBACK_PROVIDER_ENV } from './loopback-env';
-import { REPO_ROOT } from './repo-root';
+import { DIST } from './dist';
 import { waitFor } from './wait-for';
 
-const ROOT = REPO_ROOT;
-export const DIST = {
-  gateway: resolve(ROOT, 'dist/apps/gateway/src/main.js'),
-  worker: resolve(ROOT, 'dist/apps/worker/src/main.js'),
-  cli: resolve(ROOT, 'dist/apps/cli/src/main.js'),
-};
+export { DIST } from './dist';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -57,10 +53,23 @@ export class AppProcess {
     this.exited = new Promise((res) => child.once('exit', (code) => res(code)));
   }
 
-  /** Spawns `node [nodeArgs] script [args]` with PATH, NODE_ENV=test and LOG_LEVEL=warn under `env`. */
+  /**
+   * Spawns `node [nodeArgs] script [args]` with PATH, NODE_ENV=test and LOG_LEVEL=warn under `env`. The
+   * gateway and the worker start as every launcher starts them (APP_NODE_FLAGS before `nodeArgs`, which
+   * can override them; APP_PROCESS_ENV under `env`).
+   */
   static start(name: string, script: string, env: Record<string, string>, options: StartOptions = {}): AppProcess {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], {
-      env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+    const target = resolve(options.cwd ?? '.', script);
+    const app = target === DIST.gateway || target === DIST.worker;
+    const nodeArgs = [...(app ? APP_NODE_FLAGS : []), ...(options.nodeArgs ?? [])];
+    const child = spawn(process.execPath, [...nodeArgs, script, ...(options.args ?? [])], {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        ...(app ? APP_PROCESS_ENV : {}),
+        ...env,
+      },
       cwd: options.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
