@@ -27,14 +27,31 @@ export function procCpu(pid: number): Cpu | null {
   }
 }
 
-/** Resident memory of a process (VmRSS), or null when it is gone or unreadable. */
-export function procRssMiB(pid: number): number | null {
+/**
+ * Resident memory of a process in MiB: VmRSS, and its anonymous and file-backed parts (the latter
+ * mostly the `node` binary's own pages, shared by every process that runs it).
+ */
+export interface Rss {
+  total: number;
+  anon: number;
+  file: number;
+}
+
+/** A process's `Rss`, or null when it is gone or unreadable. */
+export function procRss(pid: number): Rss | null {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+    const rss = { total: kib('VmRSS'), anon: kib('RssAnon'), file: kib('RssFile') };
+    return Number.isNaN(rss.total) ? null : rss;
   } catch {
     return null;
   }
+}
+
+/** `150.3 MiB (anon 92.1, file 58.2)`, or `?`. */
+export function formatRss(rss: Rss | null): string {
+  return rss === null ? '?' : `${rss.total.toFixed(1)} MiB (anon ${rss.anon.toFixed(1)}, file ${rss.file.toFixed(1)})`;
 }
 
 /** Whole-machine busy and total CPU seconds from /proc/stat. */

@@ -16,7 +16,7 @@ import {
   type BenchGateway,
 } from './apps';
 import type { BenchContext } from './context';
-import { procRssMiB } from './cpu';
+import { procRss } from './cpu';
 import {
   failureCount,
   fmtFailures,
@@ -180,7 +180,7 @@ async function measure(
     lines.push(await jobTimingLine(ctx, QUEUE_NAMES[lookups.kind]));
     const rss = apps.map(({ role, app }) => ({
       label: lookups.kind === 'phone' ? role : `${lookups.kind} ${role}`,
-      mib: procRssMiB(app.pid),
+      rss: procRss(app.pid),
     }));
     return { concurrency, result, lines, rss };
   } finally {

@@ -14,7 +14,7 @@ import { runCli } from '@dossier/testing';
 import { demoPeople } from '../apps/cli/src/import/demo';
 import { registerAccounts, startGateway, startWorker, stopApp } from './apps';
 import type { BenchContext } from './context';
-import { procRssMiB } from './cpu';
+import { procRss } from './cpu';
 import { failureCount, percentile, rate, tooManyFailures } from './drive';
 import { poster, postOp } from './load';
 import { measureWindow, type Phase, type PhaseReport } from './phase';
@@ -83,8 +83,8 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
         lines,
         rate: rate(result),
         rss: [
-          { label: 'search gateway', mib: procRssMiB(gateway.app.pid) },
-          { label: 'search worker', mib: procRssMiB(worker.app.pid) },
+          { label: 'search gateway', rss: procRss(gateway.app.pid) },
+          { label: 'search worker', rss: procRss(worker.app.pid) },
         ],
         failed: tooManyFailures(result),
       };

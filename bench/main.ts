@@ -21,6 +21,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { loadBenchConfig } from '@dossier/config';
 import { BenchContext } from './context';
+import { formatRss } from './cpu';
 import { e2eLookups } from './e2e-lookups';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import type { Phase, PhaseReport } from './phase';
@@ -119,10 +120,7 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
   const data = reports.get('data');
   if (data && !reports.has(RATIO.numerator)) {
     // --data: no ratio to print (the raw and end-to-end phases did not run).
-    return [
-      `${data.rss.map(({ label, mib }) => `${label} rss ${mib === null ? '?' : `${mib.toFixed(1)} MiB`}`).join(', ')}`,
-      took,
-    ];
+    return [`${data.rss.map(({ label, rss }) => `${label} rss ${formatRss(rss)}`).join(', ')}`, took];
   }
   const numerator = reports.get(RATIO.numerator);
   if (!numerator) throw new Error(`no ${RATIO.numerator} figure`);
@@ -130,7 +128,6 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
     numerator,
     ...[...reports].filter(([key]) => key !== RATIO.numerator && !ONE_IN_FLIGHT.includes(key)).map(([, r]) => r),
   ].flatMap((r) => r.rss);
-  const fmt = (v: number | null) => (v === null ? '?' : `${v.toFixed(1)} MiB`);
   const denominatorRate = reports.get(RATIO.denominator)?.rate ?? NaN;
   const one = (key: string) => {
     const l = reports.get(key)?.latency;
@@ -146,7 +143,7 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
       : [
           `scale-out (2 gateways, 2 workers, same machine): ${scaled.toFixed(0)} req/s against ${numerator.rate.toFixed(0)} req/s for one of each`,
         ]),
-    `${rss.map(({ label, mib }) => `${label} rss ${fmt(mib)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS)`,
+    `${rss.map(({ label, rss }) => `${label} rss ${formatRss(rss)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS, RssAnon, RssFile)`,
     took,
     `ratio=${(numerator.rate / denominatorRate).toFixed(2)}`,
   ];

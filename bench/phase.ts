@@ -6,6 +6,7 @@
  */
 import type { Snapshot } from './accounting';
 import type { BenchContext } from './context';
+import type { Rss } from './cpu';
 import { drive, type DriveResult, type Outcome } from './drive';
 import type { BenchOptions } from './options';
 
@@ -17,7 +18,7 @@ export interface PhaseReport {
   /** Its successes' latency in the window, ms (phases that drive one operation at a time report it). */
   latency?: { p50: number; p99: number };
   /** RSS of its processes after the run, by label, for the summary line. */
-  rss: { label: string; mib: number | null }[];
+  rss: { label: string; rss: Rss | null }[];
   /** More than 1% of its operations failed: the bench exits with 1. */
   failed: boolean;
 }

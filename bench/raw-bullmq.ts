@@ -9,7 +9,7 @@ import { blockingRedisOptions, failFastRedisOptions } from '@dossier/config';
 import { JOB_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
 import { freePort, REPO_ROOT } from '@dossier/testing';
 import type { BenchContext } from './context';
-import { procRssMiB } from './cpu';
+import { procRss, type Rss } from './cpu';
 import { failureCount, fmtFailures, fmtRate, latencyOf, rate, tooManyFailures } from './drive';
 import type { DriveResult, Outcome } from './drive';
 import { bestRun, measureWindow, runSweep, type Phase, type PhaseReport } from './phase';
@@ -38,7 +38,7 @@ interface RawRun {
   concurrency: number;
   result: DriveResult;
   lines: string[];
-  rssMiB: number | null;
+  rss: Rss | null;
 }
 
 async function run(ctx: BenchContext, inflight: number, sweep: boolean): Promise<PhaseReport> {
@@ -52,7 +52,7 @@ async function run(ctx: BenchContext, inflight: number, sweep: boolean): Promise
     lines,
     rate: rate(best.result),
     latency: latencyOf(best.result),
-    rss: [{ label: 'no-op worker', mib: best.rssMiB }],
+    rss: [{ label: 'no-op worker', rss: best.rss }],
     failed: runs.some((r) => tooManyFailures(r.result)),
   };
 }
@@ -112,7 +112,7 @@ async function measure(ctx: BenchContext, inflight: number, concurrency: number)
       ...windowLines,
     ];
     if (failureCount(result) > 0) lines.push(`  failures: ${fmtFailures(result)}`);
-    return { concurrency, result, lines, rssMiB: procRssMiB(worker.pid) };
+    return { concurrency, result, lines, rss: procRss(worker.pid) };
   } finally {
     completions.close();
     await events.close().catch(() => undefined);
