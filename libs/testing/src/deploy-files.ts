@@ -4,21 +4,15 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { ENV_NAMES } from '@dossier/config';
 import { PROVIDERS, settingKeysOf } from '@dossier/providers';
+import { ENTRY_POINTS, type Dossier } from './dist';
 import { REPO_ROOT } from './repo-root';
+
+export { ENTRY_POINTS, type Dossier } from './dist';
 
 /**
  * Readers for the deployment files (docker-compose.yml, the Dockerfile's build context, deploy/k8s/),
  * which no test can run here (no Docker engine, no cluster): their tests check them against the code.
  */
-
-export type Dossier = 'gateway' | 'worker' | 'cli';
-
-/** The compiled entry point each app runs from (the image's WORKDIR is the repository root's layout). */
-export const ENTRY_POINTS: Readonly<Record<Dossier, string>> = {
-  gateway: 'dist/apps/gateway/src/main.js',
-  worker: 'dist/apps/worker/src/main.js',
-  cli: 'dist/apps/cli/src/main.js',
-};
 
 /** Which app a container command (`node <entry point> …`) runs, or null for another program. */
 export function appOf(command: readonly string[] | undefined): Dossier | null {
