@@ -72,7 +72,7 @@ async function prefixTables(names: string[], ctx: ProviderContext): Promise<(Pre
   const now = names.map((name) => loaded.get(name));
   if (now.every((table) => table !== undefined)) return now as (PrefixTable | null)[];
   return untilAborted(
-    Promise.all(names.map((name) => (loaded.has(name) ? (loaded.get(name) ?? null) : prefixTable(name)))),
+    Promise.all(names.map((name, i) => (now[i] === undefined ? prefixTable(name) : now[i]))),
     ctx.signal,
     () => deadlinePassed(PROVIDER_ID, ctx.signal),
   );
