@@ -42,7 +42,10 @@ describe('SuppressionsRepository against the real Postgres', () => {
     const [row] = (await db.query(`SELECT * FROM suppressions WHERE id = $1`, [entry.id])) as Record<string, unknown>[];
     expect(Object.keys(row!).sort()).toEqual(['created_at', 'hint', 'id', 'key_hash', 'kind']);
     expect(row!['key_hash']).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.stringify(row)).not.toMatch(new RegExp(`ada|byron|${tag}`, 'i'));
+    // The hash and the id are hex and base62 noise: "ada" turns up in one hash in ~70. Only
+    // the other columns could hold a readable subject.
+    const { key_hash: _hash, id: _id, ...readable } = row!;
+    expect(JSON.stringify(readable)).not.toMatch(new RegExp(`ada|byron|${tag}`, 'i'));
     expect(row!['hint']).toBe('A… ' + `${tag[0]!.toUpperCase()}… B…, 1815`);
   });
 
