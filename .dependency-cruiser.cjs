@@ -29,10 +29,12 @@ module.exports = {
     },
     {
       name: 'no-lib-internals-from-apps',
-      comment: 'apps, tests and the bench reach a lib through its index (the @dossier/<name> alias) only',
+      comment:
+        'apps, tests and the bench reach a lib through its index (the @dossier/<name> alias) only, ' +
+        'but for what an app imports before Nest (@dossier/config/before-nest, ADR 0030)',
       severity: 'error',
       from: { path: '^(apps|test|bench)/' },
-      to: { path: '^libs/[^/]+/src/.+', pathNot: '^libs/[^/]+/src/index\\.ts$' },
+      to: { path: '^libs/[^/]+/src/.+', pathNot: '^libs/([^/]+/src/index|config/src/before-nest)\\.ts$' },
     },
     {
       name: 'apps-stay-apart',

@@ -16,13 +16,14 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'no-empty': ['error', { allowEmptyCatch: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // No imports into another lib's internals: go through its index (@dossier/<lib>).
+      // No imports into another lib's internals: go through its index (@dossier/<lib>). The one
+      // exception is what an app's main imports before Nest, without the rest of the lib (ADR 0030).
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['@dossier/*/*', '**/libs/*/src/*', '../../libs/**'],
+              group: ['@dossier/*/*', '!@dossier/config/before-nest', '**/libs/*/src/*', '../../libs/**'],
               message: 'import a lib through @dossier/<lib>',
             },
           ],

@@ -17,7 +17,10 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json', useESM: true, diagnostics: false }],
   },
-  moduleNameMapper: Object.fromEntries(aliases.map((a) => [`^@dossier/${a}$`, `<rootDir>/libs/${a}/src/index.ts`])),
+  moduleNameMapper: {
+    ...Object.fromEntries(aliases.map((a) => [`^@dossier/${a}$`, `<rootDir>/libs/${a}/src/index.ts`])),
+    '^@dossier/config/before-nest$': '<rootDir>/libs/config/src/before-nest.ts',
+  },
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   testTimeout: 60000,

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import '@dossier/config/before-nest';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
