@@ -45,6 +45,8 @@ describe('SearchHistoryRepository against the real Postgres', () => {
     return id;
   }
 
+  /** Each call's ids end in its own number, so two calls never make the same id. */
+  let calls = 0;
   /** `count` searches with the same created_at to the microsecond: only the id orders them. */
   async function sameInstant(accountId: string, count: number, at: string): Promise<string[]> {
     const rows = (await db.query(
@@ -52,7 +54,7 @@ describe('SearchHistoryRepository against the real Postgres', () => {
        SELECT 'srch_t' || lpad(i::text, 23, '0') || $3, $1, 'key_hist', 'email', '{}', 1, 'req_hist', $2::timestamptz
          FROM generate_series(1, $4::int) AS i
        RETURNING id`,
-      [accountId, at, randomBytes(2).toString('hex'), count],
+      [accountId, at, String(++calls).padStart(4, '0'), count],
     )) as { id: string }[];
     return rows.map((r) => r.id);
   }
