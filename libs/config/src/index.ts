@@ -5,4 +5,3 @@ export * from './token-bucket';
 export * from './logger';
 export * from './internal-http';
 export * from './heap';
-export * from './date-formats';
