@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: the raw BullMQ round-trip floor and the end-to-end `POST /v1/verify/phone`
- * path, side by side, on this machine (64 in flight, each at every worker concurrency of the sweep,
- * then 1 in flight for latency, then the end-to-end path scaled out to two gateways and two workers);
- * the last line is `ratio=<best e2e req/s ÷ best raw req/s>` at 64 in flight (ADR 0027).
+ * `npm run bench`: the raw BullMQ round-trip floor, the same round trip behind a bare HTTP endpoint
+ * (ADR 0031) and the end-to-end `POST /v1/verify/phone` path, side by side, on this machine (64 in
+ * flight, each at every worker concurrency of the sweep, then 1 in flight for latency, then the
+ * end-to-end path scaled out to two gateways and two workers); the last line is
+ * `ratio=<best e2e req/s ÷ best raw req/s>` at 64 in flight (ADR 0027).
  *
  *   node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 16,64]
  *                           [--raw-concurrency 16,64] [--client http|fetch] [--accounts 1]
@@ -26,6 +27,7 @@ import { e2eLookups } from './e2e-lookups';
 import { parseOptions, USAGE, type BenchOptions } from './options';
 import type { Phase, PhaseReport } from './phase';
 import { BASE_PHONES, PHONES, phoneCountryCount } from './phones';
+import { httpFloor } from './http-floor';
 import { rawBullmq } from './raw-bullmq';
 import { fanOutParallelism } from './fan-out';
 import { localData } from './local-data';
@@ -35,6 +37,8 @@ import { scaleOut } from './scale-out';
 const PHASES: readonly Phase[] = [
   // Each at every --raw-concurrency / --worker-concurrency value: the ratio divides best by best.
   rawBullmq({ sweep: true }),
+  // The raw round trip behind a bare HTTP endpoint, next to raw (the ratio's ceiling, ADR 0031).
+  httpFloor({ sweep: true }),
   e2eLookups({ sweep: true }),
   // The same pair one at a time: latency, not throughput.
   rawBullmq({ key: 'raw-1', inflight: 1 }),
@@ -135,8 +139,14 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
   };
   const rateOf = (key: string) => reports.get(key)?.rate;
   const scaled = rateOf('scale-out');
+  const floor = rateOf('floor');
   return [
     `at ${inflight} in flight, each its sweep's best: raw ${denominatorRate.toFixed(0)} req/s — end to end ${numerator.rate.toFixed(0)} req/s`,
+    ...(floor === undefined
+      ? []
+      : [
+          `http floor (the raw round trip behind a bare HTTP endpoint): ${floor.toFixed(0)} req/s = ${(floor / denominatorRate).toFixed(2)} of raw (the ceiling for the ratio); end to end = ${(numerator.rate / floor).toFixed(2)} of the floor`,
+        ]),
     `at 1 in flight: raw ${one('raw-1')} — end to end ${one('e2e-1')}`,
     ...(scaled === undefined
       ? []

@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Worker, type Job } from 'bullmq';
 import { blockingRedisOptions } from '@dossier/config';
+import { runBenchProcess } from './bench-process';
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +26,7 @@ const { values } = parseArgs({
   strict: true,
 });
 
-async function main(): Promise<void> {
+runBenchProcess(async () => {
   if (!values.prefix || !values.queue) throw new Error('--prefix and --queue are required');
   const worker = new Worker(
     values.queue,
@@ -57,20 +58,10 @@ async function main(): Promise<void> {
     health.listen(Number(values['health-port']), '127.0.0.1');
     await once(health, 'listening');
   }
-  const stop = () => {
+  return () => {
     consuming = false;
     health?.closeAllConnections();
     health?.close();
-    worker.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    return worker.close();
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
 });
