@@ -118,7 +118,10 @@ function settingsLine(opts: BenchOptions): string {
   );
 }
 
-/** RSS (the ratio's numerator's processes first), the duration, and the `ratio=` line last. */
+/**
+ * RSS (the ratio's numerator's processes first), the duration, and the `ratio=` line last; a phase
+ * that did not run (--only, --skip-raw) reads "not run", and a ratio without one of its rates is NaN.
+ */
 function summaryLines(reports: Map<string, PhaseReport>, started: number, inflight: number): string[] {
   const took = `bench took ${((performance.now() - started) / 1000).toFixed(1)} s`;
   const data = reports.get('data');
@@ -126,36 +129,37 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
     // --data: no ratio to print (the raw and end-to-end phases did not run).
     return [`${data.rss.map(({ label, rss }) => `${label} rss ${formatRss(rss)}`).join(', ')}`, took];
   }
-  const numerator = reports.get(RATIO.numerator);
-  if (!numerator) throw new Error(`no ${RATIO.numerator} figure`);
-  const rss = [
-    numerator,
-    ...[...reports].filter(([key]) => key !== RATIO.numerator && !ONE_IN_FLIGHT.includes(key)).map(([, r]) => r),
-  ].flatMap((r) => r.rss);
-  const denominatorRate = reports.get(RATIO.denominator)?.rate ?? NaN;
+  const rss = [...reports]
+    .filter(([key]) => !ONE_IN_FLIGHT.includes(key))
+    .sort(([a], [b]) => Number(b === RATIO.numerator) - Number(a === RATIO.numerator))
+    .flatMap(([, r]) => r.rss);
+  const rateOf = (key: string) => reports.get(key)?.rate ?? NaN;
+  const reqs = (key: string) => (reports.has(key) ? `${rateOf(key).toFixed(0)} req/s` : 'not run');
   const one = (key: string) => {
     const l = reports.get(key)?.latency;
     return l ? `p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms` : 'not run';
   };
-  const rateOf = (key: string) => reports.get(key)?.rate;
-  const scaled = rateOf('scale-out');
-  const floor = rateOf('floor');
+  const [e2e, raw, floor] = [rateOf(RATIO.numerator), rateOf(RATIO.denominator), rateOf('floor')];
   return [
-    `at ${inflight} in flight, each its sweep's best: raw ${denominatorRate.toFixed(0)} req/s — end to end ${numerator.rate.toFixed(0)} req/s`,
-    ...(floor === undefined
-      ? []
-      : [
-          `http floor (the raw round trip behind a bare HTTP endpoint): ${floor.toFixed(0)} req/s = ${(floor / denominatorRate).toFixed(2)} of raw (the ceiling for the ratio); end to end = ${(numerator.rate / floor).toFixed(2)} of the floor`,
-        ]),
+    `at ${inflight} in flight, each its sweep's best: raw ${reqs(RATIO.denominator)} — end to end ${reqs(RATIO.numerator)}`,
+    ...(reports.has('floor')
+      ? [
+          `http floor (the raw round trip behind a bare HTTP endpoint): ${reqs('floor')} = ${(floor / raw).toFixed(2)} of raw (the ceiling for the ratio); end to end = ${(e2e / floor).toFixed(2)} of the floor`,
+        ]
+      : []),
     `at 1 in flight: raw ${one('raw-1')} — end to end ${one('e2e-1')}`,
-    ...(scaled === undefined
-      ? []
-      : [
-          `scale-out (2 gateways, 2 workers, same machine): ${scaled.toFixed(0)} req/s against ${numerator.rate.toFixed(0)} req/s for one of each`,
-        ]),
-    `${rss.map(({ label, rss }) => `${label} rss ${formatRss(rss)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS, RssAnon, RssFile)`,
+    ...(reports.has('scale-out')
+      ? [
+          `scale-out (2 gateways, 2 workers, same machine): ${reqs('scale-out')} against ${reqs(RATIO.numerator)} for one of each`,
+        ]
+      : []),
+    ...(rss.length > 0
+      ? [
+          `${rss.map(({ label, rss }) => `${label} rss ${formatRss(rss)}`).join(', ')} (after the run; /proc/<pid>/status VmRSS, RssAnon, RssFile)`,
+        ]
+      : []),
     took,
-    `ratio=${(numerator.rate / denominatorRate).toFixed(2)}`,
+    `ratio=${(e2e / raw).toFixed(2)}`,
   ];
 }
 
