@@ -80,7 +80,9 @@ async function measure(ctx: BenchContext, inflight: number, concurrency: number)
   const producer = new FloorProducer(ctx.config.redisUrl, ctx.prefix);
   let worker: AppProcess | null = null;
   try {
-    [worker] = await Promise.all([startNoopWorker(ctx, concurrency), producer.waitUntilReady()]);
+    // One after the other: a worker started beside a producer that failed would outlive this window.
+    await producer.waitUntilReady();
+    worker = await startNoopWorker(ctx, concurrency);
     const runId = `r${Date.now().toString(36)}c${concurrency}`;
     const op = (i: number): Promise<Outcome> => producer.roundTrip(`${runId}-${i}`, PHONES[i % PHONES.length]!.phone);
     const { result, lines: windowLines } = await measureWindow(
