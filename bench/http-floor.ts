@@ -19,13 +19,11 @@ import { startNoopWorker } from './raw-bullmq';
 const FRONT = resolve(REPO_ROOT, 'dist/bench/http-floor-front.js');
 const PATH = '/v1/verify/phone';
 
-export function httpFloor(options: { key?: string; sweep?: boolean } = {}): Phase {
-  return {
-    key: options.key ?? 'floor',
-    enabled: (opts) => !opts.skipRaw,
-    run: (ctx) => run(ctx, options.sweep ?? false),
-  };
-}
+export const httpFloor: Phase = {
+  key: 'floor',
+  enabled: (opts) => !opts.skipRaw,
+  run: (ctx) => run(ctx),
+};
 
 interface FloorRun {
   concurrency: number;
@@ -33,7 +31,7 @@ interface FloorRun {
   lines: string[];
 }
 
-async function run(ctx: BenchContext, sweep: boolean): Promise<PhaseReport> {
+async function run(ctx: BenchContext): Promise<PhaseReport> {
   const { opts } = ctx;
   const port = await freePort();
   const front = ctx.start(
@@ -49,7 +47,7 @@ async function run(ctx: BenchContext, sweep: boolean): Promise<PhaseReport> {
     await front.waitReady(`${baseUrl}/health/ready`);
     const bodies = PHONES.map((p) => Buffer.from(JSON.stringify({ phone: p.phone })));
     const op = postOp(load, bodies, ['floor']);
-    runs = await runSweep(ctx, opts.rawConcurrency, sweep, async (concurrency) => {
+    runs = await runSweep(ctx, opts.rawConcurrency, true, async (concurrency) => {
       const worker = await startNoopWorker(ctx, concurrency);
       try {
         return await measure(ctx, front, worker, op, concurrency);

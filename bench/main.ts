@@ -38,7 +38,7 @@ const PHASES: readonly Phase[] = [
   // Each at every --raw-concurrency / --worker-concurrency value: the ratio divides best by best.
   rawBullmq({ sweep: true }),
   // The raw round trip behind a bare HTTP endpoint, next to raw (the ratio's ceiling, ADR 0031).
-  httpFloor({ sweep: true }),
+  httpFloor,
   e2eLookups({ sweep: true }),
   // The same pair one at a time: latency, not throughput.
   rawBullmq({ key: 'raw-1', inflight: 1 }),
