@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from '@dossier/testing';
+
+const BUILT = join(REPO_ROOT, 'dist/libs/config/src/heap.js');
+
+/**
+ * In a fresh process running the build of heap.ts: 2,000 functions run often enough to get baseline
+ * code, then sit unused while the process allocates through at least 12 full collections. Reports
+ * V8's code space before and after, in KiB.
+ */
+function codeSpaceKiB(nodeArgs: string[]): { warm: number; after: number; majors: number } {
+  const script = `
+    const v8 = require('node:v8');
+    const { PerformanceObserver, constants } = require('node:perf_hooks');
+    require(${JSON.stringify(BUILT)}).tuneHeap(10);
+    const fns = Array.from({ length: 2000 }, (_, i) => new Function('a', 'let s = 0; for (let j = 0; j < a; j++) s += j * ' + i + '; return s;'));
+    for (let round = 0; round < 200; round++) for (const f of fns) f(3);
+    const used = () => Math.round(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'code_space').space_used_size / 1024);
+    const warm = used();
+    let majors = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors += 1;
+    }).observe({ entryTypes: ['gc'] });
+    let garbage = [];
+    const until = Date.now() + 30000;
+    (function churn() {
+      for (let i = 0; i < 20000; i++) garbage.push({ i });
+      if (garbage.length > 400000) garbage = [];
+      if (majors < 12 && Date.now() < until) return setImmediate(churn);
+      process.stdout.write(JSON.stringify({ warm, after: used(), majors, kept: fns.length }));
+    })();`;
+  return JSON.parse(execFileSync(process.execPath, [...nodeArgs, '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' }));
+}
+
+describe('tuneHeap', () => {
+  it('flushes the baseline code of functions that stopped running (ADR 0032)', () => {
+    const { warm, after, majors } = codeSpaceKiB([]);
+    expect(majors).toBeGreaterThanOrEqual(12);
+    expect(warm).toBeGreaterThan(512);
+    expect(after).toBeLessThan(warm / 4);
+  });
+
+  it.each(['--no-flush-baseline-code', '--noflush_baseline_code'])(
+    'leaves baseline code alone when the command line says %s',
+    (flag) => {
+      const { warm, after, majors } = codeSpaceKiB([flag]);
+      expect(majors).toBeGreaterThanOrEqual(12);
+      expect(after).toBeGreaterThan(warm / 2);
+    },
+  );
+});
