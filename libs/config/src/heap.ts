@@ -18,9 +18,9 @@ const BASELINE_FLUSH = /^--(?:no-?)?flush[-_]baseline[-_]code(?:=|$)/;
  *   compiled again. A `--flush-baseline-code` or `--no-flush-baseline-code` on the process's own command
  *   line (`execArgv`; Node refuses V8 flags like it in NODE_OPTIONS) wins.
  */
-export function tuneHeap(growingPercent: number, execArgv: readonly string[] = process.execArgv): void {
+export function tuneHeap(growingPercent: number): void {
   if (growingPercent > 0) setFlagsFromString(`--heap-growing-percent=${growingPercent}`);
-  if (!execArgv.some((option) => BASELINE_FLUSH.test(option))) setFlagsFromString('--flush-baseline-code');
+  if (!process.execArgv.some((option) => BASELINE_FLUSH.test(option))) setFlagsFromString('--flush-baseline-code');
 }
 
 /**
