@@ -23,10 +23,11 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Runtime: compiled apps and production dependencies, run as the image's unprivileged user.
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
-# V8's young generation and glibc's malloc arenas are sized before the apps' code runs: every launcher
-# sets these (APP_NODE_FLAGS and APP_PROCESS_ENV in libs/config/src/heap.ts; ADR 0029). A NODE_OPTIONS
-# of your own replaces this one: keep the flag in it.
-ENV NODE_OPTIONS=--max-semi-space-size=8 MALLOC_ARENA_MAX=2
+# V8's young generation, AsyncLocalStorage's implementation and glibc's malloc arenas are chosen before
+# the apps' code runs: every launcher sets these (appNodeFlags and APP_PROCESS_ENV in
+# libs/config/src/heap.ts; ADR 0029, ADR 0033). A NODE_OPTIONS of your own replaces this one: keep the
+# flags in it. Node 24 and later refuse --experimental-async-context-frame (they always do what it asks).
+ENV NODE_OPTIONS="--max-semi-space-size=8 --experimental-async-context-frame" MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /app/package.json ./package.json
 COPY --from=deps /app/node_modules ./node_modules

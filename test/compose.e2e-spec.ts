@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,7 +17,7 @@ import { promisify } from 'node:util';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { LOOKUP_KINDS } from '@dossier/domain';
-import { APP_NODE_FLAGS, APP_PROCESS_ENV, loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV, appNodeFlags, loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
 import {
   Api,
   AppProcess,
@@ -254,20 +263,48 @@ describe('the Dockerfile and its build context', () => {
     expect(runtime.lines.filter((l) => /^RUN\s/i.test(l))).toEqual([]);
   });
 
-  it('runs the apps with the Node options and environment every launcher uses (ADR 0029)', () => {
-    const env = dockerfileEnv(dockerfileStages().at(-1)!.lines);
-    expect(env['NODE_OPTIONS']?.split(/\s+/)).toEqual(APP_NODE_FLAGS);
+  it('runs the apps with the Node options and environment every launcher uses, for its Node (ADR 0029, ADR 0033)', () => {
+    const runtime = dockerfileStages().at(-1)!;
+    const nodeMajor = /^node:(\d+)-/.exec(runtime.from)?.[1];
+    expect(nodeMajor).toBeDefined();
+    const env = dockerfileEnv(runtime.lines);
+    expect(env['NODE_OPTIONS']?.split(/\s+/)).toEqual(appNodeFlags(nodeMajor!));
     for (const [name, value] of Object.entries(APP_PROCESS_ENV))
       expect({ name, value: env[name] }).toEqual({ name, value });
   });
 
-  it('has npm scripts that start the gateway and the worker the same way, an environment of their own winning', () => {
+  it('has npm scripts that start the gateway and the worker the same way, an environment of their own winning', async () => {
     const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
     const env = Object.entries(APP_PROCESS_ENV).map(([name, value]) => `${name}=\${${name}:-${value}}`);
-    for (const app of ['gateway', 'worker'] as const) {
-      expect(scripts[`start:${app}`]).toBe([...env, 'node', ...APP_NODE_FLAGS, ENTRY_POINTS[app]].join(' '));
+    // The flags come from the build, for the `node` on the PATH (Node 24 refuses one of Node 22's).
+    const flags = `$(node -p "require('./dist/libs/config/src/heap.js').APP_NODE_FLAGS.join(' ')")`;
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-scripts-'));
+    try {
+      const probe = join(dir, 'probe.js');
+      writeFileSync(
+        probe,
+        `const names = ${JSON.stringify(Object.keys(APP_PROCESS_ENV))};
+        const env = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+        process.stdout.write(JSON.stringify({ execArgv: process.execArgv, env }));`,
+      );
+      const ownEnv = Object.fromEntries(Object.keys(APP_PROCESS_ENV).map((name) => [name, `own-${name}`]));
+      for (const app of ['gateway', 'worker'] as const) {
+        const script = scripts[`start:${app}`]!;
+        expect(script).toBe([...env, 'node', flags, ENTRY_POINTS[app]].join(' '));
+        // What npm runs, with the entry point swapped for a probe: the flags the build gives this Node.
+        const shell = { cwd: REPO_ROOT, env: { PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` } };
+        const ran = await run('sh', ['-c', script.replace(ENTRY_POINTS[app], probe)], shell);
+        expect(JSON.parse(ran.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: APP_PROCESS_ENV });
+        const own = await run('sh', ['-c', script.replace(ENTRY_POINTS[app], probe)], {
+          ...shell,
+          env: { ...shell.env, ...ownEnv },
+        });
+        expect(JSON.parse(own.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: ownEnv });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@dossier/testing';
+import { APP_NODE_FLAGS, appNodeFlags } from './heap';
 
 const BUILT = join(REPO_ROOT, 'dist/libs/config/src/heap.js');
 
@@ -49,4 +50,32 @@ describe('tuneHeap', () => {
       expect(after).toBeGreaterThan(warm / 2);
     },
   );
+});
+
+describe('appNodeFlags (ADR 0029, ADR 0033)', () => {
+  const FRAME = '--experimental-async-context-frame';
+
+  it('asks Node 22 and 23 for async context frames, and not Node 24 and later, which have them and refuse the flag', () => {
+    for (const version of ['22.22.3', '22.23.3', '23.11.1']) expect(appNodeFlags(version)).toContain(FRAME);
+    for (const version of ['24.0.0', '24.21.0', '26.10.0']) expect(appNodeFlags(version)).not.toContain(FRAME);
+    for (const version of ['22.23.3', '24.21.0']) expect(appNodeFlags(version)).toContain('--max-semi-space-size=8');
+  });
+
+  it("gives this Node flags it accepts, under which AsyncLocalStorage needs no promise hook and keeps a request's store", () => {
+    // The hook-based AsyncLocalStorage propagates its store from a promise hook (`_propagate`); the
+    // frame-based one has no such method. Either way the store must survive awaits and timers.
+    const script = `
+      const { AsyncLocalStorage } = require('node:async_hooks');
+      const storage = new AsyncLocalStorage();
+      const seen = [];
+      storage.run({ request: 'r1' }, async () => {
+        await Promise.resolve();
+        seen.push(storage.getStore().request);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        seen.push(storage.getStore().request);
+        process.stdout.write(JSON.stringify({ hooked: typeof storage._propagate === 'function', seen }));
+      });`;
+    const out = execFileSync(process.execPath, [...APP_NODE_FLAGS, '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ hooked: false, seen: ['r1', 'r1'] });
+  });
 });
