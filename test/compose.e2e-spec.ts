@@ -290,17 +290,15 @@ describe('the Dockerfile and its build context', () => {
         process.stdout.write(JSON.stringify({ execArgv: process.execArgv, env }));`,
       );
       const ownEnv = Object.fromEntries(Object.keys(APP_PROCESS_ENV).map((name) => [name, `own-${name}`]));
+      const path = `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`;
       for (const app of ['gateway', 'worker'] as const) {
         const script = scripts[`start:${app}`]!;
         expect(script).toBe([...env, 'node', flags, ENTRY_POINTS[app]].join(' '));
         // What npm runs, with the entry point swapped for a probe: the flags the build gives this Node.
-        const shell = { cwd: REPO_ROOT, env: { PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}` } };
-        const ran = await run('sh', ['-c', script.replace(ENTRY_POINTS[app], probe)], shell);
+        const probed = ['-c', script.replace(ENTRY_POINTS[app], probe)];
+        const ran = await run('sh', probed, { cwd: REPO_ROOT, env: { PATH: path } });
         expect(JSON.parse(ran.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: APP_PROCESS_ENV });
-        const own = await run('sh', ['-c', script.replace(ENTRY_POINTS[app], probe)], {
-          ...shell,
-          env: { ...shell.env, ...ownEnv },
-        });
+        const own = await run('sh', probed, { cwd: REPO_ROOT, env: { PATH: path, ...ownEnv } });
         expect(JSON.parse(own.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: ownEnv });
       }
     } finally {

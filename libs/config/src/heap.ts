@@ -37,8 +37,8 @@ export function tuneHeap(growingPercent: number): void {
  *   default and refuses the flag.
  */
 export function appNodeFlags(nodeVersion: string = process.versions.node): readonly string[] {
-  const major = Number.parseInt(nodeVersion, 10);
-  return major < 24 ? ['--max-semi-space-size=8', '--experimental-async-context-frame'] : ['--max-semi-space-size=8'];
+  const flags = ['--max-semi-space-size=8'];
+  return Number.parseInt(nodeVersion, 10) < 24 ? [...flags, '--experimental-async-context-frame'] : flags;
 }
 
 /** {@link appNodeFlags} for the Node running this code (the launchers start the apps with the same `node`). */
