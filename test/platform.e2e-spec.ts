@@ -38,6 +38,10 @@ describe('rate limits held in Redis across gateway processes', () => {
     expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
     const limitedToo = await a.get('/v1/account', { key });
     expect(limitedToo.status).toBe(429);
+    // The router decodes percent-escapes: the same route under an encoded path is the same bucket.
+    const encoded = await a.get<ErrorBody>('/%761/account', { key });
+    expect(encoded.status).toBe(429);
+    expect(encoded.body.error.code).toBe('rate_limited');
 
     // register is limited per client address (2 of its 4 tokens used so far); the new key has its own bucket
     const other = await a.register();
@@ -50,6 +54,11 @@ describe('rate limits held in Redis across gateway processes', () => {
     for (let i = 0; i < 3; i++) guesses.push(await b.get('/v1/account', { key: `dsk_${String(i).repeat(40)}` }));
     expect(guesses.map((g) => g.status)).toEqual([401, 401, 429]);
     expect(guesses[0]!.headers.get('ratelimit-remaining')).toBe('1');
+    const encodedLogin = await b.post<ErrorBody>('/%761/auth/login', {
+      email: 'x@example.com',
+      password: 'guess-1234',
+    });
+    expect(encodedLogin.status).toBe(429);
   });
 
   it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {

@@ -68,8 +68,13 @@ describe('the global guards', () => {
     cache = moduleRef.get(KeyCache);
   });
 
-  function context(handler: 'guarded' | 'open', headers: Record<string, string> = {}, url = '/v1/private') {
-    const request = { headers, ip: '203.0.113.7', url } as unknown as FastifyRequest;
+  function context(
+    handler: 'guarded' | 'open',
+    headers: Record<string, string> = {},
+    route = '/v1/private',
+    url = route,
+  ) {
+    const request = { headers, ip: '203.0.113.7', url, routeOptions: { url: route } } as unknown as FastifyRequest;
     const reply = { header: jest.fn() } as unknown as FastifyReply;
     const ctx = new ExecutionContextHost([request, reply], Routes, Routes.prototype[handler]) as ExecutionContext;
     return { ctx, request };
@@ -115,6 +120,13 @@ describe('the global guards', () => {
     it('leaves routes outside /v1 alone', async () => {
       await expect(rateGuard.canActivate(context('open', {}, '/health/ready').ctx)).resolves.toBe(true);
       expect(limiter.enforce).not.toHaveBeenCalled();
+    });
+
+    it('goes by the route that matched, not the raw URL: a percent-encoded /v1 is limited too', async () => {
+      const { ctx, request } = context('guarded', {}, '/v1/private', '/%761/private');
+      request.auth = { keyId: 'key_live', accountId: 'acct_1', mode: 'live' as const };
+      await expect(rateGuard.canActivate(ctx)).resolves.toBe(true);
+      expect(limiter.enforce).toHaveBeenCalledWith('key:key_live', expect.anything(), 'marker:key_live');
     });
 
     it('limits by client address where there is no key', async () => {

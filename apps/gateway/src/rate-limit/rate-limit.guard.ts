@@ -5,7 +5,7 @@ import { KeyRevocations } from '../auth/key-revocations';
 import { RateLimiterService } from './rate-limiter.service';
 
 /**
- * Runs after the key guard on every /v1 route: per key when authenticated, per client address on the
+ * Runs after the key guard on every route under /v1 (by the route Fastify matched): per key when authenticated, per client address on the
  * public auth routes (which also slows password guessing). Requests with a bad key are limited per
  * address by the key guard itself. For keys, the same Redis call checks auth's revocation marker.
  */
@@ -19,7 +19,9 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    if (!request.url.startsWith('/v1/')) return true;
+    // The route that matched, not the raw URL: the router decodes percent-escapes, so `/%761/account`
+    // reaches the /v1 handler while its raw URL does not start with /v1/.
+    if (request.routeOptions.url?.startsWith('/v1/') !== true) return true;
     const reply = http.getResponse<FastifyReply>();
     const keyId = request.auth?.keyId;
     if (keyId === undefined) {
