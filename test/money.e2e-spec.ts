@@ -99,6 +99,41 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
   });
 
+  it('answers what a lookup did when the reply to its queue add is lost: a 503 only when nothing was charged, a batch kept with its key', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    await stack.startWorker();
+    // The job is queued and runs; its add fails after 1 s, as a reply lost to a timeout or a reset would.
+    const late = new Api((await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000' })).baseUrl);
+    const single = await late.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=30' } });
+    expect(single.status).toBe(200);
+    expect(single.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 1 });
+
+    const requests = Array.from({ length: 3 }, () => ({ kind: 'phone', input: PHONE }));
+    const headers = { 'idempotency-key': 'lost-reply', prefer: 'wait=30' };
+    const batch = await late.post<{ batch_id: string; status: string }>('/v1/batch', { requests }, { key, headers });
+    expect(batch.status).toBe(200);
+    expect(batch.body.status).toBe('success');
+    const retried = await api.post<{ batch_id: string }>('/v1/batch', { requests }, { key, headers });
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.batch_id).toBe(batch.body.batch_id);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 4, { reserves: 4, captures: 4, releases: 0 }));
+
+    // The add fails at once: the gateway's release and the job race. Whichever wins, the answer says what happened.
+    const racing = new Api((await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0' })).baseUrl);
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await racing.post<Envelope>('/v1/verify/phone', PHONE, { key }));
+    const ok = answers.filter((a) => a.status === 200).length;
+    expect(answers.filter((a) => a.status === 503).length).toBe(6 - ok);
+    await waitFor(
+      () => ledgerState(accountId),
+      (s) => s.pending === 0,
+      { timeoutMs: 10_000, what: 'every search settled' },
+    );
+    expect(await ledgerState(accountId)).toEqual(
+      settled(SIGNUP - 4 - ok, { reserves: 10, captures: 4 + ok, releases: 6 - ok }),
+    );
+  });
+
   it('loses nothing when Redis loses the queues mid-run: queued searches are failed and released, later ones charged once', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const ids = await Promise.all(Array.from({ length: 5 }, () => submitAsync(key)));

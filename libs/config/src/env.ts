@@ -105,6 +105,11 @@ const gatewaySchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(72_000),
   /** Test-only fault injection: hold each lookup this long between its reservation and its enqueue (ignored unless NODE_ENV=test). */
   GATEWAY_TEST_HOLD_ENQUEUE_MS: int(0, 600_000).optional(),
+  /**
+   * Test-only fault injection: queue each lookup's job, then fail its add this long after, as a Redis reply
+   * lost to a timeout or a reset would (the job runs anyway; ignored unless NODE_ENV=test).
+   */
+  GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: int(0, 600_000).optional(),
 });
 
 const workerSchema = z.object({
@@ -294,6 +299,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     http: httpTimeoutsOf(e),
     webhooks: webhooksOf(e),
     testHoldEnqueueMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_ENQUEUE_MS ?? null) : null,
+    testLoseEnqueueReplyMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS ?? null) : null,
   };
 }
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

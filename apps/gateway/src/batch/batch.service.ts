@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, type LookupKind } from '@dossier/domain';
 import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
 import {
@@ -9,6 +9,7 @@ import {
   type PlannedItem,
 } from '@dossier/persistence';
 import type { AuthContext } from '../auth/auth-context';
+import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
 import { LookupsService, type AnyLookupRequest, type LookupCall } from '../lookups/lookups.service';
@@ -28,6 +29,11 @@ const LOOKUP_OF: Record<LookupKind, (input: unknown) => AnyLookupRequest> = {
 /** A planned item, with the lookup a valid one queues. */
 type Planned = (PlannedItem & { search: NewSearch; request: AnyLookupRequest }) | { error: ItemError };
 
+/** A search known only to have been reserved. */
+function pendingSnapshot(id: string, balance: number): SearchSnapshot {
+  return { id, status: 'pending', results: null, sources: null, error: null, balance };
+}
+
 /** A batch as it stands, and whether this answer replays an earlier request with the same Idempotency-Key. */
 export interface BatchOutcome {
   body: BatchBody;
@@ -41,6 +47,8 @@ export interface BatchOutcome {
  */
 @Injectable()
 export class BatchService {
+  private readonly logger = new Logger(BatchService.name);
+
   constructor(
     private readonly lookups: LookupsService,
     private readonly waiter: ResultWaiterService,
@@ -89,14 +97,33 @@ export class BatchService {
       try {
         await Promise.all(created.reserved.map((s) => this.lookups.enqueueJob(requestOf.get(s.id)!, s.id, call)));
       } catch (err) {
-        // Redis is down: every reservation goes back and the key is freed, so retrying the batch runs it again.
-        // A job that did get queued finds its search settled and stops there.
-        await Promise.all(created.reserved.map((s) => this.lookups.releaseUnqueued(s.id)));
-        await this.batches.forgetIdempotencyKey(batchId).catch(() => {});
-        throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
+        const releases = await Promise.all(created.reserved.map((s) => this.lookups.releaseUnqueued(s.id)));
+        if (releases.every((r) => r === 'released')) {
+          // Redis is down: every reservation went back and the key is freed, so retrying the batch runs it again.
+          // A job that did get queued finds its search settled and stops there.
+          await this.batches.forgetIdempotencyKey(batchId).catch(() => {});
+          throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
+        }
+        // Some add did reach Redis and its job already settled (or Postgres failed too, and its job or the
+        // reconciler settles it): the batch stands, with its key, and is answered as it is. The released
+        // items read failed (`unavailable`, nothing charged); a retry with the same key replays it.
+        this.logger.warn(
+          `request_id=${call.requestId}: queueing batch ${batchId} failed but not all of its searches could be released; answering the batch as it stands: ${String(err)}`,
+        );
       }
       const batch = { id: batchId, items: created.items };
-      return { body: await this.collect(batch, call, watch), replayed: false };
+      try {
+        return { body: await this.collect(batch, call, watch), replayed: false };
+      } catch (err) {
+        // Reserved and queued: the lookups go on and may be charged, so a 503 ("nothing charged") would be
+        // wrong. Answer the batch pending, as far as it is known without Postgres; the client polls it.
+        if (!isBackingServiceDown(err)) throw err;
+        this.logger.warn(
+          `request_id=${call.requestId}: waiting for batch ${batchId} failed, answering pending: ${String(err)}`,
+        );
+        const pending = new Map(created.reserved.map((s) => [s.id, pendingSnapshot(s.id, created.balance)] as const));
+        return { body: bodyOf(batchId, created.items, pending, created.balance), replayed: false };
+      }
     } finally {
       watch?.dispose();
     }

@@ -16,6 +16,7 @@ class FakeSearches {
   readonly rows = new Map<string, SearchView & { idempotency_key: string | null }>();
   reads = 0;
   down = false;
+  settleDown = false;
 
   async reserve(s: NewSearch) {
     if (s.idempotencyKey && [...this.rows.values()].some((r) => r.idempotency_key === s.idempotencyKey)) {
@@ -43,6 +44,8 @@ class FakeSearches {
   }
 
   async settle(id: string, outcome: Settlement) {
+    if (this.settleDown)
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const row = this.rows.get(id);
     if (row?.status !== 'pending') return { settled: false, charged: false, balance: null, notify: false };
     const charged = outcome.status === 'succeeded' && outcome.charge;
@@ -92,6 +95,8 @@ describe('LookupsService', () => {
   let added: LookupJob[];
   let work: Worker;
   let queueDown: boolean;
+  /** The add reaches Redis (the job runs) but its reply is lost: it fails a little later. */
+  let loseReply: boolean;
 
   const auth = { keyId: 'key_test', accountId: 'acct_test', mode: 'live' as const };
   const phone: LookupRequest<'phone'> = { kind: 'phone', input: { phone: '+14155552671' }, purpose: null };
@@ -124,12 +129,17 @@ describe('LookupsService', () => {
     searches = new FakeSearches();
     added = [];
     queueDown = false;
+    loseReply = false;
     work = (job) => complete(job, [{ e164: '+14155552671' }], true);
     const queue = {
       add: jest.fn(async (_name: string, job: LookupJob) => {
         if (queueDown) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
         added.push(job);
         setImmediate(() => work(job));
+        if (loseReply) {
+          await new Promise((r) => setTimeout(r, 20));
+          throw new Error('Command timed out');
+        }
       }),
     };
     const queues = Object.fromEntries(LOOKUP_KINDS.map((k) => [k, queue])) as unknown as LookupQueues;
@@ -282,6 +292,35 @@ describe('LookupsService', () => {
     await expect(service.submit(phone, call())).rejects.toMatchObject({ code: 'unavailable' });
     expect(searches.balance).toBe(10);
     expect([...searches.rows.values()][0]).toMatchObject({ status: 'failed', charged: false });
+  });
+
+  it('answers the lookup, not 503 ("nothing charged"), when the add reached Redis and its job settled first', async () => {
+    loseReply = true;
+    const outcome = await service.submit(phone, call());
+    expect(outcome).toMatchObject({ status: 'succeeded', results: [{ e164: '+14155552671' }] });
+    expect(searches.balance).toBe(9);
+    expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'succeeded', charged: true })]);
+  });
+
+  it('releases the reservation and answers 503 when the add reached Redis but the release came first', async () => {
+    loseReply = true;
+    work = (job) => setTimeout(() => complete(job, [{ e164: '+14155552671' }], true), 100);
+    await expect(service.submit(phone, call())).rejects.toMatchObject({ code: 'unavailable' });
+    await new Promise((r) => setTimeout(r, 150)); // the job runs, finds its search settled and changes nothing
+    expect(searches.balance).toBe(10);
+    expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'failed', charged: false })]);
+  });
+
+  it('answers pending, not 503, when the add fails and Postgres fails the release too (nobody can tell yet)', async () => {
+    queueDown = true;
+    searches.settleDown = true;
+    searches.down = true;
+    await expect(service.submit(phone, call({ prefer: parsePrefer('wait=1') }))).resolves.toMatchObject({
+      status: 'pending',
+      reserved: 1,
+      balance: 9,
+    });
+    expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'pending' })]);
   });
 
   it('answers pending, not 503, when Postgres goes away while it waits (the lookup goes on)', async () => {

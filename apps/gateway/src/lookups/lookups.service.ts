@@ -157,6 +157,13 @@ export class LookupsService {
     return outcomeOf(search, { replayed: false, retryable: false });
   }
 
+  /**
+   * Queues the reserved search's job. When the add fails, the reservation goes back and the caller gets a
+   * 503 ("nothing charged"), unless the add did reach Redis (a reply lost to a timeout or a reset) and its
+   * job already settled the search: the lookup then stands, and the caller gets its outcome as for any
+   * other. When Postgres fails too, nobody can tell yet: the search stays pending (its job settles it or,
+   * if there is none, the reconciler releases it) and the caller gets it as pending.
+   */
   private async enqueue<K extends LookupKind>(
     req: LookupRequest<K>,
     searchId: string,
@@ -165,10 +172,12 @@ export class LookupsService {
     try {
       await this.enqueueJob(req, searchId, call);
     } catch (err) {
-      // Redis is down: give the reservation back now. If Postgres fails too, the worker's
-      // reconciler releases the stale pending search later — a refund is never lost.
-      await this.releaseUnqueued(searchId);
-      throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
+      const release = await this.releaseUnqueued(searchId);
+      if (release === 'released')
+        throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
+      this.logger.warn(
+        `request_id=${call.requestId}: queueing ${searchId} failed but its search is ${release === 'settled' ? 'settled by its job' : 'not yet released'}; answering the search as it stands: ${String(err)}`,
+      );
     }
   }
 
@@ -190,17 +199,30 @@ export class LookupsService {
       mode: call.auth.mode,
       reply_to: this.waiter.replyTo,
     });
+    // Test-only: the job is queued, but its reply is "lost" (money tests).
+    if (this.config.testLoseEnqueueReplyMs !== null) {
+      await new Promise((r) => setTimeout(r, this.config.testLoseEnqueueReplyMs!));
+      throw new Error('Command timed out (test: the reply to the add was lost)');
+    }
   }
 
-  /** Releases a reserved search whose job could not be queued (failed, nothing charged). Never throws. */
-  async releaseUnqueued(searchId: string): Promise<void> {
-    await this.searches
-      .settle(searchId, {
+  /**
+   * Releases a reserved search whose job could not be queued (failed, nothing charged). Never throws. What
+   * it did: `released`; `settled`, when the search was settled before (its add did reach Redis and the job
+   * ran); `unknown`, when Postgres failed too.
+   */
+  async releaseUnqueued(searchId: string): Promise<'released' | 'settled' | 'unknown'> {
+    try {
+      const result = await this.searches.settle(searchId, {
         status: 'failed',
         error: { code: 'unavailable', message: 'the lookup could not be queued; nothing was charged' },
         sources: [],
-      })
-      .catch((e: unknown) => this.logger.error(`release after failed enqueue of ${searchId} failed: ${String(e)}`));
+      });
+      return result.settled ? 'released' : 'settled';
+    } catch (e) {
+      this.logger.error(`release after failed enqueue of ${searchId} failed: ${String(e)}`);
+      return 'unknown';
+    }
   }
 
   private async replay(existing: SearchView, requestHash: string | null, call: LookupCall): Promise<LookupOutcome> {
