@@ -79,18 +79,44 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
     expect(test).toMatch(/^dsk_test_[0-9A-Za-z]{40}$/);
     const plain = await api.post<{ api_key: string }>('/v1/auth/keys', { name: 'plain' }, { key: live });
     expect(plain.body.api_key).toMatch(/^dsk_[0-9A-Za-z]{40}$/);
-    const explicit = await api.post<{ api_key: string }>('/v1/auth/keys', { mode: 'live' }, { key: test });
-    expect(explicit.body.api_key).toMatch(/^dsk_[0-9A-Za-z]{40}$/);
-    const list = await api.get<KeyList>('/v1/auth/keys', { key: test });
+    const list = await api.get<KeyList>('/v1/auth/keys', { key: live });
     expect(list.status).toBe(200);
     expect(list.body.keys.map((k) => [k.name, k.mode])).toEqual([
       ['default', 'live'],
       ['sandbox', 'test'],
       ['plain', 'live'],
-      [null, 'live'],
     ]);
     expect(test.startsWith(list.body.keys[1]!.prefix)).toBe(true);
     expect(list.body.keys[1]!.prefix).toMatch(/^dsk_test_.{4}$/);
+  });
+
+  it('keeps a test key in the test world: it makes only test keys, sees and revokes only test keys (ADR 0034)', async () => {
+    const refused = await api.post<{ error: { code: string; details: { field: string }[] } }>(
+      '/v1/auth/keys',
+      { mode: 'live' },
+      { key: test },
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.map((d) => d.field)).toEqual(['mode']);
+    const made = await api.post<{ api_key: string; key_id: string }>('/v1/auth/keys', { name: 'ci' }, { key: test });
+    expect(made.status).toBe(201);
+    expect(made.body.api_key).toMatch(/^dsk_test_[0-9A-Za-z]{40}$/);
+
+    const seen = await api.get<KeyList>('/v1/auth/keys', { key: test });
+    expect(seen.body.keys.map((k) => [k.name, k.mode])).toEqual([
+      ['sandbox', 'test'],
+      ['ci', 'test'],
+    ]);
+    const liveKeys = (await api.get<KeyList>('/v1/auth/keys', { key: live })).body.keys.filter(
+      (k) => k.mode === 'live',
+    );
+    expect(liveKeys.length).toBeGreaterThan(0);
+    for (const k of liveKeys) {
+      expect((await api.request('DELETE', `/v1/auth/keys/${k.id}`, { key: test })).status).toBe(404);
+    }
+    expect((await api.get('/v1/account', { key: live })).status).toBe(200);
+    expect((await api.request('DELETE', `/v1/auth/keys/${made.body.key_id}`, { key: test })).status).toBe(200);
+    expect((await api.get('/v1/account', { key: made.body.api_key })).status).toBe(401);
   });
 
   it('refuses a mode other than live or test with 400, creating nothing', async () => {

@@ -45,6 +45,51 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     await stack?.stop();
   });
 
+  it("keeps modes apart: a test key's webhook takes only test events, a live one only live events, and neither key sees the other's (ADR 0034)", async () => {
+    const testKey = (await api.post<{ api_key: string }>('/v1/auth/keys', { mode: 'test' }, { key })).body.api_key;
+    const [liveHook, testHook] = await Promise.all([receiver([]), receiver([])]);
+    try {
+      const events = ['search.completed'];
+      const live = await api.post<Created>('/v1/webhooks', { url: liveHook.url, events }, { key });
+      const test = await api.post<Created>('/v1/webhooks', { url: testHook.url, events }, { key: testKey });
+      expect([live.status, test.status]).toEqual([201, 201]);
+      const ids = async (k: string) =>
+        (await api.get<{ webhooks: { id: string }[] }>('/v1/webhooks', { key: k })).body.webhooks.map((w) => w.id);
+      expect(await ids(testKey)).toEqual([test.body.webhook.id]);
+      expect(await ids(key)).toContain(live.body.webhook.id);
+      expect(await ids(key)).not.toContain(test.body.webhook.id);
+      const liveId = live.body.webhook.id;
+      expect((await api.get(`/v1/webhooks/${liveId}/deliveries`, { key: testKey })).status).toBe(404);
+      expect((await api.request('DELETE', `/v1/webhooks/${liveId}`, { key: testKey })).status).toBe(404);
+
+      const liveSearch = await api.post<{ search_id: string }>(
+        '/v1/verify/phone',
+        { phone: '+1 650 253 0000' },
+        { key },
+      );
+      const testSearch = await api.post<{ search_id: string }>(
+        '/v1/verify/phone',
+        { phone: '+15555550100' },
+        { key: testKey },
+      );
+      expect([liveSearch.status, testSearch.status]).toEqual([200, 200]);
+      const eventOf = (searchId: string) => `evt_${searchId.slice('srch_'.length)}`;
+      const idsOf = (hook: typeof liveHook) => hook.received.map((r) => (JSON.parse(r.raw) as { id: string }).id);
+      await waitFor(
+        async () => [idsOf(liveHook), idsOf(testHook)],
+        ([l, t]) => l!.length > 0 && t!.length > 0,
+        { timeoutMs: 30_000, what: 'both webhooks to receive an event' },
+      );
+      // Both searches' events were queued when they settled: a delivery across modes would arrive with them.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(idsOf(liveHook)).toEqual([eventOf(liveSearch.body.search_id)]);
+      expect(idsOf(testHook)).toEqual([eventOf(testSearch.body.search_id)]);
+    } finally {
+      await Promise.all([liveHook.close(), testHook.close()]);
+      await sql(`DELETE FROM webhooks WHERE account_id = $1`, [accountId]);
+    }
+  });
+
   it('delivers a completed search signed, after a receiver that failed (500) and hung, recording every attempt', async () => {
     const hook = await receiver([500, 'hang', 200]);
     let id = '';

@@ -86,8 +86,10 @@ export class ApiKeysRepository {
     await this.keys.update({ id: keyId }, { lastUsedAt: () => 'now()' });
   }
 
-  async list(accountId: string): Promise<ApiKeyView[]> {
-    const keys = await this.keys.find({ where: { accountId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  /** The account's keys, oldest first; only those of one mode when `mode` is given. */
+  async list(accountId: string, mode: ApiKeyMode | null = null): Promise<ApiKeyView[]> {
+    const where = mode === null ? { accountId } : { accountId, mode };
+    const keys = await this.keys.find({ where, order: { createdAt: 'ASC', id: 'ASC' } });
     return keys.map(viewOf);
   }
 

@@ -19,6 +19,7 @@ import { Webhooks1760000000000 } from './migrations/1760000000000-webhooks';
 import { ApiKeyMode1770000000000 } from './migrations/1770000000000-api-key-mode';
 import { Batches1780000000000 } from './migrations/1780000000000-batches';
 import { BatchedReservations1790000000000 } from './migrations/1790000000000-batched-reservations';
+import { WebhookMode1800000000000 } from './migrations/1800000000000-webhook-mode';
 
 export const ENTITIES = [
   AccountEntity,
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   ApiKeyMode1770000000000,
   Batches1780000000000,
   BatchedReservations1790000000000,
+  WebhookMode1800000000000,
 ];
 
 export interface DataSourceOptions {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { newId } from '@dossier/domain';
+import { newId, type ApiKeyMode } from '@dossier/domain';
 import { queryRows } from './sql';
 
 export interface WebhookRow {
@@ -29,49 +29,59 @@ export type DeliveryRow = DeliveryAttempt & { attempted_at: Date };
 
 const COLUMNS = 'id, url, events, created_at';
 
-/** Webhook endpoints and their delivery attempts (ADR 0020). Every read and delete is scoped to one account. */
+/**
+ * Webhook endpoints and their delivery attempts (ADR 0020). Every read and delete is scoped to one account
+ * and one mode (ADR 0034): a webhook belongs to the mode of the key that registered it.
+ */
 export class WebhooksRepository {
   constructor(private readonly db: DataSource) {}
 
-  async create(accountId: string, url: string, events: readonly string[], secretSealed: string): Promise<WebhookRow> {
+  async create(
+    accountId: string,
+    mode: ApiKeyMode,
+    url: string,
+    events: readonly string[],
+    secretSealed: string,
+  ): Promise<WebhookRow> {
     const rows = await queryRows<WebhookRow>(
       this.db,
-      `INSERT INTO webhooks (id, account_id, url, events, secret_sealed) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [newId.webhook(), accountId, url, events, secretSealed],
+      `INSERT INTO webhooks (id, account_id, mode, url, events, secret_sealed) VALUES ($1, $2, $3, $4, $5, $6)
+       RETURNING ${COLUMNS}`,
+      [newId.webhook(), accountId, mode, url, events, secretSealed],
     );
     return rows[0]!;
   }
 
-  listForAccount(accountId: string): Promise<WebhookRow[]> {
+  listForAccount(accountId: string, mode: ApiKeyMode): Promise<WebhookRow[]> {
     return queryRows<WebhookRow>(
       this.db,
-      `SELECT ${COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY created_at, id`,
-      [accountId],
+      `SELECT ${COLUMNS} FROM webhooks WHERE account_id = $1 AND mode = $2 ORDER BY created_at, id`,
+      [accountId, mode],
     );
   }
 
-  async findForAccount(id: string, accountId: string): Promise<WebhookRow | null> {
+  async findForAccount(id: string, accountId: string, mode: ApiKeyMode): Promise<WebhookRow | null> {
     const rows = await queryRows<WebhookRow>(
       this.db,
-      `SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2`,
-      [id, accountId],
+      `SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2 AND mode = $3`,
+      [id, accountId, mode],
     );
     return rows[0] ?? null;
   }
 
-  /** Deletes the account's webhook (its delivery records go with it); false when it has none by this id. */
-  async deleteForAccount(id: string, accountId: string): Promise<boolean> {
+  /** Deletes the account's webhook of this mode (its delivery records go with it); false when there is none by this id. */
+  async deleteForAccount(id: string, accountId: string, mode: ApiKeyMode): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(
       this.db,
-      `DELETE FROM webhooks WHERE id = $1 AND account_id = $2 RETURNING id`,
-      [id, accountId],
+      `DELETE FROM webhooks WHERE id = $1 AND account_id = $2 AND mode = $3 RETURNING id`,
+      [id, accountId, mode],
     );
     return rows.length > 0;
   }
 
   /**
    * For a settled search, in one indexed query: the batch it belongs to (if any) and the webhooks of its
-   * account that take this event.
+   * account that take this event, of the mode of the key that made it.
    */
   async onSearchSettled(
     searchId: string,
@@ -80,7 +90,8 @@ export class WebhooksRepository {
     const rows = await queryRows<{ batch_id: string | null; id: string | null; account_id: string | null }>(
       this.db,
       `SELECT s.batch_id, w.id, w.account_id FROM searches s
-         LEFT JOIN webhooks w ON w.account_id = s.account_id AND $2 = ANY(w.events)
+         LEFT JOIN api_keys k ON k.id = s.key_id
+         LEFT JOIN webhooks w ON w.account_id = s.account_id AND w.mode = COALESCE(k.mode, 'live') AND $2 = ANY(w.events)
         WHERE s.id = $1 ORDER BY w.id`,
       [searchId, event],
     );
@@ -90,12 +101,15 @@ export class WebhooksRepository {
     };
   }
 
-  /** The account's webhooks that take this event. */
-  subscribersOf(accountId: string, event: string): Promise<{ id: string; account_id: string }[]> {
+  /** The webhooks that take this event of the batch: its account's, of the mode of the key that made it. */
+  batchSubscribers(batchId: string, event: string): Promise<{ id: string; account_id: string }[]> {
     return queryRows<{ id: string; account_id: string }>(
       this.db,
-      `SELECT id, account_id FROM webhooks WHERE account_id = $1 AND $2 = ANY(events) ORDER BY id`,
-      [accountId, event],
+      `SELECT w.id, w.account_id FROM batches b
+         LEFT JOIN api_keys k ON k.id = b.key_id
+         JOIN webhooks w ON w.account_id = b.account_id AND w.mode = COALESCE(k.mode, 'live') AND $2 = ANY(w.events)
+        WHERE b.id = $1 ORDER BY w.id`,
+      [batchId, event],
     );
   }
 

@@ -83,7 +83,7 @@ export class AuthController {
     errors: ['unauthorized', 'rate_limited', 'unavailable'],
   })
   listKeys(@CurrentAuth() auth: AuthContext) {
-    return this.auth.listKeys(auth.accountId);
+    return this.auth.listKeys(auth);
   }
 
   @Post('auth/keys')
@@ -92,7 +92,8 @@ export class AuthController {
     tag: 'auth',
     summary: 'Create an API key',
     description:
-      'With `"mode": "test"` the key is a `dsk_test_…` sandbox key: its lookups cost nothing, reach no upstream and answer from the synthetic data set listed in the README ("Test keys").',
+      'With `"mode": "test"` the key is a `dsk_test_…` sandbox key: its lookups cost nothing, reach no upstream and answer from the synthetic data set listed in the README ("Test keys"). ' +
+      'A test key creates only test keys (its default; `"mode": "live"` is a `validation_error`), and lists and revokes only test keys.',
     body: createKeyBody,
     status: 201,
     response: keyIssuedResponse,
@@ -107,7 +108,7 @@ export class AuthController {
   })
   createKey(@CurrentAuth() auth: AuthContext, @Body() body: unknown) {
     const { name, mode } = parseBody(createKeyBody, body);
-    return this.auth.createKey(auth.accountId, name ?? null, mode ?? 'live');
+    return this.auth.createKey(auth, name ?? null, mode);
   }
 
   @Delete('auth/keys/:id')
@@ -123,7 +124,7 @@ export class AuthController {
   })
   revokeKey(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
     if (!KEY_ID.test(id)) throw new DomainError('not_found', 'no such key');
-    return this.auth.revokeKey(auth.accountId, id);
+    return this.auth.revokeKey(auth, id);
   }
 
   @Get('account')

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '@dossier/config';
 import { AccountsRepository, ApiKeysRepository, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
+import type { AuthContext } from './auth-context';
 import { KeyRevocations } from './key-revocations';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -50,22 +51,33 @@ export class AuthService {
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 
-  async createKey(accountId: string, name: string | null, mode: ApiKeyMode = 'live') {
-    const key = await this.keys.create(accountId, name, mode);
+  /**
+   * A new key of the account. A test key stays in the test world (ADR 0034): it makes test keys (its
+   * default), and asking it for a live one is a validation error — a leaked test key must not be a way
+   * to a live key, and so to the account's real results.
+   */
+  async createKey(caller: AuthContext, name: string | null, mode: ApiKeyMode | undefined) {
+    if (caller.mode === 'test' && mode === 'live') {
+      throw DomainError.validation([{ field: 'mode', issue: 'a test key can only create test keys' }]);
+    }
+    const key = await this.keys.create(caller.accountId, name, mode ?? caller.mode);
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 
-  async listKeys(accountId: string) {
-    const keys = await this.keys.list(accountId);
+  /** The account's keys; a test key sees only the test keys (ADR 0034). */
+  async listKeys(caller: AuthContext) {
+    const keys = await this.keys.list(caller.accountId, caller.mode === 'test' ? 'test' : null);
     return { status: 'success' as const, keys: keys.map(keyViewOf) };
   }
 
   /**
    * Marks the key revoked in Redis first (every gateway refuses it from the next request on, cache or
-   * not), then in Postgres. If Redis is down this fails with 503 and nothing changes.
+   * not), then in Postgres. If Redis is down this fails with 503 and nothing changes. A test key can
+   * revoke only test keys: a live key is not found for it (ADR 0034).
    */
-  async revokeKey(accountId: string, keyId: string) {
-    const owned = (await this.keys.list(accountId)).some((k) => k.id === keyId);
+  async revokeKey(caller: AuthContext, keyId: string) {
+    const accountId = caller.accountId;
+    const owned = (await this.keys.list(accountId, caller.mode === 'test' ? 'test' : null)).some((k) => k.id === keyId);
     if (!owned) throw new DomainError('not_found', 'no such key');
     await this.revocations.revoke(keyId);
     const key = await this.keys.revoke(accountId, keyId);

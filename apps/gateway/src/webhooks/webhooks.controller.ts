@@ -45,7 +45,7 @@ export class WebhooksController {
     ],
   })
   create(@CurrentAuth() auth: AuthContext, @Body() body: unknown) {
-    return this.webhooks.create(auth.accountId, parseBody(createWebhookBody, body));
+    return this.webhooks.create(auth, parseBody(createWebhookBody, body));
   }
 
   @Get('webhooks')
@@ -58,7 +58,7 @@ export class WebhooksController {
     errors: ['unauthorized', 'rate_limited', 'unavailable'],
   })
   list(@CurrentAuth() auth: AuthContext) {
-    return this.webhooks.list(auth.accountId);
+    return this.webhooks.list(auth);
   }
 
   @Delete('webhooks/:id')
@@ -73,7 +73,7 @@ export class WebhooksController {
     errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
   })
   delete(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
-    return this.webhooks.delete(auth.accountId, id);
+    return this.webhooks.delete(auth, id);
   }
 
   @Get('webhooks/:id/deliveries')
@@ -88,6 +88,6 @@ export class WebhooksController {
     errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
   })
   deliveries(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
-    return this.webhooks.deliveries(auth.accountId, id);
+    return this.webhooks.deliveries(auth, id);
   }
 }

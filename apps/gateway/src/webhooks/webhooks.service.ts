@@ -9,6 +9,7 @@ import {
   type WebhookEvent,
 } from '@dossier/contracts';
 import { WebhooksRepository, type DeliveryRow, type WebhookRow } from '@dossier/persistence';
+import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 
 const DELIVERIES_SHOWN = 100;
@@ -22,7 +23,11 @@ const viewOf = (w: WebhookRow) => ({
   created_at: w.created_at.toISOString(),
 });
 
-/** `/v1/webhooks`: an account registers, lists and deletes its endpoints, and reads their delivery attempts. */
+/**
+ * `/v1/webhooks`: an account registers, lists and deletes its endpoints, and reads their delivery attempts.
+ * A webhook belongs to the mode of the key that registered it (ADR 0034): it takes that mode's events, and
+ * only keys of that mode see and manage it.
+ */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -30,29 +35,35 @@ export class WebhooksService {
     @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
   ) {}
 
-  async create(accountId: string, body: { url: string; events?: WebhookEvent[] | undefined }) {
+  async create({ accountId, mode }: AuthContext, body: { url: string; events?: WebhookEvent[] | undefined }) {
     const key = this.config.webhooks.key;
     if (key === null) throw DomainError.unavailable('webhooks are not enabled on this server (no WEBHOOK_SECRET_KEY)');
     const check = await checkWebhookTarget(body.url, this.config.webhooks.allowPrivate);
     if (!check.ok) throw DomainError.validation([{ field: 'url', issue: check.reason }]);
     const events = body.events ? WEBHOOK_EVENTS.filter((e) => body.events!.includes(e)) : [...WEBHOOK_EVENTS];
     const secret = newWebhookSecret();
-    const row = await this.webhooks.create(accountId, check.target.url.toString(), events, sealSecret(secret, key));
+    const row = await this.webhooks.create(
+      accountId,
+      mode,
+      check.target.url.toString(),
+      events,
+      sealSecret(secret, key),
+    );
     return { status: 'success' as const, webhook: viewOf(row), secret };
   }
 
-  async list(accountId: string) {
-    return { status: 'success' as const, webhooks: (await this.webhooks.listForAccount(accountId)).map(viewOf) };
+  async list({ accountId, mode }: AuthContext) {
+    return { status: 'success' as const, webhooks: (await this.webhooks.listForAccount(accountId, mode)).map(viewOf) };
   }
 
-  async delete(accountId: string, id: string) {
-    const row = WEBHOOK_ID.test(id) ? await this.webhooks.findForAccount(id, accountId) : null;
-    if (!row || !(await this.webhooks.deleteForAccount(id, accountId))) throw notFound();
+  async delete({ accountId, mode }: AuthContext, id: string) {
+    const row = WEBHOOK_ID.test(id) ? await this.webhooks.findForAccount(id, accountId, mode) : null;
+    if (!row || !(await this.webhooks.deleteForAccount(id, accountId, mode))) throw notFound();
     return { status: 'success' as const, webhook: viewOf(row) };
   }
 
-  async deliveries(accountId: string, id: string) {
-    const row = WEBHOOK_ID.test(id) ? await this.webhooks.findForAccount(id, accountId) : null;
+  async deliveries({ accountId, mode }: AuthContext, id: string) {
+    const row = WEBHOOK_ID.test(id) ? await this.webhooks.findForAccount(id, accountId, mode) : null;
     if (!row) throw notFound();
     const rows = await this.webhooks.deliveries(id, DELIVERIES_SHOWN);
     return { status: 'success' as const, deliveries: rows.map(deliveryOf) };

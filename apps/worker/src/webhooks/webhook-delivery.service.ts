@@ -89,7 +89,7 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
   private async batchProgress(batchId: string): Promise<void> {
     const done = await this.batches.completeIfSettled(batchId);
     if (!done) return;
-    const subscribers = await this.webhooks.subscribersOf(done.account_id, 'batch.completed');
+    const subscribers = await this.webhooks.batchSubscribers(batchId, 'batch.completed');
     if (subscribers.length === 0) return;
     const batch = await this.batches.findForAccount(batchId, done.account_id, null);
     if (!batch) return;

@@ -9,10 +9,12 @@ import {
   PrimaryColumn,
   PrimaryGeneratedColumn,
 } from 'typeorm';
+import type { ApiKeyMode } from '@dossier/domain';
 import { AccountEntity } from './account.entity';
 
 /** An account's webhook endpoint (ADR 0020): its signing secret only encrypted (`secret_sealed`). */
 @Entity({ name: 'webhooks' })
+@Check('webhooks_mode_check', "mode IN ('live', 'test')")
 @Index('webhooks_account_idx', ['accountId'])
 export class WebhookEntity {
   @PrimaryColumn({ type: 'text' })
@@ -30,6 +32,10 @@ export class WebhookEntity {
 
   @Column({ type: 'text', array: true })
   events!: string[];
+
+  /** The mode of the key that registered it: it takes that mode's events only (ADR 0034). */
+  @Column({ type: 'text', default: 'live' })
+  mode!: ApiKeyMode;
 
   /** `v1.<iv>.<tag>.<ciphertext>`: AES-256-GCM under WEBHOOK_SECRET_KEY (sealSecret). */
   @Column({ type: 'text', name: 'secret_sealed' })
