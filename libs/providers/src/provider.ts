@@ -130,6 +130,12 @@ export interface Provider<K extends LookupKind = LookupKind> {
    */
   readonly precedence?: number;
   /**
+   * `accounts` for a provider whose whole answer is the accounts associated with the subject (Gravatar's
+   * profile of an address): when the subject is suppressed those go, and with them what it found — its
+   * `found` then reads `not_found` and charges nothing (ADR 0015).
+   */
+  readonly findsOnly?: 'accounts';
+  /**
    * `true` for the sandbox provider only: it answers test keys' lookups, from synthetic data, and is
    * never called for a live one (ADR 0021).
    */

@@ -24,6 +24,11 @@ export interface FanOutResult<K extends LookupKind> {
   charge: boolean;
 }
 
+/** Whether a lookup with these items and reports is charged (see FanOutResult.charge). */
+export function chargeable(items: readonly unknown[], sources: readonly SourceReport[]): boolean {
+  return items.length > 0 && sources.some((s) => s.outcome === 'found');
+}
+
 /** A call's shortest sensible budget: a deadline already (nearly) past still lets a provider try. */
 const MIN_CALL_MS = 250;
 
@@ -58,7 +63,7 @@ export class FanOut {
       ...(r.identities ? { identities: r.identities } : {}),
     }));
     const items = mergeItems(kind, contributions);
-    return { items, sources, charge: items.length > 0 && sources.some((s) => s.outcome === 'found') };
+    return { items, sources, charge: chargeable(items, sources) };
   }
 
   private async call<K extends LookupKind>(

@@ -37,12 +37,15 @@ describe('SuppressionFilter (real Postgres)', () => {
     db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 2, applicationName: 'int-spec' });
     list = new SuppressionsRepository(db);
     for (const s of subjects) await list.add(s);
-    filter = new SuppressionFilter({
-      matching: (keys) => {
-        queries++;
-        return list.matching(keys);
+    filter = new SuppressionFilter(
+      {
+        matching: (keys) => {
+          queries++;
+          return list.matching(keys);
+        },
       },
-    });
+      new Set(['gravatar']),
+    );
   });
   afterAll(async () => {
     for (const s of subjects) await list?.remove(s);
@@ -131,9 +134,32 @@ describe('SuppressionFilter (real Postgres)', () => {
       charge: true,
     };
     const listed = await filter.apply('email', { email: ` OPTOUT-${tag}@example.com` }, outcome);
-    expect(listed).toEqual({ ...outcome, items: [{ ...item, accounts: [] }] });
+    expect(listed).toEqual({
+      items: [{ ...item, accounts: [] }],
+      sources: [found('email'), { ...found('gravatar'), outcome: 'not_found' }],
+      charge: true,
+    });
     const other = { ...outcome, items: [emailItem('lucy@example.com', 'email', { accounts: [account] })] };
     expect(await filter.apply('email', { email: 'lucy@example.com' }, other)).toBe(other);
+  });
+
+  it('charges nothing for a listed address whose only finding was its accounts, and does not tell they were there', async () => {
+    const account = { service: 'gravatar', username: 'mina', url: 'https://gravatar.com/mina' };
+    const merged = { ...emailItem(`optout-${tag}@example.com`, 'email', { accounts: [account] }) };
+    merged.sources = ['email', 'gravatar'];
+    const outcome: FanOutResult<'email'> = {
+      items: [merged],
+      // DNS could not answer: the profile was all that was found
+      sources: [{ provider: 'email', outcome: 'unknown', took_ms: 1, detail: 'no answer' }, found('gravatar')],
+      charge: true,
+    };
+    const listed = await filter.apply('email', { email: `optout-${tag}@example.com` }, outcome);
+    expect(listed.charge).toBe(false);
+    expect(listed.items).toEqual([{ ...merged, accounts: [], sources: ['email'] }]);
+    expect(listed.sources.map((s) => [s.provider, s.outcome])).toEqual([
+      ['email', 'unknown'],
+      ['gravatar', 'not_found'],
+    ]);
   });
 
   it('has nothing to drop from phone and company items (no owner data in the schema)', async () => {

@@ -1,6 +1,6 @@
 import { splitPersonName, suppressionKeys, type LookupKind } from '@dossier/domain';
 import type { EmailResultItem, LookupInputByKind, PersonResultItem, ResultItemByKind } from '@dossier/contracts';
-import type { FanOutResult } from './fan-out';
+import { chargeable, type FanOutResult } from './fan-out';
 
 /** The part of SuppressionsRepository the filter needs: which of these keys are listed. */
 export interface SuppressionList {
@@ -15,7 +15,10 @@ export interface SuppressionList {
  * - person: an item goes when any of its e-mails, phones, or names with its birth year is listed, or
  *   when it was matched on a searched e-mail or phone that is listed;
  * - email: a listed address keeps its verification (syntax, MX, deliverability: facts about the mailbox,
- *   not the person) and loses its associated accounts;
+ *   not the person) and loses its associated accounts; a provider that found nothing but accounts
+ *   (`findsOnly: 'accounts'`, Gravatar) then reads `not_found` and is no longer among the item's sources,
+ *   so an address whose only finding was its accounts is not charged, and the answer does not tell
+ *   that a profile was there;
  * - phone and company items hold nothing about a person (the phone schema has no owner or caller name).
  *
  * One query per lookup: the candidate keys of every item are looked up together. A lookup left without
@@ -23,7 +26,14 @@ export interface SuppressionList {
  * listed subject was there.
  */
 export class SuppressionFilter {
-  constructor(private readonly list: SuppressionList) {}
+  /**
+   * @param accountsOnly ids of the providers whose answer is only associated accounts (`findsOnly:
+   *   'accounts'` in the registry)
+   */
+  constructor(
+    private readonly list: SuppressionList,
+    private readonly accountsOnly: ReadonlySet<string> = new Set(),
+  ) {}
 
   async apply<K extends LookupKind>(
     kind: K,
@@ -51,8 +61,15 @@ export class SuppressionFilter {
         .filter((k): k is string => k !== null);
       const listed = await this.list.matching(keys);
       if (listed.size === 0) return outcome;
-      const kept: EmailResultItem[] = items.map((i) => ({ ...i, accounts: [] }));
-      return { ...outcome, items: kept as ResultItemByKind[K][] };
+      const kept: EmailResultItem[] = items.map((i) => ({
+        ...i,
+        accounts: [],
+        sources: i.sources.filter((s) => !this.accountsOnly.has(s)),
+      }));
+      const sources = outcome.sources.map((s) =>
+        s.outcome === 'found' && this.accountsOnly.has(s.provider) ? { ...s, outcome: 'not_found' as const } : s,
+      );
+      return { items: kept as ResultItemByKind[K][], sources, charge: chargeable(kept, sources) };
     }
     return outcome;
   }
@@ -72,7 +89,7 @@ function settled<K extends LookupKind>(outcome: FanOutResult<K>, items: ResultIt
   return {
     items,
     sources: outcome.sources.map((s) => (s.outcome === 'found' ? { ...s, outcome: 'not_found' } : s)),
-    charge: false,
+    charge: chargeable(items, []),
   };
 }
 

@@ -122,7 +122,10 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       providersFor(kind, PROVIDERS, 'test'),
       this.searches,
       this.fanOut,
-      new SuppressionFilter(new SuppressionsRepository(this.db)),
+      new SuppressionFilter(
+        new SuppressionsRepository(this.db),
+        new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id)),
+      ),
       this.config.testHold,
       (searchId, status) => this.webhooks.searchSettled(searchId, status),
     );

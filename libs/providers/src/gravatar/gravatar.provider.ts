@@ -50,6 +50,7 @@ export const gravatarProvider: Provider<'email'> = {
   configKeys: ['GRAVATAR_ENABLED', 'GRAVATAR_BASE_URL', 'GRAVATAR_API_KEY'],
   defaultTimeoutMs: 5000,
   transport: 'http',
+  findsOnly: 'accounts',
   // Gravatar's published limit for unauthenticated calls; set GRAVATAR_RATE_LIMIT for a key's larger one.
   rateLimit: { max: 100, perMs: 3_600_000 },
   isConfigured: (settings) => settings['GRAVATAR_ENABLED'] !== 'false' || 'disabled (GRAVATAR_ENABLED=false)',
