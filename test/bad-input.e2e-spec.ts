@@ -143,6 +143,24 @@ describe('text Postgres cannot store is a 400 naming the field, and costs nothin
     const [row] = await sql<{ name: string }>('SELECT name FROM api_keys WHERE id = $1', [emoji.body.key_id]);
     expect(row?.name).toBe('ci \u{1F600}');
   });
+
+  it("answers a batch item nested 30,000 levels deep as that item's error, Idempotency-Key or not", async () => {
+    const depth = 30_000;
+    const raw = `{"requests":[${'['.repeat(depth)}1${']'.repeat(depth)}]}`;
+    for (const headers of [{}, { 'idempotency-key': 'deep-batch' }]) {
+      const res = await api.request<{ items: { status: string; error: { code: string } }[] }>('POST', '/v1/batch', {
+        raw,
+        contentType: 'application/json',
+        key: account.key,
+        headers,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.items).toEqual([
+        expect.objectContaining({ status: 'error', error: expect.objectContaining({ code: 'validation_error' }) }),
+      ]);
+    }
+    expect(await ledgerState(account.accountId)).toEqual(before);
+  });
 });
 
 /** Everything the server sent until it closed the connection; rejects if it is still open after `boundMs`. */

@@ -162,6 +162,10 @@ describe('GET /v1/searches: search history (gateway + worker processes, real Red
       `cursor=${Buffer.from('{"v":1,"at":"2026-02-30T00:00:00.000000Z","id":"srch_x"}').toString('base64url')}`,
       'cursor',
     ],
+    [
+      `cursor=${Buffer.from('{"v":1,"at":"0000-01-01T00:00:00.000000Z","id":"srch_x"}').toString('base64url')}`,
+      'cursor',
+    ],
     ['page=2', 'page'],
   ])('answers ?%s with 400 validation_error naming %s', async (query, field) => {
     const { key } = await api.register(100);

@@ -8,6 +8,8 @@ describe('the history cursor', () => {
     const cursor = encodeCursor(position);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(cursor)).toEqual(position);
+    const first = { at: '0001-01-01T00:00:00.000000Z', id: 'srch_x' };
+    expect(decodeCursor(encodeCursor(first))).toEqual(first);
   });
 
   it.each([
@@ -17,6 +19,7 @@ describe('the history cursor', () => {
     ['another version', json({ v: 2, at: '2026-11-22T09:30:40.007212Z', id: 'srch_a' })],
     ['milliseconds only', json({ v: 1, at: '2026-11-22T09:30:40.007Z', id: 'srch_a' })],
     ['an impossible day', json({ v: 1, at: '2026-02-30T00:00:00.000000Z', id: 'srch_a' })],
+    ['the year 0000 (Postgres has none)', json({ v: 1, at: '0000-01-01T00:00:00.000000Z', id: 'srch_x' })],
     ['an hour past 23', json({ v: 1, at: '2026-02-01T24:00:00.000000Z', id: 'srch_a' })],
     ['not a search id', json({ v: 1, at: '2026-11-22T09:30:40.007212Z', id: "x' OR 1=1" })],
     ['an extra field', json({ v: 1, at: '2026-11-22T09:30:40.007212Z', id: 'srch_a', account: 'acct_x' })],

@@ -9,7 +9,9 @@ const cursorShape = z
     at: z
       .string()
       .regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
-      // A real instant (Postgres refuses 2026-02-30, which Date would roll over to March).
+      // A real instant Postgres can hold (it refuses 2026-02-30, which Date would roll over to March, and the
+      // year 0000, which has no place between 1 BC and AD 1).
+      .refine((v) => !v.startsWith('0000'))
       .refine((v) => !Number.isNaN(Date.parse(v)) && new Date(v).toISOString().slice(0, 19) === v.slice(0, 19)),
     id: z.string().regex(/^srch_[0-9A-Za-z]{1,64}$/),
   })

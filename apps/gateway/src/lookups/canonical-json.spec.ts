@@ -8,6 +8,13 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
     expect(canonicalJson(undefined)).toBe('null');
+    expect(canonicalJson({ a: [], b: {}, c: [undefined, 'x'] })).toBe('{"a":[],"b":{},"c":[null,"x"]}');
+  });
+
+  it('takes any depth without recursion (a 60 KB batch item can nest 30,000 levels deep)', () => {
+    const depth = 30_000;
+    const deep = JSON.parse(`${'['.repeat(depth)}1${']'.repeat(depth)}`) as unknown;
+    expect(canonicalJson({ requests: [deep] })).toBe(`{"requests":[${'['.repeat(depth)}1${']'.repeat(depth)}]}`);
   });
 
   it('hashes route and body together', () => {
