@@ -137,6 +137,14 @@ describe('licensed providers: Twilio and Hunter against fakes of their vendors (
         expect({ spent, captures }).toEqual({ spent: 1, captures: 1 });
       },
     );
+
+    it('answers within a wait shorter than Twilio may take, with twilio timeout, rather than 202 just after it', async () => {
+      twilio.reply({ hang: true });
+      const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=3' } });
+      expect(res.status).toBe(200);
+      expect(sourceOf(res.body, 'twilio')).toMatchObject({ outcome: 'timeout' });
+      expect(sourceOf(res.body, 'libphonenumber')).toMatchObject({ outcome: 'found' });
+    });
   });
 
   describe('an e-mail lookup', () => {

@@ -194,7 +194,7 @@ export class LookupsService {
       request_id: call.requestId,
       submitted_at: new Date(now).toISOString(),
       // Providers answer within the caller's wait where they can (a slow one is reported `timeout`).
-      deadline_at: call.prefer.respondAsync ? null : new Date(now + this.waitS(call) * 1000).toISOString(),
+      deadline_at: call.prefer.respondAsync ? null : new Date(now + providerBudgetMs(this.waitS(call))).toISOString(),
       input: req.input,
       mode: call.auth.mode,
       reply_to: this.waiter.replyTo,
@@ -268,6 +268,17 @@ export class LookupsService {
       }
     }
   }
+}
+
+/**
+ * How much of the caller's wait the providers get (the job's `deadline_at`): the rest, a tenth of the wait
+ * up to 500 ms, is left for the worker to merge, store and settle the outcome and for its completion to
+ * reach the gateway. With the whole wait, a lookup whose upstream hangs settled a few ms after the gateway
+ * had answered `202`, instead of answering in time with that source `timeout`.
+ */
+export function providerBudgetMs(waitS: number): number {
+  const waitMs = waitS * 1000;
+  return waitMs - Math.min(500, waitMs / 10);
 }
 
 /** The stored search, as the worker's completion event describes it. */
