@@ -51,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
           const summary = await importFile(db, command.kind, command.file, command.format, consoleOutput());
           const seconds = (performance.now() - started) / 1000;
           console.log(`${summaryLine(summary)} (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`);
+          if (summary.stoppedAt !== null)
+            console.log(`stopped at line ${summary.stoppedAt}: the rest of the file was not read`);
           return summary.rejected > 0 ? 1 : 0;
         } catch (error) {
           if (error instanceof FileShapeError) {

@@ -8,3 +8,4 @@ export * from './email';
 export * from './normalize';
 export * from './local-records';
 export * from './suppression';
+export * from './text';

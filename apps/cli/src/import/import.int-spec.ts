@@ -142,6 +142,100 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     ]);
   });
 
+  it('rejects a line with a NUL or an unpaired surrogate by its field, and imports the lines around it', async () => {
+    const good = (id: string) => JSON.stringify({ external_id: id, full_name: `Person ${id}`, source: 'text-check' });
+    const lines = [
+      ...Array.from({ length: 6_000 }, (_, i) => good(`before-${i}`)), // one batch written before the bad line
+      '{"external_id":"nul","full_name":"Bad\\u0000Name","source":"text-check"}',
+      ...Array.from({ length: 10 }, (_, i) => good(`after-${i}`)),
+      '{"external_id":"lone","full_name":"Lone \\ud800 half","source":"text-check"}',
+      '{"external_id":"alias","full_name":"Ok","aliases":["fine","x\\u0000"],"source":"text-check"}',
+    ];
+    const file = join(dir, 'unstorable.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const run = await cli('import', 'person', file);
+    expect([run.code, run.stderr.match(/^line .*/gm)]).toEqual([
+      1,
+      [
+        'line 6001: full_name must not contain NUL characters or unpaired UTF-16 surrogates',
+        'line 6012: full_name must not contain NUL characters or unpaired UTF-16 surrogates',
+        'line 6013: aliases[1] must not contain NUL characters or unpaired UTF-16 surrogates',
+      ],
+    ]);
+    expect(run.stdout).toMatch(/^read 6013, imported 6010, updated 0, unchanged 0, rejected 3 /m);
+    expect(
+      await rows(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE external_id LIKE 'after-%')::int AS after,
+                count(*) FILTER (WHERE full_name LIKE '%\uFFFD%')::int AS replaced
+           FROM people WHERE source = 'text-check'`,
+      ),
+    ).toEqual([{ n: 6010, after: 10, replaced: 0 }]);
+  });
+
+  it('names the path of a bad location field and rejects an unknown one', async () => {
+    const file = join(dir, 'locations.jsonl');
+    const line = (loc: unknown) => JSON.stringify({ external_id: 'loc', full_name: 'L', locations: [{}, loc] });
+    writeFileSync(
+      file,
+      [line({ town: 'Leeds' }), line({ city: ['Leeds'] }), line({ city: 'Le\u0000eds' }), line({ city: 'Leeds' })]
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const run = await cli('import', 'person', file);
+    expect([run.code, run.stderr.match(/^line .*/gm)]).toEqual([
+      1,
+      [
+        'line 1: locations[1].town is not a known field',
+        'line 2: locations[1].city must be a string',
+        'line 3: locations[1].city must not contain NUL characters or unpaired UTF-16 surrogates',
+      ],
+    ]);
+    expect(run.stdout).toMatch(/^read 4, imported 1, updated 0, unchanged 0, rejected 3 /m);
+  });
+
+  it('imports the CSV rows before a broken quote, names its line and says the rest was not read', async () => {
+    const csv = (name: string, bad: string, before: number) => {
+      const good = (id: string) => `${id},"Person, ${id}",csv-quote\n`;
+      const file = join(dir, name);
+      writeFileSync(
+        file,
+        'external_id,full_name,source\n' +
+          Array.from({ length: before }, (_, i) => good(`${name}-before-${i}`)).join('') +
+          bad +
+          Array.from({ length: 5 }, (_, i) => good(`${name}-after-${i}`)).join(''),
+      );
+      return file;
+    };
+    const closing = await cli('import', 'person', csv('closing.csv', 'qbad,"Bad "quote" here,csv-quote\n', 20));
+    expect([closing.code, closing.stderr.match(/^line .*/gm), closing.stdout.match(/^(read|stopped) .*/gm)]).toEqual([
+      1,
+      [
+        'line 22: invalid CSV: Invalid Closing Quote: got "q" at line 22 instead of delimiter, record delimiter, trimable character (if activated) or comment',
+      ],
+      [
+        expect.stringMatching(/^read 21, imported 20, updated 0, unchanged 0, rejected 1 /),
+        'stopped at line 22: the rest of the file was not read',
+      ],
+    ]);
+    // A quote left open swallows the lines after it: the error names the line the broken record starts on.
+    // 6,000 rows before it: several 64 KiB reads and a written batch.
+    const open = await cli('import', 'person', csv('open.csv', 'qbad,"Bad here,csv-quote\n', 6_000));
+    expect([open.code, open.stderr.match(/^line .*/gm), open.stdout.match(/^(read|stopped) .*/gm)]).toEqual([
+      1,
+      [expect.stringMatching(/^line 6002: invalid CSV: Invalid Closing Quote: got "P" at line 6003 /)],
+      [
+        expect.stringMatching(/^read 6001, imported 6000, updated 0, unchanged 0, rejected 1 /),
+        'stopped at line 6002: the rest of the file was not read',
+      ],
+    ]);
+    expect(
+      await rows(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE external_id LIKE '%-after-%')::int AS after
+           FROM people WHERE source = 'csv-quote'`,
+      ),
+    ).toEqual([{ n: 6020, after: 0 }]);
+  });
+
   it('imports companies from CSV, the GLEIF golden copy and Companies House basic data as published', async () => {
     const csv = await cli('import', 'company', join(FIXTURES, 'companies.csv'));
     expect([csv.code, csv.stderr.match(/^line .*/gm)]).toEqual([

@@ -13,6 +13,8 @@ export interface ImportSummary {
   updated: number;
   unchanged: number;
   rejected: number;
+  /** The line the reader could not go past (a broken CSV quote): the rest of the file was not read. */
+  stoppedAt: number | null;
 }
 
 export interface ImportOutput {
@@ -37,7 +39,7 @@ export async function importFile(
 ): Promise<ImportSummary> {
   const size = statSync(path).size;
   const stream = openFile(path);
-  const lines = { read: 0, rejected: 0 };
+  const lines = { read: 0, rejected: 0, stoppedAt: null as number | null };
   const summary = (): ImportSummary => ({ ...lines, ...writer.counts });
   const source = FORMAT_SOURCE[format];
   const writer = new BatchWriter<PersonRow | CompanyRow>(
@@ -51,6 +53,7 @@ export async function importFile(
       if ('reason' in checked) {
         lines.rejected++;
         out.rejected(`line ${entry.line}: ${checked.reason}`);
+        if ('stopped' in checked) lines.stoppedAt = entry.line;
         continue;
       }
       await writer.push(checked.row);

@@ -1,9 +1,13 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { parse } from 'csv-parse';
+import { parse, type Parser } from 'csv-parse';
 
-/** One line of an import file: its fields, or why it could not be read at all. */
-export type Entry = { line: number; fields: Record<string, unknown> } | { line: number; reason: string };
+/**
+ * One line of an import file: its fields, or why it could not be read at all. `stopped`: the reader could
+ * not go past this line (a broken CSV quote), so the rest of the file was not read.
+ */
+export type Entry = { line: number; fields: Record<string, unknown> } | Unreadable;
+type Unreadable = { line: number; reason: string; stopped?: true };
 
 export const FORMATS = ['jsonl', 'csv', 'gleif', 'companies-house'] as const;
 export type ImportFormat = (typeof FORMATS)[number];
@@ -65,44 +69,53 @@ async function* jsonl(stream: ReadStream): AsyncIterable<Entry> {
 
 type Row = Record<string, string>;
 
+/**
+ * The rows of a CSV file, up to its first malformed record (a broken quote). csv-parse cannot resynchronise
+ * after one: left inside a quoted field it reads the following lines into it, or takes a later quote for
+ * the field's end and goes on with shifted columns. So that record ends the read, reported as `stopped` at
+ * the line it starts on. It is skipped rather than thrown: a parser that errors drops the rows it has
+ * parsed but not yet handed over, which would be lost too (in a small file, every row before it).
+ */
 async function* csv(
   stream: ReadStream,
   required: string[],
   header: (name: string) => string,
-): AsyncIterable<{ line: number; row: Row } | { line: number; reason: string }> {
-  const parser = stream.pipe(
-    parse({
-      columns: (names: string[]) => {
-        const cleaned = names.map(header);
-        const missing = required.filter((r) => !cleaned.includes(r));
-        if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
-        return cleaned;
-      },
-      bom: true,
-      info: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_error: false,
-    }),
-  );
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number } }>) {
-      yield { line: info.lines, row: record };
-    }
-  } catch (error) {
-    if (error instanceof FileShapeError) throw error;
-    const e = error as { code?: string; lines?: number; message?: string };
-    if (typeof e.code === 'string' && e.code.startsWith('CSV_')) {
-      // A malformed quote stops a CSV parser: report the line, the lines before it are imported.
-      yield { line: e.lines ?? 0, reason: `invalid CSV: ${e.message ?? e.code}` };
-      return;
-    }
-    throw error;
+): AsyncIterable<{ line: number; row: Row } | Unreadable> {
+  let broken: string | null = null;
+  let lastLine = 0; // the header's, then the last row's: the broken record starts on the line after it
+  const parser: Parser = parse({
+    columns: (names: string[]) => {
+      const cleaned = names.map(header);
+      const missing = required.filter((r) => !cleaned.includes(r));
+      if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
+      lastLine = parser.info.lines;
+      return cleaned;
+    },
+    bom: true,
+    info: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    // Called in file order as records are parsed: nothing after the broken one reaches the loop below.
+    on_record: (entry) => (broken === null ? entry : null),
+    on_skip: (error) => {
+      if (broken !== null) return; // the same broken record, or the parser's attempts to go on after it
+      broken = `invalid CSV: ${error?.message ?? 'unreadable record'}`;
+      // Read no further; the rows parsed before it are still handed over, then the parser ends.
+      stream.unpipe(parser);
+      parser.end();
+    },
+  });
+  stream.pipe(parser);
+  for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number } }>) {
+    lastLine = info.lines;
+    yield { line: info.lines, row: record };
   }
+  if (broken !== null) yield { line: lastLine + 1, reason: broken, stopped: true };
 }
 
 async function* mapped(
-  rows: AsyncIterable<{ line: number; row: Row } | { line: number; reason: string }>,
+  rows: AsyncIterable<{ line: number; row: Row } | Unreadable>,
   fieldsOf: (row: Row) => Record<string, unknown>,
 ): AsyncIterable<Entry> {
   for await (const r of rows) yield 'reason' in r ? r : { line: r.line, fields: fieldsOf(r.row) };

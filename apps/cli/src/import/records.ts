@@ -1,4 +1,11 @@
-import { normalizeDomain, type CompanyRecord, type PersonRecord, type RecordLocation } from '@dossier/domain';
+import {
+  UNSTORABLE_TEXT,
+  isStorableText,
+  normalizeDomain,
+  type CompanyRecord,
+  type PersonRecord,
+  type RecordLocation,
+} from '@dossier/domain';
 
 /**
  * One import line's fields (from JSONL, or CSV with its lists split) checked into a record, or the
@@ -46,14 +53,20 @@ const reject = (reason: string): never => {
 const MAX_TEXT = 1000;
 const MAX_LIST = 100;
 
-function text(fields: Record<string, unknown>, name: string, required = false): string | null {
+/**
+ * A text field, trimmed. Text Postgres cannot store is rejected here, with its line: left to the batch's
+ * COPY it would fail the whole import at that batch, naming no line. `path` names a nested field in the
+ * reason (`locations[0].city`).
+ */
+function text(fields: Record<string, unknown>, name: string, required = false, path = name): string | null {
   const v = fields[name];
   if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) {
-    return required ? reject(`${name} is required`) : null;
+    return required ? reject(`${path} is required`) : null;
   }
-  if (typeof v !== 'string' && typeof v !== 'number') return reject(`${name} must be a string`);
+  if (typeof v !== 'string' && typeof v !== 'number') return reject(`${path} must be a string`);
   const s = String(v).trim();
-  if (s.length > MAX_TEXT) reject(`${name} must be at most ${MAX_TEXT} characters`);
+  if (!isStorableText(s)) reject(`${path} ${UNSTORABLE_TEXT}`);
+  if (s.length > MAX_TEXT) reject(`${path} must be at most ${MAX_TEXT} characters`);
   return s;
 }
 
@@ -62,8 +75,12 @@ function list(fields: Record<string, unknown>, name: string): string[] {
   if (v === undefined || v === null || v === '') return [];
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return reject(`${name} must be a list of strings`);
   if (v.length > MAX_LIST) reject(`${name} must have at most ${MAX_LIST} entries`);
+  const unstorable = (v as string[]).findIndex((x) => !isStorableText(x));
+  if (unstorable >= 0) reject(`${name}[${unstorable}] ${UNSTORABLE_TEXT}`);
   return (v as string[]).map((x) => x.trim()).filter((x) => x !== '');
 }
+
+const LOCATION_FIELDS = ['city', 'region', 'country'] as const;
 
 function locations(fields: Record<string, unknown>): RecordLocation[] {
   const v = fields['locations'];
@@ -72,17 +89,20 @@ function locations(fields: Record<string, unknown>): RecordLocation[] {
   return v.map((loc: unknown, i) => {
     if (typeof loc !== 'object' || loc === null || Array.isArray(loc))
       return reject(`locations[${i}] must be an object with city, region and country`);
-    const part = (k: string) => text(loc as Record<string, unknown>, k);
+    const at = `locations[${i}]`;
+    unknownFields(loc as Record<string, unknown>, LOCATION_FIELDS, `${at}.`);
+    const part = (k: (typeof LOCATION_FIELDS)[number]) => text(loc as Record<string, unknown>, k, false, `${at}.${k}`);
     const country = part('country')?.toUpperCase() ?? null;
     if (country !== null && !/^[A-Z]{2}$/.test(country))
-      reject(`locations[${i}].country must be an ISO 3166-1 alpha-2 code such as GB`);
+      reject(`${at}.country must be an ISO 3166-1 alpha-2 code such as GB`);
     return { city: part('city'), region: part('region'), country };
   });
 }
 
-function unknownFields(fields: Record<string, unknown>, known: readonly string[]): void {
+/** `prefix` places a nested object's field in the reason (`locations[0].town is not a known field`). */
+function unknownFields(fields: Record<string, unknown>, known: readonly string[], prefix = ''): void {
   const unknown = Object.keys(fields).filter((k) => !known.includes(k));
-  if (unknown.length > 0) reject(`${unknown[0]} is not a known field`);
+  if (unknown.length > 0) reject(`${prefix}${unknown[0]} is not a known field`);
 }
 
 function checked<T>(build: () => T): Checked<T> {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DomainError, type FieldIssue } from '@dossier/domain';
+import { DomainError, UNSTORABLE_TEXT, isStorableText, type FieldIssue } from '@dossier/domain';
 
 function fieldOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.') || 'body';
@@ -37,12 +37,6 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-/**
- * A NUL character or a UTF-16 surrogate without its partner: JSON.parse lets both through (`"\u0000"`,
- * `"\ud800"`), but Postgres refuses them in `text` and `jsonb`. Matched on code units (no `u` flag).
- */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const UNSTORABLE_VALUE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 const UNSTORABLE_NAME = 'is a field name with a NUL character or an unpaired UTF-16 surrogate';
 /** An adversarial body can hold thousands of bad strings; naming the first few is enough to act on. */
 const MAX_TEXT_ISSUES = 20;
@@ -69,10 +63,10 @@ export function unstorableText(body: unknown): FieldIssue[] {
   while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
     const node = stack.pop()!;
     const { key, value } = node;
-    if (key !== null && UNSTORABLE.test(key)) {
+    if (key !== null && !isStorableText(key)) {
       issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_NAME });
     } else if (typeof value === 'string') {
-      if (UNSTORABLE.test(value)) issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_VALUE });
+      if (!isStorableText(value)) issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_TEXT });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: node });
     } else if (typeof value === 'object' && value !== null) {

@@ -1,0 +1,15 @@
+/**
+ * Text Postgres cannot store as it was sent. A NUL character: `text` and `jsonb` refuse it, failing the
+ * whole statement (a request, or an import's COPY of thousands of rows). A UTF-16 surrogate without its
+ * partner, which JSON.parse lets through (`"\ud800"`): `jsonb` refuses it, and in `text` node-postgres's
+ * UTF-8 encoding silently turns it into U+FFFD. Matched on code units (no `u` flag).
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What a value holding such text is told, after its name: `full_name must not contain …`. */
+export const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+/** False for text with a NUL character or an unpaired surrogate: refuse it where it comes in, naming the field. */
+export function isStorableText(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
