@@ -147,7 +147,7 @@ describe('text Postgres cannot store is a 400 naming the field, and costs nothin
   it("answers a batch item nested 30,000 levels deep as that item's error, Idempotency-Key or not", async () => {
     const depth = 30_000;
     const raw = `{"requests":[${'['.repeat(depth)}1${']'.repeat(depth)}]}`;
-    for (const headers of [{}, { 'idempotency-key': 'deep-batch' }]) {
+    for (const headers of [{}, { 'idempotency-key': 'deep-batch' }] as Record<string, string>[]) {
       const res = await api.request<{ items: { status: string; error: { code: string } }[] }>('POST', '/v1/batch', {
         raw,
         contentType: 'application/json',
