@@ -192,6 +192,17 @@ describe('POST /v1/batch and GET /v1/batches/{id} (gateway + worker processes, r
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('idempotency_conflict');
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 2, captures: 2, releases: 0 }));
+
+    // Keys are per account across lookups and batches: a batch's key is a conflict for a lookup, and the reverse.
+    const lookup = await api.post<ErrorBody>('/v1/verify/phone', PHONE.input, { key, headers });
+    expect(lookup.status).toBe(409);
+    expect(lookup.body.error.code).toBe('idempotency_conflict');
+    const single = { 'idempotency-key': 'lookup-first' };
+    expect((await api.post('/v1/verify/phone', PHONE.input, { key, headers: single })).status).toBe(200);
+    const batchAfter = await api.post<ErrorBody>('/v1/batch', { requests: phones(1) }, { key, headers: single });
+    expect(batchAfter.status).toBe(409);
+    expect(batchAfter.body.error.code).toBe('idempotency_conflict');
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 3, { reserves: 3, captures: 3, releases: 0 }));
   });
 
   it('shows a batch only to its own account', async () => {

@@ -12,6 +12,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
+import { idempotencyConflict } from '../lookups/lookup-outcome';
 import { LookupsService, type AnyLookupRequest, type LookupCall } from '../lookups/lookups.service';
 import { ResultWaiterService, type SearchWatch } from '../lookups/result-waiter.service';
 import { batchBody, batchItemBody } from './batch.schema';
@@ -66,6 +67,10 @@ export class BatchService {
         IDEMPOTENCY_TTL_HOURS,
       );
       if (existing) return this.replay(existing, requestHash, call);
+      // Keys are per account, across lookups and batches (API.md): a single lookup's key is another request's.
+      if (await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)) {
+        throw idempotencyConflict();
+      }
     }
 
     const planned = requests.map((item) => this.plan(item, call));
@@ -176,7 +181,7 @@ export class BatchService {
 
   private async replay(existing: BatchView, requestHash: string | null, call: LookupCall): Promise<BatchOutcome> {
     if (existing.request_hash !== requestHash) {
-      throw new DomainError('idempotency_conflict', 'this Idempotency-Key was used with a different request');
+      throw idempotencyConflict();
     }
     const searchIds = existing.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
     const watch = call.prefer.respondAsync || searchIds.length === 0 ? null : this.waiter.watch(...searchIds);

@@ -64,3 +64,8 @@ export function outcomeOf(search: SearchState, opts: { replayed: boolean; retrya
       };
   }
 }
+
+/** An Idempotency-Key this account already used, within its 24 hours, for another request (a lookup or a batch). */
+export function idempotencyConflict(): DomainError {
+  return new DomainError('idempotency_conflict', 'this Idempotency-Key was used with a different request');
+}

@@ -8,14 +8,14 @@ import {
   type LookupJobResult,
   type LookupQueues,
 } from '@dossier/contracts';
-import { SearchesRepository, type SearchView } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository, type SearchView } from '@dossier/persistence';
 import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
 import { isBackingServiceDown } from '../http/unavailable';
 import type { Preference } from '../http/prefer';
 import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
-import { outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
+import { idempotencyConflict, outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
 import { hashRequest } from './request-hash';
 
 const IDEMPOTENCY_TTL_HOURS = 24;
@@ -50,6 +50,7 @@ export class LookupsService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
+    @Inject(BatchesRepository) private readonly batches: Pick<BatchesRepository, 'findByIdempotencyKey'>,
     private readonly waiter: ResultWaiterService,
     private readonly pressure: QueuePressureService,
   ) {}
@@ -68,6 +69,11 @@ export class LookupsService {
         await this.searches.forgetIdempotencyKey(existing.id);
       } else if (existing) {
         return this.replay(existing, requestHash, call);
+      } else if (
+        await this.batches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)
+      ) {
+        // Keys are per account, across lookups and batches (API.md): a batch's key is another request's.
+        throw idempotencyConflict();
       }
     }
     this.assertRoom(req.kind);
@@ -227,7 +233,7 @@ export class LookupsService {
 
   private async replay(existing: SearchView, requestHash: string | null, call: LookupCall): Promise<LookupOutcome> {
     if (existing.request_hash !== requestHash) {
-      throw new DomainError('idempotency_conflict', 'this Idempotency-Key was used with a different request');
+      throw idempotencyConflict();
     }
     if (existing.status !== 'pending' || call.prefer.respondAsync) {
       return outcomeOf(existing, { replayed: true, retryable: true });
