@@ -180,6 +180,160 @@ function untilClosed(socket: Socket, boundMs: number): Promise<string> {
   });
 }
 
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The HTTP/1.1 answers in `received`, in order (each framed by its Content-Length). */
+function rawAnswers(received: string): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  let rest = received;
+  while (rest.length > 0) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) throw new Error(`not an HTTP answer: ${JSON.stringify(rest)}`);
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers = Object.fromEntries(
+      lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+    );
+    const length = Number(headers['content-length'] ?? 0);
+    const text = Buffer.from(rest.slice(end + 4), 'latin1')
+      .subarray(0, length)
+      .toString('utf8');
+    answers.push({
+      status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine ?? '')?.[1]),
+      headers,
+      body: JSON.parse(text),
+    });
+    rest = rest.slice(end + 4 + length);
+  }
+  return answers;
+}
+
+/** The contract's error envelope with `code`, its request id the same in the body and the X-Request-Id header. */
+function expectEnvelope(
+  answer: { status: number; requestIdHeader: string | null; body: unknown },
+  status: number,
+  code: string,
+): void {
+  expect(answer.requestIdHeader).toMatch(/^[A-Za-z0-9._~:@+=\/-]{1,128}$/);
+  expect({ status: answer.status, body: answer.body }).toEqual({
+    status,
+    body: { status: 'error', error: { code, message: expect.any(String) }, request_id: answer.requestIdHeader },
+  });
+}
+
+const rawEnvelope = (a: RawAnswer, status: number, code: string) =>
+  expectEnvelope({ status: a.status, requestIdHeader: a.headers['x-request-id'] ?? null, body: a.body }, status, code);
+
+describe('errors the router and the HTTP parser raise themselves leave as the envelope, with X-Request-Id', () => {
+  let stack: Stack;
+  let api: Api;
+  let key: string;
+  let port: number;
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      label: 'fwerrors',
+      noWorker: true,
+      gatewayEnv: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' },
+    });
+    api = new Api(stack.baseUrl);
+    ({ key } = await api.register());
+    port = Number(new URL(stack.baseUrl).port);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const answer = async (method: string, path: string, headers: Record<string, string> = {}) => {
+    const res = await api.request(method, path, { key, headers });
+    return { status: res.status, requestIdHeader: res.headers.get('x-request-id'), body: res.body, res };
+  };
+
+  it("a search id that is not valid percent-encoding is 404 not_found (an id that cannot exist), not Fastify's 400", async () => {
+    for (const path of [
+      '/v1/searches/%zz',
+      '/v1/searches/%ff',
+      '/v1/batches/%zz',
+      '/v1/webhooks/%zz/deliveries',
+      '/%zz',
+    ]) {
+      const res = await answer('GET', path);
+      expectEnvelope(res, 404, 'not_found');
+      expect([path, res.res.text]).toEqual([path, expect.not.stringContaining('%zz')]);
+    }
+    // the client's own request id is echoed here too
+    const echoed = await answer('GET', '/v1/searches/%zz', { 'x-request-id': 'bad-url-check-1' });
+    expect(echoed.requestIdHeader).toBe('bad-url-check-1');
+    expectEnvelope(echoed, 404, 'not_found');
+    // a known path with the wrong method is 405, as with any id
+    const wrongMethod = await answer('DELETE', '/v1/searches/%zz');
+    expectEnvelope(wrongMethod, 405, 'method_not_allowed');
+    expect(wrongMethod.res.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('a path parameter over 100 characters is 404 not_found, not 414, and the message does not echo it', async () => {
+    const long = 'x'.repeat(101);
+    for (const [method, path] of [
+      ['GET', `/v1/searches/srch_${long}`],
+      ['GET', `/v1/batches/bat_${long}`],
+      ['DELETE', `/v1/auth/keys/key_${long}`],
+      ['DELETE', `/v1/webhooks/wh_${long}`],
+    ] as const) {
+      const res = await answer(method, path);
+      expectEnvelope(res, 404, 'not_found');
+      expect([path, res.res.text]).toEqual([path, expect.not.stringContaining(long)]);
+    }
+  });
+
+  it('a trailing slash on a known path is 404 not_found, never a 405 that allows the method it refuses', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/account/'],
+      ['POST', '/v1/account/'],
+      ['GET', '/v1/auth/keys/'],
+      ['POST', '/v1/verify/phone/'],
+      ['GET', '/health/live/'],
+    ] as const) {
+      const res = await answer(method, path);
+      expectEnvelope(res, 404, 'not_found');
+      expect([method, path, res.res.headers.get('allow')]).toEqual([method, path, null]);
+    }
+    // without the slash the path is known: the wrong method is still 405
+    const wrong = await answer('PUT', '/v1/account');
+    expectEnvelope(wrong, 405, 'method_not_allowed');
+    expect(wrong.res.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  /** Sends `bytes` on a fresh connection; the answers until the server closed it. */
+  const sendRaw = async (bytes: string): Promise<RawAnswer[]> => {
+    const socket = connect(port, '127.0.0.1');
+    const closed = untilClosed(socket, 15_000);
+    socket.write(bytes);
+    return rawAnswers(await closed);
+  };
+
+  it("a request Node's parser refuses is 400 validation_error in the envelope, then the connection is closed", async () => {
+    const cases = {
+      'headers over the limit': `GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      'a control character in a header': 'GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n',
+      'no HTTP at all': 'HELLO\r\n\r\n',
+      'Content-Length shorter than the body':
+        'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n' +
+        '{"email":"a@example.com","password":"correct horse battery"}',
+    };
+    for (const [label, bytes] of Object.entries(cases)) {
+      const answers = await sendRaw(bytes);
+      const last = answers.at(-1);
+      expect([label, answers.length > 0]).toEqual([label, true]);
+      rawEnvelope(last!, 400, 'validation_error');
+      expect([label, last!.headers['connection']]).toEqual([label, 'close']);
+      expect([label, last!.headers['content-type']]).toEqual([label, 'application/json; charset=utf-8']);
+    }
+  });
+});
+
 describe('HTTP receive timeouts', () => {
   const HEADERS_TIMEOUT_MS = 500;
   const REQUEST_TIMEOUT_MS = 1000;
@@ -204,8 +358,13 @@ describe('HTTP receive timeouts', () => {
   });
 
   const open = (): Socket => connect(port, '127.0.0.1');
-  const answeredOrClosed = (received: string) =>
-    expect(received === '' || /^HTTP\/1\.1 408 /.test(received)).toBe(true);
+  /** Closed without a word, or answered 408 request_timeout in the envelope. */
+  const answeredOrClosed = (received: string) => {
+    if (received === '') return;
+    const answers = rawAnswers(received);
+    expect(answers).toHaveLength(1);
+    rawEnvelope(answers[0]!, 408, 'request_timeout');
+  };
 
   it('ends a request whose body never arrives in full (Content-Length: 100, body {})', async () => {
     const socket = open();

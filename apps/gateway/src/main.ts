@@ -4,11 +4,13 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError, createRootLogger, loadGatewayConfig, logLevels, tuneHeap } from '@dossier/config';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
-import { requestIdFor } from './http/request-id';
+import { REQUEST_ID_HEADER, requestIdFor } from './http/request-id';
+import { clientErrorHandler } from './http/client-error';
 import { BODY_LIMIT_BYTES, installJsonBodyParser } from './http/json-body';
 import { RequestLog } from './http/request-log';
 
@@ -17,6 +19,8 @@ async function bootstrap(): Promise<void> {
   tuneHeap(config.heapGrowingPercent);
   const logger = createRootLogger('gateway', config.logLevel, { format: config.logFormat });
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, timeoutCheckIntervalMs } = config.http;
+  const routes = new RouteTable();
+  const errors = new ErrorEnvelopeFilter(routes);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
@@ -35,12 +39,19 @@ async function bootstrap(): Promise<void> {
     // No idle-socket timeout: a synchronous lookup's socket is legitimately silent while it waits.
     connectionTimeout: 0,
     http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: timeoutCheckIntervalMs },
+    // What the router refuses before any hook runs (a path that does not percent-decode, a path parameter
+    // over 100 characters) leaves through the one filter like every other error. This replaces Nest's
+    // default, which only adds the headers of its security hook (CSRF, security headers: unused here).
+    frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      errors.send(err, request, reply),
+    // What Node's HTTP parser refuses before any request exists (headers over its limit, a request that is
+    // not HTTP, the receive timeouts above): the envelope too, written on the socket, which is then closed.
+    clientErrorHandler: clientErrorHandler(logger),
   });
   const fastify = adapter.getInstance();
-  const routes = new RouteTable();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('X-Request-Id', String(request.id));
+    void reply.header(REQUEST_ID_HEADER, String(request.id));
     done();
   });
   installJsonBodyParser(fastify);
@@ -57,7 +68,7 @@ async function bootstrap(): Promise<void> {
   fastify.addHook('onRequest', (request, _reply, done) =>
     context.runInContext(done, { bindings: { request_id: request.id } }),
   );
-  app.useGlobalFilters(new ErrorEnvelopeFilter(routes));
+  app.useGlobalFilters(errors);
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen(config.port, config.host);
   new Logger('gateway').log(`listening on ${await app.getUrl()}`);

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'rate_limited',
   'unavailable',
+  'request_timeout',
   'internal_error',
 ] as const;
 

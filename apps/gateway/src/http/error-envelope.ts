@@ -16,6 +16,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
+  request_timeout: 408,
   internal_error: 500,
 };
 
@@ -37,6 +38,15 @@ const FASTIFY_CODES: Record<string, () => DomainError> = {
     new DomainError('invalid_json', 'the body length does not match Content-Length'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new DomainError('invalid_json', 'the body is empty'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new DomainError('invalid_json', 'the body is not valid JSON'),
+  // The router's own two (Fastify's `frameworkErrors`): a path that does not percent-decode, and a path
+  // parameter over 100 characters. Every path parameter of the API names a resource by id (a search, a
+  // batch, a key, a webhook, a docs asset), and API.md answers an id that does not exist `404 not_found`;
+  // such a path names nothing, so it is `404` too (or `405` on a known path with the wrong method, like
+  // any unrouted request). Values a client chooses travel in the body or the query, and a bad one there
+  // is `400 validation_error`. Neither message echoes the path.
+  FST_ERR_BAD_URL: () => new DomainError('not_found', 'no such resource: the path is not valid percent-encoding'),
+  FST_ERR_MAX_PARAM_LENGTH: () =>
+    new DomainError('not_found', 'no such resource: a path segment is longer than any id (100 characters)'),
 };
 
 /**

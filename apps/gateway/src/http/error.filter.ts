@@ -2,9 +2,13 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '@dossier/domain';
 import { HTTP_STATUS, creditHeaders, envelopeOf, toDomainError } from './error-envelope';
+import { REQUEST_ID_HEADER } from './request-id';
 import type { RouteTable } from './route-table';
 
-/** The one global filter: every failure leaves as the contract's error envelope. */
+/**
+ * The one global filter: every failure leaves as the contract's error envelope. Also Fastify's
+ * `frameworkErrors` (main.ts), for what its router refuses before any hook has run.
+ */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
@@ -28,7 +32,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     let error = toDomainError(exception);
     if (error.code === 'not_found' && !(exception instanceof DomainError)) {
-      const allowed = this.routes.allowedMethods(request.url);
+      const allowed = this.routes.allowFor(request.method, request.url);
       if (allowed.length > 0) {
         error = new DomainError(
           'method_not_allowed',
@@ -51,6 +55,8 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       void reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
     void reply
       .status(status)
+      // Set by the onRequest hook already, except on what the router refused before any hook ran.
+      .header(REQUEST_ID_HEADER, String(request.id))
       .header('Content-Type', 'application/json; charset=utf-8')
       .send(envelopeOf(error, String(request.id)));
   }

@@ -5,7 +5,10 @@ import { RouteTable } from './route-table';
 import { issuesToDetails, parseBody, unstorableText } from './validation';
 import { toDomainError } from './error-envelope';
 import { requestIdFor } from './request-id';
+import { clientErrorHandler, clientErrorOf, rawErrorAnswer } from './client-error';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorCodes, type FastifyBaseLogger } from 'fastify';
 
 describe('parsePrefer', () => {
   it.each([
@@ -38,6 +41,22 @@ describe('RouteTable', () => {
   it('knows nothing of unknown paths', () => {
     expect(table.allowedMethods('/v1/verify')).toEqual([]);
     expect(table.allowedMethods('/v1/auth/keys/a/b')).toEqual([]);
+  });
+
+  it('matches paths as Fastify routes them: a trailing slash is another, unknown path', () => {
+    expect(table.allowedMethods('/v1/verify/phone/')).toEqual([]);
+    expect(table.allowedMethods('/v1/auth/keys/')).toEqual([]);
+    expect(table.allowedMethods('/v1/auth/keys/?x=1')).toEqual([]);
+    expect(table.allowedMethods('/v1/auth/keys/key_123/')).toEqual([]);
+  });
+
+  it("answers 405 (a non-empty Allow) only when the request's own method is not among the allowed ones", () => {
+    expect(table.allowFor('PUT', '/v1/verify/phone')).toEqual(['POST']);
+    expect(table.allowFor('GET', '/v1/auth/keys/key_123')).toEqual(['DELETE']);
+    expect(table.allowFor('POST', '/v1/verify/phone')).toEqual([]);
+    expect(table.allowFor('head', '/v1/auth/keys')).toEqual([]);
+    expect(table.allowFor('GET', '/v1/verify/phone/')).toEqual([]);
+    expect(table.allowFor('GET', '/v1/nowhere')).toEqual([]);
   });
 });
 
@@ -162,6 +181,17 @@ describe('toDomainError', () => {
     expect(internal.code).toBe('internal_error');
     expect(internal.message).not.toContain('SELECT');
   });
+
+  it("maps the router's own errors (Fastify's frameworkErrors) to 404 not_found, without echoing the path", () => {
+    const badUrl = toDomainError(new errorCodes.FST_ERR_BAD_URL('/v1/searches/%zz'));
+    expect(badUrl.code).toBe('not_found');
+    expect(badUrl.message).not.toContain('%zz');
+    const longParam = toDomainError(new errorCodes.FST_ERR_MAX_PARAM_LENGTH(`/v1/searches/${'x'.repeat(101)}`));
+    expect(longParam.code).toBe('not_found');
+    expect(longParam.message).not.toContain('xxx');
+    // the third, an async route constraint that failed (the gateway has none), is a server fault
+    expect(toDomainError(new errorCodes.FST_ERR_ASYNC_CONSTRAINT()).code).toBe('internal_error');
+  });
 });
 
 describe('requestIdFor', () => {
@@ -172,5 +202,82 @@ describe('requestIdFor', () => {
     expect(requestIdFor(req('has space'))).toMatch(/^req_[0-9A-Za-z]{20}$/);
     expect(requestIdFor(req('x'.repeat(129)))).toMatch(/^req_/);
     expect(requestIdFor(req())).toMatch(/^req_/);
+  });
+});
+
+describe('client errors (Node refused the request before Fastify saw one)', () => {
+  it('maps the parser and timeout codes onto contract codes', () => {
+    expect(clientErrorOf('ERR_HTTP_REQUEST_TIMEOUT').code).toBe('request_timeout');
+    expect(clientErrorOf('HPE_HEADER_OVERFLOW')).toMatchObject({ code: 'validation_error', message: /16 KiB/ });
+    expect(clientErrorOf('HPE_CHUNK_EXTENSIONS_OVERFLOW').code).toBe('payload_too_large');
+    expect(clientErrorOf('HPE_INVALID_HEADER_TOKEN').code).toBe('validation_error');
+    expect(clientErrorOf('').code).toBe('validation_error');
+  });
+
+  it('writes a whole HTTP/1.1 answer with the envelope, its length in bytes, the request id and Connection: close', () => {
+    const raw = rawErrorAnswer(new DomainError('validation_error', 'the request is not valid HTTP/1.1 — ü'), 'req_1');
+    const [head, body] = raw.split('\r\n\r\n') as [string, string];
+    expect(head.split('\r\n')).toEqual([
+      'HTTP/1.1 400 Bad Request',
+      'X-Request-Id: req_1',
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ]);
+    expect(JSON.parse(body)).toEqual({
+      status: 'error',
+      error: { code: 'validation_error', message: 'the request is not valid HTTP/1.1 — ü' },
+      request_id: 'req_1',
+    });
+    expect(rawErrorAnswer(clientErrorOf('ERR_HTTP_REQUEST_TIMEOUT'), 'req_2')).toMatch(
+      /^HTTP\/1\.1 408 Request Timeout\r\n/,
+    );
+  });
+
+  describe('the handler', () => {
+    const log = { debug: () => undefined } as unknown as FastifyBaseLogger;
+    const handle = clientErrorHandler(log);
+    const socket = (state: { destroyed?: boolean; writable?: boolean; inFlight?: { headersSent: boolean } } = {}) => {
+      const written: string[] = [];
+      let destroyed = state.destroyed ?? false;
+      const fake = {
+        get destroyed() {
+          return destroyed;
+        },
+        writable: state.writable ?? true,
+        _httpMessage: state.inFlight ?? null,
+        write: (chunk: string) => written.push(chunk),
+        destroy: () => (destroyed = true),
+      };
+      return { fake: fake as unknown as Socket, written, isDestroyed: () => destroyed };
+    };
+    const err = (code: string) => Object.assign(new Error(code), { code });
+
+    it('answers with a fresh request id and closes the connection', () => {
+      const s = socket();
+      handle(err('HPE_INVALID_METHOD'), s.fake);
+      expect(s.written).toHaveLength(1);
+      expect(s.written[0]).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nX-Request-Id: req_[0-9A-Za-z]{20}\r\n/);
+      expect(s.isDestroyed()).toBe(true);
+    });
+
+    it('writes nothing into an answer already under way, but still closes', () => {
+      const s = socket({ inFlight: { headersSent: true } });
+      handle(err('HPE_INVALID_METHOD'), s.fake);
+      expect(s.written).toEqual([]);
+      expect(s.isDestroyed()).toBe(true);
+      const notYet = socket({ inFlight: { headersSent: false } });
+      handle(err('HPE_INVALID_METHOD'), notYet.fake);
+      expect(notYet.written).toHaveLength(1);
+    });
+
+    it('leaves a reset or already closed connection alone', () => {
+      const reset = socket();
+      handle(err('ECONNRESET'), reset.fake);
+      expect([reset.written, reset.isDestroyed()]).toEqual([[], false]);
+      const gone = socket({ destroyed: true });
+      handle(err('HPE_INVALID_METHOD'), gone.fake);
+      expect(gone.written).toEqual([]);
+    });
   });
 });

@@ -32,6 +32,8 @@ export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {
   rate_limited: "over the key's rate (or the client address's, on public routes); see Retry-After",
   unavailable:
     'Redis or Postgres unreachable, a queue saturated, or the lookup failed; nothing charged; see Retry-After',
+  request_timeout:
+    "the request (headers, or headers and body) did not arrive within the server's receive limits; the connection is closed",
   internal_error: 'an unexpected failure (logged with the request id)',
 };
 
