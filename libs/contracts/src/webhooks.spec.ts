@@ -32,6 +32,12 @@ describe('webhook addresses (SSRF defence)', () => {
     '::ffff:127.0.0.1',
     '::ffff:7f00:1',
     '::ffff:a9fe:a9fe',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::a9fe:a9fe',
+    '2002:7f00:1::1',
+    'fec0::1',
     'not-an-address',
   ])('refuses %s', (address) => {
     expect(isRefusedAddress(address)).toBe(true);

@@ -121,9 +121,11 @@ for (const [net, bits] of [
 ] as const)
   refused.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback, and IPv4-compatible addresses (deprecated: ::7f00:1 is 127.0.0.1)
   ['64:ff9b::', 96], // NAT64
+  ['64:ff9b:1::', 48], // NAT64 for local use (RFC 8215): 64:ff9b:1::a9fe:a9fe can reach 169.254.169.254
+  ['2002::', 16], // 6to4: embeds an IPv4 address (2002:7f00:1:: is 127.0.0.1's)
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['fc00::', 7], // unique local, fd00:ec2::254 (AWS metadata) among them
   ['fe80::', 10],
   ['ff00::', 8],
