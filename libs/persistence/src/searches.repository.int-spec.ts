@@ -244,6 +244,33 @@ describe('SearchesRepository against the real Postgres', () => {
     await expect(db.query(`UPDATE accounts SET balance = balance - 1 WHERE id = $1`, [id])).rejects.toThrow(/check/i);
   });
 
+  it('pages through stale pending searches in (created_at, id) order, each once, also when they share created_at', async () => {
+    const id = await account(1000);
+    // One statement: all 450 share the transaction's created_at, so the id breaks every tie.
+    const ours = Array.from({ length: 450 }, () => search(id));
+    await reserveAll((text, params) => queryRows(db, text, params), ours);
+    const seen: { id: string; position: { at: string; id: string } }[] = [];
+    let after: { at: string; id: string } | null = null;
+    for (;;) {
+      const page = await searches.findStalePending(0, 200, after);
+      seen.push(...page);
+      if (page.length < 200) break;
+      after = page.at(-1)!.position;
+    }
+    const ids = seen.map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(ours.map((s) => s.id)));
+    // Oldest first (the ids' own order is the database's collation).
+    const times = seen.map((s) => s.position.at);
+    expect(times).toEqual([...times].sort());
+    await searches.settleMany(
+      ours.map((s) => ({
+        searchId: s.id,
+        outcome: { status: 'failed', error: { code: 'x', message: 'x' }, sources: [] },
+      })),
+    );
+  });
+
   it('purges past the retention period in batches, keeping pending and recent searches and every audit column', async () => {
     const id = await account(10);
     const [old1, old2, old3, recent, pending] = Array.from({ length: 5 }, () =>

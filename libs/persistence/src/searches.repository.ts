@@ -3,6 +3,7 @@ import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '
 import type { SourceReport } from '@dossier/contracts';
 import { creditsOf, expireIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
 import { isDeadlock } from './pg-errors';
+import type { SearchPosition } from './search-history.repository';
 import type { CreditObserver } from './credit-metrics';
 
 export interface NewSearch {
@@ -296,15 +297,24 @@ export class SearchesRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Pending searches older than `olderThanS` seconds: candidates for the reconciler. */
-  async findStalePending(olderThanS: number, limit: number): Promise<{ id: string; kind: LookupKind }[]> {
-    return queryRows<{ id: string; kind: LookupKind }>(
+  /**
+   * Pending searches older than `olderThanS` seconds, oldest first, strictly after `after` in (created_at,
+   * id) order: the reconciler's candidates, a page at a time.
+   */
+  async findStalePending(
+    olderThanS: number,
+    limit: number,
+    after: SearchPosition | null = null,
+  ): Promise<{ id: string; kind: LookupKind; position: SearchPosition }[]> {
+    const rows = await queryRows<{ id: string; kind: LookupKind; at: string }>(
       this.db,
-      `SELECT id, kind FROM searches
+      `SELECT id, kind, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM searches
         WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)
-        ORDER BY created_at LIMIT $2`,
-      [olderThanS, limit],
+          AND (created_at, id) > (COALESCE($3::timestamptz, '-infinity'), COALESCE($4::text, ''))
+        ORDER BY created_at, id LIMIT $2`,
+      [olderThanS, limit, after?.at ?? null, after?.id ?? null],
     );
+    return rows.map((r) => ({ id: r.id, kind: r.kind, position: { at: r.at, id: r.id } }));
   }
 
   /**

@@ -1,21 +1,30 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { WorkerConfig } from '@dossier/config';
+import type { LookupKind } from '@dossier/domain';
 import type { LookupQueues } from '@dossier/contracts';
-import { SearchesRepository } from '@dossier/persistence';
+import { SearchesRepository, type SearchPosition } from '@dossier/persistence';
 import { LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
+
+/** Stale searches read per query, and pages per pass (a pass checks each one's job in Redis: two calls). */
+const PAGE = 200;
+const PAGES_PER_PASS = 25;
 
 /**
  * Finds searches left pending with no live job — a gateway that died between reserving and
  * enqueueing, a failure whose release could not reach Postgres — fails them and releases their
  * credits, and queues the events a settled search sends. Settling is idempotent, so several workers may run this at once.
+ * It pages through every stale search, carrying its place from one pass to the next: a backlog of old
+ * searches whose jobs are still queued (the oldest first) cannot hide a lost one behind them.
  */
 @Injectable()
 export class ReconcilerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('reconciler');
   private timer?: NodeJS.Timeout;
   private running = false;
+  /** Where the next pass goes on; null: from the oldest. */
+  private after: SearchPosition | null = null;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -39,28 +48,11 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     this.running = true;
     let released = 0;
     try {
-      const searches = this.searches;
-      for (const stale of await searches.findStalePending(this.config.reconcileAfterS, 200)) {
-        const job = await this.queues[stale.kind].getJob(stale.id);
-        const state = job ? await job.getState() : 'missing';
-        if (state !== 'missing' && state !== 'failed' && state !== 'unknown') continue;
-        const { settled, notify } = await searches.settle(stale.id, {
-          status: 'failed',
-          error: { code: 'unavailable', message: 'the lookup was lost before it ran; nothing was charged' },
-          sources: [],
-        });
-        if (settled) {
-          released += 1;
-          this.metrics.reconciled('released_stale', 1);
-          this.logger.warn(`released stale search ${stale.id} (job ${state})`);
-          // Its search.failed event, and its batch's completion when it was the last one running.
-          if (notify)
-            await this.webhooks
-              .searchSettled(stale.id, 'failed')
-              .catch((err: unknown) =>
-                this.logger.error(`search ${stale.id}: could not queue its webhook events: ${String(err)}`),
-              );
-        }
+      for (let page = 0; page < PAGES_PER_PASS; page++) {
+        const stale = await this.searches.findStalePending(this.config.reconcileAfterS, PAGE, this.after);
+        for (const search of stale) released += await this.reconcile(search);
+        this.after = stale.length === PAGE ? stale.at(-1)!.position : null;
+        if (this.after === null) break;
       }
     } catch (err) {
       this.logger.warn(`reconcile pass failed: ${String(err)}`);
@@ -68,5 +60,28 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
       this.running = false;
     }
     return released;
+  }
+
+  /** Fails and releases one stale search when it has no live job; 1 when this call released it. */
+  private async reconcile(stale: { id: string; kind: LookupKind }): Promise<number> {
+    const job = await this.queues[stale.kind].getJob(stale.id);
+    const state = job ? await job.getState() : 'missing';
+    if (state !== 'missing' && state !== 'failed' && state !== 'unknown') return 0;
+    const { settled, notify } = await this.searches.settle(stale.id, {
+      status: 'failed',
+      error: { code: 'unavailable', message: 'the lookup was lost before it ran; nothing was charged' },
+      sources: [],
+    });
+    if (!settled) return 0;
+    this.metrics.reconciled('released_stale', 1);
+    this.logger.warn(`released stale search ${stale.id} (job ${state})`);
+    // Its search.failed event, and its batch's completion when it was the last one running.
+    if (notify)
+      await this.webhooks
+        .searchSettled(stale.id, 'failed')
+        .catch((err: unknown) =>
+          this.logger.error(`search ${stale.id}: could not queue its webhook events: ${String(err)}`),
+        );
+    return 1;
   }
 }
