@@ -8,7 +8,9 @@ export function parsePrefer(header: string | string[] | undefined): Preference {
   const raw = Array.isArray(header) ? header.join(',') : (header ?? '');
   const pref: Preference = { respondAsync: false, waitS: null };
   for (const token of raw.split(/[,;]/)) {
-    const [name, value] = token.split('=').map((s) => s.trim().toLowerCase());
+    const [name, given] = token.split('=').map((s) => s.trim().toLowerCase());
+    // RFC 7240 allows a value as a token or a quoted string: wait=5 and wait="5" are the same preference.
+    const value = given?.replace(/^"(.*)"$/, '$1');
     if (name === 'respond-async') pref.respondAsync = true;
     if (name === 'wait' && value !== undefined && /^\d{1,6}$/.test(value)) pref.waitS = Number(value);
   }
