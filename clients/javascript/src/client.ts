@@ -363,7 +363,8 @@ export class Client {
   /**
    * `POST /v1/auth/keys`: a new key (`api_key` is shown once). `createKey('ci')`,
    * `createKey({ name: 'ci' })`, or `createKey({ mode: 'test' })` for a sandbox key (`dsk_test_…`:
-   * free lookups answered from the synthetic data set).
+   * free lookups answered from the synthetic data set). The default is the calling key's mode: a
+   * test key makes only test keys.
    */
   async createKey(params?: string | CreateKeyParams, options?: RequestOptions): Promise<KeyIssuedResponse> {
     const body = typeof params === 'string' ? { name: params } : compact(params ?? {});
@@ -377,7 +378,7 @@ export class Client {
     return answer.body as KeyIssuedResponse;
   }
 
-  /** `GET /v1/auth/keys`: every key of the account, revoked ones included. */
+  /** `GET /v1/auth/keys`: every key of the account, revoked ones included (a test key sees only the test keys). */
   async listKeys(options?: RequestOptions): Promise<KeyListResponse> {
     const answer = await this.transport.send({
       method: 'GET',

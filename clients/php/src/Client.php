@@ -306,7 +306,8 @@ final class Client
 
     /**
      * POST /v1/auth/keys: a new key for this account, $response->apiKey (shown once) and $response->keyId.
-     * $mode "test" issues a dsk_test_… sandbox key (free lookups from the synthetic data set); the default is "live".
+     * $mode "test" issues a dsk_test_… sandbox key (free lookups from the synthetic data set); the default is the
+     * calling key's mode (a test key makes only test keys).
      */
     public function createKey(?string $name = null, ?string $mode = null): Response
     {

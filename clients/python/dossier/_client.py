@@ -156,7 +156,8 @@ class Client:
     def create_key(self, name: Optional[str] = None, *, mode: Optional[str] = None) -> IssuedKey:
         """Create another API key (``api_key`` is shown once). ``mode="test"``
         makes a sandbox key (``dsk_test_…``): its lookups are free and answer
-        from the server's synthetic data set; ``"live"`` is the default."""
+        from the server's synthetic data set. The default is the calling key's
+        mode: a test key makes only test keys."""
         body: Dict[str, Any] = {k: v for k, v in (("name", name), ("mode", mode)) if v is not None}
         raw = self._transport.request(
             "POST", "/v1/auth/keys", body=body, api_key=self.api_key, safe_to_resend=False
@@ -164,7 +165,8 @@ class Client:
         return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
 
     def list_keys(self) -> List[ApiKey]:
-        """Every key of the account, revoked ones included (``revoked_at`` set)."""
+        """Every key of the account, revoked ones included (``revoked_at`` set);
+        a test key sees only the test keys."""
         raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key)
         return [ApiKey(k) for k in dict_list(raw.body.get("keys"))]
 

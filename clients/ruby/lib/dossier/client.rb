@@ -234,8 +234,8 @@ module Dossier
     end
 
     # POST /v1/auth/keys => Response with api_key (shown once) and key_id.
-    # mode: "live" (the server's default) or "test": a dsk_test_… key whose lookups are free and
-    # answer from the synthetic data set.
+    # mode: "live" or "test": a dsk_test_… key whose lookups are free and answer from the synthetic
+    # data set. The default is the calling key's mode: a test key makes only test keys.
     def create_key(name: nil, mode: nil)
       Response.new(call(:post, "/v1/auth/keys", body: compact(name: name, mode: mode)))
     end
