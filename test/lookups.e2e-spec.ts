@@ -186,6 +186,8 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
     ['/v1/search/person', { location: 'Berlin' }, ['name']],
     ['/v1/search/person', { name: 'Jane', age_range: 'thirty' }, ['age_range']],
     ['/v1/search/person', { name: 'Jane', age_range: '40-30' }, ['age_range']],
+    ['/v1/search/person', { username: '..' }, ['username']],
+    ['/v1/search', { query: '@.', type: 'username' }, ['query']],
     ['/v1/search/company', { country: 'DE' }, ['company_name']],
     ['/v1/search/company', { domain: 'not a domain' }, ['domain']],
     ['/v1/verify/email', {}, ['email']],

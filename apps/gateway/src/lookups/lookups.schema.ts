@@ -83,7 +83,8 @@ export const personBody = z
     email: emailAddress.optional(),
     phone: text(64).optional().describe('E.164 (+14155552671); checked as `POST /v1/verify/phone` checks it'),
     username: text(128)
-      .regex(/^@?[^\s@/]+$/, 'must be a single handle such as grace_h (no spaces or slashes)')
+      // `.` and `..` would be read as path steps in a site's profile address (/u/.. is /), not as a handle.
+      .regex(/^@?(?!\.{1,2}$)[^\s@/]+$/, 'must be a single handle such as grace_h (no spaces or slashes, not . or ..)')
       .optional(),
     location: text(256).optional(),
     age_range: ageRange.optional(),

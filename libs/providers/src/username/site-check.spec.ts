@@ -231,6 +231,12 @@ describe('the request for a site', () => {
     expect(probeRequest(subdomain, 'ghopper')).toMatchObject({ url: 'https://ghopper.example.com/' });
     expect(probeRequest(subdomain, 'g hopper')).toBeNull();
   });
+
+  it('is none for `.` and `..`, which an address reads as path steps (/u/.. is the home page), not as a handle', () => {
+    expect(probeRequest(statusSite, '..')).toBeNull();
+    expect(probeRequest(statusSite, '.')).toBeNull();
+    expect(probeRequest(statusSite, '...')).toMatchObject({ url: 'https://example.com/u/...' });
+  });
 });
 
 describe('the exchange with a site', () => {

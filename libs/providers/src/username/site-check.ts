@@ -47,10 +47,12 @@ function httpUrl(text: string, base?: string): URL | null {
 
 /**
  * The request that checks `username` on `site`, or null where the site cannot have it: its `regexCheck`
- * refuses it, or it does not make a valid address there (e.g. a space in a subdomain).
+ * refuses it, it is `.` or `..`, or it does not make a valid address there (e.g. a space in a subdomain).
  */
 export function probeRequest(site: Site, username: string): UpstreamRequest | null {
   if (site.regexCheck && !site.regexCheck.test(username)) return null;
+  // `.` and `..` stay as they are when encoded and are then path steps: /u/.. would ask for the site's home page.
+  if (username === '.' || username === '..') return null;
   const url = httpUrl(interpolateUrl(site.urlProbe ?? site.url, username));
   if (!url || !httpUrl(interpolateUrl(site.url, username))) return null;
   const headers = new Headers(DEFAULT_HEADERS);
