@@ -7,7 +7,9 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** Signs that a page is a bot filter, a WAF or captcha challenge, or a login wall — never a real answer. */
 const CHALLENGE_MARKERS = [
   /<title>\s*Just a moment/i,
-  /cf-chl-|challenge-platform|cf_chl_opt|__cf_bm/i,
+  // Only a challenge page's own signs: Cloudflare injects its bot-detection script
+  // (/cdn-cgi/challenge-platform/scripts/jsd/…) and its __cf_bm cookie into ordinary pages too.
+  /cf-chl-|cf_chl_opt/i,
   /Attention Required! \| Cloudflare/i,
   /<title>[^<]*(captcha|are you a (human|robot)|verify you are (a )?human|security check)/i,
   /Access Denied|Request blocked|Pardon Our Interruption|px-captcha|distil_r_captcha/i,

@@ -50,6 +50,18 @@ describe('the per-site decision', () => {
   it.each([
     { what: 'a 2xx profile page', site: statusSite, ex: answer(200, PROFILE), outcome: 'found' },
     {
+      what: "a profile page carrying Cloudflare's bot-detection script and cookie (injected into ordinary pages)",
+      site: statusSite,
+      ex: answer(
+        200,
+        PROFILE.replace(
+          '</body>',
+          '<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script><!-- __cf_bm --></body>',
+        ),
+      ),
+      outcome: 'found',
+    },
+    {
       what: 'the same page at a canonical address',
       site: statusSite,
       ex: answer(200, PROFILE, { url: 'http://www.Example.com/u/GHopper/' }),
