@@ -150,16 +150,17 @@ async function catchAllCheck(
 type RcptAnswer = 'accepted' | 'rejected' | 'full' | 'deferred' | 'policy' | 'other';
 
 /**
- * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full") full; 5.7.x a policy refusal
- * (a blocked client, not a word on the mailbox); 550/551/553 or 5.1.x no such mailbox; any 4xx deferred
- * (greylisting, a full queue); the rest says nothing about the mailbox.
+ * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full", 4.2.2 too) full; 5.7.x a
+ * policy refusal (a blocked client, not a word on the mailbox); 550/551/553 or 5.1.x no such mailbox; any
+ * other 4xx deferred (greylisting, a full queue); the rest says nothing about the mailbox.
  */
 function classify(reply: SmtpReply): RcptAnswer {
   const [, subject, detail] = reply.enhanced?.split('.') ?? [];
   if (reply.code === 250 || reply.code === 251) return 'accepted';
+  // Before the 4xx rule: 452 4.2.2 (Gmail's "over quota") is a full mailbox, not greylisting.
+  if (reply.code >= 400 && (reply.code === 552 || (subject === '2' && detail === '2'))) return 'full';
   if (reply.code >= 400 && reply.code < 500) return 'deferred';
   if (reply.code < 500 || reply.code >= 600) return 'other';
-  if (reply.code === 552 || (subject === '2' && detail === '2')) return 'full';
   if (subject === '7') return 'policy';
   if ([550, 551, 553].includes(reply.code) || subject === '1') return 'rejected';
   return 'other';
