@@ -64,6 +64,16 @@ export function baseUrlOf(
 }
 
 /**
+ * For `validateSettings`: an on/off setting (`<ID>_ENABLED`), when set, is `true` or `false` — `0` or `FALSE`
+ * stops the worker at boot instead of counting as "not false", so on.
+ */
+export function checkSwitch(settings: Readonly<Record<string, string | undefined>>, key: string): void {
+  const value = settings[key];
+  if (value !== undefined && value !== 'true' && value !== 'false')
+    throw new Error(`${key}: expected true or false, got "${value}"`);
+}
+
+/**
  * For `validateSettings`: the `<ID>_BASE_URL` setting, when set, is an absolute http(s) URL — a typo
  * stops the worker at boot, naming the variable, instead of failing every call as `unavailable`.
  */

@@ -75,6 +75,18 @@ describe.each(PROVIDERS.map((p) => [p.id, p] as const))('provider %s', (_id, pro
       ]);
   });
 
+  it('refuses at boot, naming the setting, a base URL that is not an http(s) URL and a switch other than true/false', () => {
+    for (const key of provider.configKeys.filter((k) => k.endsWith('_BASE_URL'))) {
+      expect(() => provider.validateSettings?.({ [key]: 'api.example.com/v1' })).toThrow(new RegExp(`^${key}: `));
+      expect(() => provider.validateSettings?.({ [key]: 'https://api.example.com/v1' })).not.toThrow();
+    }
+    for (const key of provider.configKeys.filter((k) => k.endsWith('_ENABLED'))) {
+      for (const bad of ['FALSE', '0', 'no'])
+        expect(() => provider.validateSettings?.({ [key]: bad })).toThrow(new RegExp(`^${key}: `));
+      for (const good of ['true', 'false']) expect(() => provider.validateSettings?.({ [key]: good })).not.toThrow();
+    }
+  });
+
   it('answers isConfigured({}) with true or the reason it is skipped', () => {
     const configured = provider.isConfigured({});
     expect(configured === true || (typeof configured === 'string' && configured.length > 0)).toBe(true);

@@ -9,7 +9,7 @@ import {
   statusOf,
   type RegistryCompany,
 } from '../company-item';
-import { baseUrlOf, checkBaseUrl, expectJson, request } from '../http';
+import { baseUrlOf, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'gleif';
@@ -90,9 +90,7 @@ export const gleifProvider: Provider<'company'> = {
   precedence: 15,
   validateSettings(settings) {
     checkBaseUrl(settings, 'GLEIF_BASE_URL');
-    const enabled = settings['GLEIF_ENABLED'];
-    if (enabled !== undefined && enabled !== 'true' && enabled !== 'false')
-      throw new Error(`GLEIF_ENABLED: expected true or false, got "${enabled}"`);
+    checkSwitch(settings, 'GLEIF_ENABLED');
   },
   isConfigured: (settings) => settings['GLEIF_ENABLED'] !== 'false' || 'disabled (GLEIF_ENABLED=false)',
   appliesTo: hasNameOrNumber,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { EmailInput, EmailResultItem } from '@dossier/contracts';
 import { parseEmail } from '@dossier/domain';
 import { emailItem, hasValidSyntax } from '../email-item';
-import { expectJson, request } from '../http';
+import { baseUrlOf, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'gravatar';
@@ -53,12 +53,16 @@ export const gravatarProvider: Provider<'email'> = {
   findsOnly: 'accounts',
   // Gravatar's published limit for unauthenticated calls; set GRAVATAR_RATE_LIMIT for a key's larger one.
   rateLimit: { max: 100, perMs: 3_600_000 },
+  validateSettings(settings) {
+    checkBaseUrl(settings, 'GRAVATAR_BASE_URL');
+    checkSwitch(settings, 'GRAVATAR_ENABLED');
+  },
   isConfigured: (settings) => settings['GRAVATAR_ENABLED'] !== 'false' || 'disabled (GRAVATAR_ENABLED=false)',
   appliesTo: hasValidSyntax,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
     const hash = createHash('sha256').update(parseEmail(input.email).normalized.toLowerCase()).digest('hex');
-    const base = (ctx.settings['GRAVATAR_BASE_URL'] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const base = baseUrlOf(ctx.settings, 'GRAVATAR_BASE_URL', DEFAULT_BASE_URL);
     const key = ctx.settings['GRAVATAR_API_KEY'];
     const res = await request(
       ID,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseEmail, type Deliverability } from '@dossier/domain';
 import type { EmailInput, EmailResultItem } from '@dossier/contracts';
 import { emailItem, hasValidSyntax } from '../email-item';
-import { expectJson, parsesAs, request, retryAfterMs, type UpstreamResponse } from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, parsesAs, request, retryAfterMs, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'hunter';
@@ -116,11 +116,12 @@ export const hunterProvider: Provider<'email'> = {
   rateLimit: { max: 5, perMs: 1000 },
   // A vendor's opinion below the first-hand checks (`email` 10, `smtp` 20) and `gravatar` (0).
   precedence: -10,
+  validateSettings: (settings) => checkBaseUrl(settings, 'HUNTER_BASE_URL'),
   isConfigured: (settings) => Boolean(settings['HUNTER_API_KEY']) || 'not configured: set HUNTER_API_KEY',
   appliesTo: hasValidSyntax,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
-    const base = (ctx.settings['HUNTER_BASE_URL'] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const base = baseUrlOf(ctx.settings, 'HUNTER_BASE_URL', DEFAULT_BASE_URL);
     const query = new URLSearchParams({
       email: parseEmail(input.email).normalized,
       api_key: ctx.settings['HUNTER_API_KEY'] ?? '',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
-import { expectJson, request } from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, request } from '../http';
 import { parsePhoneInput } from '../phone-input';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
@@ -95,6 +95,7 @@ export const twilioProvider: Provider<'phone'> = {
   rateLimit: { max: 100, perMs: 1000 },
   // Live line data over libphonenumber's range data (precedence 0).
   precedence: 10,
+  validateSettings: (settings) => checkBaseUrl(settings, 'TWILIO_BASE_URL'),
   isConfigured(settings) {
     const missing = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'].filter((key) => !settings[key]);
     return missing.length === 0 || `not configured: set ${missing.join(' and ')}`;
@@ -102,7 +103,7 @@ export const twilioProvider: Provider<'phone'> = {
 
   async lookup(_kind, input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
     const e164 = parsePhoneInput(input).number;
-    const base = (ctx.settings['TWILIO_BASE_URL'] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const base = baseUrlOf(ctx.settings, 'TWILIO_BASE_URL', DEFAULT_BASE_URL);
     const credentials = Buffer.from(
       `${ctx.settings['TWILIO_ACCOUNT_SID'] ?? ''}:${ctx.settings['TWILIO_AUTH_TOKEN'] ?? ''}`,
     ).toString('base64');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { checkSwitch } from '../http';
 
 /**
  * Site definitions for username presence, in Sherlock's `data.json` format (the default list is a copy
@@ -201,10 +202,8 @@ export function usernameSettings(settings: Readonly<Record<string, string | unde
 }
 
 function flag(settings: Readonly<Record<string, string | undefined>>, key: string): boolean {
-  const value = settings[key];
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  throw new Error(`${key}: expected true or false, got "${value}"`);
+  checkSwitch(settings, key);
+  return settings[key] === 'true';
 }
 
 function integer(
