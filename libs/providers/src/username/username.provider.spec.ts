@@ -119,6 +119,34 @@ describe('username presence', () => {
     ]);
   });
 
+  it('keeps USERNAME_TIMEOUT_MS per site across retries: a site that keeps failing slowly is timeout, not retried past it', async () => {
+    let calls = 0;
+    routes = {
+      flaky: () => {
+        calls += 1;
+        return { status: 503, body: 'busy', delayMs: 150 };
+      },
+    };
+    const settings = sitesAt({ Flaky: { path: 'flaky' } }, { USERNAME_TIMEOUT_MS: '250' });
+    // Retries as the fan-out's guards make them: up to 3 attempts on an error.
+    const base = within(settings);
+    const retrying: ProviderContext = {
+      ...base,
+      upstream: async (_upstream, call) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await call(base.signal);
+          } catch (error) {
+            if (attempt === 3) throw error;
+          }
+        }
+      },
+    };
+    const answer = await lookup('ghopper', retrying);
+    expect(answer.reports).toEqual([expect.objectContaining({ provider: 'site:Flaky', outcome: 'timeout' })]);
+    expect(calls).toBeLessThanOrEqual(2);
+  });
+
   it("keeps what it found when the check's deadline comes: the site running and those not reached are timeout", async () => {
     routes = { hub: { status: 200, body: PROFILE }, slow: { hang: true } };
     const settings = sitesAt(

@@ -64,9 +64,11 @@ async function checkSite(
   if (limits.budget.aborted)
     return { provider: id, outcome: 'timeout', took_ms: 0, detail: `${id}: not reached before the check's deadline` };
   const started = Date.now();
+  // One per-site timer for every attempt: made inside the retried call, each retry got the whole timeout again.
+  const perSite = AbortSignal.any([limits.budget, AbortSignal.timeout(limits.timeoutMs)]);
   try {
     const verdict = await ctx.upstream({ id }, (signal) => {
-      const within = AbortSignal.any([signal, limits.budget, AbortSignal.timeout(limits.timeoutMs)]);
+      const within = AbortSignal.any([signal, perSite]);
       return exchange(site, handle, req, within).then((ex) => decide(site, handle, ex));
     });
     const took = Date.now() - started;
