@@ -183,6 +183,15 @@ function bestFirst<T extends { match_score: number }>(items: T[]): T[] {
 const PERSON_LISTS = ['aliases', 'emails', 'phones', 'usernames', 'accounts', 'locations'] as const;
 
 /**
+ * A username presence item: no name, found through the username alone. Any other item without a name (a
+ * vendor's profile with none) joins its subject by e-mail, phone or identity like any person, and a
+ * subject still without a name is left out: only a presence item may have none (API.md).
+ */
+function isPresence(p: PersonResultItem): boolean {
+  return p.full_name === null && p.matched_on.every((field) => field === 'username');
+}
+
+/**
  * People are one subject when they share a normalised e-mail, an E.164 phone or an identity (the item's
  * id — its (source, external id) — or one the provider passed). A username presence item (no name) puts
  * its accounts on the best person whose usernames hold that handle, or stays on its own (API.md).
@@ -193,9 +202,11 @@ function mergePeople(ranked: Contribution<'person'>[]): PersonResultItem[] {
     ...p.emails.flatMap((e) => keyOrNone('email', normalizeEmailAddress(e))),
     ...p.phones.flatMap((n) => keyOrNone('phone', normalizePhoneNumber(n))),
   ]);
-  const people = groupsOf(keyed.filter((k) => k.item.full_name !== null)).map((g) => mergeSubject(g, PERSON_LISTS));
+  const people = groupsOf(keyed.filter((k) => !isPresence(k.item)))
+    .map((g) => mergeSubject(g, PERSON_LISTS))
+    .filter((p) => p.full_name !== null);
   bestFirst(people);
-  const presence = keyed.filter((k) => k.item.full_name === null).map((k) => k.item);
+  const presence = keyed.filter((k) => isPresence(k.item)).map((k) => k.item);
   const alone: PersonResultItem[] = [];
   for (const item of presence) {
     const handles = new Set(item.usernames.map(normalizeUsername));

@@ -66,6 +66,32 @@ describe('merging people', () => {
     ]);
   });
 
+  it('joins a nameless vendor profile to the named person sharing its e-mail, and leaves out one no name joins', () => {
+    const local = person({ id: 'per_local', emails: ['sean@example.com'] });
+    const nameless = person({
+      id: 'per_pdl',
+      full_name: null,
+      first_name: null,
+      last_name: null,
+      emails: ['sean@example.com'],
+      phones: ['+14155550123'],
+      matched_on: ['email'],
+      sources: ['pdl'],
+    });
+    const stray = person({ id: 'per_pdl2', full_name: null, emails: ['nobody@example.com'], matched_on: ['email'] });
+    const merged = mergeItems('person', [
+      { precedence: 0, items: [nameless, stray] },
+      { precedence: 10, items: [local] },
+    ]);
+    expect(merged).toHaveLength(1);
+    expect(merged[0]).toMatchObject({
+      id: 'per_local',
+      full_name: 'Ada Lovelace',
+      phones: ['+14155550123'],
+      sources: ['local', 'pdl'],
+    });
+  });
+
   it('keeps namesakes without a shared identifier apart, best first', () => {
     const merged = mergeItems('person', [
       { precedence: 10, items: [person({ id: 'p1', match_score: 0.6 }), person({ id: 'p2', match_score: 0.8 })] },
