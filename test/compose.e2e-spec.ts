@@ -287,19 +287,21 @@ describe('the Dockerfile and its build context', () => {
         probe,
         `const names = ${JSON.stringify(Object.keys(APP_PROCESS_ENV))};
         const env = Object.fromEntries(names.map((name) => [name, process.env[name]]));
-        process.stdout.write(JSON.stringify({ execArgv: process.execArgv, env }));`,
+        process.stdout.write(JSON.stringify({ execArgv: process.execArgv, env, ppid: process.ppid }));`,
       );
       const ownEnv = Object.fromEntries(Object.keys(APP_PROCESS_ENV).map((name) => [name, `own-${name}`]));
       const path = `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`;
       for (const app of ['gateway', 'worker'] as const) {
         const script = scripts[`start:${app}`]!;
-        expect(script).toBe([...env, 'node', flags, ENTRY_POINTS[app]].join(' '));
+        // `exec`: the shell npm starts becomes node, so a process manager's SIGTERM reaches the app itself.
+        expect(script).toBe([...env, 'exec', 'node', flags, ENTRY_POINTS[app]].join(' '));
         // What npm runs, with the entry point swapped for a probe: the flags the build gives this Node.
         const probed = ['-c', script.replace(ENTRY_POINTS[app], probe)];
         const ran = await run('sh', probed, { cwd: REPO_ROOT, env: { PATH: path } });
-        expect(JSON.parse(ran.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: APP_PROCESS_ENV });
+        // node's parent is this test process, which started `sh`: the shell replaced itself with node
+        expect(JSON.parse(ran.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: APP_PROCESS_ENV, ppid: process.pid });
         const own = await run('sh', probed, { cwd: REPO_ROOT, env: { PATH: path, ...ownEnv } });
-        expect(JSON.parse(own.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: ownEnv });
+        expect(JSON.parse(own.stdout)).toEqual({ execArgv: APP_NODE_FLAGS, env: ownEnv, ppid: process.pid });
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
