@@ -153,6 +153,19 @@ describe('config', () => {
     expect(() => loadWorkerConfig({ HEAP_GROWING_PERCENT: 'ten' })).toThrow(ConfigError);
   });
 
+  it('takes numbers written in digits only, and a blank value as unset', () => {
+    // A blank cost had been read as 0: free lookups, and no error at boot.
+    expect(loadGatewayConfig({ COST_PHONE: ' ', SIGNUP_CREDITS: '  ' }).costs.phone).toBe(1);
+    expect(loadGatewayConfig({ COST_PHONE: ' 3 ' }).costs.phone).toBe(3);
+    for (const bad of ['0x50', '3e3', '1.5', '-1', '80 80', 'Infinity']) {
+      expect(() => loadGatewayConfig({ PORT: bad })).toThrow(/PORT: expected a whole number|PORT: Too/);
+    }
+    expect(loadGatewayConfig({ RATE_LIMIT_RPS: '0.5' }).rateLimit.rps).toBe(0.5);
+    for (const bad of ['1e2', '0x10', '.5', 'fast'])
+      expect(() => loadGatewayConfig({ RATE_LIMIT_RPS: bad })).toThrow(/RATE_LIMIT_RPS: expected a decimal number/);
+    expect(() => loadWorkerConfig({ WORKER_SHUTDOWN_GRACE_MS: '1e4' })).toThrow(/WORKER_SHUTDOWN_GRACE_MS/);
+  });
+
   it('rejects unknown lookup kinds', () => {
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: 'phone,fax' })).toThrow(/LOOKUP_QUEUES.*fax/s);
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: ',' })).toThrow(/LOOKUP_QUEUES/);

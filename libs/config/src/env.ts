@@ -7,7 +7,18 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A number written in decimal digits (`decimals`: with an optional fraction). Not `Number()` of any text:
+ * that reads `0x50` as 80, `3e3` as 3000 and a blank as 0 (a `COST_PHONE=' '` made lookups free).
+ */
+const digits = (decimals: boolean) =>
+  z
+    .string()
+    .trim()
+    .regex(decimals ? /^\d+(\.\d+)?$/ : /^\d+$/, decimals ? 'expected a decimal number' : 'expected a whole number')
+    .transform(Number);
+const int = (min: number, max: number) => digits(false).pipe(z.number().int().min(min).max(max));
+const decimal = () => digits(true).pipe(z.number());
 
 const costs = {
   COST_PERSON: int(0, 1_000_000).default(1),
@@ -88,10 +99,10 @@ const gatewaySchema = z.object({
   /** The interface METRICS_PORT listens on. */
   METRICS_HOST: z.string().default('0.0.0.0'),
   SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
-  RATE_LIMIT_RPS: z.coerce.number().positive().default(50),
+  RATE_LIMIT_RPS: decimal().pipe(z.number().positive()).default(50),
   RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
-  SYNC_WAIT_DEFAULT_S: z.coerce.number().min(0).max(600).default(10),
-  SYNC_WAIT_MAX_S: z.coerce.number().min(0).max(600).default(60),
+  SYNC_WAIT_DEFAULT_S: decimal().pipe(z.number().min(0).max(600)).default(10),
+  SYNC_WAIT_MAX_S: decimal().pipe(z.number().min(0).max(600)).default(60),
   QUEUE_MAX_WAITING: int(1, 100_000_000).default(50_000),
   REQUIRE_PERMISSIBLE_PURPOSE: z.enum(['true', 'false']).default('false'),
   ADMIN_USER: z.string().min(1).optional(),
@@ -167,7 +178,8 @@ export const ENV_NAMES: Readonly<Record<'gateway' | 'worker' | 'cli', readonly s
 };
 
 function parse<T extends z.ZodTypeAny>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // Empty counts as unset, and so does a value of spaces only (a `KEY= ` left in an env file).
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);

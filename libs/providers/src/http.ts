@@ -64,6 +64,25 @@ export function baseUrlOf(
 }
 
 /**
+ * A whole-number setting written in digits, from `min` to `max` (`fallback` when unset); throws naming it
+ * otherwise. Not `Number()` of any text, which reads `0x10` as 16 and `1e3` as 1000.
+ */
+export function integerSetting(
+  settings: Readonly<Record<string, string | undefined>>,
+  key: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const value = settings[key];
+  if (value === undefined) return fallback;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${key}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/**
  * For `validateSettings`: an on/off setting (`<ID>_ENABLED`), when set, is `true` or `false` — `0` or `FALSE`
  * stops the worker at boot instead of counting as "not false", so on.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { countryCodeOfName, normalizeEmailAddress, normalizePhoneNumber, subjectId } from '@dossier/domain';
 import type { PersonInput, PersonResultItem } from '@dossier/contracts';
-import { baseUrlOf, checkBaseUrl, expectJson, parsesAs, request, type UpstreamResponse } from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, integerSetting, parsesAs, request, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'pdl';
@@ -79,12 +79,7 @@ function enrichParams(input: PersonInput): Record<string, string> | null {
 
 /** `PDL_MIN_LIKELIHOOD` as an integer 1–10; throws naming it otherwise. */
 function minLikelihoodOf(settings: Readonly<Record<string, string | undefined>>): number {
-  const value = settings[MIN_LIKELIHOOD_KEY];
-  if (value === undefined) return DEFAULT_MIN_LIKELIHOOD;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 10)
-    throw new Error(`${MIN_LIKELIHOOD_KEY}: expected an integer from 1 to 10, got "${value}"`);
-  return n;
+  return integerSetting(settings, MIN_LIKELIHOOD_KEY, DEFAULT_MIN_LIKELIHOOD, 1, 10);
 }
 
 /**

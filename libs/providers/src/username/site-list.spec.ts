@@ -89,6 +89,8 @@ describe('usernameSettings', () => {
     );
     expect(() => usernameSettings({ USERNAME_TIMEOUT_MS: '5s' })).toThrow(/^USERNAME_TIMEOUT_MS: expected a whole/);
     expect(() => usernameSettings({ USERNAME_CONCURRENCY: '0' })).toThrow(/^USERNAME_CONCURRENCY: expected a whole/);
+    for (const bad of ['0x400', '1e3'])
+      expect(() => usernameSettings({ USERNAME_TIMEOUT_MS: bad })).toThrow(/^USERNAME_TIMEOUT_MS: expected a whole/);
     expect(usernameSettings({ USERNAME_TIMEOUT_MS: '2500', USERNAME_CONCURRENCY: '4' })).toMatchObject({
       timeoutMs: 2500,
       concurrency: 4,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { checkSwitch } from '../http';
+import { checkSwitch, integerSetting } from '../http';
 
 /**
  * Site definitions for username presence, in Sherlock's `data.json` format (the default list is a copy
@@ -196,27 +196,12 @@ export function usernameSettings(settings: Readonly<Record<string, string | unde
   return {
     sites,
     file,
-    timeoutMs: integer(settings, 'USERNAME_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 60_000),
-    concurrency: integer(settings, 'USERNAME_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000),
+    timeoutMs: integerSetting(settings, 'USERNAME_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 60_000),
+    concurrency: integerSetting(settings, 'USERNAME_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000),
   };
 }
 
 function flag(settings: Readonly<Record<string, string | undefined>>, key: string): boolean {
   checkSwitch(settings, key);
   return settings[key] === 'true';
-}
-
-function integer(
-  settings: Readonly<Record<string, string | undefined>>,
-  key: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const value = settings[key];
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new Error(`${key}: expected a whole number from ${min} to ${max}, got "${value}"`);
-  return n;
 }
