@@ -1,8 +1,14 @@
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { redisOptionsFromUrl } from '@dossier/config';
-import { MAINTENANCE_QUEUE, QUEUE_NAMES, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID } from '@dossier/contracts';
-import { Api, QueueProbe, Stack, sql, testEnv, waitFor } from '@dossier/testing';
+import {
+  MAINTENANCE_QUEUE,
+  QUEUE_NAMES,
+  RETENTION_JOB_NAME,
+  RETENTION_SCHEDULER_ID,
+  WEBHOOK_QUEUE,
+} from '@dossier/contracts';
+import { Api, QueueProbe, Stack, receiver, sql, testEnv, waitFor } from '@dossier/testing';
 
 const PHONE = { phone: '+14155552671' };
 /** Tiny ages so that removal is seen in a second; the failed age asks for more than RESULTS_TTL_DAYS allows. */
@@ -13,6 +19,7 @@ const RETENTION_ENV = {
   JOB_KEEP_FAILED_S: '99999999',
   JOB_KEEP_FAILED_COUNT: '60',
   RETENTION_INTERVAL_MS: '300',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
 };
 /** What the purge must leave as it was: the audit trail. */
 const AUDIT_COLUMNS = `account_id, key_id, kind, permissible_purpose, request_id, created_at, completed_at, status, cost, charged, result_count`;
@@ -87,6 +94,30 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
       { timeoutMs: 15_000, what: `the completed job ${jobKey} to be removed` },
     );
     expect(await probe.state(QUEUE_NAMES.phone, res.body.search_id)).toBe('missing');
+  });
+
+  it("removes a delivered webhook event's job (it holds the lookup's envelope) once its age has passed", async () => {
+    const { key } = await api.register();
+    const hook = await receiver([]);
+    try {
+      const created = await api.post('/v1/webhooks', { url: hook.url, events: ['search.completed'] }, { key });
+      expect(created.status).toBe(201);
+      expect((await api.post<Envelope>('/v1/verify/phone', PHONE, { key })).status).toBe(200);
+      await waitFor(
+        async () => hook.received.length,
+        (n) => n > 0,
+        { timeoutMs: 15_000, what: 'the event to be delivered' },
+      );
+      // The only job of its queue: nothing else finishing there would ever remove it.
+      const deliveries = probe.queue(WEBHOOK_QUEUE);
+      await waitFor(
+        async () => await deliveries.getJobCounts('completed', 'failed', 'active', 'wait', 'delayed'),
+        (c) => Object.values(c).every((n) => n === 0),
+        { timeoutMs: 15_000, what: 'the delivered job to be removed' },
+      );
+    } finally {
+      await hook.close();
+    }
   });
 
   it('erases inputs and results older than RESULTS_TTL_DAYS and keeps the audit columns', async () => {

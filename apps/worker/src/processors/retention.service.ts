@@ -5,15 +5,16 @@ import type { RedisConnections, WorkerConfig } from '@dossier/config';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
 
-/** Finished jobs cleaned from one lookup queue's set per pass (BullMQ cleans in bounded steps). */
+/** Finished jobs cleaned from one queue's set per pass (BullMQ cleans in bounded steps). */
 const CLEAN_LIMIT = 10_000;
 
 export interface RetentionOutcome {
   /** Searches whose input, results and sources were erased. */
   searches: number;
-  /** Finished lookup jobs (and their payloads) removed from Redis. */
+  /** Finished lookup and webhook-delivery jobs (and their payloads) removed from Redis. */
   jobs: number;
 }
 
@@ -22,8 +23,9 @@ export interface RetentionOutcome {
  * retention job every RETENTION_INTERVAL_MS. Every worker with WORKER_MAINTENANCE on upserts the same
  * scheduler id (one schedule however many start) and consumes the queue; one job at a time exists, so
  * one worker runs each pass. A pass erases the inputs and results of searches older than
- * RESULTS_TTL_DAYS (the audit columns stay) and removes finished lookup jobs past their JOB_KEEP_*
- * age, which BullMQ otherwise removes only when another job of the queue finishes.
+ * RESULTS_TTL_DAYS (the audit columns stay) and removes finished lookup and webhook-delivery jobs (a
+ * lookup's input; an event's whole envelope) past their JOB_KEEP_* age, which BullMQ otherwise removes
+ * only when another job of the queue finishes.
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -37,6 +39,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
     private readonly metrics: WorkerMetrics,
+    private readonly webhooks: WebhookDeliveryService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -83,8 +86,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     this.metrics.reconciled('purged', searches);
     const { completed, failed } = this.config.jobRetention;
     let jobs = 0;
-    for (const kind of LOOKUP_KINDS) {
-      const queue = this.lookupQueues[kind];
+    for (const queue of [...LOOKUP_KINDS.map((kind) => this.lookupQueues[kind]), this.webhooks.queue]) {
       jobs += (await queue.clean(completed.age * 1000, CLEAN_LIMIT, 'completed')).length;
       jobs += (await queue.clean(failed.age * 1000, CLEAN_LIMIT, 'failed')).length;
     }

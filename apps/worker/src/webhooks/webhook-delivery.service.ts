@@ -35,7 +35,8 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
   private readonly logger = new Logger('webhooks');
   private readonly webhooks: WebhooksRepository;
   private readonly batches: BatchesRepository;
-  private readonly queue: Queue<WebhookJob>;
+  /** The delivery queue (retention cleans its finished jobs: each holds a lookup's envelope). */
+  readonly queue: Queue<WebhookJob>;
   private readonly attempts: number;
   private worker?: Worker<WebhookJob>;
 
