@@ -93,9 +93,28 @@ export async function openDataSource(options: DataSourceOptions): Promise<DataSo
   return dataSource;
 }
 
+/** The advisory lock migration runs take turns on (any constant of our own: "dossier" in ASCII, 0x646f7373696572). */
+const MIGRATION_LOCK = '28270039319274866';
+
+/**
+ * Applies the pending migrations, in one transaction. Runs in several processes at once (a deploy's
+ * migrate job and an operator's, a start script on two hosts) take turns on an advisory lock: the later
+ * one waits, then finds nothing left to apply — where it had failed on the catalog's unique index.
+ */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
-  const applied = await dataSource.runMigrations({ transaction: 'all' });
-  return applied.map((m) => m.name);
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK}::bigint)`);
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'all' });
+      return applied.map((m) => m.name);
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK}::bigint)`);
+    }
+  } finally {
+    await lock.release();
+  }
 }
 
 /**

@@ -1,0 +1,38 @@
+import { adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
+
+/** `db:migrate` as deploys run it: several at once on an empty database (a migrate job and an operator's). */
+describe('CLI db:migrate (real Postgres)', () => {
+  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_migrate_race`.slice(0, 63);
+  const url = withDatabase(testEnv.baseDatabaseUrl, database);
+
+  beforeAll(async () => {
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await adminSql(`CREATE DATABASE "${database}"`);
+  });
+  afterAll(async () => {
+    await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  });
+
+  it('lets three runs at once take turns: one applies every migration, the others find nothing left', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => runCli(['db:migrate'], { DATABASE_URL: url })));
+    expect(runs.map((r) => [r.code, r.stderr])).toEqual([
+      [0, ''],
+      [0, ''],
+      [0, ''],
+    ]);
+    const again = await runCli(['db:migrate'], { DATABASE_URL: url });
+    expect(again.code).toBe(0);
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number; distinct_n: number }>(
+        'SELECT count(*)::int AS n, count(DISTINCT name)::int AS distinct_n FROM migrations',
+      );
+      expect(rows[0]!.n).toBe(rows[0]!.distinct_n);
+      expect(rows[0]!.n).toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
+  });
+});
