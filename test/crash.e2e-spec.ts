@@ -119,6 +119,25 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
+  it('exits at WORKER_SHUTDOWN_GRACE_MS with a job still active, which the next worker runs and charges once', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const worker = await stack.startWorker({
+      ...ONLY_PHONE,
+      WORKER_TEST_HOLD: 'before:60000',
+      WORKER_SHUTDOWN_GRACE_MS: '1000',
+    });
+    const id = await submitAsync(key);
+    await waitForJob(id, 'active');
+    // stop() SIGKILLs after 15 s (exit code null): 0 means the worker left by itself, long before the hold ended.
+    expect(await worker.stop('SIGTERM', 15_000)).toBe(0);
+    expect(await ledgerState(accountId)).toMatchObject({ captures: 0, releases: 0, pending: 1 });
+
+    await stack.startWorker(ONLY_PHONE);
+    const done = await waitForSearch(id, key);
+    expect(done.status).toBe(200);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
   it('reconciles a batch whose gateway died after reserving it: its items fail, are released, and the batch completes', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     // A batch as a gateway that died between the commit and the enqueue leaves it: reserved, recorded, no job.

@@ -253,8 +253,11 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       new Promise<boolean>((resolve) => setTimeout(() => resolve(true), this.config.shutdownGraceMs).unref()),
     ]);
     if (timedOut) {
+      // Not w.close(true): BullMQ hands back the close already under way, which waits for the jobs. Stop
+      // waiting instead: shutdown goes on and the process exits; the jobs still active are redelivered
+      // once their locks expire (a settle is idempotent, so one that got through is not charged twice).
       this.logger.warn('grace period over: closing with jobs still active (they will be redelivered)');
-      await Promise.all(this.workers.map((w) => w.close(true)));
+      graceful.catch(() => undefined);
     }
   }
 }
