@@ -30,7 +30,7 @@ import type {
   WebhookEventType,
   WebhookListResponse,
 } from './types.js';
-import { compact, envVar, sleep, uuidv4 } from './util.js';
+import { INSPECT, compact, envVar, hideSecretsWhenPrinted, sleep, uuidv4 } from './util.js';
 
 export const DEFAULT_BASE_URL = 'http://localhost:3000';
 
@@ -83,7 +83,8 @@ export interface RequestOptions extends CallSettings {
 /** Per-call options of the lookups. */
 export interface LookupOptions extends RequestOptions {
   /**
-   * Sent as `Idempotency-Key` (1–255 printable ASCII characters). Defaults to a fresh UUID v4.
+   * Sent as `Idempotency-Key` (1–255 printable ASCII characters; anything else throws a
+   * `TypeError` before the request is sent). Defaults to a fresh UUID v4.
    * The same key is sent on every retry of the call, so a retry never charges twice.
    */
   idempotencyKey?: string | undefined;
@@ -109,6 +110,9 @@ export interface GetSearchOptions extends RequestOptions {
   /** Overrides the client's `pollTimeoutMs` when `wait` is true. */
   pollTimeoutMs?: number | undefined;
 }
+
+/** What the gateway accepts as an `Idempotency-Key` (API.md): 1–255 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const GENERIC_FIELDS = ['query', 'type', 'country'] as const;
 const PERSON_FIELDS = ['name', 'email', 'phone', 'username', 'location', 'age_range'] as const;
@@ -199,7 +203,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return answer.body as RegisterResponse;
+    return hideSecretsWhenPrinted(answer.body as RegisterResponse);
   }
 
   /** Logs in and issues a new key: `POST /v1/auth/login` → `{ status, api_key, key_id }`. */
@@ -212,7 +216,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return answer.body as LoginResponse;
+    return hideSecretsWhenPrinted(answer.body as LoginResponse);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -276,10 +280,12 @@ export class Client {
   /**
    * `POST /v1/batch`: 1 to 100 lookups in one call, each `{ kind, input }` with `input` the body
    * of that kind's endpoint. `result.items[i]` answers `requests[i]`: tell success, pending and
-   * error apart by `item.status`. Waits and polls `GET /v1/batches/{id}` like a lookup.
+   * error apart by `item.status`. Waits and polls `GET /v1/batches/{id}` like a lookup. Fields of
+   * an `input` set to `null` or `undefined` are not sent, as for a lookup.
    */
   async batch(requests: BatchRequest[], options: BatchOptions = {}): Promise<BatchResult<AnyResult>> {
-    return this.submit('/v1/batch', { requests }, options, toBatch, (first) =>
+    const body = { requests: Array.isArray(requests) ? requests.map(batchRequest) : requests };
+    return this.submit('/v1/batch', body, options, toBatch, (first) =>
       this.batchPlan(first.batch_id, first.idempotencyKey),
     );
   }
@@ -314,7 +320,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return answer.body as WebhookCreatedResponse;
+    return hideSecretsWhenPrinted(answer.body as WebhookCreatedResponse);
   }
 
   /** `GET /v1/webhooks`: the account's webhooks, oldest first, without their secrets. */
@@ -375,7 +381,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return answer.body as KeyIssuedResponse;
+    return hideSecretsWhenPrinted(answer.body as KeyIssuedResponse);
   }
 
   /** `GET /v1/auth/keys`: every key of the account, revoked ones included (a test key sees only the test keys). */
@@ -400,6 +406,19 @@ export class Client {
     return answer.body as KeyRevokedResponse;
   }
 
+  /** What `JSON.stringify(client)` gives: the base URL and the API key shortened (`dsk_live…`). */
+  toJSON(): { baseUrl: string; apiKey: string | null } {
+    return { baseUrl: this.baseUrl, apiKey: this.transport.apiKeyHint };
+  }
+
+  /** What `console.log(client)` prints: as `toJSON()`, never the whole key. */
+  [INSPECT](_depth: number, options: unknown, inspect?: (value: unknown, options: unknown) => string): string {
+    const shown = this.toJSON();
+    return inspect
+      ? `Client ${inspect(shown, options)}`
+      : `Client { baseUrl: '${shown.baseUrl}', apiKey: '${shown.apiKey}' }`;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Internals
   // -------------------------------------------------------------------------------------------
@@ -418,6 +437,11 @@ export class Client {
     parse: (answer: HttpAnswer, idempotencyKey: string) => R,
     plan: (first: R) => PollPlan<R>,
   ): Promise<R> {
+    const given: unknown = options.idempotencyKey;
+    if (given !== undefined && given !== null && (typeof given !== 'string' || !IDEMPOTENCY_KEY.test(given))) {
+      // Refused before sending: the gateway would refuse it too, and a CR/LF must never reach a header.
+      throw new TypeError('idempotencyKey must be 1–255 printable ASCII characters (no spaces or control characters)');
+    }
     const idempotencyKey = options.idempotencyKey ?? uuidv4();
     const wait = options.wait ?? true;
     const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
@@ -476,6 +500,13 @@ export class Client {
     }
     return current;
   }
+}
+
+/** One batch request as sent: its `input` without `null`/`undefined` fields, like a lookup's body. */
+function batchRequest(request: BatchRequest): BatchRequest {
+  const input: unknown = request?.input;
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return request;
+  return { ...request, input: compact(input) } as BatchRequest;
 }
 
 function invalidResponse(answer: HttpAnswer, expected: string): APIError {

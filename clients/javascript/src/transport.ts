@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError, APITimeoutError, errorFromResponse, parseRetryAfterMs } from './errors.js';
 import type { FetchLike } from './types.js';
-import { backoffDelayMs, sleep } from './util.js';
+import { backoffDelayMs, shortened, sleep } from './util.js';
 import { USER_AGENT } from './version.js';
 
 /** Settings shared by every request of one client. */
@@ -54,7 +54,19 @@ const NOT_SENT_CODES = new Set([
 
 /** Sends requests: headers, timeouts, typed errors, and retries with backoff. */
 export class Transport {
-  constructor(readonly settings: TransportSettings) {}
+  /** Every setting but the API key, which is kept in a private field: printing a transport never shows it. */
+  readonly settings: Omit<TransportSettings, 'apiKey'>;
+  readonly #apiKey: string | null;
+
+  constructor({ apiKey, ...settings }: TransportSettings) {
+    this.#apiKey = apiKey;
+    this.settings = settings;
+  }
+
+  /** The API key shortened for printing (`dsk_live…`), or null without a key. */
+  get apiKeyHint(): string | null {
+    return this.#apiKey === null ? null : shortened(this.#apiKey, 8);
+  }
 
   async send(req: HttpRequest): Promise<HttpAnswer> {
     const maxRetries = Math.max(0, req.maxRetries ?? this.settings.maxRetries);
@@ -95,7 +107,7 @@ export class Transport {
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': USER_AGENT,
-      ...(settings.apiKey ? { Authorization: `Bearer ${settings.apiKey}` } : {}),
+      ...(this.#apiKey ? { Authorization: `Bearer ${this.#apiKey}` } : {}),
       ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       ...req.headers,
     };

@@ -74,6 +74,8 @@ export interface SourceReport {
   provider: string;
   outcome: SourceOutcome | (string & {});
   took_ms: number;
+  /** A short human-readable reason, present when the outcome is neither `found` nor `not_found`. */
+  detail?: string;
 }
 
 export interface PersonResult {

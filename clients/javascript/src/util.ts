@@ -39,6 +39,35 @@ export function compact<T extends object>(params: T | null | undefined): Partial
   return out as Partial<T>;
 }
 
+/** `value` cut to its first `keep` characters and an ellipsis, so a secret can be printed: `dsk_live…`. */
+export function shortened(value: string, keep: number): string {
+  return `${value.slice(0, keep)}…`;
+}
+
+/** Node's `util.inspect.custom` (by its registered name: the library builds without Node's types). */
+export const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * `body` with a non-enumerable `util.inspect.custom` that prints its `api_key` as `dsk_live…` and
+ * its `secret` as `whsec_…`, as the other clients print them. The fields themselves are untouched
+ * (and `JSON.stringify` gives them whole): this only keeps them out of `console.log` and logs.
+ */
+export function hideSecretsWhenPrinted<T extends object>(body: T): T {
+  if (!body || typeof body !== 'object') return body;
+  const fields = body as { api_key?: unknown; secret?: unknown };
+  if (typeof fields.api_key !== 'string' && typeof fields.secret !== 'string') return body;
+  Object.defineProperty(body, INSPECT, {
+    enumerable: false,
+    value: () => {
+      const shown: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+      if (typeof fields.api_key === 'string') shown['api_key'] = shortened(fields.api_key, 8);
+      if (typeof fields.secret === 'string') shown['secret'] = shortened(fields.secret, 6);
+      return shown;
+    },
+  });
+  return body;
+}
+
 /** An environment variable, when the runtime has `process.env` (Node, Bun, Deno with compat). */
 export function envVar(name: string): string | undefined {
   const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;

@@ -4,7 +4,7 @@ import type { WebhookEvent } from './types.js';
 /** The header each delivery is signed in. */
 export const SIGNATURE_HEADER = 'Dossier-Signature';
 
-/** Options of {@link Webhook.verify}. */
+/** Options of {@link Webhook.verify} (a number in their place is the `tolerance`). */
 export interface VerifyOptions {
   /** The largest accepted difference, in seconds, between the signature's `t` and now (default 300). */
   tolerance?: number | undefined;
@@ -39,6 +39,10 @@ export class Webhook {
    * secret. Any one of several `v1=` values may match; each is compared in constant time
    * (WebCrypto's HMAC verify).
    *
+   * The fourth argument is the tolerance in seconds (`Webhook.verify(body, header, secret, 60)`, as
+   * in the other clients) or `{ tolerance, now }`; anything else (or a tolerance that is not a
+   * number ≥ 0) rejects with a `TypeError`.
+   *
    * Rejects with `SignatureVerificationError` when the header is missing or malformed, no signature
    * matches, `t` is more than `tolerance` seconds from now, or the payload is not a JSON object.
    */
@@ -46,8 +50,9 @@ export class Webhook {
     payload: string | Uint8Array,
     header: string | null | undefined,
     secret: string,
-    options: VerifyOptions = {},
+    options: number | VerifyOptions = {},
   ): Promise<WebhookEvent> {
+    const { tolerance, now } = verifyOptions(options);
     if (!header) throw new SignatureVerificationError(`no ${SIGNATURE_HEADER} header`);
     const { timestamp, signatures } = parseHeader(header);
     const encoder = new TextEncoder();
@@ -68,9 +73,7 @@ export class Webhook {
     }
     if (!matched) throw new SignatureVerificationError('no v1 signature matches the payload');
 
-    const tolerance = options.tolerance ?? 300;
-    const now = options.now ?? Date.now() / 1000;
-    const skew = Math.abs(now - timestamp);
+    const skew = Math.abs((now ?? Date.now() / 1000) - timestamp);
     if (skew > tolerance) {
       throw new SignatureVerificationError(
         `the signature's timestamp is ${Math.round(skew)} s away from now (tolerance ${tolerance} s)`,
@@ -90,6 +93,27 @@ export class Webhook {
   }
 }
 
+/** The tolerance (default 300 s) and clock of a call, from a number (the tolerance) or `VerifyOptions`. */
+function verifyOptions(options: unknown): { tolerance: number; now: number | undefined } {
+  if (typeof options === 'number') return { tolerance: checkedTolerance(options), now: undefined };
+  if (!options || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError('Webhook.verify: the 4th argument is the tolerance in seconds or { tolerance, now }');
+  }
+  const { tolerance, now } = options as VerifyOptions;
+  if (now !== undefined && (typeof now !== 'number' || Number.isNaN(now))) {
+    throw new TypeError('Webhook.verify: now must be a Unix time in seconds');
+  }
+  return { tolerance: tolerance === undefined ? 300 : checkedTolerance(tolerance), now };
+}
+
+/** A NaN tolerance would accept any timestamp (every comparison with it is false): refused. */
+function checkedTolerance(tolerance: unknown): number {
+  if (typeof tolerance !== 'number' || Number.isNaN(tolerance) || tolerance < 0) {
+    throw new TypeError('Webhook.verify: tolerance must be a number of seconds, 0 or more');
+  }
+  return tolerance;
+}
+
 function parseHeader(header: string): { timestamp: number; signatures: string[] } {
   let timestamp: number | null = null;
   const signatures: string[] = [];
@@ -99,7 +123,8 @@ function parseHeader(header: string): { timestamp: number; signatures: string[] 
     const key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
     if (key === 't') {
-      if (!/^[0-9]+$/.test(value)) {
+      // At most 12 digits, as in the other clients: a longer t is no Unix time.
+      if (!/^[0-9]{1,12}$/.test(value)) {
         throw new SignatureVerificationError(`malformed ${SIGNATURE_HEADER} header: t is not a Unix time`);
       }
       timestamp = Number(value);

@@ -78,6 +78,22 @@ describe('batch', () => {
     });
   });
 
+  test("null or undefined fields of an item's input are not sent, as for a lookup", async () => {
+    await withFake(sequence({ status: 200, body: batchBody('success', [success(), success()]) }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await client.batch([
+        { kind: 'phone', input: { phone: '+14155552671', country: null as unknown as string } },
+        { kind: 'person', input: { name: 'Jane Doe', email: undefined, location: 'Austin' } },
+      ]);
+      assert.deepEqual(fake.requests[0]!.body, {
+        requests: [
+          { kind: 'phone', input: { phone: '+14155552671' } },
+          { kind: 'person', input: { name: 'Jane Doe', location: 'Austin' } },
+        ],
+      });
+    });
+  });
+
   test('a 202 batch is polled at GET /v1/batches/{id} until every item is settled', async () => {
     await withFake(
       sequence(

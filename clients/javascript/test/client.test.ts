@@ -1,7 +1,9 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { Client, DossierError, SearchResult, VERSION } from '../src/index.js';
+import type { SourceReport } from '../src/index.js';
 import { FAST, PHONE_RESULT, startFake, success, type FakeServer, type Recorded } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
@@ -214,6 +216,32 @@ describe('Client basics', () => {
 
     const revoked = await client.revokeKey('key_3');
     assert.equal(revoked.key.revoked_at, 'y');
+  });
+
+  test('printing a client, or a response carrying a key or a secret, never shows it whole', async () => {
+    const printed = [
+      inspect(client),
+      inspect(client, { depth: 10, showHidden: true }),
+      JSON.stringify(client),
+      inspect(client, { depth: 10, customInspect: false }), // the key is a private field of the transport
+    ];
+    for (const text of printed) assert.ok(!text.includes(KEY), text);
+    assert.match(inspect(client), /apiKey: 'dsk_unit…'/);
+    assert.deepEqual(JSON.parse(JSON.stringify(client)), { baseUrl: fake.url, apiKey: 'dsk_unit…' });
+
+    const reg = await Client.register({ email: 'a@example.com', password: 'password123', baseUrl: fake.url });
+    const login = await Client.login({ email: 'a@example.com', password: 'password123', baseUrl: fake.url });
+    const issued = await client.createKey('ci');
+    assert.match(inspect(reg), /api_key: 'dsk_new…'/);
+    assert.match(inspect(login), /api_key: 'dsk_logi…'/);
+    assert.doesNotMatch(inspect({ nested: issued }), /dsk_k'/);
+    assert.equal(login.api_key, 'dsk_login', 'the field itself is whole');
+    assert.equal(JSON.parse(JSON.stringify(login)).api_key, 'dsk_login');
+  });
+
+  test('a source report may carry a detail (API.md: when the outcome is not found or not_found)', () => {
+    const report: SourceReport = { provider: 'smtp', outcome: 'timeout', took_ms: 10_000, detail: 'no answer in 10 s' };
+    assert.equal(report.detail, 'no answer in 10 s');
   });
 
   test('a custom fetch is used when given', async () => {

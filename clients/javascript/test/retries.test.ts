@@ -166,6 +166,28 @@ describe('retries', () => {
     });
   });
 
+  test('an Idempotency-Key the gateway would refuse is a TypeError before anything is sent', async () => {
+    // 1–255 printable ASCII characters (API.md); a CR/LF must never reach the request's headers.
+    await withFake(sequence({ status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      const bad = ['k\r\nX-Injected: 1', 'k\n', '', 'has space', 'x'.repeat(256), 'clé', 'k\u0000'];
+      for (const idempotencyKey of bad) {
+        await assert.rejects(
+          client.verifyEmail('a@example.com', { idempotencyKey }),
+          TypeError,
+          JSON.stringify(idempotencyKey),
+        );
+        await assert.rejects(
+          client.batch([{ kind: 'email', input: { email: 'a@example.com' } }], { idempotencyKey }),
+          TypeError,
+        );
+      }
+      assert.equal(fake.requests.length, 0, 'nothing sent, nothing retried');
+      await client.verifyEmail('a@example.com', { idempotencyKey: '~' + 'x'.repeat(254) });
+      assert.equal(fake.requests[0]!.headers['idempotency-key'], '~' + 'x'.repeat(254));
+    });
+  });
+
   test('every lookup gets a fresh generated key; non-lookups send none', async () => {
     await withFake(sequence({ status: 200, body: success() }), async (fake) => {
       const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { inspect } from 'node:util';
 import {
   Client,
   DossierError,
@@ -60,6 +61,7 @@ describe('webhook registration', () => {
         const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
         const created = await client.createWebhook({ url: HOOK.url, events: ['search.completed'] });
         assert.equal(created.secret, SECRET);
+        assert.match(inspect(created), /secret: 'whsec_…'/, 'console.log never shows the secret whole');
         assert.deepEqual(created.webhook, HOOK);
         await client.createWebhook({ url: HOOK.url });
         assert.deepEqual(
@@ -194,6 +196,23 @@ describe('Webhook.verify', () => {
     assert.equal((await Webhook.verify(BODY, header(), SECRET, { now: NOW - 10, tolerance: 10 })).id, 'evt_1');
   });
 
+  test('a number as the 4th argument is the tolerance, as in the other clients', async () => {
+    const t = Math.floor(Date.now() / 1000) - 120; // signed two minutes ago
+    await assert.rejects(Webhook.verify(BODY, header(t), SECRET, 60), SignatureVerificationError);
+    assert.equal((await Webhook.verify(BODY, header(t), SECRET, 600)).id, 'evt_1');
+    assert.equal((await Webhook.verify(BODY, header(t), SECRET, { tolerance: 600 })).id, 'evt_1');
+  });
+
+  test('any other 4th argument, or a tolerance that is not a number >= 0, is a TypeError', async () => {
+    for (const options of ['60', null, true, [60], Number.NaN, -1, { tolerance: '60' }, { tolerance: Number.NaN }]) {
+      await assert.rejects(
+        Webhook.verify(BODY, header(), SECRET, options as unknown as number),
+        TypeError,
+        String(options),
+      );
+    }
+  });
+
   test('missing or malformed headers are refused', async () => {
     const good = sign(BODY, NOW);
     for (const h of [
@@ -205,6 +224,7 @@ describe('Webhook.verify', () => {
       `t=${NOW}`,
       `t=abc,v1=${good}`,
       `t=-${NOW},v1=${good}`,
+      `t=${'1'.repeat(5000)},v1=${good}`,
       `t=${NOW},v1=`,
       `t=${NOW};v1=${good}`,
       `t=${NOW},${good}`,

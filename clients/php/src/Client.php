@@ -9,6 +9,7 @@ use Dossier\Exception\InvalidArgumentException;
 use Dossier\Exception\SearchTimeoutException;
 use Dossier\Internal\Headers;
 use Dossier\Internal\HttpTransport;
+use Dossier\Internal\Redact;
 
 /**
  * Client for the Dossier v1 HTTP API.
@@ -28,9 +29,13 @@ final class Client
 
     /** What the gateway waits by default before answering 202 (Prefer: wait=N lowers it). */
     private const SERVER_WAIT = 10;
+    /** What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters. */
+    private const IDEMPOTENCY_KEY = '/^[\x21-\x7E]{1,255}$/D';
 
     public readonly string $baseUrl;
     private readonly HttpTransport $http;
+    /** The API key shortened for var_dump() and print_r() (dsk_live…). */
+    private readonly string $apiKeyHint;
 
     /**
      * @param string|null $apiKey "dsk_…"; defaults to the DOSSIER_API_KEY environment variable
@@ -64,6 +69,19 @@ final class Client
         self::checkOptions($timeout, $maxRetries, $retryBaseDelay, $retryMaxDelay);
         $this->baseUrl = self::normalizeBaseUrl($baseUrl);
         $this->http = new HttpTransport($this->baseUrl, $apiKey, $timeout, $maxRetries, $retryBaseDelay, $retryMaxDelay);
+        $this->apiKeyHint = Redact::apiKey($apiKey);
+    }
+
+    /** @return array<string, mixed> what var_dump() and print_r() show: never the whole API key */
+    public function __debugInfo(): array
+    {
+        return [
+            'baseUrl' => $this->baseUrl,
+            'apiKey' => $this->apiKeyHint,
+            'timeout' => $this->timeout,
+            'pollTimeout' => $this->pollTimeout,
+            'pollInterval' => $this->pollInterval,
+        ];
     }
 
     // ---------------------------------------------------------------- accounts (no key needed)
@@ -105,6 +123,7 @@ final class Client
      * Common options of every lookup:
      *  - permissiblePurpose: stored in the audit trail (e.g. "employment");
      *  - idempotencyKey: sent as Idempotency-Key (a UUID v4 is generated when omitted) and reused on retries;
+     *    1–255 printable ASCII characters, else InvalidArgumentException before anything is sent;
      *  - wait: true (default) polls a 202 until the search is done; false asks the server to answer
      *    at once (Prefer: respond-async) and returns the pending result;
      *  - pollTimeout: overrides the client's poll deadline for this call.
@@ -348,6 +367,11 @@ final class Client
      */
     private function postHeaders(?string $idempotencyKey, bool $wait, ?float $pollTimeout): array
     {
+        if ($idempotencyKey !== null && !preg_match(self::IDEMPOTENCY_KEY, $idempotencyKey)) {
+            // Refused before sending: the gateway would refuse it too, and a CR/LF must never reach a header.
+            throw new InvalidArgumentException('idempotencyKey must be 1–255 printable ASCII characters (no spaces or control characters)');
+        }
+
         return [
             'Idempotency-Key' => $idempotencyKey ?? self::uuid4(),
             'Prefer' => $wait ? 'wait=' . $this->serverWait($pollTimeout ?? $this->pollTimeout) : 'respond-async',

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Dossier;
 
 use Dossier\Internal\Headers;
+use Dossier\Internal\Redact;
 
 /**
  * A successful answer of the Dossier API.
@@ -86,6 +87,28 @@ class Response implements \ArrayAccess, \JsonSerializable
     public function offsetUnset(mixed $offset): void
     {
         throw new \LogicException('Dossier responses are read-only');
+    }
+
+    /**
+     * What var_dump() and print_r() show: every property, with an api_key shortened to dsk_live… and a
+     * webhook secret to whsec_… in data and rawBody (the properties themselves keep the full values).
+     *
+     * @return array<string, mixed>
+     */
+    public function __debugInfo(): array
+    {
+        $shown = get_object_vars($this);
+        $replace = [];
+        foreach (['api_key' => Redact::apiKey(...), 'secret' => Redact::secret(...)] as $field => $redact) {
+            $value = $this->data[$field] ?? null;
+            if (is_string($value) && $value !== '') {
+                $shown['data'][$field] = $redact($value);
+                $replace[$value] = $redact($value);
+            }
+        }
+        $shown['rawBody'] = strtr($this->rawBody, $replace);
+
+        return $shown;
     }
 
     /** @return array<string, mixed> */

@@ -226,6 +226,71 @@ final class ClientTest extends TestCase
         $this->assertSame('order-1234', $this->server->requests()[0]['headers']['idempotency-key']);
     }
 
+    public function testAnIdempotencyKeyTheGatewayWouldRefuseIsRefusedBeforeSending(): void
+    {
+        // 1–255 printable ASCII characters (API.md); a CR/LF must never reach the request's headers.
+        $this->server->script([], self::success());
+        $client = $this->client();
+        foreach (["k\r\nX-Injected: 1", "k\n", '', 'has space', str_repeat('x', 256), 'clé', "k\0"] as $key) {
+            try {
+                $client->verifyEmail('a@example.com', idempotencyKey: $key);
+                $this->fail('expected InvalidArgumentException for ' . json_encode($key));
+            } catch (InvalidArgumentException) {
+            }
+            try {
+                $client->batch([['kind' => 'email', 'input' => ['email' => 'a@example.com']]], idempotencyKey: $key);
+                $this->fail('expected InvalidArgumentException for ' . json_encode($key));
+            } catch (InvalidArgumentException) {
+            }
+        }
+        $this->assertSame([], $this->server->requests(), 'nothing was sent');
+
+        $client->verifyEmail('a@example.com', idempotencyKey: '~' . str_repeat('x', 254));
+        $this->assertSame('~' . str_repeat('x', 254), $this->server->requests()[0]['headers']['idempotency-key']);
+    }
+
+    public function testAnApiKeyWithALineBreakIsNeverSentAsHeaders(): void
+    {
+        $this->server->script([], self::success());
+
+        try {
+            $this->client(['apiKey' => "dsk_x\r\nX-Injected: 1"])->account();
+            $this->fail('expected InvalidArgumentException');
+        } catch (InvalidArgumentException $e) {
+            $this->assertStringNotContainsString('dsk_x', $e->getMessage());
+        }
+        $this->assertSame([], $this->server->requests());
+    }
+
+    public function testVarDumpAndPrintRNeverShowAWholeKeyOrSecret(): void
+    {
+        $key = 'dsk_SECRETKEYVALUE0000000000';
+        $this->server->script([
+            ['status' => 201, 'body' => ['status' => 'success', 'account' => ['id' => 'acct_1'], 'api_key' => $key, 'credits_remaining' => 3]],
+            ['body' => ['status' => 'success', 'api_key' => $key, 'key_id' => 'key_2']],
+            ['status' => 201, 'body' => ['status' => 'success', 'webhook' => ['id' => 'wh_1'], 'secret' => 'whsec_SECRETVALUE000']],
+        ]);
+        $client = $this->client(['apiKey' => $key]);
+        $registered = Client::register('a@example.com', 'correct horse', baseUrl: $this->server->baseUrl);
+        $loggedIn = Client::login('a@example.com', 'correct horse', baseUrl: $this->server->baseUrl);
+        $hook = $client->createWebhook('https://example.com/hook');
+
+        foreach ([$client, $registered, $loggedIn, $hook] as $object) {
+            ob_start();
+            var_dump($object);
+            $dumped = (string) ob_get_clean();
+            $printed = print_r($object, true);
+            $this->assertStringNotContainsString('SECRET', $dumped);
+            $this->assertStringNotContainsString('SECRET', $printed);
+        }
+        $this->assertStringContainsString('dsk_SECR…', print_r($client, true));
+        $this->assertStringContainsString('dsk_SECR…', print_r($loggedIn, true));
+        $this->assertStringContainsString('whsec_…', print_r($hook, true));
+        // Only the printed form is shortened.
+        $this->assertSame([$key, $key, 'whsec_SECRETVALUE000'], [$registered->apiKey, $loggedIn->data['api_key'], $hook->secret]);
+        $this->assertStringContainsString($key, $loggedIn->rawBody);
+    }
+
     public function testAccountAndKeyManagement(): void
     {
         $this->server->script([

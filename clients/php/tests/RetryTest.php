@@ -102,6 +102,31 @@ final class RetryTest extends TestCase
         $this->assertLessThan(2.0, $second['time'] - $first['time']);
     }
 
+    public function testARetryAfterOver60SecondsIsThrownAtOnce(): void
+    {
+        // As the JavaScript and Ruby clients: not slept through (a Retry-After: 3600 would block for an hour).
+        $this->server->script([
+            self::error(429, 'rate_limited', 'over the rate', ['Retry-After' => '61']),
+            self::error(503, 'unavailable', 'queue saturated', ['Retry-After' => '61']),
+        ], self::success());
+        $client = $this->client(['maxRetries' => 1]);
+
+        $started = microtime(true);
+        try {
+            $client->account();
+            $this->fail('expected RateLimitException');
+        } catch (RateLimitException $e) {
+            $this->assertSame(61.0, $e->getRetryAfter());
+        }
+        try {
+            $client->verifyPhone('+14155552671');
+            $this->fail('expected UnavailableException');
+        } catch (UnavailableException) {
+        }
+        $this->assertLessThan(5.0, microtime(true) - $started);
+        $this->assertCount(2, $this->server->requests(), 'neither was retried');
+    }
+
     public function testRateLimitExceptionCarriesRetryAfterWhenRetriesRunOut(): void
     {
         $this->server->script([], self::error(429, 'rate_limited', 'over the rate', ['Retry-After' => '0.05'], null, 'req_rl'));

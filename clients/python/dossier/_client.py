@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
@@ -40,6 +41,8 @@ _SERVER_WAIT_S = 10
 # Poll interval when a pending answer carries no Retry-After.
 _DEFAULT_POLL_INTERVAL_S = 1.0
 _ENV_KEY = "DOSSIER_API_KEY"
+# What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters.
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 _S = TypeVar("_S", bound=_Settling)
 
@@ -61,7 +64,8 @@ class Client:
         backoff_base, backoff_cap: exponential backoff with full jitter: retry
             ``n`` (from 0) waits a random time in ``[0, min(cap, base * 2**n)]``
             seconds (defaults 0.5 and 8), or the ``Retry-After`` header's value
-            when that is longer.
+            when that is longer. A ``Retry-After`` over 60 seconds is not waited
+            out: the ``RateLimitError`` (or ``UnavailableError``) is raised at once.
     """
 
     def __init__(
@@ -376,7 +380,7 @@ class Client:
         """
         return self._submit(
             "/v1/batch",
-            {"requests": [dict(r) for r in requests]},
+            {"requests": [_batch_request(r) for r in requests]},
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
@@ -477,6 +481,8 @@ class Client:
     ) -> _S:
         """POST work with an ``Idempotency-Key`` and ``Prefer``, then poll a
         pending answer with ``refetch`` until it settles (when ``wait``)."""
+        if idempotency_key is not None:
+            _check_idempotency_key(idempotency_key)
         budget = self._poll_timeout(poll_timeout)
         deadline = time.monotonic() + budget
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
@@ -533,6 +539,26 @@ class Client:
             self._transport.sleep(min(interval, remaining))
             result = refetch(result)
         return result
+
+
+def _check_idempotency_key(key: object) -> None:
+    """Refuses, before anything is sent, a key the gateway would refuse (or one
+    that could add a header: a CR or LF)."""
+    if not isinstance(key, str) or not _IDEMPOTENCY_KEY.fullmatch(key):
+        raise ValueError(
+            "idempotency_key must be 1–255 printable ASCII characters "
+            f"(no spaces or control characters), got {key!r:.80}"
+        )
+
+
+def _batch_request(request: Mapping[str, Any]) -> Dict[str, Any]:
+    """One batch request as sent: its ``input`` without ``None`` fields, like a
+    lookup's body (the server rejects ``null`` fields)."""
+    out = dict(request)
+    item_input = out.get("input")
+    if isinstance(item_input, Mapping):
+        out["input"] = {k: v for k, v in item_input.items() if v is not None}
+    return out
 
 
 def _search_result(raw: RawResponse, idempotency_key: Optional[str]) -> SearchResult:

@@ -62,7 +62,19 @@ class Response:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.raw!r})"
+        return f"{type(self).__name__}({_redacted(self.raw)!r})"
+
+
+def _redacted(raw: Dict[str, Any]) -> Dict[str, Any]:
+    """``raw`` with its secrets shortened, for printing: an ``api_key`` to its
+    first 8 characters (``dsk_live…``), a webhook ``secret`` to its first 6
+    (``whsec_…``), as ``repr(client)`` shows the client's key."""
+    shown = dict(raw)
+    if isinstance(shown.get("api_key"), str):
+        shown["api_key"] = shown["api_key"][:8] + "…"
+    if isinstance(shown.get("secret"), str):
+        shown["secret"] = shown["secret"][:6] + "…"
+    return shown
 
 
 class _Settling(Response):

@@ -23,6 +23,8 @@ DEFAULT_BACKOFF_CAP = 8.0
 
 # 429 and 503 mean the server did not act on the request, so any call may be retried.
 RETRY_STATUSES = (429, 503)
+# A Retry-After longer than this (seconds) is not waited out: the error is raised at once.
+MAX_RETRY_AFTER = 60.0
 
 
 class _ConnectionFailure(Exception):
@@ -90,6 +92,8 @@ class Transport:
         connection failure only when the request never left (connect failed).
         ``retry_failed_search=False`` (GET of a search) does not retry a 503
         that reports the search's own failure: it will not change.
+        A ``Retry-After`` over ``MAX_RETRY_AFTER`` seconds is not waited out:
+        the error is raised at once.
         """
         all_headers = {
             "Accept": "application/json",
@@ -123,13 +127,15 @@ class Transport:
 
             if status in RETRY_STATUSES and attempt < self.max_retries:
                 if retry_failed_search or not _reports_failed_search(text):
-                    delay = self._backoff(attempt)
                     retry_after = parse_retry_after(resp_headers.get("retry-after"))
-                    if retry_after is not None:
-                        delay = max(delay, retry_after)
-                    self.sleep(delay)
-                    attempt += 1
-                    continue
+                    # A longer wait than we are willing to sleep: the error (with retry_after) is raised.
+                    if retry_after is None or retry_after <= MAX_RETRY_AFTER:
+                        delay = self._backoff(attempt)
+                        if retry_after is not None:
+                            delay = max(delay, retry_after)
+                        self.sleep(delay)
+                        attempt += 1
+                        continue
 
             if 200 <= status < 300:
                 try:

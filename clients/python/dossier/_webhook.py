@@ -90,7 +90,9 @@ def _parse_header(header: str) -> "tuple[int, List[str]]":
         if not sep:
             raise SignatureVerificationError(f"malformed {SIGNATURE_HEADER} header")
         if key == "t":
-            if not value.isdigit() or not value.isascii():
+            # At most 12 digits (as the Ruby and PHP clients): a longer t is no Unix time, and
+            # int() refuses more than 4300 digits with a ValueError.
+            if not value.isdigit() or not value.isascii() or len(value) > 12:
                 raise SignatureVerificationError(f"malformed {SIGNATURE_HEADER} header: t is not a Unix time")
             timestamp = int(value)
         elif key == "v1" and value:

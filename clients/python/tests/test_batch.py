@@ -33,6 +33,16 @@ def pending_batch(items: List[Dict[str, Any]], retry_after: str = "0.01") -> Any
 
 
 class BatchTest(FakeServerTest):
+    def test_none_fields_of_an_item_input_are_not_sent(self) -> None:
+        # As for a lookup's body (and as the Ruby and PHP clients do): the server rejects null fields.
+        self.server.route("POST", "/v1/batch", answer(200, batch_body("success", [PHONE_ITEM, PHONE_ITEM])))
+        self.client().batch([{"kind": "phone", "input": {"phone": "+14155552671", "country": None}},
+                             {"kind": "person", "input": {"name": "Jane Doe", "email": None, "location": "Austin"}}])
+        self.assertEqual(self.server.calls("POST", "/v1/batch")[0].json, {"requests": [
+            {"kind": "phone", "input": {"phone": "+14155552671"}},
+            {"kind": "person", "input": {"name": "Jane Doe", "location": "Austin"}},
+        ]})
+
     def test_settled_batch_models_each_item(self) -> None:
         self.server.route("POST", "/v1/batch", answer(200, batch_body("success", [PHONE_ITEM, INVALID_ITEM, BROKE_ITEM, FAILED_ITEM])))
         result = self.client().batch(REQUESTS, idempotency_key="batch-1")

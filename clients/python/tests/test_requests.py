@@ -80,6 +80,21 @@ class RequestShapeTest(FakeServerTest):
         self.client().verify_email("a@example.com", idempotency_key="order-42")
         self.assertEqual(self.server.requests[0].headers["idempotency-key"], "order-42")
 
+    def test_an_idempotency_key_the_gateway_would_refuse_is_a_value_error_before_sending(self) -> None:
+        # 1–255 printable ASCII characters; a CR/LF must never reach the request's headers.
+        self.server.route("POST", "/v1/verify/email", success())
+        self.server.route("POST", "/v1/batch", answer(200, {"status": "success", "batch_id": "bat_1", "items": [], "credits_remaining": 1}))
+        c = self.client()
+        for key in ("k\r\nX-Injected: 1", "k\n", "", "has space", "x" * 256, "clé", "k\x00"):
+            with self.subTest(key=key):
+                with self.assertRaises(ValueError):
+                    c.verify_email("a@example.com", idempotency_key=key)
+                with self.assertRaises(ValueError):
+                    c.batch([{"kind": "email", "input": {"email": "a@example.com"}}], idempotency_key=key)
+        self.assertEqual(self.server.requests, [])
+        c.verify_email("a@example.com", idempotency_key="~" + "x" * 254)
+        self.assertEqual(self.server.requests[0].headers["idempotency-key"], "~" + "x" * 254)
+
     def test_search_generic_form(self) -> None:
         self.server.route("POST", "/v1/search", success())
         self.client().search(query="John Smith", type="person", country="US")
@@ -160,6 +175,25 @@ class RequestShapeTest(FakeServerTest):
             self.assertNotIn("authorization", req.headers)
             self.assertNotIn("idempotency-key", req.headers)
             self.assertEqual(req.json, {"email": "a@example.com", "password": "pw123456"})
+
+    def test_printed_responses_hide_api_keys_and_webhook_secrets(self) -> None:
+        secret_key = "dsk_SECRETKEYVALUE0000000000"
+        self.server.route("POST", "/v1/auth/register", answer(201, {
+            "status": "success", "account": {"id": "acct_1", "email": "a@example.com", "created_at": "t"},
+            "api_key": secret_key, "credits_remaining": 3}))
+        self.server.route("POST", "/v1/auth/login", answer(200, {"status": "success", "api_key": secret_key, "key_id": "key_2"}))
+        self.server.route("POST", "/v1/webhooks", answer(201, {"status": "success", "webhook": {"id": "wh_1"},
+                                                               "secret": "whsec_SECRETVALUE000"}))
+        reg = dossier.Client.register(email="a@example.com", password="pw123456", base_url=self.server.url)
+        login = dossier.Client.login(email="a@example.com", password="pw123456", base_url=self.server.url)
+        hook = self.client().create_webhook("https://example.com/hook")
+        for printed in (repr(reg), repr(reg.account), repr(login), str(login), repr(hook)):
+            with self.subTest(printed=printed):
+                self.assertNotIn("SECRET", printed)
+        self.assertIn("'dsk_SECR…'", repr(login))  # as repr(client) shows its key
+        self.assertIn("'whsec_…'", repr(hook))
+        self.assertEqual((reg.api_key, login.api_key, hook.secret), (secret_key, secret_key, "whsec_SECRETVALUE000"))
+        self.assertEqual(login.raw["api_key"], secret_key)  # only the printed form is shortened
 
     def test_keys_and_account(self) -> None:
         key = {"id": "key_1", "prefix": "dsk_abcd", "name": "ci", "created_at": "t", "last_used_at": None, "revoked_at": None}

@@ -83,6 +83,31 @@ class RetryTest(FakeServerTest):
         self.assertEqual(self.sleeps.delays, [0.3])
         self.assertEqual(len(self.server.requests), 2)
 
+    def test_a_retry_after_over_60_seconds_is_raised_at_once(self) -> None:
+        # As the JavaScript and Ruby clients: not waited out (it would block the caller for an hour).
+        self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="3600"),
+                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        self.server.route("POST", "/v1/verify/phone", error(503, "unavailable", Retry_After="61"), success())
+        c = self.client()
+        delays: "list[float]" = []
+        c._transport.sleep = delays.append  # records without sleeping
+        with self.assertRaises(dossier.RateLimitError) as ctx:
+            c.account()
+        self.assertEqual(ctx.exception.retry_after, 3600)
+        with self.assertRaises(dossier.UnavailableError):
+            c.verify_phone("+14155552671")
+        self.assertEqual(len(self.server.requests), 2)
+        self.assertEqual(delays, [])
+
+    def test_a_retry_after_of_60_seconds_is_waited_out(self) -> None:
+        self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="60"),
+                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        c = self.client()
+        delays: "list[float]" = []
+        c._transport.sleep = delays.append
+        c.account()
+        self.assertEqual(delays, [60])
+
     def test_429_retry_after_as_http_date(self) -> None:
         from email.utils import formatdate
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After=formatdate(time.time() + 1, usegmt=True)),

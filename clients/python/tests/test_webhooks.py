@@ -131,6 +131,15 @@ class VerifyTest(unittest.TestCase):
             with self.subTest(header=header):
                 self.assert_refused(BODY, header)
 
+    def test_an_overlong_timestamp_is_a_signature_error_not_a_value_error(self) -> None:
+        # int() refuses more than 4300 digits with ValueError; t is at most 12 digits.
+        for t in ("1" * 5000, "1" * 13):
+            with self.subTest(digits=len(t)):
+                with self.assertRaises(dossier.SignatureVerificationError):
+                    dossier.Webhook.verify(b"{}", f"t={t},v1={'a' * 64}", "whsec_x")
+        padded = "0" + str(NOW)  # a zero-padded t of up to 12 digits still verifies
+        self.assertEqual(dossier.Webhook.verify(BODY, f"t={padded},v1={sign(BODY, NOW)}", SECRET, now=NOW).id, "evt_1")
+
     def test_a_signed_payload_that_is_not_an_object_is_refused(self) -> None:
         self.assert_refused("[1,2]", f"t={NOW},v1={sign('[1,2]', NOW)}")
         self.assert_refused("not json", f"t={NOW},v1={sign('not json', NOW)}")

@@ -190,6 +190,21 @@ class ClientTest < Minitest::Test
     assert_equal "invalid_credentials", err.code
   end
 
+  def test_an_idempotency_key_the_gateway_would_refuse_is_an_argument_error_before_sending
+    # 1–255 printable ASCII characters (API.md); a CR/LF must never reach the request's headers.
+    c = client
+    ["k\r\nX-Injected: 1", "k\n", "", "has space", "x" * 256, "clé", "k\0"].each do |key|
+      assert_raises(ArgumentError, key.inspect) { c.verify_email("a@example.com", idempotency_key: key) }
+      assert_raises(ArgumentError, key.inspect) do
+        c.batch([{ kind: "email", input: { email: "a@example.com" } }], idempotency_key: key)
+      end
+    end
+    assert_empty @server.requests
+    @server.reply(200, SUCCESS)
+    c.verify_email("a@example.com", idempotency_key: "~#{'x' * 254}")
+    assert_equal "~#{'x' * 254}", @server.requests.first.headers["idempotency-key"]
+  end
+
   def test_main_value_positional_or_keyword
     6.times { @server.reply(200, SUCCESS) }
     c = client

@@ -56,6 +56,19 @@ class RetryTest < Minitest::Test
     assert_equal "srch_f", err.search_id
   end
 
+  def test_failed_lookup_503_on_a_post_is_retried_with_the_same_key
+    # The gateway answers a failed lookup 503 (Retry-After: 1) and runs it again when the same
+    # Idempotency-Key comes back: only a GET's 503 naming a search is final.
+    @server.reply(503, { status: "error", error: { code: "unavailable", message: "the lookup failed" },
+                         search_id: "srch_f", credits_remaining: 3 }, { "Retry-After" => "1" })
+    @server.reply(200, SUCCESS)
+    c = client
+    res = c.verify_phone(phone: "+14155552671", idempotency_key: "order-7")
+    assert_equal "srch_1", res.search_id
+    assert_equal %w[order-7 order-7], @server.requests.map { |r| r.headers["idempotency-key"] }
+    assert_equal [1], c.pauses
+  end
+
   def test_429_honours_retry_after
     @server.reply(429, RATE_LIMITED, { "Retry-After" => "0.3" }).reply(200, SUCCESS)
     c = Dossier::Client.new(api_key: "dsk_x", base_url: @server.url, backoff_base: 0.01, backoff_max: 0.01)
@@ -161,6 +174,46 @@ class RetryTest < Minitest::Test
     @server.drop.reply(201, { status: "success", api_key: "dsk_y", key_id: "key_y" })
     assert_raises(Dossier::ConnectionError) { client.create_key(name: "once") }
     assert_equal 1, @server.requests.size, "a POST without an Idempotency-Key may have been applied"
+  end
+
+  # A listener that is not HTTP: answers every connection with an SSH banner, counting them.
+  def with_ssh_listener
+    listener = TCPServer.new("127.0.0.1", 0)
+    connections = 0
+    thread = Thread.new do
+      loop do
+        socket = listener.accept
+        connections += 1
+        begin
+          socket.readpartial(4096)
+        rescue IOError, SystemCallError
+          nil
+        end
+        socket.write("SSH-2.0-OpenSSH_9.6p1 Debian-4\r\n")
+        socket.close
+      end
+    rescue IOError, Errno::EBADF
+      nil
+    end
+    yield "http://127.0.0.1:#{listener.addr[1]}", -> { connections }
+  ensure
+    listener&.close
+    thread&.kill
+    thread&.join(1)
+  end
+
+  def test_a_malformed_answer_is_a_connection_error_retried_like_a_dropped_connection
+    with_ssh_listener do |url, connections|
+      c = record_pauses(Dossier::Client.new(api_key: "dsk_x", base_url: url, max_retries: 2,
+                                            backoff_base: 0.01, backoff_max: 0.01))
+      err = assert_raises(Dossier::ConnectionError) { c.account }
+      assert_kind_of Dossier::Error, err
+      assert_kind_of Net::HTTPBadResponse, err.cause
+      assert_equal 3, connections.call, "a GET is retried"
+
+      assert_raises(Dossier::ConnectionError) { c.create_key(name: "once") }
+      assert_equal 4, connections.call, "a POST without an Idempotency-Key may have been applied: not repeated"
+    end
   end
 
   def test_read_timeout_is_a_connection_error

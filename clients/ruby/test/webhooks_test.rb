@@ -100,6 +100,23 @@ class WebhookVerifyTest < Minitest::Test
     assert Dossier::Webhook.verify(PAYLOAD, header, SECRET, tolerance: nil, now: T + 10_000)
   end
 
+  def test_tolerance_may_be_positional_as_in_the_other_clients
+    assert_refused(/tolerance/) { Dossier::Webhook.verify(PAYLOAD, header, SECRET, 60, now: T + 61) }
+    assert_equal "evt_1", Dossier::Webhook.verify(PAYLOAD, header, SECRET, 60, now: T + 60)["id"]
+    assert Dossier::Webhook.verify(PAYLOAD, header, SECRET, nil, now: T + 10_000), "nil: no check"
+    t = Time.now.to_i - 120 # the real clock
+    assert_refused(/tolerance/) { Dossier::Webhook.verify(PAYLOAD, header(t: t), SECRET, 60) }
+    assert Dossier::Webhook.verify(PAYLOAD, header(t: t), SECRET, 600)
+  end
+
+  def test_tolerance_given_twice_or_not_a_number_is_an_argument_error
+    assert_raises(ArgumentError) { Dossier::Webhook.verify(PAYLOAD, header, SECRET, 60, tolerance: 60, now: T) }
+    ["60", -1, Float::NAN, [60]].each do |bad|
+      assert_raises(ArgumentError, bad.inspect) { Dossier::Webhook.verify(PAYLOAD, header, SECRET, bad, now: T) }
+      assert_raises(ArgumentError, bad.inspect) { Dossier::Webhook.verify(PAYLOAD, header, SECRET, tolerance: bad, now: T) }
+    end
+  end
+
   def test_missing_or_malformed_header
     [nil, "", "   "].each do |h|
       assert_refused(/missing/) { Dossier::Webhook.verify(PAYLOAD, h, SECRET, now: T) }

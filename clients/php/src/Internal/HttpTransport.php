@@ -7,6 +7,7 @@ namespace Dossier\Internal;
 use Dossier\Client;
 use Dossier\Exception\ApiConnectionException;
 use Dossier\Exception\ApiException;
+use Dossier\Exception\InvalidArgumentException;
 
 /**
  * @internal sends one API call over cURL, with retries; not part of the public API
@@ -14,6 +15,7 @@ use Dossier\Exception\ApiException;
  * Retry policy (attempts = 1 + maxRetries):
  *  - 429 and 503 answers are retried, after Retry-After when the server sent it, otherwise after
  *    an exponential backoff with full jitter: random(0, min(retryMaxDelay, retryBaseDelay * 2^n)).
+ *    A Retry-After over MAX_RETRY_AFTER seconds is not waited out: the error is thrown at once.
  *    Exception: a GET answering 503 for a search that failed (the body carries search_id) is
  *    final, since asking again gives the same answer.
  *  - Connection failures are retried with the same backoff when the request never reached the
@@ -23,6 +25,9 @@ use Dossier\Exception\ApiException;
  */
 final class HttpTransport
 {
+    /** The longest Retry-After (seconds) slept through before a retry; a longer one ends the retries. */
+    public const MAX_RETRY_AFTER = 60;
+
     private const CONNECT_ERRORS = [
         5, // CURLE_COULDNT_RESOLVE_PROXY
         6, // CURLE_COULDNT_RESOLVE_HOST
@@ -72,8 +77,11 @@ final class HttpTransport
 
             [$status, $respHeaders, $raw] = $answer['response'];
             if ($status >= 400) {
-                if ($attempt < $this->maxRetries && $this->retryableStatus($method, $status, $raw)) {
-                    $this->sleep(Headers::retryAfter($respHeaders) ?? $this->backoff($attempt));
+                $retryAfter = Headers::retryAfter($respHeaders);
+                // A longer wait than we are willing to sleep: the error (with its Retry-After) is thrown at once.
+                $waitable = $retryAfter === null || $retryAfter <= self::MAX_RETRY_AFTER;
+                if ($attempt < $this->maxRetries && $waitable && $this->retryableStatus($method, $status, $raw)) {
+                    $this->sleep($retryAfter ?? $this->backoff($attempt));
                     $attempt++;
                     continue;
                 }
@@ -96,6 +104,19 @@ final class HttpTransport
 
             return [$status, $respHeaders, $decoded, $raw];
         }
+    }
+
+    /** @return array<string, mixed> what var_dump() and print_r() show: the API key shortened (dsk_live…) */
+    public function __debugInfo(): array
+    {
+        return [
+            'baseUrl' => $this->baseUrl,
+            'apiKey' => $this->apiKey === null ? null : Redact::apiKey($this->apiKey),
+            'timeout' => $this->timeout,
+            'maxRetries' => $this->maxRetries,
+            'retryBaseDelay' => $this->retryBaseDelay,
+            'retryMaxDelay' => $this->retryMaxDelay,
+        ];
     }
 
     /** Full-jitter exponential backoff for retry number $attempt (0-based), in seconds. */
@@ -152,6 +173,12 @@ final class HttpTransport
         }
         foreach ($headers as $name => $value) {
             $lines[] = $name . ': ' . $value;
+        }
+        foreach ($lines as $line) {
+            // cURL sends each line as given: a CR or LF in one would add headers of its own.
+            if (strpbrk($line, "\r\n\0") !== false) {
+                throw new InvalidArgumentException(sprintf('a request header may not contain CR, LF or NUL (%s)', strstr($line, ':', true)));
+            }
         }
 
         $received = [];

@@ -24,6 +24,8 @@ module Dossier
     SERVER_DEFAULT_WAIT = 10
 
     PERSON_FIELDS = %i[name email phone username location age_range].freeze
+    # What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters.
+    IDEMPOTENCY_KEY = /\A[\x21-\x7E]{1,255}\z/.freeze
     GENERIC_FIELDS = %i[query type country].freeze
 
     attr_reader :base_url, :timeout, :max_retries, :poll_timeout, :poll_interval
@@ -82,6 +84,7 @@ module Dossier
     #   permissible_purpose: e.g. "employment" (stored in the audit trail)
     #   idempotency_key:     sent as Idempotency-Key; a UUID v4 is generated when omitted. The same key
     #                        is sent on every retry of the call, so a retry never charges twice.
+    #                        Anything but 1–255 printable ASCII characters raises ArgumentError.
     #   wait:                true (default): on 202 poll GET /v1/searches/{id} until the search is done;
     #                        false: send Prefer: respond-async and return the pending search at once.
     #   poll_timeout:        overrides the client's poll_timeout for this call.
@@ -275,7 +278,13 @@ module Dossier
 
     # Idempotency-Key (generated when not given) and Prefer for a lookup or batch POST.
     def post_headers(idempotency_key, wait)
-      headers = { "Idempotency-Key" => (idempotency_key || SecureRandom.uuid).to_s }
+      key = idempotency_key&.to_s
+      if key && !key.match?(IDEMPOTENCY_KEY)
+        # Refused before sending: the gateway would refuse it too, and a CR/LF must never reach a header.
+        raise ArgumentError, "idempotency_key must be 1–255 printable ASCII characters (no spaces or control characters)"
+      end
+
+      headers = { "Idempotency-Key" => key || SecureRandom.uuid }
       prefer = wait ? prefer_wait : "respond-async"
       headers["Prefer"] = prefer if prefer
       headers

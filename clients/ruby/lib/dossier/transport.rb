@@ -20,10 +20,11 @@ module Dossier
     ].freeze
 
     # The request may have reached the server: retried only when repeating it is harmless
-    # (GET, DELETE, and lookup POSTs, which carry an Idempotency-Key).
+    # (GET, DELETE, and lookup POSTs, which carry an Idempotency-Key). A malformed answer (something
+    # other than HTTP listening on the port) counts too, as in the other clients.
     SENT_ERRORS = [
       Errno::ECONNRESET, Errno::ECONNABORTED, Errno::EPIPE, Errno::ETIMEDOUT, EOFError, IOError,
-      Net::ReadTimeout, Net::WriteTimeout, OpenSSL::SSL::SSLError
+      Net::ReadTimeout, Net::WriteTimeout, OpenSSL::SSL::SSLError, Net::HTTPBadResponse, Net::HTTPHeaderSyntaxError
     ].freeze
 
     # A Retry-After longer than this is not waited out: the error is raised at once instead.
@@ -56,7 +57,7 @@ module Dossier
         rescue *SENT_ERRORS => e
           raise ConnectionError, connection_message(e, attempt) if !retry_sent || attempt >= max_retries
         else
-          delay = retry_delay(reply, attempt)
+          delay = retry_delay(method, reply, attempt)
           return reply if delay.nil?
         end
         pause(delay || backoff(attempt))
@@ -99,12 +100,12 @@ module Dossier
     private
 
     # nil: do not retry this reply. Otherwise: seconds to wait before the next attempt.
-    def retry_delay(reply, attempt)
+    def retry_delay(method, reply, attempt)
       return nil if attempt >= max_retries
       return nil unless reply.status == 429 || reply.status == 503
-      # A 503 that names a search is that lookup's final outcome (it failed); asking again with the
-      # same Idempotency-Key would replay the same failure.
-      return nil if reply.status == 503 && reply.data.is_a?(Hash) && reply.data["search_id"]
+      # A GET answered 503 naming a search reads that lookup's final outcome (it failed): polling again
+      # gives the same answer. A POST answered so is retried: the same Idempotency-Key runs it again.
+      return nil if method == :get && reply.status == 503 && reply.data.is_a?(Hash) && reply.data["search_id"]
 
       retry_after = self.class.parse_retry_after(reply.headers["retry-after"])
       return backoff(attempt) if retry_after.nil?

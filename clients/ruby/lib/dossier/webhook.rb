@@ -16,16 +16,21 @@ module Dossier
   module Webhook
     SIGNATURE_HEADER = "Dossier-Signature"
     DEFAULT_TOLERANCE = 300 # seconds between the signature's timestamp and now, either way
+    NOT_GIVEN = Object.new.freeze
+    private_constant :NOT_GIVEN
 
     module_function
 
     # payload:   the raw request body (String)
     # header:    the Dossier-Signature header's value
     # secret:    the webhook's whsec_… secret
-    # tolerance: seconds |now - t| may reach (nil: no check); a replayed old delivery is refused
+    # tolerance: seconds |now - t| may reach (nil: no check); a replayed old delivery is refused.
+    #            Positional, as in the other clients (verify(body, header, secret, 60)), or tolerance: 60.
     # now:       the current time (Time or Integer unix seconds), for tests
-    # Returns the event (Hash: "id", "type", "created_at", "data"); raises SignatureVerificationError.
-    def verify(payload, header, secret, tolerance: DEFAULT_TOLERANCE, now: nil)
+    # Returns the event (Hash: "id", "type", "created_at", "data"); raises SignatureVerificationError,
+    # or ArgumentError for a tolerance given twice or not a number >= 0 (or nil).
+    def verify(payload, header, secret, positional_tolerance = NOT_GIVEN, tolerance: NOT_GIVEN, now: nil)
+      tolerance = verify_tolerance(positional_tolerance, tolerance)
       raise SignatureVerificationError, "no webhook secret given" if secret.nil? || secret.to_s.empty?
 
       timestamp, signatures = parse_header(header)
@@ -40,6 +45,22 @@ module Dossier
       end
 
       parse_event(payload)
+    end
+
+    # The tolerance of a verify call: given positionally or as tolerance:, not both; DEFAULT_TOLERANCE if neither.
+    def verify_tolerance(positional, keyword)
+      unless positional.equal?(NOT_GIVEN) || keyword.equal?(NOT_GIVEN)
+        raise ArgumentError, "tolerance given both positionally and as tolerance:; pass it once"
+      end
+
+      tolerance = positional.equal?(NOT_GIVEN) ? keyword : positional
+      return DEFAULT_TOLERANCE if tolerance.equal?(NOT_GIVEN)
+      return nil if tolerance.nil?
+      unless tolerance.is_a?(Numeric) && !(tolerance.is_a?(Float) && tolerance.nan?) && tolerance >= 0
+        raise ArgumentError, "tolerance must be a number of seconds >= 0 (or nil for no check), got #{tolerance.inspect}"
+      end
+
+      tolerance
     end
 
     # The hex HMAC-SHA256 of "<timestamp>.<payload>" keyed with secret (what the server sends as v1=).
