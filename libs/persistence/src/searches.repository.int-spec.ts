@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { newId } from '@dossier/domain';
-import { ledgerState, testEnv } from '@dossier/testing';
+import { ledgerState, newSearch, testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { AccountsRepository } from './accounts.repository';
 import { SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
@@ -26,19 +25,7 @@ describe('SearchesRepository against the real Postgres', () => {
     return a.id;
   }
 
-  const search = (accountId: string, over: Partial<NewSearch> = {}): NewSearch => ({
-    id: newId.search(),
-    accountId,
-    keyId: 'key_test',
-    kind: 'phone',
-    input: { phone: '+14155552671' },
-    cost: 1,
-    idempotencyKey: null,
-    requestHash: null,
-    requestId: 'req_test',
-    permissiblePurpose: null,
-    ...over,
-  });
+  const search = newSearch;
 
   it('never lets 50 parallel reservations take more than the balance', async () => {
     const id = await account(17);

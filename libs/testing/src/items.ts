@@ -1,4 +1,6 @@
 import type { PersonResultItem } from '@dossier/contracts';
+import { newId } from '@dossier/domain';
+import type { NewSearch } from '@dossier/persistence';
 
 /** A person result item with every field of the contract: a one-source name match unless `over` says otherwise. */
 export function personItem(over: Partial<PersonResultItem> = {}): PersonResultItem {
@@ -18,6 +20,23 @@ export function personItem(over: Partial<PersonResultItem> = {}): PersonResultIt
     match_score: 0.5,
     matched_on: ['name'],
     sources: ['local'],
+    ...over,
+  };
+}
+
+/** A search to reserve for `accountId`: a one-credit phone lookup with a fresh id unless `over` says otherwise. */
+export function newSearch(accountId: string, over: Partial<NewSearch> = {}): NewSearch {
+  return {
+    id: newId.search(),
+    accountId,
+    keyId: 'key_test',
+    kind: 'phone',
+    input: { phone: '+14155552671' },
+    cost: 1,
+    idempotencyKey: null,
+    requestHash: null,
+    requestId: 'req_test',
+    permissiblePurpose: null,
     ...over,
   };
 }

@@ -3,7 +3,6 @@ import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { loadWorkerConfig } from '@dossier/config';
 import { QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
-import { newId } from '@dossier/domain';
 import {
   AccountsRepository,
   SearchesRepository,
@@ -12,7 +11,7 @@ import {
   reserveAll,
   type NewSearch,
 } from '@dossier/persistence';
-import { QueueProbe, ledgerState, ownDatabase, switchDatabase, uniquePrefix } from '@dossier/testing';
+import { QueueProbe, ledgerState, newSearch, ownDatabase, switchDatabase, uniquePrefix } from '@dossier/testing';
 import type { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { ReconcilerService } from './reconciler.service';
 import { WorkerMetrics } from './worker-metrics';
@@ -47,18 +46,7 @@ describe('ReconcilerService (real Postgres and Redis)', () => {
       'x',
       1000,
     );
-    const search = (): NewSearch => ({
-      id: newId.search(),
-      accountId: account.id,
-      keyId: 'key_test',
-      kind: 'phone',
-      input: { phone: '+14155552671' },
-      cost: 1,
-      idempotencyKey: null,
-      requestHash: null,
-      requestId: 'req_test',
-      permissiblePurpose: null,
-    });
+    const search = () => newSearch(account.id);
     const queued = Array.from({ length: 450 }, search);
     const reserve = (items: NewSearch[]) => reserveAll((text, params) => queryRows(db, text, params), items);
     await reserve(queued);
