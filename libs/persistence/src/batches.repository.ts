@@ -4,7 +4,7 @@ import type { BatchItemRef, ItemError } from '@dossier/contracts';
 import type { CreditObserver } from './credit-metrics';
 import { isUniqueViolation } from './pg-errors';
 import { reserveAll, type NewSearch } from './searches.repository';
-import { creditsOf, expireIdempotencyKey, inTransaction, madeInMode, queryRows } from './sql';
+import { creditsOf, expireIdempotencyKey, holdsIdempotencyKey, inTransaction, madeInMode, queryRows } from './sql';
 
 export interface NewBatch {
   id: string;
@@ -124,6 +124,11 @@ export class BatchesRepository {
   }
 
   /** The batch that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
+  /** Whether one of the account's batches holds this Idempotency-Key within its window (one read, no expiry write). */
+  holdsIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<boolean> {
+    return holdsIdempotencyKey(this.db, 'batches', accountId, key, ttlHours);
+  }
+
   async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<BatchView | null> {
     await expireIdempotencyKey(this.db, 'batches', accountId, key, ttlHours);
     const rows = await queryRows<BatchView>(

@@ -219,7 +219,10 @@ describe('SearchesRepository against the real Postgres', () => {
     const id = await account(5);
     const first = search(id, { idempotencyKey: 'old-key', requestHash: 'h' });
     await searches.reserve(first);
+    expect(await searches.holdsIdempotencyKey(id, 'old-key', 24)).toBe(true);
     await db.query(`UPDATE searches SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
+    // A batch asking about the key (one read) sees no holder, as the key's own lookup frees it.
+    expect(await searches.holdsIdempotencyKey(id, 'old-key', 24)).toBe(false);
     expect(await searches.findByIdempotencyKey(id, 'old-key', 24)).toBeNull();
     expect((await searches.reserve(search(id, { idempotencyKey: 'old-key', requestHash: 'h2' }))).kind).toBe(
       'reserved',

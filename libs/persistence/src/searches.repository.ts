@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
-import { creditsOf, expireIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
+import { creditsOf, expireIdempotencyKey, holdsIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
 import { isDeadlock } from './pg-errors';
 import type { SearchPosition } from './search-history.repository';
 import type { CreditObserver } from './credit-metrics';
@@ -258,6 +258,11 @@ export class SearchesRepository {
   }
 
   /** The live search that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
+  /** Whether one of the account's searches holds this Idempotency-Key within its window (one read, no expiry write). */
+  holdsIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<boolean> {
+    return holdsIdempotencyKey(this.db, 'searches', accountId, key, ttlHours);
+  }
+
   async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<SearchView | null> {
     await expireIdempotencyKey(this.db, 'searches', accountId, key, ttlHours);
     const rows = await queryRows<SearchRow>(

@@ -99,3 +99,24 @@ export async function expireIdempotencyKey(
     [accountId, key, ttlHours],
   );
 }
+
+/**
+ * Whether a row of `table` holds the account's Idempotency-Key within its `ttlHours`: one read, for a
+ * request of the other kind (a lookup's key is a batch's conflict, and the reverse). An older holder
+ * does not count, as it would be freed before its own kind looked it up (expireIdempotencyKey).
+ */
+export async function holdsIdempotencyKey(
+  db: DataSource,
+  table: 'searches' | 'batches',
+  accountId: string,
+  key: string,
+  ttlHours: number,
+): Promise<boolean> {
+  const rows = await queryRows<{ held: boolean }>(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM ${table}
+       WHERE account_id = $1 AND idempotency_key = $2 AND created_at >= now() - make_interval(hours => $3)) AS held`,
+    [accountId, key, ttlHours],
+  );
+  return rows[0]?.held === true;
+}

@@ -68,7 +68,7 @@ export class BatchService {
       );
       if (existing) return this.replay(existing, requestHash, call);
       // Keys are per account, across lookups and batches (API.md): a single lookup's key is another request's.
-      if (await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)) {
+      if (await this.searches.holdsIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)) {
         throw idempotencyConflict();
       }
     }

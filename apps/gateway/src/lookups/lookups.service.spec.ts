@@ -164,7 +164,7 @@ describe('LookupsService', () => {
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
         // No batch holds a key here (test/batch.e2e-spec.ts covers keys shared by lookups and batches).
-        { provide: BatchesRepository, useValue: { findByIdempotencyKey: async () => null } },
+        { provide: BatchesRepository, useValue: { holdsIdempotencyKey: async () => false } },
       ],
     }).compile();
     return { service: moduleRef.get(LookupsService), waiter: moduleRef.get(ResultWaiterService) };

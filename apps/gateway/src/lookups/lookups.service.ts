@@ -50,7 +50,7 @@ export class LookupsService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
-    @Inject(BatchesRepository) private readonly batches: Pick<BatchesRepository, 'findByIdempotencyKey'>,
+    @Inject(BatchesRepository) private readonly batches: Pick<BatchesRepository, 'holdsIdempotencyKey'>,
     private readonly waiter: ResultWaiterService,
     private readonly pressure: QueuePressureService,
   ) {}
@@ -70,7 +70,7 @@ export class LookupsService {
       } else if (existing) {
         return this.replay(existing, requestHash, call);
       } else if (
-        await this.batches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)
+        await this.batches.holdsIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)
       ) {
         // Keys are per account, across lookups and batches (API.md): a batch's key is another request's.
         throw idempotencyConflict();
