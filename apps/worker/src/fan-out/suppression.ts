@@ -89,7 +89,7 @@ function settled<K extends LookupKind>(outcome: FanOutResult<K>, items: ResultIt
   return {
     items,
     sources: outcome.sources.map((s) => (s.outcome === 'found' ? { ...s, outcome: 'not_found' } : s)),
-    charge: chargeable(items, []),
+    charge: false,
   };
 }
 
