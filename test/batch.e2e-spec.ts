@@ -205,6 +205,29 @@ describe('POST /v1/batch and GET /v1/batches/{id} (gateway + worker processes, r
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 3, { reserves: 3, captures: 3, releases: 0 }));
   });
 
+  it('lets only one of a lookup and a batch sent at the same moment with the same Idempotency-Key run', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const rounds = 12;
+    const answers = await Promise.all(
+      Array.from({ length: rounds }, (_, r) => {
+        const headers = { 'idempotency-key': `race-${r}` };
+        return Promise.all([
+          api.post('/v1/verify/phone', PHONE.input, { key, headers }),
+          api.post<Batch>('/v1/batch', { requests: phones(2) }, { key, headers }),
+        ]);
+      }),
+    );
+    for (const [lookup, batch] of answers) {
+      // exactly one of the two ran; the other is the key's conflict, and nothing was charged for it
+      expect([lookup.status, batch.status].sort()).toEqual([200, 409]);
+    }
+    const lookupsRan = answers.filter(([lookup]) => lookup.status === 200).length;
+    const spent = lookupsRan + 2 * (rounds - lookupsRan);
+    expect(await ledgerState(accountId)).toEqual(
+      settled(SIGNUP - spent, { reserves: spent, captures: spent, releases: 0 }),
+    );
+  });
+
   it('shows a batch only to its own account', async () => {
     const owner = await api.register(SIGNUP);
     const stranger = await api.register(SIGNUP);

@@ -28,7 +28,9 @@ export type CreateBatchOutcome =
       balance: number;
     }
   /** Another request with the same Idempotency-Key won the race: load that batch instead. */
-  | { kind: 'idempotency_race' };
+  | { kind: 'idempotency_race' }
+  /** A single lookup of the account holds the Idempotency-Key (keys are per account, API.md). */
+  | { kind: 'idempotency_conflict' };
 
 export interface BatchView {
   id: string;
@@ -56,6 +58,14 @@ export class BatchesRepository {
   async create(batch: NewBatch, planned: readonly PlannedItem[]): Promise<CreateBatchOutcome> {
     try {
       const created = await inTransaction(this.db, async (sql) => {
+        if (batch.idempotencyKey !== null) {
+          // The account's row lock orders this against a lookup with the same key (dossier_reserve takes
+          // it before looking for a batch with the key): whichever commits second sees the other.
+          await sql(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [batch.accountId]);
+          if (await holdsIdempotencyKey(sql, 'searches', batch.accountId, batch.idempotencyKey)) {
+            return { kind: 'idempotency_conflict' as const };
+          }
+        }
         const searches = planned.flatMap((p) => ('search' in p ? [{ ...p.search, batchId: batch.id }] : []));
         const outcomes = await reserveAll(sql, searches);
         const accountBalance = async () => {
@@ -105,7 +115,9 @@ export class BatchesRepository {
         balance ??= await accountBalance();
         return { kind: 'created' as const, items, reserved, balance };
       });
-      for (const s of created.reserved) this.credits({ kind: s.kind, phase: 'reserved', credits: s.cost });
+      if (created.kind === 'created') {
+        for (const s of created.reserved) this.credits({ kind: s.kind, phase: 'reserved', credits: s.cost });
+      }
       return created;
     } catch (err) {
       if (batch.idempotencyKey !== null && isUniqueViolation(err)) return { kind: 'idempotency_race' };
@@ -123,14 +135,9 @@ export class BatchesRepository {
     return rows[0] ?? null;
   }
 
-  /** The batch that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
-  /** Whether one of the account's batches holds this Idempotency-Key within its window (one read, no expiry write). */
-  holdsIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<boolean> {
-    return holdsIdempotencyKey(this.db, 'batches', accountId, key, ttlHours);
-  }
-
-  async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<BatchView | null> {
-    await expireIdempotencyKey(this.db, 'batches', accountId, key, ttlHours);
+  /** The batch that holds this Idempotency-Key, if any (keys older than `IDEMPOTENCY_TTL_HOURS` are expired first). */
+  async findByIdempotencyKey(accountId: string, key: string): Promise<BatchView | null> {
+    await expireIdempotencyKey(this.db, 'batches', accountId, key);
     const rows = await queryRows<BatchView>(
       this.db,
       `SELECT ${COLUMNS} FROM batches WHERE account_id = $1 AND idempotency_key = $2`,

@@ -20,6 +20,7 @@ import { ApiKeyMode1770000000000 } from './migrations/1770000000000-api-key-mode
 import { Batches1780000000000 } from './migrations/1780000000000-batches';
 import { BatchedReservations1790000000000 } from './migrations/1790000000000-batched-reservations';
 import { WebhookMode1800000000000 } from './migrations/1800000000000-webhook-mode';
+import { IdempotencyAcrossKinds1810000000000 } from './migrations/1810000000000-idempotency-across-kinds';
 
 export const ENTITIES = [
   AccountEntity,
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   Batches1780000000000,
   BatchedReservations1790000000000,
   WebhookMode1800000000000,
+  IdempotencyAcrossKinds1810000000000,
 ];
 
 export interface DataSourceOptions {

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { newId } from '@dossier/domain';
 import { ledgerState, newSearch, testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { AccountsRepository } from './accounts.repository';
+import { BatchesRepository } from './batches.repository';
 import { SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
-import { queryRows } from './sql';
+import { holdsIdempotencyKey, queryRows } from './sql';
 
 describe('SearchesRepository against the real Postgres', () => {
   let db: DataSource;
@@ -211,19 +213,52 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(outcomes.filter((o) => o.kind === 'reserved')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'idempotency_race')).toHaveLength(11);
     expect(await ledgerState(id)).toMatchObject({ balance: 9, reserves: 1 });
-    const existing = await searches.findByIdempotencyKey(id, 'same-key', 24);
+    const existing = await searches.findByIdempotencyKey(id, 'same-key');
     expect(existing?.balance).toBe(9);
+  });
+
+  it('gives an Idempotency-Key to exactly one of a lookup and a batch of the account that race for it', async () => {
+    const id = await account(100);
+    const batches = new BatchesRepository(db);
+    const rounds = await Promise.all(
+      Array.from({ length: 20 }, async (_, r) => {
+        const key = `race-${r}`;
+        const [lookup, batch] = await Promise.all([
+          searches.reserve(search(id, { idempotencyKey: key, requestHash: 'h' })),
+          batches.create(
+            { id: newId.batch(), accountId: id, keyId: 'k', idempotencyKey: key, requestHash: 'b', requestId: 'r' },
+            [{ search: search(id) }, { search: search(id) }],
+          ),
+        ]);
+        return [lookup.kind, batch.kind].join(' ');
+      }),
+    );
+    for (const round of rounds)
+      expect(['reserved idempotency_conflict', 'idempotency_conflict created']).toContain(round);
+    const lookups = rounds.filter((r) => r.startsWith('reserved')).length;
+    const spent = lookups + 2 * (rounds.length - lookups);
+    expect(await ledgerState(id)).toMatchObject({ balance: 100 - spent, ledger_sum: 100 - spent, reserves: spent });
+    // A key held past its window is no conflict: the other kind takes it.
+    await db.query(`UPDATE batches SET created_at = now() - interval '25 hours' WHERE account_id = $1`, [id]);
+    await db.query(`UPDATE searches SET created_at = now() - interval '25 hours' WHERE account_id = $1`, [id]);
+    expect((await searches.reserve(search(id, { idempotencyKey: 'race-0' }))).kind).not.toBe('idempotency_conflict');
+    const batchAfter = await batches.create(
+      { id: newId.batch(), accountId: id, keyId: 'k', idempotencyKey: 'race-1', requestHash: 'b', requestId: 'r' },
+      [],
+    );
+    expect(batchAfter.kind).not.toBe('idempotency_conflict');
   });
 
   it('expires an Idempotency-Key after its window', async () => {
     const id = await account(5);
     const first = search(id, { idempotencyKey: 'old-key', requestHash: 'h' });
     await searches.reserve(first);
-    expect(await searches.holdsIdempotencyKey(id, 'old-key', 24)).toBe(true);
+    const held = () => holdsIdempotencyKey((text, params) => queryRows(db, text, params), 'searches', id, 'old-key');
+    expect(await held()).toBe(true);
     await db.query(`UPDATE searches SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.id]);
     // A batch asking about the key (one read) sees no holder, as the key's own lookup frees it.
-    expect(await searches.holdsIdempotencyKey(id, 'old-key', 24)).toBe(false);
-    expect(await searches.findByIdempotencyKey(id, 'old-key', 24)).toBeNull();
+    expect(await held()).toBe(false);
+    expect(await searches.findByIdempotencyKey(id, 'old-key')).toBeNull();
     expect((await searches.reserve(search(id, { idempotencyKey: 'old-key', requestHash: 'h2' }))).kind).toBe(
       'reserved',
     );

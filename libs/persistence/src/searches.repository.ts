@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
-import { creditsOf, expireIdempotencyKey, holdsIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
+import { IDEMPOTENCY_TTL_HOURS, creditsOf, expireIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
 import { isDeadlock } from './pg-errors';
 import type { SearchPosition } from './search-history.repository';
 import type { CreditObserver } from './credit-metrics';
@@ -59,18 +59,25 @@ export type Settlement =
   | { status: 'succeeded'; results: unknown[]; sources: SourceReport[]; charge: boolean }
   | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
 
-/** One reservation's outcome: `balance` is the account's balance right after it (reserved only). */
+/**
+ * One reservation's outcome: `balance` is the account's balance right after it (reserved only).
+ * `idempotency_race`: another search holds its Idempotency-Key; `idempotency_conflict`: a batch of the
+ * account holds it (keys are per account across lookups and batches, API.md).
+ */
 export type ReservationResult =
-  { kind: 'reserved'; balance: number } | { kind: 'insufficient' } | { kind: 'idempotency_race' };
+  | { kind: 'reserved'; balance: number }
+  | { kind: 'insufficient' }
+  | { kind: 'idempotency_race' }
+  | { kind: 'idempotency_conflict' };
 
 /**
  * Reserves `items` in the order given, each on its own, in one statement through `sql` (a pooled
- * connection, or a batch's transaction): the `dossier_reserve` function (migration 1790…, ADR 0023)
+ * connection, or a batch's transaction): the `dossier_reserve` function (migrations 1790… and 1810…, ADR 0023)
  * debits the cost only if the balance covers it and records the search and its `reserve` ledger entry.
  */
 export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise<ReservationResult[]> {
   const rows = await sql<{ o_ord: number; o_outcome: ReservationResult['kind']; o_balance: string | null }>(
-    `SELECT o_ord, o_outcome, o_balance FROM dossier_reserve($1, $2, $3, $4, $5::jsonb[], $6, $7, $8, $9, $10, $11)`,
+    `SELECT o_ord, o_outcome, o_balance FROM dossier_reserve($1, $2, $3, $4, $5::jsonb[], $6, $7, $8, $9, $10, $11, $12)`,
     [
       items.map((s) => s.id),
       items.map((s) => s.accountId),
@@ -83,6 +90,7 @@ export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise
       items.map((s) => s.requestId),
       items.map((s) => s.permissiblePurpose),
       items.map((s) => s.batchId ?? null),
+      IDEMPOTENCY_TTL_HOURS,
     ],
   );
   const results = new Array<ReservationResult>(items.length);
@@ -257,14 +265,9 @@ export class SearchesRepository {
     return rows.map(viewOf);
   }
 
-  /** The live search that holds this Idempotency-Key, if any (keys older than `ttlHours` are expired first). */
-  /** Whether one of the account's searches holds this Idempotency-Key within its window (one read, no expiry write). */
-  holdsIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<boolean> {
-    return holdsIdempotencyKey(this.db, 'searches', accountId, key, ttlHours);
-  }
-
-  async findByIdempotencyKey(accountId: string, key: string, ttlHours: number): Promise<SearchView | null> {
-    await expireIdempotencyKey(this.db, 'searches', accountId, key, ttlHours);
+  /** The search that holds this Idempotency-Key, if any (keys older than `IDEMPOTENCY_TTL_HOURS` are expired first). */
+  async findByIdempotencyKey(accountId: string, key: string): Promise<SearchView | null> {
+    await expireIdempotencyKey(this.db, 'searches', accountId, key);
     const rows = await queryRows<SearchRow>(
       this.db,
       `SELECT ${VIEW_COLUMNS} FROM searches s JOIN accounts a ON a.id = s.account_id

@@ -81,42 +81,43 @@ export function creditsOf(value: string | number): number {
   return n;
 }
 
+/** How long an Idempotency-Key holds (API.md: within 24 hours, the same key replays). */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
 /**
- * Frees an account's Idempotency-Key held by a row of `table` older than `ttlHours` (keys last that
- * long, API.md), so the lookup of the key that follows sees only a live holder.
+ * Frees an account's Idempotency-Key held by a row of `table` older than `IDEMPOTENCY_TTL_HOURS`, so the
+ * lookup of the key that follows sees only a live holder.
  */
 export async function expireIdempotencyKey(
   db: DataSource,
   table: 'searches' | 'batches',
   accountId: string,
   key: string,
-  ttlHours: number,
 ): Promise<void> {
   await queryRows(
     db,
     `UPDATE ${table} SET idempotency_key = NULL
       WHERE account_id = $1 AND idempotency_key = $2 AND created_at < now() - make_interval(hours => $3)`,
-    [accountId, key, ttlHours],
+    [accountId, key, IDEMPOTENCY_TTL_HOURS],
   );
 }
 
 /**
- * Whether a row of `table` holds the account's Idempotency-Key within its `ttlHours`: one read, for a
- * request of the other kind (a lookup's key is a batch's conflict, and the reverse). An older holder
- * does not count, as it would be freed before its own kind looked it up (expireIdempotencyKey).
+ * Whether a row of `table` holds the account's Idempotency-Key within `IDEMPOTENCY_TTL_HOURS`: one
+ * read, for a request of the other kind (a lookup's key is a batch's conflict, and the reverse). An
+ * older holder does not count, as it would be freed before its own kind looked it up
+ * (expireIdempotencyKey).
  */
 export async function holdsIdempotencyKey(
-  db: DataSource,
+  sql: Sql,
   table: 'searches' | 'batches',
   accountId: string,
   key: string,
-  ttlHours: number,
 ): Promise<boolean> {
-  const rows = await queryRows<{ held: boolean }>(
-    db,
+  const rows = await sql<{ held: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM ${table}
        WHERE account_id = $1 AND idempotency_key = $2 AND created_at >= now() - make_interval(hours => $3)) AS held`,
-    [accountId, key, ttlHours],
+    [accountId, key, IDEMPOTENCY_TTL_HOURS],
   );
   return rows[0]?.held === true;
 }

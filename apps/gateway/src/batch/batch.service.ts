@@ -17,8 +17,6 @@ import { LookupsService, type AnyLookupRequest, type LookupCall } from '../looku
 import { ResultWaiterService, type SearchWatch } from '../lookups/result-waiter.service';
 import { batchBody, batchItemBody } from './batch.schema';
 
-const IDEMPOTENCY_TTL_HOURS = 24;
-
 /** Each kind's endpoint body, validated and mapped onto its lookup: a batch item is checked as its endpoint checks it. */
 const LOOKUP_OF: Record<LookupKind, (input: unknown) => AnyLookupRequest> = {
   person: personLookup,
@@ -61,16 +59,8 @@ export class BatchService {
     const { requests } = parseBody(batchBody, raw);
     const requestHash = this.lookups.requestHash(call);
     if (call.idempotencyKey !== null) {
-      const existing = await this.batches.findByIdempotencyKey(
-        call.auth.accountId,
-        call.idempotencyKey,
-        IDEMPOTENCY_TTL_HOURS,
-      );
+      const existing = await this.batches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey);
       if (existing) return this.replay(existing, requestHash, call);
-      // Keys are per account, across lookups and batches (API.md): a single lookup's key is another request's.
-      if (await this.searches.holdsIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)) {
-        throw idempotencyConflict();
-      }
     }
 
     const planned = requests.map((item) => this.plan(item, call));
@@ -89,12 +79,10 @@ export class BatchService {
         },
         planned,
       );
+      // Keys are per account, across lookups and batches (API.md): a single lookup's key is another request's.
+      if (created.kind === 'idempotency_conflict') throw idempotencyConflict();
       if (created.kind === 'idempotency_race') {
-        const winner = await this.batches.findByIdempotencyKey(
-          call.auth.accountId,
-          call.idempotencyKey!,
-          IDEMPOTENCY_TTL_HOURS,
-        );
+        const winner = await this.batches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey!);
         if (!winner) throw DomainError.unavailable('the idempotent request could not be resolved; retry it');
         return this.replay(winner, requestHash, call);
       }

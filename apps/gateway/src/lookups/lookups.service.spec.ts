@@ -3,13 +3,7 @@ import { Test } from '@nestjs/testing';
 import { RedisConnections, loadGatewayConfig } from '@dossier/config';
 import { DomainError, LOOKUP_KINDS } from '@dossier/domain';
 import type { LookupJob, LookupJobResult, LookupQueues } from '@dossier/contracts';
-import {
-  BatchesRepository,
-  SearchesRepository,
-  type NewSearch,
-  type SearchView,
-  type Settlement,
-} from '@dossier/persistence';
+import { SearchesRepository, type NewSearch, type SearchView, type Settlement } from '@dossier/persistence';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS } from '../infra/tokens';
 import { parsePrefer } from '../http/prefer';
 import { LookupsService, type LookupCall, type LookupRequest } from './lookups.service';
@@ -164,7 +158,6 @@ describe('LookupsService', () => {
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
         // No batch holds a key here (test/batch.e2e-spec.ts covers keys shared by lookups and batches).
-        { provide: BatchesRepository, useValue: { holdsIdempotencyKey: async () => false } },
       ],
     }).compile();
     return { service: moduleRef.get(LookupsService), waiter: moduleRef.get(ResultWaiterService) };

@@ -8,7 +8,7 @@ import {
   type LookupJobResult,
   type LookupQueues,
 } from '@dossier/contracts';
-import { BatchesRepository, SearchesRepository, type SearchView } from '@dossier/persistence';
+import { SearchesRepository, type SearchView } from '@dossier/persistence';
 import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
 import { isBackingServiceDown } from '../http/unavailable';
@@ -17,8 +17,6 @@ import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
 import { idempotencyConflict, outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
 import { hashRequest } from './request-hash';
-
-const IDEMPOTENCY_TTL_HOURS = 24;
 
 /** A lookup to run: its kind, the normalised input its job carries, and why it is made. */
 export interface LookupRequest<K extends LookupKind> {
@@ -50,7 +48,6 @@ export class LookupsService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
-    @Inject(BatchesRepository) private readonly batches: Pick<BatchesRepository, 'holdsIdempotencyKey'>,
     private readonly waiter: ResultWaiterService,
     private readonly pressure: QueuePressureService,
   ) {}
@@ -59,21 +56,12 @@ export class LookupsService {
     this.checkPurpose(req);
     const requestHash = this.requestHash(call);
     if (call.idempotencyKey !== null) {
-      const existing = await this.searches.findByIdempotencyKey(
-        call.auth.accountId,
-        call.idempotencyKey,
-        IDEMPOTENCY_TTL_HOURS,
-      );
+      const existing = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey);
       if (existing?.status === 'failed' && existing.request_hash === requestHash) {
         // A failure charged nothing and invited a retry: the same key runs the lookup again.
         await this.searches.forgetIdempotencyKey(existing.id);
       } else if (existing) {
         return this.replay(existing, requestHash, call);
-      } else if (
-        await this.batches.holdsIdempotencyKey(call.auth.accountId, call.idempotencyKey, IDEMPOTENCY_TTL_HOURS)
-      ) {
-        // Keys are per account, across lookups and batches (API.md): a batch's key is another request's.
-        throw idempotencyConflict();
       }
     }
     this.assertRoom(req.kind);
@@ -102,12 +90,10 @@ export class LookupsService {
           { credits: { spent: 0, remaining: balance } },
         );
       }
+      // Keys are per account, across lookups and batches (API.md): a batch's key is another request's.
+      if (reserved.kind === 'idempotency_conflict') throw idempotencyConflict();
       if (reserved.kind === 'idempotency_race') {
-        const winner = await this.searches.findByIdempotencyKey(
-          call.auth.accountId,
-          call.idempotencyKey!,
-          IDEMPOTENCY_TTL_HOURS,
-        );
+        const winner = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey!);
         if (!winner) throw DomainError.unavailable('the idempotent request could not be resolved; retry it');
         return this.replay(winner, requestHash, call);
       }
