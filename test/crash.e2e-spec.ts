@@ -102,6 +102,33 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     expect(done.body.results).toHaveLength(1);
   });
 
+  it('fails and releases, when a worker next takes it, a job that killed its worker more often than maxStalledCount allows', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const id = await submitAsync(key);
+    // maxStalledCount is 2: each doomed worker's stalled checker finds the last one's job; the fourth
+    // worker finds it stalled a third time and BullMQ fails it when that worker takes it, and the worker
+    // releases it then (the reconciler leaves searches with a live job alone).
+    for (let kill = 1; kill <= 3; kill++) {
+      const doomed = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:60000' });
+      await waitFor(
+        () => queues.job(PHONE_QUEUE, id),
+        (j) => j.state === 'active' && j.stalledCounter >= kill - 1,
+        { timeoutMs: 15_000, what: `job ${id} to be active for doomed worker ${kill}` },
+      );
+      expect(await doomed.stop('SIGKILL')).toBeNull();
+    }
+    expect(await ledgerState(accountId)).toMatchObject({ reserves: 1, captures: 0, releases: 0, pending: 1 });
+
+    await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:60000' });
+    const job = await waitForJob(id, 'failed');
+    expect(job.failedReason).toMatch(/stalled more than allowable limit/);
+    // A failed search is answered with the error envelope (API.md), saying nothing was charged.
+    const done = await waitForSearch(id, key);
+    expect(done.status).toBe(503);
+    expect(done.body).toMatchObject({ error: { code: 'unavailable' } });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
+  });
+
   it('finishes the active job on SIGTERM before exiting cleanly', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const worker = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:1500' });

@@ -7,6 +7,8 @@ export interface JobSnapshot {
   state: string;
   attemptsMade: number;
   stalledCounter: number;
+  /** Why it failed (failed jobs only). */
+  failedReason?: string;
 }
 
 /**
@@ -24,7 +26,12 @@ export class QueueProbe {
   async job(queueName: string, jobId: string): Promise<JobSnapshot> {
     const job = await this.queue(queueName).getJob(jobId);
     if (!job) return { state: 'missing', attemptsMade: 0, stalledCounter: 0 };
-    return { state: await job.getState(), attemptsMade: job.attemptsMade, stalledCounter: job.stalledCounter ?? 0 };
+    return {
+      state: await job.getState(),
+      attemptsMade: job.attemptsMade,
+      stalledCounter: job.stalledCounter ?? 0,
+      ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+    };
   }
 
   async state(queueName: string, jobId: string): Promise<string> {
