@@ -6,6 +6,7 @@ import {
   normalizePersonName,
   normalizePhoneNumber,
   normalizeUsername,
+  phoneRegionOf,
   registrationKey,
   splitPersonName,
   subjectId,
@@ -127,7 +128,7 @@ export function personRowOf(
 ): PersonRow {
   const locations = record.locations ?? [];
   // A national-format phone is read in the record's own country (its first location's), if it names one.
-  const region = locations.find((l) => l.country)?.country ?? null;
+  const region = phoneRegionOf(locations);
   const split = splitPersonName(record.full_name);
   const names = new Map<string, boolean>();
   for (const alias of record.aliases ?? []) names.set(normalizePersonName(alias), true);

@@ -66,6 +66,15 @@ export function normalizePhoneNumber(phone: string, country?: string | null): st
   }
 }
 
+/**
+ * The region a person's phone numbers written nationally are read in: the country of their first location
+ * that names one (null when none does). The index keys a record's phones by it, and every comparison of a
+ * person's phones (merging, suppression) reads them the same way.
+ */
+export function phoneRegionOf(locations: readonly { country: string | null }[]): string | null {
+  return locations.find((l) => l.country)?.country ?? null;
+}
+
 /** A domain from a domain or a URL: "https://www.Acme.com/about" → "acme.com" (IDN as punycode); null when there is none. */
 export function normalizeDomain(value: string): string | null {
   const trimmed = value.trim();

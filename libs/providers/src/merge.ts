@@ -4,6 +4,7 @@ import {
   normalizeEmailAddress,
   normalizePhoneNumber,
   normalizeUsername,
+  phoneRegionOf,
   registrationKey,
   type LookupKind,
 } from '@dossier/domain';
@@ -192,7 +193,8 @@ function isPresence(p: PersonResultItem): boolean {
 }
 
 /**
- * People are one subject when they share a normalised e-mail, an E.164 phone or an identity (the item's
+ * People are one subject when they share a normalised e-mail, an E.164 phone (one written nationally read
+ * in the person's country, as the index keys it) or an identity (the item's
  * id — its (source, external id) — or one the provider passed). A username presence item (no name) puts
  * its accounts on the best person whose usernames hold that handle, or stays on its own (API.md).
  */
@@ -200,7 +202,9 @@ function mergePeople(ranked: Contribution<'person'>[]): PersonResultItem[] {
   const keyed = keyedItems<PersonResultItem>(ranked, (p) => [
     `id:${p.id}`,
     ...p.emails.flatMap((e) => keyOrNone('email', normalizeEmailAddress(e))),
-    ...p.phones.flatMap((n) => keyOrNone('phone', normalizePhoneNumber(n))),
+    // A phone written nationally ("020 7946 0018" on a London record) is read in the person's country,
+    // as the local index keyed it: the same number as a vendor's +442079460018.
+    ...p.phones.flatMap((n) => keyOrNone('phone', normalizePhoneNumber(n, phoneRegionOf(p.locations)))),
   ]);
   const people = groupsOf(keyed.filter((k) => !isPresence(k.item)))
     .map((g) => mergeSubject(g, PERSON_LISTS))

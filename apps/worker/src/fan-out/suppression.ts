@@ -1,4 +1,4 @@
-import { splitPersonName, suppressionKeys, type LookupKind } from '@dossier/domain';
+import { phoneRegionOf, splitPersonName, suppressionKeys, type LookupKind } from '@dossier/domain';
 import type { EmailResultItem, LookupInputByKind, PersonResultItem, ResultItemByKind } from '@dossier/contracts';
 import { chargeable, type FanOutResult } from './fan-out';
 
@@ -117,7 +117,7 @@ export function personKeys(person: PersonResultItem): string[] {
   }
   if (person.first_name && person.last_name) names.add(`${person.first_name} ${person.last_name}`);
   // A number written nationally is read in the person's country, as the local index reads it.
-  const country = person.locations.find((l) => l.country !== null)?.country ?? null;
+  const country = phoneRegionOf(person.locations);
   return [
     ...person.emails.map((e) => suppressionKeys.email(e)),
     ...person.phones.map((p) => suppressionKeys.phone(p, country)),

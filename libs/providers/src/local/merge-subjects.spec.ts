@@ -66,6 +66,26 @@ describe('merging people', () => {
     ]);
   });
 
+  it("joins a phone written nationally, read in the person's country as the index reads it, and no other", () => {
+    const london = { city: 'London', region: null, country: 'GB' };
+    const local = person({ id: 'per_local', phones: ['020 7946 0018'], locations: [london], matched_on: ['phone'] });
+    const pdl = person({ id: 'per_pdl', phones: ['+442079460018'], matched_on: ['phone'], sources: ['pdl'] });
+    // The same digits written nationally in another country are another number.
+    const dc = { city: 'Washington', region: 'DC', country: 'US' };
+    const elsewhere = person({ id: 'per_us', phones: ['020 7946 0018'], locations: [dc], sources: ['other'] });
+    const merged = mergeItems('person', [
+      { precedence: 10, items: [local, elsewhere] },
+      { precedence: 0, items: [pdl] },
+    ]);
+    expect(merged.map((m) => [m.id, m.sources])).toEqual(
+      expect.arrayContaining([
+        ['per_local', ['local', 'pdl']],
+        ['per_us', ['other']],
+      ]),
+    );
+    expect(merged).toHaveLength(2);
+  });
+
   it('joins a nameless vendor profile to the named person sharing its e-mail, and leaves out one no name joins', () => {
     const local = person({ id: 'per_local', emails: ['sean@example.com'] });
     const nameless = person({
