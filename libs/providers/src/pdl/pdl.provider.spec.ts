@@ -114,6 +114,17 @@ describe('pdlProvider', () => {
     await expect(lookup({ email: 'sean@peopledatalabs.com' })).resolves.toEqual({ outcome: 'not_found', items: [] });
   });
 
+  it('is not_found for a profile born outside the searched age range; one in it, or of unknown age, is kept', async () => {
+    fake.reply(FOUND); // born 1990
+    await expect(lookup({ email: 'sean@peopledatalabs.com', age_range: '65+' })).resolves.toEqual({
+      outcome: 'not_found',
+      items: [],
+    });
+    expect((await lookup({ email: 'sean@peopledatalabs.com', age_range: '18+' })).outcome).toBe('found');
+    fake.reply(HIDDEN); // birth_year: true — the plan does not include it
+    expect((await lookup({ email: 'sean@peopledatalabs.com', age_range: '65+' })).outcome).toBe('found');
+  });
+
   it('reads 402 (credits used up) as rate_limited, and never shows the key', async () => {
     const failure = async (answer: FakeAnswer) => {
       fake.reply(answer);

@@ -3,6 +3,7 @@ import { countryCodeOfName, normalizeEmailAddress, normalizePhoneNumber, subject
 import type { PersonInput, PersonResultItem } from '@dossier/contracts';
 import { baseUrlOf, checkBaseUrl, expectJson, integerSetting, parsesAs, request, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { birthYearsOf } from '../local/local.provider';
 
 const ID = 'pdl';
 const DEFAULT_BASE_URL = 'https://api.peopledatalabs.com';
@@ -75,6 +76,17 @@ function enrichParams(input: PersonInput): Record<string, string> | null {
   if (name && (location || email || phone)) params['name'] = name;
   if (location && name) params['location'] = location;
   return email || phone || (name && location) ? params : null;
+}
+
+/**
+ * Whether a profile is of someone in the searched age range: PDL is not asked for one (it takes a birth
+ * date), so its answer is held to the range as the local index holds its records — a birth year outside
+ * it is no match; an unknown one stays (unknown is not "outside").
+ */
+function inAgeRange(birthYear: unknown, ageRange: string | undefined): boolean {
+  if (!ageRange || typeof birthYear !== 'number') return true;
+  const { min, max } = birthYearsOf(ageRange, new Date().getUTCFullYear());
+  return (min === null || birthYear >= min) && (max === null || birthYear <= max);
 }
 
 /** `PDL_MIN_LIKELIHOOD` as an integer 1–10; throws naming it otherwise. */
@@ -210,7 +222,8 @@ export const pdlProvider: Provider<'person'> = {
     );
     throwIfRefused(res);
     const answer = expectJson(ID, res, enrichSchema, { notFound: [404] });
-    if (!answer || answer.likelihood < minLikelihood) return { outcome: 'not_found', items: [] };
+    if (!answer || answer.likelihood < minLikelihood || !inAgeRange(answer.data.birth_year, input.age_range))
+      return { outcome: 'not_found', items: [] };
     const item = personItem(answer.data, answer.likelihood, matchedOnOf(sent, answer.matched));
     return { outcome: 'found', items: [item], identities: [[`${ID}:${answer.data.id}`]] };
   },
