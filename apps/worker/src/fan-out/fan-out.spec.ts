@@ -138,6 +138,24 @@ describe('FanOut', () => {
     expect(result.sources.find((s) => s.provider === 'goes-on')?.outcome).toBe('found');
   });
 
+  it('gives every provider its own timeout when the job is taken after its deadline (its caller has a 202 already)', async () => {
+    const { fan } = fanOut();
+    const late = (_k: 'person', _i: unknown, ctx: { signal: AbortSignal }) =>
+      new Promise<ProviderAnswer<'person'>>((resolve) => {
+        // past the 250 ms a call gets at least, well within its own 5 s
+        const timer = setTimeout(() => resolve({ outcome: 'found', items: [person('late', 0.5)] }), 600);
+        ctx.signal.addEventListener('abort', () => clearTimeout(timer));
+      });
+    const result = await fan.run(
+      'person',
+      { name: 'x' },
+      [provider('late', late, { timeoutMs: 5000 })],
+      Date.now() - 1,
+    );
+    expect(result.sources).toEqual([expect.objectContaining({ provider: 'late', outcome: 'found' })]);
+    expect(result.charge).toBe(true);
+  });
+
   it("keeps each site's report when a username check's own deadline comes: what it found, and the rest timeout", async () => {
     const fake = await FakeUpstream.start();
     const dir = mkdtempSync(join(tmpdir(), 'dossier-fan-out-'));

@@ -35,7 +35,8 @@ const MIN_CALL_MS = 250;
 /**
  * Runs every provider of a kind in parallel, each through the upstream guards with its own deadline:
  * the request's remaining wait (from the job's `deadline_at`), never longer than the provider's own
- * timeout — or only its own timeout for a provider whose check goes on after the caller got its 202.
+ * timeout — or only its own timeout for a provider whose check goes on after the caller got its 202,
+ * and for every provider of a job taken after its deadline had passed.
  * allSettled semantics: one failing or slow upstream never sinks the lookup, and each outcome is
  * reported in `sources`, with a `detail` when it is neither `found` nor `not_found`.
  */
@@ -54,7 +55,12 @@ export class FanOut {
     deadlineAt: number | null,
   ): Promise<FanOutResult<K>> {
     const applicable = providers.filter((p) => p.appliesTo?.(input) ?? true);
-    const runs = await Promise.all(applicable.map((p) => this.call(kind, input, p, deadlineAt)));
+    // A job taken after its deadline (it waited in a backlog, or for a worker to start) has a caller that
+    // already got its 202 and will poll: its providers get their own timeouts, as an asynchronous
+    // lookup's do. Cut to the 250 ms floor, every slower source would answer `timeout`, and the lookup
+    // would come back empty (and free) for nothing but the queue's length.
+    const deadline = deadlineAt !== null && deadlineAt > Date.now() ? deadlineAt : null;
+    const runs = await Promise.all(applicable.map((p) => this.call(kind, input, p, deadline)));
     const sources = runs.flatMap((r) => r.reports);
     for (const report of sources) this.metrics.observe(report);
     const contributions: Contribution<K>[] = runs.map((r) => ({
