@@ -61,6 +61,40 @@ describe('rate limits held in Redis across gateway processes', () => {
     expect(encodedLogin.status).toBe(429);
   });
 
+  it('gives answers made before the guards (404, 405, 415, 413, invalid_json) the address bucket and its RateLimit-* headers', async () => {
+    // A gateway of its own prefix: buckets of its own, 4 tokens per address.
+    const gateway = await stack.startGateway({ QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-preguard` });
+    const api = new Api(gateway.baseUrl);
+    const json = (raw: string, contentType = 'application/json') => ({ raw, contentType });
+    const answers = [
+      await api.get<ErrorBody>('/v1/no-such-thing'),
+      await api.request<ErrorBody>('DELETE', '/v1/account'),
+      await api.request<ErrorBody>('POST', '/v1/verify/phone', json('phone=1', 'text/plain')),
+      await api.request<ErrorBody>('POST', '/v1/verify/phone', json(`{"pad":"${'x'.repeat(70 * 1024)}"}`)),
+      await api.request<ErrorBody>('POST', '/v1/verify/phone', json('{"phone":')),
+    ];
+    expect(answers.map((a) => [a.status, a.body.error.code])).toEqual([
+      [404, 'not_found'],
+      [405, 'method_not_allowed'],
+      [415, 'unsupported_media_type'],
+      [413, 'payload_too_large'],
+      [429, 'rate_limited'],
+    ]);
+    expect(answers.map((a) => a.headers.get('ratelimit-remaining'))).toEqual(['3', '2', '1', '0', '0']);
+    for (const a of answers) {
+      expect(a.headers.get('ratelimit-limit')).toBe('4');
+      expect(Number(a.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+    }
+    expect(Number(answers[4]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Outside /v1 nothing is limited, and nothing carries the headers.
+    const health = await api.get('/health/live');
+    expect(health.status).toBe(200);
+    expect(health.headers.get('ratelimit-limit')).toBeNull();
+    const outside = await api.get<ErrorBody>('/no-such-thing');
+    expect(outside.status).toBe(404);
+    expect(outside.headers.get('ratelimit-limit')).toBeNull();
+  });
+
   it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {
     const api = new Api(
       (

@@ -13,6 +13,7 @@ import { REQUEST_ID_HEADER, requestIdFor } from './http/request-id';
 import { clientErrorHandler } from './http/client-error';
 import { BODY_LIMIT_BYTES, installJsonBodyParser } from './http/json-body';
 import { RequestLog } from './http/request-log';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
@@ -69,6 +70,7 @@ async function bootstrap(): Promise<void> {
     context.runInContext(done, { bindings: { request_id: request.id } }),
   );
   app.useGlobalFilters(errors);
+  errors.limitWith(app.get(RateLimiterService));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen(config.port, config.host);
   new Logger('gateway').log(`listening on ${await app.getUrl()}`);

@@ -1,6 +1,7 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '@dossier/domain';
+import { DomainError, isDomainError } from '@dossier/domain';
+import type { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { HTTP_STATUS, creditHeaders, envelopeOf, toDomainError } from './error-envelope';
 import { REQUEST_ID_HEADER } from './request-id';
 import type { RouteTable } from './route-table';
@@ -12,8 +13,19 @@ import type { RouteTable } from './route-table';
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
+  /** Set once the app is up (main.ts): before that nothing is answered under /v1. */
+  private limiter: RateLimiterService | null = null;
 
   constructor(private readonly routes: RouteTable) {}
+
+  /**
+   * Answers made before the guards ran (no route, a method or a body refused) spend a token of the
+   * client address's bucket and carry its `RateLimit-*` headers, as a bad key's `401` does (ADR 0007):
+   * API.md's "every response" under /v1, and scanning for paths or sending junk is limited per address.
+   */
+  limitWith(limiter: RateLimiterService): void {
+    this.limiter = limiter;
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -30,6 +42,23 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       void reply.code(408).send();
       return;
     }
+    const error = this.errorOf(exception, request, reply);
+    const limiter = this.limiter;
+    if (limiter === null || HTTP_STATUS[error.code] >= 500 || reply.hasHeader('RateLimit-Limit') || !underV1(request)) {
+      this.answer(error, exception, request, reply);
+      return;
+    }
+    limiter.enforce(`ip:${request.ip}`, reply).then(
+      () => this.answer(error, exception, request, reply),
+      // Over the limit: 429 with its headers. Redis down: the answer it had, without them.
+      (err: unknown) =>
+        isDomainError(err) && err.code === 'rate_limited'
+          ? this.answer(err, err, request, reply)
+          : this.answer(error, exception, request, reply),
+    );
+  }
+
+  private errorOf(exception: unknown, request: FastifyRequest, reply: FastifyReply): DomainError {
     let error = toDomainError(exception);
     if (error.code === 'not_found' && !(exception instanceof DomainError)) {
       const allowed = this.routes.allowFor(request.method, request.url);
@@ -41,6 +70,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         void reply.header('Allow', allowed.join(', '));
       }
     }
+    return error;
+  }
+
+  private answer(error: DomainError, exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const status = HTTP_STATUS[error.code];
     if (error.searchId !== undefined) request.searchId = error.searchId;
     if (status >= 500) {
@@ -60,6 +93,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       .header('Content-Type', 'application/json; charset=utf-8')
       .send(envelopeOf(error, String(request.id)));
   }
+}
+
+/** Under /v1 by the route Fastify matched, or by the path when none did (a 404). */
+function underV1(request: FastifyRequest): boolean {
+  return (request.routeOptions?.url ?? request.url).startsWith('/v1/');
 }
 
 function describe(err: unknown): string {
