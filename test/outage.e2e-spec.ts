@@ -15,6 +15,12 @@ import {
 const PHONE = { phone: '+14155552671' };
 const SIGNUP = 10;
 
+interface BatchBody {
+  status: string;
+  batch_id: string;
+  items: Record<string, unknown>[];
+}
+
 interface Envelope {
   status: string;
   search_id: string;
@@ -208,6 +214,31 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
       { timeoutMs: 15_000, what: `search ${id} readable again` },
     );
     expect(final.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+  it('answers a batch pending, not 503, when the gateway loses Postgres while its reserved lookups run', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const body = { requests: [{ kind: 'phone', input: PHONE }] };
+    const answer = api.post<BatchBody>('/v1/batch', body, { key, headers: { prefer: 'wait=10' } });
+    const id = await activeSearchOf(accountId);
+    pgProxy.cut();
+
+    // Reserved and queued, so it may be charged: the batch is answered as far as it is known, pending.
+    const res = await answer;
+    expectNothingInternal(res);
+    expect(res.status).toBe(202);
+    expect(res.headers.get('location')).toBe(`/v1/batches/${res.body.batch_id}`);
+    expect(res.body.items).toEqual([expect.objectContaining({ status: 'pending', search_id: id })]);
+
+    pgProxy.restore();
+    const final = await waitFor(
+      () => api.get<BatchBody>(`/v1/batches/${res.body.batch_id}`, { key }),
+      (r) => r.status === 200,
+      { timeoutMs: 15_000, what: `batch ${res.body.batch_id} done and readable again` },
+    );
+    expect(final.body.items).toEqual([
+      expect.objectContaining({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 }),
+    ]);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 });
