@@ -8,6 +8,7 @@ import {
   type Stack,
   TcpProxy,
   ledgerState,
+  receiver,
   runCli,
   settled,
   sql,
@@ -132,6 +133,53 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     expect(await ledgerState(accountId)).toEqual(
       settled(SIGNUP - 4 - ok, { reserves: 10, captures: 4 + ok, releases: 6 - ok }),
     );
+  });
+
+  it('completes a batch kept after a lost add reply once its released item’s job runs, and sends batch.completed', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    try {
+      const late = new Api(
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
+          .baseUrl,
+      );
+      const created = await late.post('/v1/webhooks', { url: hook.url, events: ['batch.completed'] }, { key });
+      expect(created.status).toBe(201);
+      // Only phone jobs run while the gateway waits on its adds: the phone item settles, the company item
+      // is still queued when the add "fails", so the gateway releases it and answers the batch as it stands.
+      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const requests = [
+        { kind: 'phone', input: PHONE },
+        { kind: 'company', input: { company_name: 'Nobody Atall Ltd' } },
+      ];
+      const batch = await late.post<{ batch_id: string; items: Envelope[] }>(
+        '/v1/batch',
+        { requests },
+        { key, headers: { prefer: 'wait=30' } },
+      );
+      expect(batch.status).toBe(200);
+      expect(batch.body.items.map((i) => i.error?.code ?? i.status)).toEqual(['success', 'unavailable']);
+      const companySearch = batch.body.items[1]!.search_id;
+
+      // The released item's job is still queued; a company worker now runs it and finds it settled.
+      await stack.startWorker({ LOOKUP_QUEUES: 'company', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      await waitFor(
+        () => queues.job(QUEUE_NAMES.company, companySearch),
+        (j) => j.state === 'completed',
+        { timeoutMs: 15_000, what: 'the released item’s job to run' },
+      );
+      await waitFor(
+        () => Promise.resolve(hook.received.length),
+        (n) => n >= 1,
+        { timeoutMs: 15_000, what: 'the batch.completed delivery' },
+      );
+      const event = JSON.parse(hook.received[0]!.raw) as { type: string; data: unknown };
+      expect(event.type).toBe('batch.completed');
+      expect(event.data).toEqual((await api.get(`/v1/batches/${batch.body.batch_id}`, { key })).body);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 2, captures: 1, releases: 1 }));
+    } finally {
+      await hook.close();
+    }
   });
 
   it('loses nothing when Redis loses the queues mid-run: queued searches are failed and released, later ones charged once', async () => {

@@ -84,6 +84,13 @@ export class LookupProcessor<K extends LookupKind> {
     await this.hold('after');
     // A failure here fails the job: its retry finds the search settled and queues the events again.
     if (settled.settled && settled.notify) await this.onSettled(data.search_id, 'succeeded');
+    if (!settled.settled) {
+      // Settled before this job ran: by a gateway that released it when the reply to its add was lost (the job
+      // was queued all the same), or by the reconciler. That settle queued no events and did not complete
+      // its batch, and no later settle will: queue them here, as a redelivery does.
+      const status = await this.searches.statusOf(data.search_id);
+      if (status === 'succeeded' || status === 'failed') await this.onSettled(data.search_id, status);
+    }
     this.logJob(job, data.search_id, startedAt, {
       outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
       results: outcome.items.length,
