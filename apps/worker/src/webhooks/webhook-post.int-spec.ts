@@ -29,6 +29,27 @@ describe('postPinned', () => {
     expect(seen.at(-1)).toEqual({ host: `hooks.invalid:${port}`, body: '{"id":"evt_1"}' });
   });
 
+  it('lets go of the connection once the status is in, even when the receiver never ends its body', async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    // Answers 200 at once, then keeps the body open for ever: only the sender can end the connection.
+    const endless = http.createServer((_req, res) => {
+      res.on('close', closed);
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('still going');
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(`http://hooks.invalid:${(endless.address() as AddressInfo).port}/in`);
+      const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 500);
+      expect(result).toEqual({ statusCode: 200, error: null });
+      await connectionClosed;
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
+  });
+
   it('reports a non-2xx answer and a refused connection as errors', async () => {
     const url = new URL(`http://hooks.invalid:${port}/fail`);
     expect(await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 5000)).toEqual({

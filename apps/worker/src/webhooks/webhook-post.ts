@@ -36,11 +36,13 @@ export function postPinned(
     const done = (r: PostResult) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
       resolve(r);
     };
     const req = (url.protocol === 'https:' ? https : http).request(url, options, (res) => {
+      // The status decides; the body is drained unread, and the deadline below still ends a body that never
+      // ends (the receiver's to choose otherwise: each such delivery would hold a socket for good).
       res.resume();
+      res.on('close', () => clearTimeout(timer));
       const code = res.statusCode ?? 0;
       done(
         code >= 200 && code < 300 ? { statusCode: code, error: null } : { statusCode: code, error: `answered ${code}` },
@@ -50,7 +52,10 @@ export function postPinned(
       done({ statusCode: null, error: `no answer within ${timeoutMs} ms` });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => done({ statusCode: null, error: err.code ?? err.message }));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      done({ statusCode: null, error: err.code ?? err.message });
+    });
     req.end(body);
   });
 }
