@@ -87,8 +87,16 @@ export class BatchService {
         return this.replay(winner, requestHash, call);
       }
       const requestOf = new Map(planned.flatMap((p) => ('search' in p ? [[p.search.id, p.request] as const] : [])));
+      // Every reserved item as just queued: what is known without reading Postgres.
+      const asQueued = (): BatchOutcome => {
+        const pending = new Map(created.reserved.map((s) => [s.id, pendingSnapshot(s.id, created.balance)] as const));
+        return { body: bodyOf(batchId, created.items, pending, created.balance), replayed: false };
+      };
       try {
         await Promise.all(created.reserved.map((s) => this.lookups.enqueueJob(requestOf.get(s.id)!, s.id, call)));
+        // `Prefer: respond-async` answers 202 at once (API.md), as a single lookup does, however fast the
+        // items run: reading them first answered 200 when they had all finished.
+        if (call.prefer.respondAsync) return asQueued();
       } catch (err) {
         const releases = await Promise.all(created.reserved.map((s) => this.lookups.releaseUnqueued(s.id)));
         if (releases.every((r) => r === 'released')) {
@@ -114,8 +122,7 @@ export class BatchService {
         this.logger.warn(
           `request_id=${call.requestId}: waiting for batch ${batchId} failed, answering pending: ${String(err)}`,
         );
-        const pending = new Map(created.reserved.map((s) => [s.id, pendingSnapshot(s.id, created.balance)] as const));
-        return { body: bodyOf(batchId, created.items, pending, created.balance), replayed: false };
+        return asQueued();
       }
     } finally {
       watch?.dispose();
