@@ -50,6 +50,50 @@ const COMPANY_COLUMNS: Column<CompanyRow>[] = [
   { name: 'domain_key', type: 'text' },
 ];
 
+/**
+ * The most UTF-8 bytes a value the local indexes hold in an index entry may have. Postgres refuses an
+ * entry over about 2,700 bytes (B-tree 2,704, GIN 2,712) that it cannot compress, failing the whole
+ * statement: an import's batch of thousands of rows. Half that, less the entry's headers, so that
+ * (source, external_id) fits in one entry.
+ */
+export const MAX_INDEXED_BYTES = 1300;
+
+/** Each field of a row whose values, or the keys made of them, are index entries. */
+type Indexed<R> = [field: string, values: (row: R) => readonly (string | null)[]][];
+
+const PERSON_INDEXED: Indexed<PersonRow> = [
+  ['source', (r) => [r.source]],
+  ['external_id', (r) => [r.external_id]],
+  ['full_name', (r) => r.names.filter((n) => !n.is_alias).map((n) => n.name_key)],
+  ['aliases', (r) => r.names.filter((n) => n.is_alias).map((n) => n.name_key)],
+  ['emails', (r) => r.email_keys],
+  ['phones', (r) => r.phone_keys],
+  ['usernames', (r) => r.username_keys],
+];
+
+const COMPANY_INDEXED: Indexed<CompanyRow> = [
+  ['source', (r) => [r.source]],
+  ['external_id', (r) => [r.external_id]],
+  ['registration_number', (r) => [r.registration_key]],
+  ['domain', (r) => [r.domain_key]],
+  ['lei', (r) => [r.lei]],
+];
+
+function tooLong<R>(indexed: Indexed<R>, row: R): string | null {
+  const over = (v: string | null) => v !== null && Buffer.byteLength(v) > MAX_INDEXED_BYTES;
+  return indexed.find(([, values]) => values(row).some(over))?.[0] ?? null;
+}
+
+/** The first field of a person row with a value too long for its index (MAX_INDEXED_BYTES), or null. */
+export function personFieldTooLong(row: PersonRow): string | null {
+  return tooLong(PERSON_INDEXED, row);
+}
+
+/** The first field of a company row with a value too long for its index (MAX_INDEXED_BYTES), or null. */
+export function companyFieldTooLong(row: CompanyRow): string | null {
+  return tooLong(COMPANY_INDEXED, row);
+}
+
 // ---- COPY's text format ----
 
 /** A value in COPY's text format: `\N` for null; backslash, tab and line breaks escaped. */

@@ -309,6 +309,65 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     ]);
   });
 
+  it('rejects a value too long for its index by its field, and imports the rest of its batch', async () => {
+    // Text that does not compress (Postgres compresses a long index entry before refusing it): code points
+    // from a fixed generator, so the file is the same every run.
+    let seed = 7;
+    const text = (from: number, span: number, length: number) =>
+      Array.from({ length }, () => String.fromCodePoint(from + ((seed = (seed * 48271) % 2147483647) % span))).join('');
+    const hangul = (length: number) => text(0xac00, 11172, length); // folded: ~4.7 ASCII bytes a character
+    const cjk = (length: number) => text(0x4e00, 20000, length); // 3 UTF-8 bytes a character
+    const person = (id: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ external_id: id, full_name: `Person ${id}`, source: 'too-long', ...extra });
+    const people = join(dir, 'too-long.jsonl');
+    writeFileSync(
+      people,
+      [
+        person('ok-1'),
+        person('name', { full_name: hangul(1000) }), // within 1,000 characters, but ~4,700 bytes once folded
+        person('alias', { aliases: ['Fine', hangul(900)] }),
+        person('username', { usernames: [cjk(1000)] }),
+        person(cjk(1000), { full_name: 'Long Id' }),
+        person('ok-2', { full_name: hangul(200), usernames: [cjk(400)] }), // long, but fits
+      ]
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const run = await cli('import', 'person', people);
+    expect([run.code, run.stderr.match(/^(line|failed).*/gm)]).toEqual([
+      1,
+      [
+        'line 2: full_name is too long to index: at most 1300 bytes of UTF-8 once normalised',
+        'line 3: aliases is too long to index: at most 1300 bytes of UTF-8 once normalised',
+        'line 4: usernames is too long to index: at most 1300 bytes of UTF-8 once normalised',
+        'line 5: external_id is too long to index: at most 1300 bytes of UTF-8 once normalised',
+      ],
+    ]);
+    expect(run.stdout).toMatch(/^read 6, imported 2, updated 0, unchanged 0, rejected 4 /m);
+    expect(await rows(`SELECT external_id FROM people WHERE source = 'too-long' ORDER BY 1`)).toEqual([
+      { external_id: 'ok-1' },
+      { external_id: 'ok-2' },
+    ]);
+
+    const companies = join(dir, 'too-long.csv');
+    writeFileSync(
+      companies,
+      'external_id,name,domain,lei,source\n' +
+        'ok,Fine Ltd,fine.example,,too-long\n' +
+        `domain,Domain Ltd,${cjk(900)}.example,,too-long\n` + // ~2,750 bytes as punycode
+        `lei,Lei Ltd,,${cjk(1000)},too-long\n`,
+    );
+    const company = await cli('import', 'company', companies);
+    expect([company.code, company.stderr.match(/^(line|failed).*/gm)]).toEqual([
+      1,
+      [
+        'line 3: domain is too long to index: at most 1300 bytes of UTF-8 once normalised',
+        'line 4: lei is too long to index: at most 1300 bytes of UTF-8 once normalised',
+      ],
+    ]);
+    expect(await rows(`SELECT external_id FROM companies WHERE source = 'too-long'`)).toEqual([{ external_id: 'ok' }]);
+  });
+
   it.each([
     [['import'], /expected <person\|company> <file>/],
     [['import', 'animal', 'x.jsonl'], /the kind is person or company/],

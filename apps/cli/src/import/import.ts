@@ -2,7 +2,13 @@ import { statSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf, type CompanyRow, type PersonRow } from '@dossier/domain';
-import { writeCompanies, writePeople } from '@dossier/persistence';
+import {
+  MAX_INDEXED_BYTES,
+  companyFieldTooLong,
+  personFieldTooLong,
+  writeCompanies,
+  writePeople,
+} from '@dossier/persistence';
 import { BatchWriter } from './batches';
 import { FORMAT_SOURCE, entries, openFile, type ImportFormat, type ImportKind } from './readers';
 import { companyRecordOf, personRecordOf } from './records';
@@ -78,10 +84,22 @@ function rowOf(
     const row = personRowOf(c.record, (field, value) => {
       invalid ??= `${field}: "${value}" is not ${field === 'emails' ? 'an e-mail address' : 'a phone number'}`;
     });
-    return invalid === null ? { row } : { reason: invalid };
+    return invalid !== null ? { reason: invalid } : indexable(row, personFieldTooLong(row));
   }
   const c = companyRecordOf(fields, source);
-  return 'reason' in c ? c : { row: companyRowOf(c.record) };
+  if ('reason' in c) return c;
+  const row = companyRowOf(c.record);
+  return indexable(row, companyFieldTooLong(row));
+}
+
+/**
+ * A row with a value too long for its index is rejected with its line: left to the batch's upsert it
+ * would fail the whole import at that batch, naming no line.
+ */
+function indexable<R>(row: R, tooLong: string | null): { row: R } | { reason: string } {
+  return tooLong === null
+    ? { row }
+    : { reason: `${tooLong} is too long to index: at most ${MAX_INDEXED_BYTES} bytes of UTF-8 once normalised` };
 }
 
 export function summaryLine(s: ImportSummary): string {
