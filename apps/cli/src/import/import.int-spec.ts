@@ -172,6 +172,19 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     ).toEqual([{ n: 6010, after: 10, replaced: 0 }]);
   });
 
+  it('reads JSONL as Windows tools write it: a byte-order mark and CRLF line ends', async () => {
+    const file = join(dir, 'windows.jsonl');
+    const line = (id: string) => JSON.stringify({ external_id: id, full_name: `Zoë ${id}`, source: 'windows' });
+    writeFileSync(file, `\uFEFF${line('w-1')}\r\n${line('w-2')}\r\n`);
+    const run = await cli('import', 'person', file);
+    expect([run.code, run.stderr.match(/^line .*/gm)]).toEqual([0, null]);
+    expect(run.stdout).toMatch(/^read 2, imported 2, updated 0, unchanged 0, rejected 0 /m);
+    expect(await rows(`SELECT external_id, full_name FROM people WHERE source = 'windows' ORDER BY 1`)).toEqual([
+      { external_id: 'w-1', full_name: 'Zoë w-1' },
+      { external_id: 'w-2', full_name: 'Zoë w-2' },
+    ]);
+  });
+
   it('names the path of a bad location field and rejects an unknown one', async () => {
     const file = join(dir, 'locations.jsonl');
     const line = (loc: unknown) => JSON.stringify({ external_id: 'loc', full_name: 'L', locations: [{}, loc] });

@@ -51,8 +51,10 @@ export function entries(kind: ImportKind, format: ImportFormat, stream: ReadStre
 
 async function* jsonl(stream: ReadStream): AsyncIterable<Entry> {
   let line = 0;
-  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+  for await (const read of createInterface({ input: stream, crlfDelay: Infinity })) {
     line++;
+    // A UTF-8 byte-order mark (as Windows tools write one) is not part of the first line's JSON.
+    const text = line === 1 ? read.replace(/^\uFEFF/, '') : read;
     if (text.trim() === '') continue;
     let value: unknown;
     try {
