@@ -206,6 +206,31 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     expect(run.stdout).toMatch(/^read 4, imported 1, updated 0, unchanged 0, rejected 3 /m);
   });
 
+  it('rejects a CSV row with more values than the header has columns, and imports the rows around it', async () => {
+    const file = join(dir, 'shifted.csv');
+    writeFileSync(
+      file,
+      'external_id,full_name,emails,source\n' +
+        'x1,Jane Doe,jane@example.com,csv-shift\n' +
+        'x2,Doe, John,john@example.com,csv-shift\n' + // an unquoted comma: every later value one column right
+        'x3,Ann Lee,ann@example.com,csv-shift,,\n' + // empty cells past the header lose nothing
+        'x4,Bo Chan,bo@example.com,csv-shift,note\n',
+    );
+    const run = await cli('import', 'person', file);
+    expect([run.code, run.stderr.match(/^line .*/gm)]).toEqual([
+      1,
+      [
+        'line 3: 5 values, but the header has 4 columns (a value with a comma needs quotes)',
+        'line 5: 5 values, but the header has 4 columns (a value with a comma needs quotes)',
+      ],
+    ]);
+    expect(run.stdout).toMatch(/^read 4, imported 2, updated 0, unchanged 0, rejected 2 /m);
+    expect(await rows(`SELECT external_id, emails FROM people WHERE source = 'csv-shift' ORDER BY 1`)).toEqual([
+      { external_id: 'x1', emails: ['jane@example.com'] },
+      { external_id: 'x3', emails: ['ann@example.com'] },
+    ]);
+  });
+
   it('imports the CSV rows before a broken quote, names its line and says the rest was not read', async () => {
     const csv = (name: string, bad: string, before: number) => {
       const good = (id: string) => `${id},"Person, ${id}",csv-quote\n`;

@@ -77,6 +77,8 @@ type Row = Record<string, string>;
  * the field's end and goes on with shifted columns. So that record ends the read, reported as `stopped` at
  * the line it starts on. It is skipped rather than thrown: a parser that errors drops the rows it has
  * parsed but not yet handed over, which would be lost too (in a small file, every row before it).
+ * A row with values past the header's last column (an unquoted comma shifts every later value one
+ * column on) is rejected; empty cells there lose nothing and are let through.
  */
 async function* csv(
   stream: ReadStream,
@@ -85,14 +87,8 @@ async function* csv(
 ): AsyncIterable<{ line: number; row: Row } | Unreadable> {
   let broken: string | null = null;
   let lastLine = 0; // the header's, then the last row's: the broken record starts on the line after it
+  let columns: string[] | null = null;
   const parser: Parser = parse({
-    columns: (names: string[]) => {
-      const cleaned = names.map(header);
-      const missing = required.filter((r) => !cleaned.includes(r));
-      if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
-      lastLine = parser.info.lines;
-      return cleaned;
-    },
     bom: true,
     info: true,
     relax_column_count: true,
@@ -109,9 +105,22 @@ async function* csv(
     },
   });
   stream.pipe(parser);
-  for await (const { record, info } of parser as AsyncIterable<{ record: Row; info: { lines: number } }>) {
+  for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
     lastLine = info.lines;
-    yield { line: info.lines, row: record };
+    if (columns === null) {
+      columns = record.map(header);
+      const missing = required.filter((r) => !columns!.includes(r));
+      if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
+    } else if (record.slice(columns.length).some((v) => v !== '')) {
+      yield {
+        line: info.lines,
+        reason: `${record.length} values, but the header has ${columns.length} columns (a value with a comma needs quotes)`,
+      };
+    } else {
+      // A short row lacks its last cells; of two columns with one name, the later wins.
+      const row: Row = Object.fromEntries(columns.slice(0, record.length).map((name, i) => [name, record[i]!]));
+      yield { line: info.lines, row };
+    }
   }
   if (broken !== null) yield { line: lastLine + 1, reason: broken, stopped: true };
 }
