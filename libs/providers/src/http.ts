@@ -152,7 +152,8 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
 /**
  * The usual mapping of an API's answer: 2xx → its JSON checked against `schema` (anything else is
  * `malformed`); `notFound` statuses → `null` (a clean miss); 429 → `rate_limited` with Retry-After; 401 →
- * `unrecoverable` (credentials refused); 403 → `blocked`; other 4xx → `unrecoverable`; 5xx → `unavailable`.
+ * `unrecoverable` (credentials refused); 403 → `blocked`; other 4xx → `rejected` (this request, not the
+ * upstream); 5xx → `unavailable`.
  * A challenge page in place of JSON is `blocked`.
  */
 export function expectJson<S extends z.ZodType>(
@@ -171,7 +172,7 @@ export function expectJson<S extends z.ZodType>(
   if (res.status >= 500)
     throw new ProviderError('unavailable', `${id}: upstream error (${res.status})`, retryAfterMs(res.headers));
   if (res.status < 200 || res.status >= 300)
-    throw new ProviderError('unrecoverable', `${id}: request refused (${res.status})`);
+    throw new ProviderError('rejected', `${id}: request refused (${res.status})`);
   let body: unknown;
   try {
     body = JSON.parse(res.text) as unknown;

@@ -5,13 +5,13 @@ import { ProviderError } from './provider';
 /**
  * The lookup's number, parsed as the gateway parsed it (`parsePhone`, with `country` as the default
  * region). The gateway refuses unparseable input with a 400 before a job exists, so one that reaches a
- * provider anyway is `unrecoverable`: retrying cannot help.
+ * provider anyway is `rejected`: retrying cannot help, and it says nothing about the upstream.
  */
 export function parsePhoneInput(input: PhoneInput): ParsedPhone {
   try {
     return parsePhone(input.phone, input.country);
   } catch (error) {
-    if (isDomainError(error)) throw new ProviderError('unrecoverable', error.message, undefined, { cause: error });
+    if (isDomainError(error)) throw new ProviderError('rejected', error.message, undefined, { cause: error });
     throw error;
   }
 }

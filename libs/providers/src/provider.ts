@@ -11,7 +11,11 @@ import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier
  * | `timeout`       | the call's deadline passed                            | `timeout`      | no      |
  * | `unavailable`   | 5xx, connection refused or reset                      | `error`        | yes     |
  * | `malformed`     | an answer not in the vendor's documented format       | `error`        | no      |
- * | `unrecoverable` | credentials refused (401), a request the vendor rejects | `error`      | no      |
+ * | `unrecoverable` | credentials refused (401), the key may not use the API | `error`        | no      |
+ * | `rejected`      | this request refused (another 4xx), input it cannot take | `error`      | no      |
+ *
+ * Every code but `rate_limited`, `blocked` and `rejected` counts towards the upstream's circuit breaker:
+ * a 429 or a bot wall says the upstream is up, and a request it refuses says nothing about the next one.
  */
 export const PROVIDER_ERROR_CODES = [
   'rate_limited',
@@ -20,6 +24,7 @@ export const PROVIDER_ERROR_CODES = [
   'unavailable',
   'malformed',
   'unrecoverable',
+  'rejected',
 ] as const;
 export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
 
@@ -52,6 +57,7 @@ export function outcomeOfError(code: ProviderErrorCode): SourceOutcome {
     case 'unavailable':
     case 'malformed':
     case 'unrecoverable':
+    case 'rejected':
       return 'error';
   }
 }

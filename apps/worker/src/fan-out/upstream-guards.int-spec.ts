@@ -37,7 +37,7 @@ describe('UpstreamGuards against the real Redis', () => {
       g.run({ id: 'flaky' }, soon(), () => (++calls < 3 ? failing('unavailable')() : Promise.resolve('ok'))),
     ).resolves.toBe('ok');
     expect(calls).toBe(3);
-    for (const code of ['rate_limited', 'blocked', 'malformed', 'unrecoverable'] as const) {
+    for (const code of ['rate_limited', 'blocked', 'malformed', 'unrecoverable', 'rejected'] as const) {
       let n = 0;
       await expect(g.run({ id: `once-${code}` }, soon(), () => (n++, failing(code)()))).rejects.toMatchObject({ code });
       expect([code, n]).toEqual([code, 1]);
@@ -65,11 +65,17 @@ describe('UpstreamGuards against the real Redis', () => {
     expect(await registry.metrics()).toContain('dossier_provider_breaker_state{provider="down"} 0');
   });
 
-  it('does not count a 429 or a bot wall towards the breaker: the upstream is up', async () => {
+  it('does not count a 429, a bot wall or a refused request towards the breaker: the upstream is up', async () => {
     const g = guards({ maxAttempts: 1 });
-    for (let i = 0; i < 5; i++)
-      await expect(g.run({ id: 'busy' }, soon(), failing('rate_limited'))).rejects.toThrow(ProviderError);
-    await expect(g.run({ id: 'busy' }, soon(), () => Promise.resolve('ok'))).resolves.toBe('ok');
+    for (const code of ['rate_limited', 'blocked', 'rejected'] as const) {
+      for (let i = 0; i < 5; i++)
+        await expect(g.run({ id: `up-${code}` }, soon(), failing(code))).rejects.toThrow(ProviderError);
+      await expect(g.run({ id: `up-${code}` }, soon(), () => Promise.resolve('ok'))).resolves.toBe('ok');
+    }
+    // credentials refused: every call would fail, so it does count
+    for (let i = 0; i < 3; i++)
+      await expect(g.run({ id: 'keyless' }, soon(), failing('unrecoverable'))).rejects.toThrow(ProviderError);
+    await expect(g.run({ id: 'keyless' }, soon(), () => Promise.resolve('ok'))).rejects.toBeInstanceOf(SkippedCall);
   });
 
   it('shares a rate limit between worker processes through Redis', async () => {

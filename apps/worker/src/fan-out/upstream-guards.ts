@@ -28,7 +28,10 @@ export interface GuardEvents {
   breakerState(upstream: string, state: CircuitState): void;
 }
 
-/** Failures that say the upstream is broken (count towards its breaker); a 429 or a bot wall say it is alive. */
+/**
+ * Failures that say the upstream is broken (count towards its breaker); a 429 or a bot wall say it is
+ * alive, and a request it refuses (`rejected`) says nothing about the next one.
+ */
 function breaksCircuit(error: unknown): boolean {
   return (
     error instanceof ProviderError && ['unavailable', 'timeout', 'malformed', 'unrecoverable'].includes(error.code)

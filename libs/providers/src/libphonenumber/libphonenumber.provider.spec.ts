@@ -101,8 +101,8 @@ describe('libphonenumberProvider', () => {
       });
     });
 
-    it('the provider rejects it as unrecoverable (the gateway should have answered 400)', async () => {
-      await expect(lookup(fixture.input)).rejects.toMatchObject({ name: 'ProviderError', code: 'unrecoverable' });
+    it('the provider rejects it (the gateway should have answered 400)', async () => {
+      await expect(lookup(fixture.input)).rejects.toMatchObject({ name: 'ProviderError', code: 'rejected' });
     });
   });
 

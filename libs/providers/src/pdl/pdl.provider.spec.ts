@@ -143,7 +143,7 @@ describe('pdlProvider', () => {
     expect(
       await failure({ status: 400, body: { status: 400, error: { type: 'invalid_request_error', message: KEY } } }),
     ).toMatchObject({
-      code: 'unrecoverable',
+      code: 'rejected',
     });
   });
 });
