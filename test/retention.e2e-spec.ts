@@ -163,4 +163,33 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     expect(again.status).toBe(200);
     expect(again.body.results).toEqual([]);
   });
+
+  it("erases a batch's request hash (of every item's input) and Idempotency-Key past RESULTS_TTL_DAYS, and it still answers", async () => {
+    const { key } = await api.register();
+    const body = { requests: [{ kind: 'phone', input: PHONE }] };
+    const old = await api.post<{ batch_id: string }>('/v1/batch', body, { key, headers: { 'idempotency-key': 'b-1' } });
+    const recent = await api.post<{ batch_id: string }>('/v1/batch', body, {
+      key,
+      headers: { 'idempotency-key': 'b-2' },
+    });
+    expect([old.status, recent.status]).toEqual([200, 200]);
+    await sql(`UPDATE batches SET created_at = created_at - interval '2 days' WHERE id = $1`, [old.body.batch_id]);
+
+    await waitFor(
+      () => sql<{ request_hash: string | null }>(`SELECT request_hash FROM batches WHERE id = $1`, [old.body.batch_id]),
+      (rows) => rows[0]?.request_hash === null,
+      { timeoutMs: 15_000, what: "the retention pass to erase the old batch's request hash" },
+    );
+    const rows = await sql<{ id: string; request_hash: string | null; idempotency_key: string | null }>(
+      `SELECT id, request_hash, idempotency_key FROM batches WHERE id = ANY($1) ORDER BY created_at`,
+      [[old.body.batch_id, recent.body.batch_id]],
+    );
+    expect(rows).toEqual([
+      { id: old.body.batch_id, request_hash: null, idempotency_key: null },
+      { id: recent.body.batch_id, request_hash: expect.any(String), idempotency_key: 'b-2' },
+    ]);
+    const again = await api.get<{ items: { search_id: string }[] }>(`/v1/batches/${old.body.batch_id}`, { key });
+    expect(again.status).toBe(200);
+    expect(again.body.items).toHaveLength(1);
+  });
 });

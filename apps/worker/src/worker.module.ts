@@ -13,7 +13,13 @@ import {
 } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
-import { LocalIndexRepository, SearchesRepository, creditCounter, openDataSource } from '@dossier/persistence';
+import {
+  BatchesRepository,
+  LocalIndexRepository,
+  SearchesRepository,
+  creditCounter,
+  openDataSource,
+} from '@dossier/persistence';
 import {
   DATA_SOURCE,
   LOOKUP_QUEUES,
@@ -92,6 +98,11 @@ export class WorkerModule implements OnApplicationShutdown {
           provide: SearchesRepository,
           inject: [DATA_SOURCE, METRICS],
           useFactory: (db: DataSource, registry: Registry) => new SearchesRepository(db, creditCounter(registry)),
+        },
+        {
+          provide: BatchesRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new BatchesRepository(db),
         },
         {
           provide: ProviderMetrics,

@@ -166,4 +166,29 @@ export class BatchesRepository {
     );
     return rows[0] ?? null;
   }
+
+  /**
+   * Erases the request hash (of the whole body: every item's input) and the Idempotency-Key of batches
+   * created more than `olderThanDays` days ago, `batch` rows per statement, through the index of batches
+   * that keep either (`batches_retained_idx`); returns how many batches it erased them from.
+   */
+  async purgeRequestHashes(olderThanDays: number, batch = 1000): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const rows = await queryRows<{ id: string }>(
+        this.db,
+        `UPDATE batches SET request_hash = NULL, idempotency_key = NULL
+          WHERE id IN (
+            SELECT id FROM batches
+             WHERE (request_hash IS NOT NULL OR idempotency_key IS NOT NULL)
+               AND created_at < now() - make_interval(days => $1)
+             ORDER BY created_at
+             LIMIT $2)
+        RETURNING id`,
+        [olderThanDays, batch],
+      );
+      purged += rows.length;
+      if (rows.length < batch) return purged;
+    }
+  }
 }

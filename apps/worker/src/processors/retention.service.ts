@@ -3,7 +3,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import type { RedisConnections, WorkerConfig } from '@dossier/config';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
-import { SearchesRepository } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository } from '@dossier/persistence';
 import { LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
@@ -14,6 +14,8 @@ const CLEAN_LIMIT = 10_000;
 export interface RetentionOutcome {
   /** Searches whose input, results and sources were erased. */
   searches: number;
+  /** Batches whose request hash and Idempotency-Key were erased. */
+  batches: number;
   /** Finished lookup and webhook-delivery jobs (and their payloads) removed from Redis. */
   jobs: number;
 }
@@ -36,6 +38,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searchesRepository: SearchesRepository,
+    private readonly batchesRepository: BatchesRepository,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
     private readonly metrics: WorkerMetrics,
@@ -84,17 +87,18 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     const days = this.config.resultsTtlDays;
     const searches = await this.searchesRepository.purgeResults(days);
     this.metrics.reconciled('purged', searches);
+    const batches = await this.batchesRepository.purgeRequestHashes(days);
     const { completed, failed } = this.config.jobRetention;
     let jobs = 0;
     for (const queue of [...LOOKUP_KINDS.map((kind) => this.lookupQueues[kind]), this.webhooks.queue]) {
       jobs += (await queue.clean(completed.age * 1000, CLEAN_LIMIT, 'completed')).length;
       jobs += (await queue.clean(failed.age * 1000, CLEAN_LIMIT, 'failed')).length;
     }
-    if (searches > 0 || jobs > 0) {
+    if (searches > 0 || batches > 0 || jobs > 0) {
       this.logger.log(
-        `purged the inputs and results of ${searches} search(es) older than ${days} days; removed ${jobs} finished job(s)`,
+        `purged the inputs and results of ${searches} search(es) and the request hashes of ${batches} batch(es) older than ${days} days; removed ${jobs} finished job(s)`,
       );
     }
-    return { searches, jobs };
+    return { searches, batches, jobs };
   }
 }

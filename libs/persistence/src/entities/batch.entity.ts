@@ -8,6 +8,8 @@ import { AccountEntity } from './account.entity';
   unique: true,
   where: 'idempotency_key IS NOT NULL',
 })
+/** The batches the retention pass still has to erase a request hash or key from (migration 1820…). */
+@Index('batches_retained_idx', ['createdAt'], { where: 'request_hash IS NOT NULL OR idempotency_key IS NOT NULL' })
 export class BatchEntity {
   @PrimaryColumn({ type: 'text' })
   id!: string;
