@@ -72,6 +72,15 @@ describe('webhook addresses (SSRF defence)', () => {
     });
     expect(await checkWebhookTarget('ftp://8.8.8.8/x', true)).toMatchObject({ ok: false });
     expect(await checkWebhookTarget('https://u:p@8.8.8.8/x', false)).toMatchObject({ ok: false });
+    expect(await checkWebhookTarget('https://8.8.8.8:0/x', false)).toEqual({
+      ok: false,
+      reason: 'must not use port 0',
+    });
+    expect(await checkWebhookTarget('https://8.8.8.8/x#part', false)).toEqual({
+      ok: false,
+      reason: 'must not have a #fragment',
+    });
+    expect(await checkWebhookTarget('https://8.8.8.8/x#', false)).toMatchObject({ ok: false });
     expect(
       await checkWebhookTarget('https://nowhere.invalid/x', false, async () => {
         throw new Error('ENOTFOUND');

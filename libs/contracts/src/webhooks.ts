@@ -172,6 +172,9 @@ export async function checkWebhookTarget(
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
     return { ok: false, reason: allowPrivate ? 'must be an http or https URL' : 'must be an https URL' };
   if (url.username || url.password) return { ok: false, reason: 'must not carry credentials' };
+  // Port 0 is no port anyone listens on; a fragment is never sent, so the URL stored is not the one called.
+  if (url.port === '0') return { ok: false, reason: 'must not use port 0' };
+  if (raw.includes('#')) return { ok: false, reason: 'must not have a #fragment' };
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: { address: string; family: number }[];
   try {
