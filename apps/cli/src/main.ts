@@ -4,7 +4,7 @@ import { AccountsRepository, SearchHistoryRepository, openDataSource, runMigrati
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseCommand, UsageError, USAGE } from './commands';
-import { consoleOutput, importFile, summaryLine } from './import/import';
+import { ImportInterrupted, consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
 import { exportAudit } from './audit-export';
@@ -58,6 +58,17 @@ async function main(argv: string[]): Promise<number> {
           if (error instanceof FileShapeError) {
             console.error(`import: ${command.file}: ${error.message}`);
             return 2;
+          }
+          if (error instanceof ImportInterrupted) {
+            console.error(`import: ${command.file}: stopped: ${error.message}`);
+            const written =
+              error.writtenThrough === 0
+                ? 'nothing was written'
+                : `every valid line up to line ${error.writtenThrough} is written`;
+            console.log(
+              `${summaryLine(error.summary)}; ${written}. Importing the file again is safe: what is written comes back unchanged`,
+            );
+            return 1;
           }
           throw error;
         }

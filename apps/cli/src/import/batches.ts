@@ -10,7 +10,10 @@ export const BATCH = 5_000;
  */
 export class BatchWriter<Row> {
   readonly counts = { imported: 0, updated: 0, unchanged: 0 };
+  /** The line of the last row of the last batch written (0: none yet): every row pushed up to it is stored. */
+  writtenThrough = 0;
   private batch: Row[] = [];
+  private batchThrough = 0;
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -19,8 +22,10 @@ export class BatchWriter<Row> {
     private readonly onWritten: () => void = () => undefined,
   ) {}
 
-  async push(row: Row): Promise<void> {
+  /** `line`: where the row comes from (for `writtenThrough`). */
+  async push(row: Row, line = 0): Promise<void> {
     this.batch.push(row);
+    this.batchThrough = line;
     if (this.batch.length >= BATCH) await this.flush();
   }
 
@@ -33,6 +38,7 @@ export class BatchWriter<Row> {
 
   private async flush(): Promise<void> {
     const rows = this.batch;
+    const through = this.batchThrough;
     this.batch = [];
     await this.writing;
     this.writing = (async () => {
@@ -40,6 +46,7 @@ export class BatchWriter<Row> {
       this.counts.imported += c.imported;
       this.counts.updated += c.updated;
       this.counts.unchanged += rows.length - c.imported - c.updated;
+      this.writtenThrough = through;
       this.onWritten();
     })();
     this.writing.catch(() => undefined); // awaited by the next flush or by finish()

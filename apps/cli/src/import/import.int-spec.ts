@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { REPO_ROOT, ownDatabase, runCli } from '@dossier/testing';
+import { openDataSource } from '@dossier/persistence';
+import { REPO_ROOT, TcpProxy, ownDatabase, runCli } from '@dossier/testing';
+import { BATCH } from './batches';
 import { demoCompanies, demoPeople } from './demo';
+import { ImportInterrupted, importFile } from './import';
 
 const FIXTURES = join(REPO_ROOT, 'apps/cli/src/import/fixtures');
 
@@ -444,5 +447,30 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     }
     const domains = [...demoCompanies(2_000)].map((c) => c.domain);
     expect(new Set(domains).size).toBe(domains.length);
+  });
+  it('says, when Postgres goes away mid-import, through which line everything was written; importing again completes it', async () => {
+    const file = join(dir, 'cut.jsonl');
+    const people = Array.from({ length: 12_000 }, (_, k) =>
+      JSON.stringify({ external_id: `cut-${k}`, full_name: `Person ${k} Cut`, source: 'cut' }),
+    );
+    writeFileSync(file, `${people.join('\n')}\n`);
+    const proxy = await TcpProxy.forUrl(env.DATABASE_URL).start();
+    const through = await openDataSource({ url: proxy.url(env.DATABASE_URL), poolSize: 2, applicationName: 'cut' });
+    try {
+      // Postgres goes away once the first batch is written: the second, already being written, fails.
+      const out = { rejected: () => undefined, progress: () => proxy.cut(), done: () => undefined };
+      const failure = await importFile(through, 'person', file, 'jsonl', out).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(ImportInterrupted);
+      const stopped = failure as ImportInterrupted;
+      expect(stopped.writtenThrough).toBe(BATCH);
+      expect(stopped.summary).toMatchObject({ imported: BATCH, updated: 0, unchanged: 0, rejected: 0 });
+    } finally {
+      await through.destroy().catch(() => undefined);
+      await proxy.close();
+    }
+    expect(await rows(`SELECT count(*)::int AS n FROM people WHERE source = 'cut'`)).toEqual([{ n: BATCH }]);
+    const again = await cli('import', 'person', file);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^read 12000, imported 7000, updated 0, unchanged 5000, rejected 0 /m);
   });
 });

@@ -10,7 +10,7 @@ import {
   writePeople,
 } from '@dossier/persistence';
 import { BatchWriter } from './batches';
-import { FORMAT_SOURCE, entries, openFile, type ImportFormat, type ImportKind } from './readers';
+import { FORMAT_SOURCE, FileShapeError, entries, openFile, type ImportFormat, type ImportKind } from './readers';
 import { companyRecordOf, personRecordOf } from './records';
 
 export interface ImportSummary {
@@ -21,6 +21,23 @@ export interface ImportSummary {
   rejected: number;
   /** The line the reader could not go past (a broken CSV quote): the rest of the file was not read. */
   stoppedAt: number | null;
+}
+
+/**
+ * A write failed (Postgres went away, say) part-way: what was written by then, and through which line.
+ * Importing the file again is safe: what is written comes back unchanged.
+ */
+export class ImportInterrupted extends Error {
+  override readonly name = 'ImportInterrupted';
+  constructor(
+    /** The summary when it stopped: the counts of what was written, the lines read. */
+    readonly summary: ImportSummary,
+    /** Every valid line up to this one is written (0: none). */
+    readonly writtenThrough: number,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }
 
 export interface ImportOutput {
@@ -62,9 +79,12 @@ export async function importFile(
         if ('stopped' in checked) lines.stoppedAt = entry.line;
         continue;
       }
-      await writer.push(checked.row);
+      await writer.push(checked.row, entry.line);
     }
     await writer.finish();
+  } catch (error) {
+    if (error instanceof FileShapeError) throw error;
+    throw new ImportInterrupted(summary(), writer.writtenThrough, error);
   } finally {
     stream.destroy();
     out.done();
