@@ -234,6 +234,27 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     ]);
   });
 
+  it('names the right line after a quoted CSV value that holds a CRLF line break', async () => {
+    const file = join(dir, 'multiline.csv');
+    writeFileSync(
+      file,
+      'external_id,full_name,emails,source\r\n' +
+        'm1,"Jane\r\nDoe",jane@example.com,csv-multi\r\n' + // lines 2 and 3
+        'm2,Ann Lee,ann@example.com,csv-multi\r\n' +
+        'm3,Bo Chan,not-an-address,csv-multi\r\n' + // line 5
+        'm4,"Cy\r\nDee",cy@example.com,csv-multi,extra\r\n', // lines 6 and 7
+    );
+    const run = await cli('import', 'person', file);
+    expect([run.code, run.stderr.match(/^line .*/gm)]).toEqual([
+      1,
+      [
+        'line 5: emails: "not-an-address" is not an e-mail address',
+        'line 7: 5 values, but the header has 4 columns (a value with a comma needs quotes)',
+      ],
+    ]);
+    expect(run.stdout).toMatch(/^read 4, imported 2, updated 0, unchanged 0, rejected 2 /m);
+  });
+
   it('imports the CSV rows before a broken quote, names its line and says the rest was not read', async () => {
     const csv = (name: string, bad: string, before: number) => {
       const good = (id: string) => `${id},"Person, ${id}",csv-quote\n`;

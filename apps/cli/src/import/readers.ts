@@ -88,6 +88,8 @@ async function* csv(
   let broken: string | null = null;
   let lastLine = 0; // the header's, then the last row's: the broken record starts on the line after it
   let columns: string[] | null = null;
+  // csv-parse counts a CRLF inside a quoted value as two lines: each one seen so far is taken off.
+  let overCounted = 0;
   const parser: Parser = parse({
     bom: true,
     info: true,
@@ -106,20 +108,22 @@ async function* csv(
   });
   stream.pipe(parser);
   for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    lastLine = info.lines;
+    for (const value of record) overCounted += value.split('\r\n').length - 1;
+    const line = info.lines - overCounted;
+    lastLine = line;
     if (columns === null) {
       columns = record.map(header);
       const missing = required.filter((r) => !columns!.includes(r));
       if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
     } else if (record.slice(columns.length).some((v) => v !== '')) {
       yield {
-        line: info.lines,
+        line,
         reason: `${record.length} values, but the header has ${columns.length} columns (a value with a comma needs quotes)`,
       };
     } else {
       // A short row lacks its last cells; of two columns with one name, the later wins.
       const row: Row = Object.fromEntries(columns.slice(0, record.length).map((name, i) => [name, record[i]!]));
-      yield { line: info.lines, row };
+      yield { line, row };
     }
   }
   if (broken !== null) yield { line: lastLine + 1, reason: broken, stopped: true };
