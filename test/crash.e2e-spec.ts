@@ -5,6 +5,7 @@ import {
   CRASH_PHONE,
   CrashStack,
   ledgerState,
+  newSearch,
   type Api,
   type QueueProbe,
   type Stack,
@@ -219,6 +220,44 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
       batchId,
     ]);
     expect(batch!.completed_at).not.toBeNull();
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
+  });
+
+  it('completes a batch whose last searches a gateway released (no completion check after them)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    // As a gateway leaves a batch when queueing failed after another item's job had settled: every search
+    // settled, the last ones by the gateway's release, which runs no completion check.
+    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e-open' });
+    const batchId = newId.batch();
+    try {
+      const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);
+      const ids = [newId.search(), newId.search()];
+      const created = await new BatchesRepository(db).create(
+        { id: batchId, accountId, keyId: apiKey!.id, idempotencyKey: null, requestHash: null, requestId: 'req_open' },
+        ids.map((id) => ({ search: newSearch(accountId, { id, keyId: apiKey!.id }) })),
+      );
+      expect(created).toMatchObject({ kind: 'created' });
+      const searches = new SearchesRepository(db);
+      for (const id of ids) {
+        await searches.settle(id, {
+          status: 'failed',
+          error: { code: 'unavailable', message: 'the lookup could not be queued; nothing was charged' },
+          sources: [],
+        });
+      }
+    } finally {
+      await db.destroy();
+    }
+    const open = await api.get<{ status: string }>(`/v1/batches/${batchId}`, { key });
+    expect(open.body.status).not.toBe('pending');
+    expect(await sql(`SELECT completed_at FROM batches WHERE id = $1`, [batchId])).toEqual([{ completed_at: null }]);
+
+    await stack.startWorker({ LOOKUP_QUEUES: 'person', RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' });
+    await waitFor(
+      () => sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batchId]),
+      (rows) => rows[0]?.completed_at != null,
+      { timeoutMs: 20_000, what: 'the reconciler to complete the batch' },
+    );
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
   });
 

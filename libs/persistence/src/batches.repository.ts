@@ -168,6 +168,24 @@ export class BatchesRepository {
   }
 
   /**
+   * Batches older than `olderThanS` seconds, not completed, none of whose searches is pending any more
+   * (at most `limit`, oldest first): their last searches were settled without a completion check after
+   * them (a gateway that released them when queueing failed), so the reconciler completes them.
+   */
+  async findSettledOpen(olderThanS: number, limit: number): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `SELECT b.id FROM batches b
+        WHERE b.completed_at IS NULL AND b.created_at < now() - make_interval(secs => $1)
+          AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.batch_id = b.id AND s.status = 'pending')
+        ORDER BY b.created_at
+        LIMIT $2`,
+      [olderThanS, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
    * Erases the request hash (of the whole body: every item's input) and the Idempotency-Key of batches
    * created more than `olderThanDays` days ago, `batch` rows per statement, through the index of batches
    * that keep either (`batches_retained_idx`); returns how many batches it erased them from.

@@ -21,7 +21,7 @@ import { Batches1780000000000 } from './migrations/1780000000000-batches';
 import { BatchedReservations1790000000000 } from './migrations/1790000000000-batched-reservations';
 import { WebhookMode1800000000000 } from './migrations/1800000000000-webhook-mode';
 import { IdempotencyAcrossKinds1810000000000 } from './migrations/1810000000000-idempotency-across-kinds';
-import { BatchesRetention1820000000000 } from './migrations/1820000000000-batches-retention';
+import { BatchesUpkeep1820000000000 } from './migrations/1820000000000-batches-upkeep';
 
 export const ENTITIES = [
   AccountEntity,
@@ -49,7 +49,7 @@ export const MIGRATIONS = [
   BatchedReservations1790000000000,
   WebhookMode1800000000000,
   IdempotencyAcrossKinds1810000000000,
-  BatchesRetention1820000000000,
+  BatchesUpkeep1820000000000,
 ];
 
 export interface DataSourceOptions {

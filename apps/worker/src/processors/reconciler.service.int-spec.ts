@@ -5,6 +5,7 @@ import { loadWorkerConfig } from '@dossier/config';
 import { QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
 import {
   AccountsRepository,
+  BatchesRepository,
   SearchesRepository,
   openDataSource,
   queryRows,
@@ -60,6 +61,7 @@ describe('ReconcilerService (real Postgres and Redis)', () => {
     const reconciler = new ReconcilerService(
       config,
       new SearchesRepository(db),
+      new BatchesRepository(db),
       { phone: queue } as unknown as LookupQueues,
       new WorkerMetrics(new Registry()),
       {} as WebhookDeliveryService, // nothing here has a webhook or a batch: no events to send

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { WorkerConfig } from '@dossier/config';
 import type { LookupKind } from '@dossier/domain';
 import type { LookupQueues } from '@dossier/contracts';
-import { SearchesRepository, type SearchPosition } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository, type SearchPosition } from '@dossier/persistence';
 import { LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
@@ -29,6 +29,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searches: SearchesRepository,
+    private readonly batches: BatchesRepository,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly metrics: WorkerMetrics,
     private readonly webhooks: WebhookDeliveryService,
@@ -53,6 +54,12 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
         for (const search of stale) released += await this.reconcile(search);
         this.after = stale.length === PAGE ? stale.at(-1)!.position : null;
         if (this.after === null) break;
+      }
+      // Batches whose last searches were settled with no completion check after them (a gateway that
+      // released them when queueing failed): completed here, with their batch.completed event.
+      for (const id of await this.batches.findSettledOpen(this.config.reconcileAfterS, PAGE)) {
+        await this.webhooks.batchProgress(id);
+        this.logger.warn(`completed batch ${id}, whose searches had all settled without completing it`);
       }
     } catch (err) {
       this.logger.warn(`reconcile pass failed: ${String(err)}`);

@@ -87,7 +87,7 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
    * `batch.completed` event (the body `GET /v1/batches/{id}` gives) queued for the account's webhooks.
    * Checked after every settle of the batch (and on redeliveries); the event's job id keeps it to one.
    */
-  private async batchProgress(batchId: string): Promise<void> {
+  async batchProgress(batchId: string): Promise<void> {
     const done = await this.batches.completeIfSettled(batchId);
     if (!done) return;
     const subscribers = await this.webhooks.batchSubscribers(batchId, 'batch.completed');

@@ -10,6 +10,8 @@ import { AccountEntity } from './account.entity';
 })
 /** The batches the retention pass still has to erase a request hash or key from (migration 1820…). */
 @Index('batches_retained_idx', ['createdAt'], { where: 'request_hash IS NOT NULL OR idempotency_key IS NOT NULL' })
+/** The batches not yet completed, for the reconciler (migration 1820…). */
+@Index('batches_open_idx', ['createdAt'], { where: 'completed_at IS NULL' })
 export class BatchEntity {
   @PrimaryColumn({ type: 'text' })
   id!: string;
