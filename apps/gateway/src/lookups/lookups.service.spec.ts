@@ -157,7 +157,6 @@ describe('LookupsService', () => {
         { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig(env).redis, 'turn') },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
-        // No batch holds a key here (test/batch.e2e-spec.ts covers keys shared by lookups and batches).
       ],
     }).compile();
     return { service: moduleRef.get(LookupsService), waiter: moduleRef.get(ResultWaiterService) };
