@@ -255,7 +255,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     await stack.startWorker({ LOOKUP_QUEUES: 'person', RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' });
     await waitFor(
       () => sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batchId]),
-      (rows) => rows[0]?.completed_at != null,
+      (rows) => (rows[0]?.completed_at ?? null) !== null,
       { timeoutMs: 20_000, what: 'the reconciler to complete the batch' },
     );
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));

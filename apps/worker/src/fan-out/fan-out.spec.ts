@@ -204,6 +204,28 @@ describe('FanOut', () => {
     expect(miss.charge).toBe(false);
   });
 
+  it('reports not_found, free, a source whose finding the merge left out (a profile with no name and no named subject)', async () => {
+    const { fan } = fanOut();
+    const nameless = {
+      ...person('vendor', 0.9),
+      full_name: null,
+      first_name: null,
+      last_name: null,
+      matched_on: ['email'],
+    };
+    const result = await fan.run(
+      'person',
+      { email: 'x@example.com' },
+      [provider('vendor', () => found(nameless))],
+      null,
+    );
+    expect(result).toEqual({
+      items: [],
+      sources: [{ provider: 'vendor', outcome: 'not_found', took_ms: expect.any(Number) }],
+      charge: false,
+    });
+  });
+
   it('lists only the providers that apply to the input, and a provider that checks several upstreams by its reports', async () => {
     const { fan } = fanOut();
     const result = await fan.run(

@@ -29,6 +29,22 @@ export function chargeable(items: readonly unknown[], sources: readonly SourceRe
   return items.length > 0 && sources.some((s) => s.outcome === 'found');
 }
 
+/**
+ * A lookup's outcome from the items it answers and its providers' reports. Left without items (what a
+ * provider found was merged away, e.g. a profile with no name, or suppressed), no report says `found`:
+ * the answer says `not_found` where it holds nothing, and is free.
+ */
+export function outcomeOf<K extends LookupKind>(
+  items: ResultItemByKind[K][],
+  sources: readonly SourceReport[],
+): FanOutResult<K> {
+  const reports =
+    items.length > 0
+      ? [...sources]
+      : sources.map((s) => (s.outcome === 'found' ? { ...s, outcome: 'not_found' as const } : s));
+  return { items, sources: reports, charge: chargeable(items, reports) };
+}
+
 /** A call's shortest sensible budget: a deadline already (nearly) past still lets a provider try. */
 const MIN_CALL_MS = 250;
 
@@ -69,7 +85,7 @@ export class FanOut {
       ...(r.identities ? { identities: r.identities } : {}),
     }));
     const items = mergeItems(kind, contributions);
-    return { items, sources, charge: chargeable(items, sources) };
+    return outcomeOf(items, sources);
   }
 
   private async call<K extends LookupKind>(

@@ -1,6 +1,6 @@
 import { phoneRegionOf, splitPersonName, suppressionKeys, type LookupKind } from '@dossier/domain';
 import type { EmailResultItem, LookupInputByKind, PersonResultItem, ResultItemByKind } from '@dossier/contracts';
-import { chargeable, type FanOutResult } from './fan-out';
+import { outcomeOf, type FanOutResult } from './fan-out';
 
 /** The part of SuppressionsRepository the filter needs: which of these keys are listed. */
 export interface SuppressionList {
@@ -52,7 +52,7 @@ export class SuppressionFilter {
       const kept = people.filter(
         (p, i) => !keysOf[i]!.some((k) => listed.has(k)) && !p.matched_on.some((f) => through.has(f)),
       );
-      return settled(outcome, kept as ResultItemByKind[K][]);
+      return outcomeOf(kept as ResultItemByKind[K][], outcome.sources);
     }
     if (kind === 'email') {
       const items = outcome.items as EmailResultItem[];
@@ -69,7 +69,7 @@ export class SuppressionFilter {
       const sources = outcome.sources.map((s) =>
         s.outcome === 'found' && this.accountsOnly.has(s.provider) ? { ...s, outcome: 'not_found' as const } : s,
       );
-      return { items: kept as ResultItemByKind[K][], sources, charge: chargeable(kept, sources) };
+      return outcomeOf(kept as ResultItemByKind[K][], sources);
     }
     return outcome;
   }
@@ -82,15 +82,6 @@ function searchedKeys(input: LookupInputByKind['person']): { field: 'email' | 'p
     ...(email ? [{ field: 'email' as const, key: email }] : []),
     ...(phone ? [{ field: 'phone' as const, key: phone }] : []),
   ];
-}
-
-function settled<K extends LookupKind>(outcome: FanOutResult<K>, items: ResultItemByKind[K][]): FanOutResult<K> {
-  if (items.length > 0) return { ...outcome, items };
-  return {
-    items,
-    sources: outcome.sources.map((s) => (s.outcome === 'found' ? { ...s, outcome: 'not_found' } : s)),
-    charge: false,
-  };
 }
 
 /**
