@@ -1,4 +1,5 @@
-import { Api, Stack } from '@dossier/testing';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import { Api, Stack, type ApiResponse, type RequestOptions } from '@dossier/testing';
 
 // The document is walked freely here; every shape that matters is asserted by expect().
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -62,5 +63,189 @@ describe('the OpenAPI examples work against the real gateway', () => {
     // The register and login examples name an example account: taken, or not this run's password, is fine.
     const allowed = new Set(['', 'email_taken', 'invalid_credentials']);
     expect(answers.filter(([, status, code]) => status === 400 || status === 415 || !allowed.has(code))).toEqual([]);
+  });
+});
+
+/**
+ * A client generated from the document must be able to read every answer the gateway gives: each real
+ * answer below, one or more per operation, must be a status the operation lists, in the media type it
+ * lists, with a body its schema accepts and the headers that answer always carries.
+ */
+describe('every real answer is one the OpenAPI document describes', () => {
+  let stack: Stack;
+  let api: Api;
+  let doc: Json;
+  let validatorFor: (schema: Json) => ValidateFunction;
+  const problems: string[] = [];
+  const checked = new Set<string>();
+
+  beforeAll(async () => {
+    stack = await Stack.start({ label: 'answers', env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    api = new Api(stack.baseUrl);
+    doc = (await api.get<Json>('/v1/openapi.json')).body;
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    // The operations' schemas point into components: one schema holds them, each operation's refers to it.
+    ajv.addSchema({ $id: 'openapi.json', components: doc['components'] });
+    const cache = new Map<string, ValidateFunction>();
+    validatorFor = (schema) => {
+      const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
+      let validate = cache.get(text);
+      if (!validate) cache.set(text, (validate = ajv.compile(JSON.parse(text) as Json)));
+      return validate;
+    };
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const mediaType = (type: string | null | undefined) => (type ?? '').split(';')[0]!.trim().toLowerCase();
+
+  /** Sends a request to `path` (with `{id}`-style placeholders filled from `params`) and checks the answer. */
+  async function send(
+    method: string,
+    path: string,
+    options: RequestOptions & { params?: Record<string, string> } = {},
+  ): Promise<ApiResponse<Json>> {
+    const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => options.params?.[name] ?? 'none');
+    const res = await api.request<Json>(method, url, options);
+    const template = path.split('?')[0]!;
+    const name = `${method} ${template}`;
+    const where = `${name} -> ${res.status} ${res.body?.['error']?.['code'] ?? ''}`.trim();
+    checked.add(name);
+    const op = doc['paths'][template]?.[method.toLowerCase()] as Json | undefined;
+    if (!op) {
+      problems.push(`${where}: no such operation in the document`);
+      return res;
+    }
+    const answer = op['responses'][String(res.status)] as Json | undefined;
+    if (!answer) {
+      problems.push(`${where}: status not in the document (${Object.keys(op['responses']).join(', ')})`);
+      return res;
+    }
+    const [type, content] = (Object.entries(answer['content'] ?? {})[0] ?? []) as [string?, Json?];
+    const actual = mediaType(res.headers.get('content-type'));
+    if (type && type !== '*/*' && mediaType(type) !== actual) problems.push(`${where}: ${actual}, documented ${type}`);
+    if (type === 'application/json' && content) {
+      const validate = validatorFor(content['schema'] as Json);
+      if (!validate(res.body))
+        problems.push(`${where}: body does not match: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+    }
+    const always = ['X-Request-Id'];
+    if (url.startsWith('/v1/') && res.status < 300)
+      always.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+    if (res.status === 202) always.push('Location');
+    for (const header of always) {
+      if (!(header in (answer['headers'] ?? {}))) problems.push(`${where}: ${header} is not documented`);
+      if (!res.headers.has(header)) problems.push(`${where}: ${header} is documented but missing`);
+    }
+    for (const header of ['X-Credits-Spent', 'X-Credits-Remaining']) {
+      if (res.status < 300 && header in (answer['headers'] ?? {}) && !res.headers.has(header))
+        problems.push(`${where}: ${header} is documented but missing`);
+    }
+    return res;
+  }
+
+  it('for each operation, its success and its error answers', async () => {
+    const password = 'correct horse battery';
+    const email = `answers-${Date.now().toString(36)}@example.com`;
+    const tooLarge = { raw: JSON.stringify({ name: 'x'.repeat(70_000) }), contentType: 'application/json' };
+    const notJson = { raw: '{"email":', contentType: 'application/json' };
+    const textPlain = { raw: 'email=a', contentType: 'text/plain' };
+
+    // Accounts and keys
+    const registered = await send('POST', '/v1/auth/register', { json: { email, password } });
+    const key = registered.body['api_key'] as string;
+    await send('POST', '/v1/auth/register', { json: { email: email.toUpperCase(), password } });
+    await send('POST', '/v1/auth/register', { json: { email: 'not an address', password: 'short' } });
+    await send('POST', '/v1/auth/register', notJson);
+    await send('POST', '/v1/auth/register', textPlain);
+    await send('POST', '/v1/auth/register', tooLarge);
+    await send('POST', '/v1/auth/login', { json: { email, password } });
+    await send('POST', '/v1/auth/login', { json: { email, password: 'not the password' } });
+    await send('POST', '/v1/auth/login', { json: { email } });
+    await send('POST', '/v1/auth/login', notJson);
+    await send('POST', '/v1/auth/login', textPlain);
+    await send('POST', '/v1/auth/login', tooLarge);
+    const created = await send('POST', '/v1/auth/keys', { key, json: { name: 'ci' } });
+    await send('POST', '/v1/auth/keys', { key });
+    await send('POST', '/v1/auth/keys', { key, json: { mode: 'production' } });
+    await send('POST', '/v1/auth/keys', { key, json: {} });
+    await send('POST', '/v1/auth/keys', { json: {} });
+    await send('POST', '/v1/auth/keys', { key, ...notJson });
+    await send('POST', '/v1/auth/keys', { key, ...textPlain });
+    await send('POST', '/v1/auth/keys', { key, ...tooLarge });
+    await send('GET', '/v1/auth/keys', { key });
+    await send('GET', '/v1/auth/keys', { key: 'dsk_' + 'x'.repeat(40) });
+    const keyId = created.body['key_id'] as string;
+    await send('DELETE', '/v1/auth/keys/{id}', { key, params: { id: keyId } });
+    await send('DELETE', '/v1/auth/keys/{id}', { key, params: { id: 'key_none' } });
+    await send('GET', '/v1/account', { key });
+    await send('GET', '/v1/account');
+
+    // Lookups, their searches and the history
+    const phone = await send('POST', '/v1/verify/phone', { key, json: { phone: '+14155552671' } });
+    await send('POST', '/v1/verify/phone', { key, json: { phone: 'not a number' } });
+    const pending = await send('POST', '/v1/verify/phone', {
+      key,
+      json: { phone: '+442071838750' },
+      headers: { prefer: 'respond-async', 'idempotency-key': 'answers-1' },
+    });
+    await send('POST', '/v1/verify/phone', {
+      key,
+      json: { phone: '+14155552671' },
+      headers: { 'idempotency-key': 'answers-1' },
+    });
+    await send('POST', '/v1/verify/phone', { key, ...textPlain });
+    await send('POST', '/v1/verify/email', { key, json: { email: 'grace@example.com' } });
+    await send('POST', '/v1/search', { key, json: { query: 'Grace Hopper', type: 'person' } });
+    await send('POST', '/v1/search', { key, json: { query: 'gracehopper', type: 'username' } });
+    await send('POST', '/v1/search', { key, json: { query: 'Grace Hopper', type: 'nobody' } });
+    await send('POST', '/v1/search/person', { key, json: { name: 'Grace Hopper', age_range: '30-40' } });
+    await send('POST', '/v1/search/company', { key, json: { company_name: 'Acme' } });
+    await send('POST', '/v1/search/company', { key, json: {} });
+    await send('GET', '/v1/searches/{id}', { key, params: { id: phone.body['search_id'] as string } });
+    await send('GET', '/v1/searches/{id}', { key, params: { id: pending.body['search_id'] as string } });
+    await send('GET', '/v1/searches/{id}', { key, params: { id: 'srch_none' } });
+    await send('GET', '/v1/searches?limit=2', { key });
+    await send('GET', '/v1/searches?limit=500', { key });
+
+    // Batches
+    const item = { kind: 'phone', input: { phone: '+14155552671' } };
+    const batch = await send('POST', '/v1/batch', {
+      key,
+      json: { requests: [item, { kind: 'email', input: {} }] },
+    });
+    await send('POST', '/v1/batch', { key, json: { requests: [item] }, headers: { prefer: 'respond-async' } });
+    await send('POST', '/v1/batch', { key, json: { requests: [] } });
+    await send('GET', '/v1/batches/{id}', { key, params: { id: batch.body['batch_id'] as string } });
+    await send('GET', '/v1/batches/{id}', { key, params: { id: 'bat_none' } });
+
+    // Webhooks (a loopback address where nothing listens: this account's events go nowhere)
+    const hook = await send('POST', '/v1/webhooks', { key, json: { url: 'http://127.0.0.1:9/hook' } });
+    await send('POST', '/v1/webhooks', { key, json: { url: 'ftp://127.0.0.1/hook' } });
+    await send('GET', '/v1/webhooks', { key });
+    const hookId = (hook.body['webhook'] as Json | undefined)?.['id'] as string;
+    await send('GET', '/v1/webhooks/{id}/deliveries', { key, params: { id: hookId } });
+    await send('DELETE', '/v1/webhooks/{id}', { key, params: { id: hookId } });
+    await send('DELETE', '/v1/webhooks/{id}', { key, params: { id: hookId } });
+
+    // Out of credits: a batch of 100 spends the rest of the grant, then a lookup is refused
+    await send('POST', '/v1/batch', { key, json: { requests: Array.from({ length: 100 }, () => item) } });
+    await send('POST', '/v1/verify/phone', { key, json: { phone: '+14155552671' } });
+
+    // Operations
+    await send('GET', '/v1/openapi.json');
+    await send('GET', '/health/live');
+    await send('GET', '/health/ready');
+    await send('GET', '/metrics');
+    await send('GET', '/docs');
+    await send('GET', '/docs/assets/{file}', { params: { file: 'swagger-ui.css' } });
+    await send('GET', '/docs/assets/{file}', { params: { file: 'none.js' } });
+
+    expect(problems).toEqual([]);
+    const operations = Object.entries(doc['paths'] as Json).flatMap(([path, item]) =>
+      Object.keys(item as Json).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.filter((name) => !checked.has(name))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { validate } from '@readme/openapi-parser';
 import { z } from 'zod';
+import type { ErrorCode } from '@dossier/domain';
 import type { ApiDocOptions } from './api-doc.decorator';
 import { documentRoutes, type FoundRoute } from './documented-route';
 import { buildOpenApiDocument } from './openapi-document';
@@ -16,6 +17,9 @@ const optionalBody = z
   .object({ label: z.string().optional() })
   .strict()
   .meta({ examples: [{}] });
+
+/** What the JSON body parser answers on every route with a body. */
+const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'payload_too_large'];
 
 const route = (
   method: string,
@@ -40,7 +44,7 @@ const FOUND: FoundRoute[] = [
     status: 200,
     response: phoneSuccessEnvelope,
     lookup: true,
-    errors: ['validation_error', 'unauthorized', 'rate_limited', 'unavailable'],
+    errors: [...BODY_ERRORS, 'validation_error', 'unauthorized', 'rate_limited', 'unavailable'],
   }),
   route('PUT', '/v1/widgets/:id/label', 'label', {
     tag: 'lookups',
@@ -48,7 +52,7 @@ const FOUND: FoundRoute[] = [
     body: optionalBody,
     status: 200,
     pathParams: { id: 'widget id' },
-    errors: ['not_found'],
+    errors: [...BODY_ERRORS, 'not_found'],
   }),
   route('GET', '/v1/widgets', 'list', {
     tag: 'lookups',
@@ -158,7 +162,7 @@ describe('buildOpenApiDocument', () => {
       '#/components/parameters/Idempotency-Key',
       '#/components/parameters/X-Request-Id',
     ]);
-    expect(Object.keys(op['responses']).sort()).toEqual(['200', '400', '401', '429', '503', 'default']);
+    expect(Object.keys(op['responses']).sort()).toEqual(['200', '400', '401', '413', '415', '429', '503', 'default']);
     expect(op['responses']['200']['content']['application/json']['schema']).toEqual({
       $ref: '#/components/schemas/PhoneSuccessEnvelope',
     });
@@ -273,6 +277,14 @@ describe('buildOpenApiDocument', () => {
     expect(() =>
       buildOpenApiDocument(withExamples({ bad: { summary: 'Bad', value: { name: '' } } }), { version: '1' }),
     ).toThrow('widgetsCreate: the request body example bad does not validate');
+  });
+
+  it("refuses a route with a body that does not list the body parser's errors", () => {
+    const [create] = documentRoutes(FOUND);
+    const errors = create!.doc.errors.filter((code) => code !== 'payload_too_large');
+    expect(() => buildOpenApiDocument([{ ...create!, doc: { ...create!.doc, errors } }], { version: '1' })).toThrow(
+      "widgetsCreate: a route with a body must list the body parser's errors payload_too_large",
+    );
   });
 
   it('refuses path parameters that are not described', () => {

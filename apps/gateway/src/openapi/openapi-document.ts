@@ -270,9 +270,20 @@ function queryParameters(route: DocumentedRoute): Json[] {
   });
 }
 
+/**
+ * What the JSON body parser (http/json-body.ts) answers before any handler runs, on every route that takes
+ * a body: a route that forgets one would leave a generated client without that answer.
+ */
+const BODY_ERRORS: readonly ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'payload_too_large'];
+
 function operationFor(route: DocumentedRoute): Json {
   const { doc } = route;
   const body = doc.body;
+  const unlisted = body ? BODY_ERRORS.filter((code) => !doc.errors.includes(code)) : [];
+  if (unlisted.length > 0)
+    throw new Error(
+      `${route.operationId}: a route with a body must list the body parser's errors ${unlisted.join(', ')}`,
+    );
   return {
     operationId: route.operationId,
     summary: doc.summary,
