@@ -216,6 +216,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     expect(final.body).toMatchObject({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 });
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
+
   it('answers a batch pending, not 503, when the gateway loses Postgres while its reserved lookups run', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const body = { requests: [{ kind: 'phone', input: PHONE }] };
@@ -240,5 +241,23 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
       expect.objectContaining({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 }),
     ]);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('shuts down on SIGTERM while Redis is unreachable (a rolling restart during the outage)', async () => {
+    // A gateway of its own behind a proxy of its own: the shared gateway keeps its Redis.
+    const proxy = await TcpProxy.forUrl(testEnv.redisUrl).start();
+    try {
+      const { app, baseUrl } = await stack.startGateway({ REDIS_URL: proxy.url(testEnv.redisUrl) });
+      proxy.cut();
+      await waitFor(
+        () => new Api(baseUrl).get('/health/ready').then((r) => r.status),
+        (s) => s === 503,
+        { timeoutMs: 10_000, what: 'the gateway to see the outage' },
+      );
+      // SIGKILL after 15 s: an exit code of null. The reply channel's UNSUBSCRIBE waited for Redis to come back.
+      expect([await app.stop('SIGTERM', 15_000), app.child.signalCode]).toEqual([0, null]);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -48,7 +48,10 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
   async onApplicationShutdown(): Promise<void> {
     if (this.poller) clearInterval(this.poller);
     for (const w of this.waiters.values()) for (const wake of w.wake) wake();
-    await this.subscriber?.unsubscribe().catch(() => undefined);
+    // Only on a live connection: this one retries forever, so during a Redis outage an UNSUBSCRIBE would wait
+    // for Redis to come back and the gateway would not stop. Closing the connection (InfraModule) ends the
+    // subscription either way.
+    if (this.subscriber?.status === 'ready') await this.subscriber.unsubscribe().catch(() => undefined);
   }
 
   /**
