@@ -114,6 +114,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
   it('answers 503 within a second when Redis is unreachable, charges nothing, and recovers', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const before = await ledgerState(accountId);
+    const logsBefore = stack.gateway.logs.length;
     redisProxy.cut();
 
     for (let i = 0; i < 3; i++) {
@@ -138,6 +139,8 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     const during = await ledgerState(accountId);
     expect(during).toEqual(before);
     expect(during).toMatchObject({ ledger_sum: during.balance, pending: 0 });
+    // The queues' connection errors are lines of the app's log (one per 10 s at most), not raw stack traces.
+    expect(stack.gateway.logs.slice(logsBefore)).not.toMatch(/^\s+at /m);
 
     redisProxy.restore();
     const ok = await waitForRecovery(key);

@@ -1,4 +1,4 @@
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Logger as NestLogger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -8,6 +8,7 @@ import {
   RedisConnections,
   RedisTokenBucket,
   loadProviderSettings,
+  throttledErrorLog,
   type RedisClient,
   type WorkerConfig,
 } from '@dossier/config';
@@ -83,7 +84,13 @@ export class WorkerModule implements OnApplicationShutdown {
         {
           provide: LOOKUP_QUEUES,
           inject: [REDIS_CONNECTIONS],
-          useFactory: (c: RedisConnections) => openLookupQueues(config.queuePrefix, c.queues(), config.jobRetention),
+          useFactory: (c: RedisConnections) =>
+            openLookupQueues(
+              config.queuePrefix,
+              c.queues(),
+              config.jobRetention,
+              throttledErrorLog((message) => new NestLogger('queues').warn(message)),
+            ),
         },
         {
           provide: METRICS,

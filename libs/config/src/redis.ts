@@ -247,3 +247,25 @@ export function isRedisUnavailable(err: unknown): boolean {
   const { name, message } = err as { name?: unknown; message?: unknown };
   return name === 'MaxRetriesPerRequestError' || (typeof message === 'string' && REDIS_DOWN_MESSAGES.test(message));
 }
+
+/**
+ * A handler for a Redis client's or a queue's connection errors that logs at most one line per `everyMs`
+ * (a Redis outage raises several a second on every connection), saying how many it left out since.
+ */
+export function throttledErrorLog(
+  warn: (message: string) => void,
+  everyMs = 10_000,
+): (source: string, error: Error) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (source, error) => {
+    const now = Date.now();
+    if (now - last < everyMs) {
+      skipped++;
+      return;
+    }
+    warn(`${source}: ${error.message}${skipped > 0 ? ` (${skipped} more errors since the last line)` : ''}`);
+    last = now;
+    skipped = 0;
+  };
+}

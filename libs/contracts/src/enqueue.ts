@@ -32,16 +32,22 @@ export function lookupJobOptions(retention: LookupJobRetention = DEFAULT_JOB_RET
 
 /**
  * The four lookup queues, opened with the shared options and, for what they enqueue, the job options
- * of `retention` (close them with `closeLookupQueues`).
+ * of `retention` (close them with `closeLookupQueues`). Their connection errors go to `onError`: with no
+ * listener, BullMQ prints each one to stderr as a raw stack trace, several a second while Redis is down.
  */
 export function openLookupQueues(
   prefix: string,
   connection: ConnectionOptions,
   retention: LookupJobRetention = DEFAULT_JOB_RETENTION,
+  onError: (queue: string, error: Error) => void = () => undefined,
 ): LookupQueues {
   const options = { ...lookupQueueOptions(prefix, connection), defaultJobOptions: lookupJobOptions(retention) };
   return Object.fromEntries(
-    LOOKUP_KINDS.map((kind) => [kind, new Queue<LookupJob, LookupJobResult, string>(QUEUE_NAMES[kind], options)]),
+    LOOKUP_KINDS.map((kind) => {
+      const queue = new Queue<LookupJob, LookupJobResult, string>(QUEUE_NAMES[kind], options);
+      queue.on('error', (error) => onError(QUEUE_NAMES[kind], error));
+      return [kind, queue];
+    }),
   ) as LookupQueues;
 }
 

@@ -1,7 +1,7 @@
-import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { RedisConnections, type GatewayConfig } from '@dossier/config';
+import { RedisConnections, throttledErrorLog, type GatewayConfig } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import {
   AccountsRepository,
@@ -61,7 +61,13 @@ export class InfraModule implements OnApplicationShutdown {
         {
           provide: LOOKUP_QUEUES,
           inject: [REDIS_CONNECTIONS],
-          useFactory: (c: RedisConnections) => openLookupQueues(config.queuePrefix, c.queues(), config.jobRetention),
+          useFactory: (c: RedisConnections) =>
+            openLookupQueues(
+              config.queuePrefix,
+              c.queues(),
+              config.jobRetention,
+              throttledErrorLog((message) => new Logger('queues').warn(message)),
+            ),
         },
         repository(AccountsRepository),
         repository(ApiKeysRepository),

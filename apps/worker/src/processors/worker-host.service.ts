@@ -2,7 +2,13 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import type { LookupKind } from '@dossier/domain';
-import { whenReady, type RedisClient, type RedisConnections, type WorkerConfig } from '@dossier/config';
+import {
+  throttledErrorLog,
+  whenReady,
+  type RedisClient,
+  type RedisConnections,
+  type WorkerConfig,
+} from '@dossier/config';
 import {
   JOB_NAMES,
   LOOKUP_RESULT_VERSION,
@@ -51,6 +57,8 @@ export interface ConsumerHealth {
 @Injectable()
 export class WorkerHostService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('worker');
+  /** A Redis outage raises several errors a second on every consumer: one line per 10 s says it. */
+  private readonly logConsumerError = throttledErrorLog((message) => this.logger.error(message));
   private readonly consumers: Consumer[] = [];
   private readonly restarting = new Set<LookupKind>();
   private closing = false;
@@ -177,7 +185,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     worker.on('error', (err) => {
       const consumer = this.consumers.find((c) => c.worker === worker);
       if (consumer) consumer.lastTroubleAt = Date.now();
-      this.logger.error(`${kind} worker: ${err.message}`);
+      this.logConsumerError(`${kind} worker`, err);
     });
     void worker.run().catch((err: unknown) => this.logger.error(`${kind} worker stopped: ${String(err)}`));
     return worker;
