@@ -111,19 +111,23 @@ export class SmtpSession {
 
   private receive(chunk: string): void {
     this.buffer += chunk;
-    if (this.buffer.length > MAX_REPLY_CHARS) {
-      this.fail(new SessionFailure('the server sent an overlong reply'));
-      return;
-    }
     this.parse();
   }
 
-  /** Moves complete lines out of the buffer and settles the pending read once a reply's last line came. */
+  /**
+   * Moves complete lines out of the buffer and settles the pending read once a reply's last line came.
+   * What is received and not yet read — the lines of a reply so far and a line not yet ended — is held to
+   * MAX_REPLY_CHARS: a multi-line reply (`250-…`) that never ends is overlong too, not only a long line.
+   */
   private parse(): void {
     let end: number;
     while ((end = this.buffer.indexOf('\n')) >= 0) {
       this.lines.push(this.buffer.slice(0, end).replace(/\r$/, ''));
       this.buffer = this.buffer.slice(end + 1);
+    }
+    if (this.buffer.length + this.lines.reduce((n, line) => n + line.length + 2, 0) > MAX_REPLY_CHARS) {
+      this.fail(new SessionFailure('the server sent an overlong reply'));
+      return;
     }
     if (!this.waiting) return;
     const last = this.lines.findIndex((line) => !/^\d{3}-/.test(line));
