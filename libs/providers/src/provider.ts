@@ -131,6 +131,13 @@ export interface Provider<K extends LookupKind = LookupKind> {
   /** The vendor's published limit, shared by every worker; `<ID>_RATE_LIMIT` (`600/300s`) overrides it. */
   readonly rateLimit?: RateLimit;
   /**
+   * `false` for a provider whose upstream is whatever the input names (the e-mail checks: each domain's
+   * name servers, each address's mail hosts): a failure there says nothing about the next input, so it
+   * has no circuit breaker — one domain whose mail host hangs past the callers' wait would otherwise
+   * switch the check off for every address. Default `true`: one vendor, one breaker.
+   */
+  readonly breaker?: boolean;
+  /**
    * When merged items disagree, the value of the provider with the higher precedence wins (default 0):
    * live data over range data (Twilio over libphonenumber), first-hand checks over a vendor's opinion.
    */

@@ -3,8 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { EmailResultItem, PersonResultItem } from '@dossier/contracts';
-import { ProviderError, createUsernameProvider, type Provider, type ProviderAnswer } from '@dossier/providers';
-import { FakeUpstream, personItem } from '@dossier/testing';
+import {
+  PROVIDERS,
+  ProviderError,
+  createUsernameProvider,
+  type Provider,
+  type ProviderAnswer,
+} from '@dossier/providers';
+import { FakeDns, FakeSmtp, FakeUpstream, personItem } from '@dossier/testing';
 import { FanOut } from './fan-out';
 import { ProviderMetrics } from './provider-metrics';
 import { UpstreamGuards } from './upstream-guards';
@@ -343,5 +349,47 @@ describe('FanOut', () => {
         sources: ['offline', 'probe', 'profile', 'vendor'],
       }),
     ]);
+  });
+
+  it("keeps the e-mail checks on when one domain's name server or mail host does not answer within the wait", async () => {
+    // The e-mail checks' upstream is whatever each address names: its domain's name servers, its mail
+    // hosts. Timing out on one of them says nothing about the next address, so it opens no breaker.
+    const [dns, smtp] = await Promise.all([
+      FakeDns.start({
+        'acme.example': { mx: [[10, 'mx.acme.example']] },
+        'mx.acme.example': { a: ['127.0.0.1'] },
+        'silent.example': 'timeout',
+      }),
+      FakeSmtp.start({ rcpt: { 'grace@acme.example': 'accept', 'slow@acme.example': 'hang' } }),
+    ]);
+    try {
+      const { fan } = fanOut({
+        DNS_SERVERS: dns.server,
+        SMTP_PROBE: 'true',
+        SMTP_PROBE_PORT: String(smtp.port),
+        SMTP_HELO_NAME: 'probe.dossier.test',
+        SMTP_MAIL_FROM: 'verify@dossier.test',
+      });
+      const checks = PROVIDERS.filter((p) => p.id === 'email' || p.id === 'smtp') as Provider<'email'>[];
+      const check = (email: string, deadline: number | null) => fan.run('email', { email }, checks, deadline);
+      const outcomes = (result: Awaited<ReturnType<typeof check>>) =>
+        Object.fromEntries(result.sources.map((s) => [s.provider, s.outcome]));
+      // More of each than the breaker's threshold (5), every one cut off by its caller's short wait.
+      for (let i = 0; i < 6; i++) {
+        expect(outcomes(await check('grace@silent.example', Date.now() + 300))).toEqual({
+          email: 'timeout',
+          smtp: 'timeout',
+        });
+        expect(outcomes(await check('slow@acme.example', Date.now() + 500))).toEqual({
+          email: 'found',
+          smtp: 'timeout',
+        });
+      }
+      const next = await check('grace@acme.example', null);
+      expect(outcomes(next)).toEqual({ email: 'found', smtp: 'found' });
+      expect(next.items).toEqual([expect.objectContaining({ deliverability: 'deliverable' })]);
+    } finally {
+      await Promise.all([dns.close(), smtp.close()]);
+    }
   });
 });

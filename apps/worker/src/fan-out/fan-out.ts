@@ -122,7 +122,7 @@ export class FanOut {
     });
     try {
       const answer = await this.guards.run(
-        { id: provider.id, rateLimit: rateLimitOf(provider, this.settings) },
+        { id: provider.id, rateLimit: rateLimitOf(provider, this.settings), breaker: provider.breaker !== false },
         until,
         (signal) => provider.lookup(kind, input, ctx(signal)),
       );

@@ -65,27 +65,26 @@ export class UpstreamGuards {
 
   /**
    * Runs `call` for `upstream`, by `deadlineAt` (epoch ms). Throws ProviderError (mapped at the provider's
-   * edge, or `timeout`/`rate_limited` from here) or SkippedCall when the circuit is open.
+   * edge, or `timeout`/`rate_limited` from here) or SkippedCall when the circuit is open. An upstream
+   * with `breaker: false` (Provider.breaker: one per input, not one vendor) has no circuit.
    */
   async run<T>(
-    upstream: { id: string; rateLimit?: RateLimit | null },
+    upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean },
     deadlineAt: number,
     call: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const breaker = this.breaker(upstream.id);
+    const breaker = upstream.breaker === false ? null : this.breaker(upstream.id);
     const signal = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
+    const attempts = (): Promise<T> =>
+      this.retry.execute(async ({ signal: attempt }) => {
+        await this.acquire(upstream, attempt, deadlineAt);
+        // Raced against the deadline: a call that ignores its signal still cannot outlive it.
+        return untilAborted(call(attempt), attempt, () => timedOut(upstream.id));
+      }, signal);
     try {
-      return await breaker.execute(
-        () =>
-          this.retry.execute(async ({ signal: attempt }) => {
-            await this.acquire(upstream, attempt, deadlineAt);
-            // Raced against the deadline: a call that ignores its signal still cannot outlive it.
-            return untilAborted(call(attempt), attempt, () => timedOut(upstream.id));
-          }, signal),
-        signal,
-      );
+      return await (breaker ? breaker.execute(attempts, signal) : attempts());
     } catch (error) {
-      if (error instanceof BrokenCircuitError) throw this.skipped(upstream.id, breaker);
+      if (error instanceof BrokenCircuitError && breaker) throw this.skipped(upstream.id, breaker);
       if (error instanceof TaskCancelledError || (signal.aborted && !(error instanceof ProviderError))) {
         throw timedOut(upstream.id, error);
       }

@@ -21,6 +21,8 @@ export const emailProvider: Provider<'email'> = {
   configKeys: [DNS_SERVERS_KEY],
   defaultTimeoutMs: 8000,
   transport: 'dns',
+  // Its upstream is each address's own domain: one that does not answer says nothing about the next.
+  breaker: false,
   // First-hand checks; only the mailbox probe (`smtp`) is more direct. A vendor's opinion ranks below both.
   precedence: 10,
   // At boot: a DNS_SERVERS that is not a list of addresses stops the worker, naming it.

@@ -58,6 +58,8 @@ export const smtpProvider: Provider<'email'> = {
   // Connections to up to three hosts, each with SMTP_TIMEOUT_MS; never past the caller's wait either.
   defaultTimeoutMs: 30_000,
   transport: 'smtp',
+  // Its upstream is each address's own domain: one that does not answer says nothing about the next.
+  breaker: false,
   // The most direct check there is: the mailbox's own server. Its verdict takes the list facts into account.
   precedence: 20,
   // At boot: SMTP_PROBE itself, and — when the probe is on — its identity, port, budget and resolvers.
