@@ -125,7 +125,9 @@ export interface Provider<K extends LookupKind = LookupKind> {
   readonly transport: 'none' | 'dns' | 'smtp' | 'http' | 'database';
   /**
    * `request` (default): a call also ends when the request's synchronous wait does. `own`: the provider
-   * keeps its own timeout even after the caller got its 202 (username presence: the check goes on).
+   * keeps its own timeout even after the caller got its 202 (username presence: the check goes on; the
+   * providers that make the one item a phone or e-mail lookup always answers: libphonenumber, email,
+   * sandbox).
    */
   readonly deadline?: 'request' | 'own';
   /** The vendor's published limit, shared by every worker; `<ID>_RATE_LIMIT` (`600/300s`) overrides it. */

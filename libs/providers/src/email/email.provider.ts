@@ -23,6 +23,10 @@ export const emailProvider: Provider<'email'> = {
   transport: 'dns',
   // Its upstream is each address's own domain: one that does not answer says nothing about the next.
   breaker: false,
+  // It makes the one item every e-mail lookup answers (API.md): not cut at the caller's wait, which left
+  // `results: []` behind a slow name server; DNS that does not answer is its own `unknown` in time
+  // (MailDns's timeouts), and a slow one makes the answer a 202.
+  deadline: 'own',
   // First-hand checks; only the mailbox probe (`smtp`) is more direct. A vendor's opinion ranks below both.
   precedence: 10,
   // At boot: a DNS_SERVERS that is not a list of addresses stops the worker, naming it.

@@ -110,6 +110,9 @@ export const libphonenumberProvider: Provider<'phone'> = {
   configKeys: [],
   defaultTimeoutMs: 2000,
   transport: 'none',
+  // It makes the one item every phone lookup answers (API.md): not cut at the caller's wait, which would
+  // leave `results: []` (a first lookup that waits for its tables); a slow one makes the answer a 202.
+  deadline: 'own',
   isConfigured: () => true,
   async lookup(_kind: 'phone', input: PhoneInput, ctx: ProviderContext): Promise<ProviderAnswer<'phone'>> {
     throwIfAborted(ctx.signal);
