@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { newId } from '@dossier/domain';
-import { ledgerState, newSearch, testEnv } from '@dossier/testing';
+import { ledgerState, newSearch, testEnv, waitFor } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { AccountsRepository } from './accounts.repository';
 import { BatchesRepository } from './batches.repository';
@@ -187,6 +187,49 @@ describe('SearchesRepository against the real Postgres', () => {
     });
   });
 
+  it('settles releases on many accounts while a reservation holds them, in the order it takes them: no deadlock', async () => {
+    // A batched reservation locks its accounts in id order (dossier_reserve). The settle used to credit its
+    // releases in whatever order its plan visited the accounts: holding one the reservation wanted next
+    // while it waited for one the reservation held, so Postgres aborted one of them as a deadlock (a
+    // worker's whole coalesced settle — up to 100 jobs, every account's — failed and ran again).
+    const ids = (await Promise.all(Array.from({ length: 12 }, () => account(10)))).sort(compareC);
+    const pending = ids.map((id) => search(id));
+    for (const s of pending) await searches.reserve(s);
+    const reservation = db.createQueryRunner();
+    await reservation.startTransaction();
+    try {
+      const [{ pid }] = (await reservation.query(`SELECT pg_backend_pid() AS pid`)) as [{ pid: number }];
+      await reservation.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [ids[0]]);
+      const settled = searches.settleMany(
+        pending.map((s) => ({
+          searchId: s.id,
+          outcome: { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] },
+        })),
+      );
+      await waitFor(
+        () =>
+          queryRows<{ n: number }>(
+            db,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
+            [pid],
+          ),
+        (rows) => rows[0]!.n > 0,
+        { timeoutMs: 10_000, what: 'the settle to wait for the reservation' },
+      );
+      // The rest of the reservation's accounts, in its order, then its commit.
+      await reserveAll(
+        (text, params) => reservation.query(text, params),
+        ids.map((id) => search(id)),
+      );
+      await reservation.commitTransaction();
+      expect((await settled).map((r) => r.settled)).toEqual(ids.map(() => true));
+    } finally {
+      if (reservation.isTransactionActive) await reservation.rollbackTransaction();
+      await reservation.release();
+    }
+    for (const id of ids) expect(await ledgerState(id)).toMatchObject({ balance: 9, ledger_sum: 9, pending: 1 });
+  });
+
   it('releases when a lookup finds nothing or fails', async () => {
     const id = await account(2);
     const a = search(id);
@@ -351,3 +394,8 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(await searches.purgeResults(2, 2)).toBe(0);
   });
 });
+
+/** Code-unit order, as Postgres's "C" collation sorts ids. */
+function compareC(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

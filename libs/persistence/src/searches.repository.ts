@@ -177,6 +177,8 @@ export class SearchesRepository {
    * couple of milliseconds). Each search is marked done only if still pending, gets one capture or
    * release entry (the unique index is the second guard), and releases are credited per account.
    * A search named twice in one call is settled by its first mention; the others report settled: false.
+   * The accounts it credits are locked in id order first (`locked`), the order reservations lock them in:
+   * settles on many accounts, and reservations, never hold one another's rows in a cycle (a deadlock).
    */
   async settleMany(items: { searchId: string; outcome: Settlement }[]): Promise<SettleResult[]> {
     const first = new Map<string, number>();
@@ -210,10 +212,13 @@ export class SearchesRepository {
            FROM s WHERE cost > 0
          ON CONFLICT (search_id) WHERE phase IN ('capture', 'release') DO NOTHING
          RETURNING account_id, amount
+       ), locked AS (
+         SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM led WHERE amount <> 0)
+          ORDER BY a.id COLLATE "C" FOR UPDATE
        ), credit AS (
          UPDATE accounts a SET balance = a.balance + t.total
            FROM (SELECT account_id, sum(amount) AS total FROM led WHERE amount <> 0 GROUP BY account_id) t
-          WHERE a.id = t.account_id
+          WHERE a.id = t.account_id AND a.id IN (SELECT id FROM locked)
           RETURNING a.id, a.balance
        )
        SELECT s.id, s.kind, s.cost, s.capture,
