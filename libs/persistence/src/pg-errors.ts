@@ -30,6 +30,20 @@ export function isDeadlock(err: unknown): boolean {
   return sqlState(err) === '40P01';
 }
 
+/**
+ * Runs `statement` (one statement, or a transaction) and runs it again when Postgres aborted it to break
+ * a deadlock — it rolled back whole — at most `retries` more times.
+ */
+export async function retryingDeadlocks<T>(statement: () => Promise<T>, retries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (err) {
+      if (!isDeadlock(err) || attempt > retries) throw err;
+    }
+  }
+}
+
 const POOL_MESSAGES =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i;
 

@@ -230,6 +230,52 @@ describe('SearchesRepository against the real Postgres', () => {
     for (const id of ids) expect(await ledgerState(id)).toMatchObject({ balance: 9, ledger_sum: 9, pending: 1 });
   });
 
+  it('runs a settle again that Postgres aborted to break a deadlock on its search rows, and settles each once', async () => {
+    // Two settles naming the same searches (a redelivered job beside the reconciler) can lock them in a
+    // cycle. Here a transaction holds the second search, the settle takes the first and waits, and the
+    // transaction then wants the first: the settle, waiting longest, is the one Postgres aborts.
+    const id = await account(5);
+    const [a, b] = [search(id), search(id)];
+    await searches.reserve(a);
+    await searches.reserve(b);
+    const other = db.createQueryRunner();
+    await other.startTransaction();
+    try {
+      const [{ pid }] = (await other.query(`SELECT pg_backend_pid() AS pid`)) as [{ pid: number }];
+      await other.query(`SELECT 1 FROM searches WHERE id = $1 FOR UPDATE`, [b.id]);
+      const failed = { status: 'failed' as const, error: { code: 'unavailable', message: 'x' }, sources: [] };
+      const settled = searches.settleMany([
+        { searchId: a.id, outcome: failed },
+        { searchId: b.id, outcome: failed },
+      ]);
+      await waitFor(
+        () =>
+          queryRows<{ n: number }>(
+            db,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
+            [pid],
+          ),
+        (rows) => rows[0]!.n > 0,
+        { timeoutMs: 10_000, what: 'the settle to wait for the other transaction' },
+      );
+      const [{ deadlocks: before }] = (await other.query(
+        `SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`,
+      )) as [{ deadlocks: number }];
+      await other.query(`SELECT 1 FROM searches WHERE id = $1 FOR UPDATE`, [a.id]);
+      await other.commitTransaction();
+      expect((await settled).map((r) => r.settled)).toEqual([true, true]);
+      const [stats] = await queryRows<{ deadlocks: number }>(
+        db,
+        `SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      expect(stats!.deadlocks).toBeGreaterThan(before);
+    } finally {
+      if (other.isTransactionActive) await other.rollbackTransaction();
+      await other.release();
+    }
+    expect(await ledgerState(id)).toMatchObject({ balance: 5, ledger_sum: 5, releases: 2, pending: 0 });
+  });
+
   it('releases when a lookup finds nothing or fails', async () => {
     const id = await account(2);
     const a = search(id);

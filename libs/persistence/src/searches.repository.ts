@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
 import { IDEMPOTENCY_TTL_HOURS, creditsOf, expireIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
-import { isDeadlock } from './pg-errors';
+import { retryingDeadlocks } from './pg-errors';
 import type { SearchPosition } from './search-history.repository';
 import type { CreditObserver } from './credit-metrics';
 
@@ -105,8 +105,6 @@ export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise
 const RESERVE_BATCH_MAX = 64;
 /** …and this many batches (connections) at once. */
 const RESERVE_BATCHES_IN_FLIGHT = 2;
-/** A batch that deadlocked (Postgres aborted it whole) is run again, at most this many times. */
-const RESERVE_DEADLOCK_RETRIES = 3;
 
 const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.sources, s.error,
   s.request_hash, s.created_at, s.completed_at, a.balance`;
@@ -147,19 +145,15 @@ export class SearchesRepository {
   private async reserveMany(items: NewSearch[]): Promise<ReserveOutcome[]> {
     const order = items.map((_, k) => k).sort((a, b) => compare(items[a]!.accountId, items[b]!.accountId) || a - b);
     const sorted = order.map((k) => items[k]!);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const results = await reserveAll((text, params) => queryRows(this.db, text, params), sorted);
-        const byItem = new Array<ReserveOutcome>(items.length);
-        order.forEach((k, j) => (byItem[k] = results[j]!));
-        for (const [k, r] of byItem.entries()) {
-          if (r.kind === 'reserved') this.credits({ kind: items[k]!.kind, phase: 'reserved', credits: items[k]!.cost });
-        }
-        return byItem;
-      } catch (err) {
-        if (!isDeadlock(err) || attempt > RESERVE_DEADLOCK_RETRIES) throw err;
-      }
+    const results = await retryingDeadlocks(() =>
+      reserveAll((text, params) => queryRows(this.db, text, params), sorted),
+    );
+    const byItem = new Array<ReserveOutcome>(items.length);
+    order.forEach((k, j) => (byItem[k] = results[j]!));
+    for (const [k, r] of byItem.entries()) {
+      if (r.kind === 'reserved') this.credits({ kind: items[k]!.kind, phase: 'reserved', credits: items[k]!.cost });
     }
+    return byItem;
   }
 
   /**
@@ -179,6 +173,8 @@ export class SearchesRepository {
    * A search named twice in one call is settled by its first mention; the others report settled: false.
    * The accounts it credits are locked in id order first (`locked`), the order reservations lock them in:
    * settles on many accounts, and reservations, never hold one another's rows in a cycle (a deadlock).
+   * Two settles naming the same searches (a redelivered job beside the reconciler) still can, on the
+   * search rows: Postgres aborts one whole, and it runs again (a search settles once either way).
    */
   async settleMany(items: { searchId: string; outcome: Settlement }[]): Promise<SettleResult[]> {
     const first = new Map<string, number>();
@@ -187,16 +183,17 @@ export class SearchesRepository {
     });
     const unique = [...first.values()].map((k) => items[k]!);
     const capture = (o: Settlement) => o.status === 'succeeded' && o.charge;
-    const rows = await queryRows<{
-      id: string;
-      kind: LookupKind;
-      cost: number;
-      capture: boolean;
-      balance: string | null;
-      notify: boolean;
-    }>(
-      this.db,
-      `WITH i AS (
+    const settle = () =>
+      queryRows<{
+        id: string;
+        kind: LookupKind;
+        cost: number;
+        capture: boolean;
+        balance: string | null;
+        notify: boolean;
+      }>(
+        this.db,
+        `WITH i AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
                     AS t(id, status, results, sources, error, capture)
        ), s AS (
@@ -226,15 +223,16 @@ export class SearchesRepository {
                        (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance,
               s.batch_id IS NOT NULL OR EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id) AS notify
          FROM s`,
-      [
-        unique.map((u) => u.searchId),
-        unique.map((u) => u.outcome.status),
-        unique.map((u) => (u.outcome.status === 'succeeded' ? JSON.stringify(u.outcome.results) : null)),
-        unique.map((u) => JSON.stringify(u.outcome.sources)),
-        unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
-        unique.map((u) => capture(u.outcome)),
-      ],
-    );
+        [
+          unique.map((u) => u.searchId),
+          unique.map((u) => u.outcome.status),
+          unique.map((u) => (u.outcome.status === 'succeeded' ? JSON.stringify(u.outcome.results) : null)),
+          unique.map((u) => JSON.stringify(u.outcome.sources)),
+          unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
+          unique.map((u) => capture(u.outcome)),
+        ],
+      );
+    const rows = await retryingDeadlocks(settle);
     for (const r of rows) this.credits({ kind: r.kind, phase: r.capture ? 'captured' : 'released', credits: r.cost });
     const byId = new Map(rows.map((r) => [r.id, r]));
     return items.map((item, k) => {
