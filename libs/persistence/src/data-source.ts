@@ -66,6 +66,18 @@ export interface DataSourceOptions {
 /** pg_trgm's `%` threshold on every connection (see createDataSource). */
 export const NAME_SIMILARITY_THRESHOLD = 0.4;
 
+/**
+ * A query's two clocks. The server's `statement_timeout` runs out first (a tenth sooner, at most 1 s) and
+ * cancels the statement, which rolls it back: a reservation stuck behind a lock is then truly not made
+ * when the caller hears "nothing was charged". Before, only the client gave up (`query_timeout`), and
+ * the statement could still commit after the answer. The client's stays, for a server gone away
+ * mid-flight, whose statement nothing cancels.
+ */
+function queryTimeouts(ms: number | null): { query_timeout?: number; statement_timeout?: number } {
+  if (ms === null) return {};
+  return { query_timeout: ms, statement_timeout: ms - Math.min(1000, Math.ceil(ms / 10)) };
+}
+
 /** Schema changes come from migrations only: never `synchronize`. */
 function createDataSource(options: DataSourceOptions): DataSource {
   return new DataSource({
@@ -80,8 +92,7 @@ function createDataSource(options: DataSourceOptions): DataSource {
     extra: {
       max: options.poolSize,
       connectionTimeoutMillis: 2000,
-      // a query that hangs (Postgres gone away mid-flight) must not hold a request forever
-      ...(options.queryTimeoutMs === null ? {} : { query_timeout: options.queryTimeoutMs ?? 10_000 }),
+      ...queryTimeouts(options.queryTimeoutMs === undefined ? 10_000 : options.queryTimeoutMs),
       // The local name search's fuzzy path (`%`): pg_trgm's GIN scan prunes by this threshold, so 0.4
       // (not the default 0.3) keeps most typos and initials while a common first name no longer makes it
       // recheck thousands of rows (ADR 0012; measured with `npm run bench -- --data`).

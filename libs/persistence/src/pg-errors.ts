@@ -50,13 +50,14 @@ const POOL_MESSAGES =
 /**
  * Whether an error means Postgres is unreachable or cannot take the query now (so the answer is a
  * retryable `503`, not a `500`): a socket error, SQLSTATE class 08 (connection exception), 57P0x
- * (shutting down / cannot connect now), 53300 (too many connections), or pg's own pool messages.
+ * (shutting down / cannot connect now), 57014 (the statement was cancelled: its `statement_timeout` ran
+ * out, so it was rolled back), 53300 (too many connections), or pg's own pool messages.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (hasSocketErrorCode(err)) return true;
   for (const e of chain(err)) {
     const code = typeof e.code === 'string' ? e.code : '';
-    if (/^08/.test(code) || /^57P0/.test(code) || code === '53300') return true;
+    if (/^08/.test(code) || /^57P0/.test(code) || code === '57014' || code === '53300') return true;
     if (typeof e.message === 'string' && POOL_MESSAGES.test(e.message)) return true;
   }
   return false;

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { newId } from '@dossier/domain';
 import { ledgerState, newSearch, testEnv, waitFor } from '@dossier/testing';
 import { openDataSource } from './data-source';
+import { isDatabaseUnavailable } from './pg-errors';
 import { AccountsRepository } from './accounts.repository';
 import { BatchesRepository } from './batches.repository';
 import { SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
@@ -274,6 +275,34 @@ describe('SearchesRepository against the real Postgres', () => {
       await other.release();
     }
     expect(await ledgerState(id)).toMatchObject({ balance: 5, ledger_sum: 5, releases: 2, pending: 0 });
+  });
+
+  it('cancels a reservation on the server when it waits past the query timeout: the caller told "nothing charged" is right', async () => {
+    const id = await account(5);
+    const impatient = await openDataSource({
+      url: testEnv.databaseUrl,
+      poolSize: 2,
+      applicationName: 'int-spec-timeout',
+      queryTimeoutMs: 1500,
+    });
+    const holder = db.createQueryRunner();
+    await holder.startTransaction();
+    const waiting = search(id);
+    try {
+      await holder.query(`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, [id]);
+      const failure = await new SearchesRepository(impatient).reserve(waiting).catch((e: unknown) => e);
+      // A 503 for the caller, which says nothing was charged …
+      expect(isDatabaseUnavailable(failure)).toBe(true);
+      await holder.commitTransaction();
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+      await impatient.destroy();
+    }
+    // … and nothing is: once the lock is gone, no reservation of it commits late.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await queryRows(db, `SELECT id FROM searches WHERE id = $1`, [waiting.id])).toEqual([]);
+    expect(await ledgerState(id)).toMatchObject({ balance: 5, ledger_sum: 5, reserves: 0 });
   });
 
   it('releases when a lookup finds nothing or fails', async () => {
