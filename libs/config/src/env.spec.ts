@@ -73,6 +73,7 @@ describe('config', () => {
     [{ COST_PHONE: '-1' }, 'COST_PHONE'],
     [{ SYNC_WAIT_DEFAULT_S: '90' }, 'SYNC_WAIT_DEFAULT_S'],
     [{ ADMIN_PASSWORD: 'x' }, 'ADMIN_USER/ADMIN_PASSWORD'],
+    [{ ADMIN_USER: 'ops:team', ADMIN_PASSWORD: 'x' }, 'ADMIN_USER: must not contain ":"'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],

@@ -105,7 +105,12 @@ const gatewaySchema = z.object({
   SYNC_WAIT_MAX_S: decimal().pipe(z.number().min(0).max(600)).default(60),
   QUEUE_MAX_WAITING: int(1, 100_000_000).default(50_000),
   REQUIRE_PERMISSIBLE_PURPOSE: z.enum(['true', 'false']).default('false'),
-  ADMIN_USER: z.string().min(1).optional(),
+  // Basic auth splits user and password at the first colon: a user name with one could never sign in.
+  ADMIN_USER: z
+    .string()
+    .min(1)
+    .refine((v) => !v.includes(':'), 'must not contain ":"')
+    .optional(),
   ADMIN_PASSWORD: z.string().min(1).optional(),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   /** Longest a client may take to send a request's headers, counted from the connection (or, kept alive, the first byte). */

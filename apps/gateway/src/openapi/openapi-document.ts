@@ -46,7 +46,10 @@ const HEADERS: Record<string, Json> = {
     description: '`respond-async` when the request asked for it (RFC 7240)',
     schema: { type: 'string', enum: ['respond-async'] },
   },
-  Location: { description: 'Where to poll for the outcome: /v1/searches/{id}', schema: { type: 'string' } },
+  Location: {
+    description: 'Where to poll for the outcome: /v1/searches/{id} (a batch: /v1/batches/{id})',
+    schema: { type: 'string' },
+  },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: '`Bearer realm="dossier"`', schema: { type: 'string' } },
 };
