@@ -306,6 +306,27 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     if (field) expect(res.body.error.details?.map((d) => d.field)).toContain(field);
   });
 
+  it('takes at most 16 webhooks per account and mode, also when they are created at once, and room again after a delete', async () => {
+    const { key: own } = await api.register();
+    const create = (n: number, k = own) =>
+      api.post<Created | ErrorBody>('/v1/webhooks', { url: `http://127.0.0.1:9/h${n}` }, { key: k });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => create(n)));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(16);
+    const refused = answers.filter((a) => a.status === 400);
+    expect(refused).toHaveLength(4);
+    expect((refused[0]!.body as ErrorBody).error).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'url', issue: expect.stringMatching(/has 16 webhooks already/) }],
+    });
+    // the test mode has its own 16
+    const testKey = (await api.post<{ api_key: string }>('/v1/auth/keys', { mode: 'test' }, { key: own })).body.api_key;
+    expect((await create(100, testKey)).status).toBe(201);
+    const first = (answers.find((a) => a.status === 201)!.body as Created).webhook.id;
+    expect((await api.request('DELETE', `/v1/webhooks/${first}`, { key: own })).status).toBe(200);
+    expect((await create(101)).status).toBe(201);
+    expect((await create(102)).status).toBe(400);
+  });
+
   it('keeps each account to its own webhooks: another cannot list, read the deliveries of, or delete them', async () => {
     const created = await api.post<Created>('/v1/webhooks', { url: 'http://127.0.0.1:9/mine' }, { key });
     const other = await api.register();

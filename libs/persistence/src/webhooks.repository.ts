@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { newId, type ApiKeyMode } from '@dossier/domain';
-import { queryRows } from './sql';
+import { inTransaction, queryRows } from './sql';
 
 export interface WebhookRow {
   id: string;
@@ -36,20 +36,32 @@ const COLUMNS = 'id, url, events, created_at';
 export class WebhooksRepository {
   constructor(private readonly db: DataSource) {}
 
+  /**
+   * A new webhook of the account in `mode`, unless it has `max` there already (`full`). Creates of one
+   * account take turns on an advisory lock, so two at once cannot both take the last place.
+   */
   async create(
     accountId: string,
     mode: ApiKeyMode,
     url: string,
     events: readonly string[],
     secretSealed: string,
-  ): Promise<WebhookRow> {
-    const rows = await queryRows<WebhookRow>(
-      this.db,
-      `INSERT INTO webhooks (id, account_id, mode, url, events, secret_sealed) VALUES ($1, $2, $3, $4, $5, $6)
-       RETURNING ${COLUMNS}`,
-      [newId.webhook(), accountId, mode, url, events, secretSealed],
-    );
-    return rows[0]!;
+    max: number,
+  ): Promise<WebhookRow | 'full'> {
+    return inTransaction(this.db, async (sql) => {
+      await sql(`SELECT pg_advisory_xact_lock(hashtext('dossier:webhooks:' || $1))`, [accountId]);
+      const [held] = await sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhooks WHERE account_id = $1 AND mode = $2`,
+        [accountId, mode],
+      );
+      if (held!.n >= max) return 'full';
+      const rows = await sql<WebhookRow>(
+        `INSERT INTO webhooks (id, account_id, mode, url, events, secret_sealed) VALUES ($1, $2, $3, $4, $5, $6)
+         RETURNING ${COLUMNS}`,
+        [newId.webhook(), accountId, mode, url, events, secretSealed],
+      );
+      return rows[0]!;
+    });
   }
 
   listForAccount(accountId: string, mode: ApiKeyMode): Promise<WebhookRow[]> {

@@ -24,6 +24,13 @@ const viewOf = (w: WebhookRow) => ({
 });
 
 /**
+ * The most webhooks an account may have in one mode (ADR 0020): each settled search is one delivery job per
+ * webhook, retried for a day, so an account with many pointed at someone else's server multiplies traffic
+ * to it. Stripe's limit (16 endpoints per account and mode) is the model.
+ */
+const MAX_WEBHOOKS = 16;
+
+/**
  * `/v1/webhooks`: an account registers, lists and deletes its endpoints, and reads their delivery attempts.
  * A webhook belongs to the mode of the key that registered it (ADR 0034): it takes that mode's events, and
  * only keys of that mode see and manage it.
@@ -48,7 +55,16 @@ export class WebhooksService {
       check.target.url.toString(),
       events,
       sealSecret(secret, key),
+      MAX_WEBHOOKS,
     );
+    if (row === 'full') {
+      throw DomainError.validation([
+        {
+          field: 'url',
+          issue: `this account has ${MAX_WEBHOOKS} webhooks already, the most it may have; delete one first`,
+        },
+      ]);
+    }
     return { status: 'success' as const, webhook: viewOf(row), secret };
   }
 
