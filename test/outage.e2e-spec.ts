@@ -264,3 +264,42 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     }
   });
 });
+
+describe('stopping during a Redis outage (gateway and worker behind one loopback proxy)', () => {
+  it('lets the gateway and the worker exit 0 on SIGTERM while Redis is unreachable, within the worker grace', async () => {
+    const redisProxy = await TcpProxy.forUrl(testEnv.redisUrl).start();
+    const stack = await Stack.start({
+      label: 'outage-stop',
+      env: { SIGNUP_CREDITS: String(SIGNUP), REDIS_URL: redisProxy.url(testEnv.redisUrl) },
+      workerEnv: { WORKER_SHUTDOWN_GRACE_MS: '1000' },
+    });
+    try {
+      const api = new Api(stack.baseUrl);
+      const { key } = await api.register(SIGNUP);
+      expect((await api.post('/v1/verify/phone', PHONE, { key })).status).toBe(200);
+      redisProxy.cut();
+      // Both have noticed: the gateway's readiness names Redis, the worker's its queues.
+      await waitFor(
+        () => api.get<{ checks: Record<string, string> }>('/health/ready'),
+        (r) => r.status === 503 && r.body.checks['redis'] === 'unavailable',
+        { timeoutMs: 10_000, what: 'the gateway to see the outage' },
+      );
+      await waitFor(
+        () => fetch(`${stack.workerUrls[0]}/health/ready`).then((r) => r.json() as Promise<{ checks: object }>),
+        (body) => (body.checks as Record<string, string>)['queues'] === 'unavailable',
+        { timeoutMs: 10_000, what: 'the worker to see the outage' },
+      );
+
+      // stop() SIGKILLs after 15 s (exit code null): 0 means each left by itself. Before, the gateway's
+      // reply-channel UNSUBSCRIBE and the worker's webhook and maintenance consumers waited for Redis.
+      const [gateway, worker] = await Promise.all([
+        stack.gateway.stop('SIGTERM', 15_000),
+        stack.workers[0]!.stop('SIGTERM', 15_000),
+      ]);
+      expect({ gateway, worker }).toEqual({ gateway: 0, worker: 0 });
+    } finally {
+      await stack.stop();
+      await redisProxy.close();
+    }
+  });
+});

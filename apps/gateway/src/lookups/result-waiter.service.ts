@@ -45,13 +45,12 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     this.poller.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     if (this.poller) clearInterval(this.poller);
     for (const w of this.waiters.values()) for (const wake of w.wake) wake();
-    // Only on a live connection: this one retries forever, so during a Redis outage an UNSUBSCRIBE would wait
-    // for Redis to come back and the gateway would not stop. Closing the connection (InfraModule) ends the
-    // subscription either way.
-    if (this.subscriber?.status === 'ready') await this.subscriber.unsubscribe().catch(() => undefined);
+    // Disconnect, not UNSUBSCRIBE: the subscriber queues commands while Redis is away, so an UNSUBSCRIBE
+    // during an outage would wait for Redis to come back and hold the gateway's shutdown until then.
+    this.subscriber?.disconnect();
   }
 
   /**

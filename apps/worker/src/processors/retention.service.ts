@@ -7,6 +7,7 @@ import { BatchesRepository, SearchesRepository } from '@dossier/persistence';
 import { LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
+import { closeWithin } from './close-workers';
 
 /** Finished jobs cleaned from one queue's set per pass (BullMQ cleans in bounded steps). */
 const CLEAN_LIMIT = 10_000;
@@ -72,7 +73,9 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
+    if (this.worker && (await closeWithin([this.worker], this.config.shutdownGraceMs))) {
+      this.logger.warn('grace period over: closing anyway (a retention pass still running runs again later)');
+    }
     await this.queue?.close();
   }
 

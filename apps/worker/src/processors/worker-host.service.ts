@@ -23,6 +23,7 @@ import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor, searchIdOf } from './lookup.processor';
 import { WorkerMetrics } from './worker-metrics';
+import { closeWithin } from './close-workers';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 
 /** One queue's consumer in this process, and when it last finished a job (completed or failed). */
@@ -255,17 +256,8 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     this.closing = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.logger.log(`shutting down (${signal ?? 'close'}): finishing active jobs`);
-    const graceful = Promise.all(this.workers.map((w) => w.close()));
-    const timedOut = await Promise.race([
-      graceful.then(() => false),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), this.config.shutdownGraceMs).unref()),
-    ]);
-    if (timedOut) {
-      // Not w.close(true): BullMQ hands back the close already under way, which waits for the jobs. Stop
-      // waiting instead: shutdown goes on and the process exits; the jobs still active are redelivered
-      // once their locks expire (a settle is idempotent, so one that got through is not charged twice).
-      this.logger.warn('grace period over: closing with jobs still active (they will be redelivered)');
-      graceful.catch(() => undefined);
+    if (await closeWithin(this.workers, this.config.shutdownGraceMs)) {
+      this.logger.warn('grace period over: closing anyway (jobs still active will be redelivered)');
     }
   }
 }

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import type { RedisConnections, WorkerConfig } from '@dossier/config';
@@ -23,6 +30,7 @@ import {
 import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
+import { closeWithin } from '../processors/close-workers';
 
 /**
  * Webhooks in the worker (ADR 0020): `searchSettled` puts one delivery job per subscribed webhook on the
@@ -31,7 +39,9 @@ import { postPinned, type PostResult } from './webhook-post';
  * 24 hours. The consumer has its own concurrency: a slow receiver never takes a lookup's slot.
  */
 @Injectable()
-export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookDeliveryService
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('webhooks');
   private readonly webhooks: WebhooksRepository;
   private readonly batches: BatchesRepository;
@@ -39,6 +49,8 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
   readonly queue: Queue<WebhookJob>;
   private readonly attempts: number;
   private worker?: Worker<WebhookJob>;
+  /** The consumer's close, once shutdown has begun: true when the grace ran out first. */
+  private closingWorker?: Promise<boolean>;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -134,8 +146,18 @@ export class WebhookDeliveryService implements OnApplicationBootstrap, OnApplica
     );
   }
 
+  /**
+   * The consumer stops with the lookup workers, at the start of shutdown, within the same grace: it waits
+   * for nothing they do. The queue stays open until they have finished (their jobs queue events).
+   */
+  beforeApplicationShutdown(): void {
+    this.closingWorker = this.worker ? closeWithin([this.worker], this.config.shutdownGraceMs) : undefined;
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
+    if (await this.closingWorker) {
+      this.logger.warn('grace period over: closing anyway (deliveries still running are retried)');
+    }
     await this.queue.close();
   }
 
