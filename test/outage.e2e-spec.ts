@@ -1,9 +1,12 @@
 import { QUEUE_NAMES } from '@dossier/contracts';
 import {
   Api,
+  AppProcess,
+  DIST,
   QueueProbe,
   Stack,
   TcpProxy,
+  freePort,
   ledgerState,
   settled,
   sql,
@@ -244,6 +247,40 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
       expect.objectContaining({ status: 'success', search_id: id, credits_remaining: SIGNUP - 1 }),
     ]);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('says in JSON log lines that Redis is unreachable when started before it, and stops on SIGTERM meanwhile', async () => {
+    // Nothing listens there: every connection is refused.
+    const env = { ...stack.env, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_FORMAT: 'json' };
+    const gateway = AppProcess.start('gateway-early', DIST.gateway, {
+      ...env,
+      PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+    });
+    const worker = AppProcess.start('worker-early', DIST.worker, {
+      ...env,
+      WORKER_HEALTH_PORT: String(await freePort()),
+      WORKER_HEALTH_HOST: '127.0.0.1',
+    });
+    try {
+      for (const app of [gateway, worker]) {
+        // Written as it happens (not buffered until Redis comes), once per 10 s, and no raw stack trace.
+        await waitFor(
+          () => Promise.resolve(app.logs),
+          (logs) => /^\{.*"context":"queues","msg":"[a-z]+-lookup: connect ECONNREFUSED/m.test(logs),
+          { timeoutMs: 15_000, what: `${app.name} to log that Redis is unreachable` },
+        );
+        expect(app.logs).not.toMatch(/^\s+at /m);
+      }
+      // Both end at once, neither SIGKILLed: the gateway through its shutdown hooks (exit 0); the worker,
+      // still starting (its hooks come once it is up), by the signal itself, with nothing yet to finish.
+      expect(await gateway.stop('SIGTERM', 15_000)).toBe(0);
+      await worker.stop('SIGTERM', 15_000);
+      expect([worker.child.exitCode, worker.child.signalCode]).toEqual([null, 'SIGTERM']);
+    } finally {
+      await Promise.all([gateway.stop('SIGKILL'), worker.stop('SIGKILL')]);
+    }
   });
 
   it('shuts down on SIGTERM while Redis is unreachable (a rolling restart during the outage)', async () => {

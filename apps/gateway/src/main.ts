@@ -63,6 +63,9 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
   });
   app.useLogger(app.get(PinoNestLogger));
+  // No more buffering: what starting up logs (waiting for Redis, say) is written as it happens, not once
+  // the app is up — a gateway started before Redis would otherwise say nothing at all.
+  app.flushLogs();
   // Whatever is logged while a request is handled (guards, services, the error filter) carries its
   // request id: each request runs in a logging context of its own from its first hook on.
   const context = await app.resolve(PinoLogger);

@@ -2,17 +2,19 @@ import 'reflect-metadata';
 import '@dossier/config/before-nest';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger as PinoNestLogger } from 'nestjs-pino';
-import { ConfigError, createRootLogger, loadWorkerConfig, logLevels, tuneHeap } from '@dossier/config';
+import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
+import { ConfigError, createRootLogger, loadWorkerConfig, tuneHeap } from '@dossier/config';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig();
   tuneHeap(config.heapGrowingPercent);
   const logger = createRootLogger('worker', config.logLevel, { format: config.logFormat });
+  // The app's logger from the first line, not a buffer: starting up runs the bootstrap hooks (they wait
+  // for Redis), and a worker started before Redis would otherwise say nothing until it came.
+  const params = { pinoHttp: { logger } };
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger), {
-    logger: logLevels(config.logLevel),
-    bufferLogs: true,
+    logger: new PinoNestLogger(new PinoLogger(params), params),
   });
   app.useLogger(app.get(PinoNestLogger));
   // Exit with 0 once the active jobs have finished: Nest's default re-raises the signal, so an orderly

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomBase62 } from '@dossier/domain';
-import type { GatewayConfig, RedisClient, RedisConnections } from '@dossier/config';
+import { throttledErrorLog, type GatewayConfig, type RedisClient, type RedisConnections } from '@dossier/config';
 import { lookupJobResultSchema, replyChannel, type LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
@@ -39,7 +39,8 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.replyTo) this.replied(message);
     });
-    subscriber.on('error', (err: Error) => this.logger.warn(`reply channel: ${err.message}`));
+    const logError = throttledErrorLog((message) => this.logger.warn(message));
+    subscriber.on('error', (err: Error) => logError('reply channel', err));
     await subscriber.subscribe(this.replyTo);
     this.poller = setInterval(() => void this.pollSettled(), FALLBACK_POLL_MS);
     this.poller.unref();

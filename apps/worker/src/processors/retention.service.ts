@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
-import type { RedisConnections, WorkerConfig } from '@dossier/config';
+import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository } from '@dossier/persistence';
 import { LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
@@ -33,6 +33,8 @@ export interface RetentionOutcome {
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('retention');
+  /** The queue's and the consumer's connection errors: one line per 10 s while Redis is away. */
+  private readonly logRedisError = throttledErrorLog((message) => this.logger.warn(message));
   private queue?: Queue;
   private worker?: Worker;
 
@@ -51,6 +53,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     if (!maintenance) return;
     const prefix = this.config.queuePrefix;
     this.queue = new Queue(MAINTENANCE_QUEUE, { prefix, connection: this.redis.queues() });
+    this.queue.on('error', (err) => this.logRedisError(MAINTENANCE_QUEUE, err));
     await this.queue.upsertJobScheduler(
       RETENTION_SCHEDULER_ID,
       { every: maintenance.intervalMs },
@@ -66,7 +69,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
       concurrency: 1,
       autorun: false,
     });
-    this.worker.on('error', (err) => this.logger.error(`maintenance worker: ${err.message}`));
+    this.worker.on('error', (err) => this.logRedisError('maintenance worker', err));
     this.worker.on('failed', (_job, err) => this.logger.warn(`retention pass failed: ${err.message}`));
     void this.worker.run().catch((err: unknown) => this.logger.error(`maintenance worker stopped: ${String(err)}`));
     await this.worker.waitUntilReady();

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import type { RedisConnections, WorkerConfig } from '@dossier/config';
+import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
 import {
   SIGNATURE_HEADER,
   WEBHOOK_BACKOFF,
@@ -43,6 +43,8 @@ export class WebhookDeliveryService
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('webhooks');
+  /** The queue's and the consumer's connection errors: one line per 10 s while Redis is away. */
+  private readonly logRedisError = throttledErrorLog((message) => this.logger.warn(message));
   private readonly webhooks: WebhooksRepository;
   private readonly batches: BatchesRepository;
   /** The delivery queue (retention cleans its finished jobs: each holds a lookup's envelope). */
@@ -71,6 +73,7 @@ export class WebhookDeliveryService
         removeOnFail: { ...config.jobRetention.failed },
       },
     });
+    this.queue.on('error', (err) => this.logRedisError(WEBHOOK_QUEUE, err));
   }
 
   /**
@@ -140,7 +143,7 @@ export class WebhookDeliveryService
       concurrency: this.config.webhooks.concurrency,
       settings: { backoffStrategy: (attemptsMade: number) => webhookBackoffMs(attemptsMade, baseMs) },
     });
-    this.worker.on('error', (err) => this.logger.error(`webhook worker: ${err.message}`));
+    this.worker.on('error', (err) => this.logRedisError('webhook worker', err));
     this.logger.log(
       `consuming ${WEBHOOK_QUEUE} (concurrency ${this.config.webhooks.concurrency}, ${this.attempts} attempts)`,
     );
