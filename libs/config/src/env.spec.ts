@@ -1,4 +1,11 @@
-import { ConfigError, loadBenchConfig, loadCliConfig, loadGatewayConfig, loadWorkerConfig } from './env';
+import {
+  ConfigError,
+  loadBenchConfig,
+  loadCliConfig,
+  loadGatewayConfig,
+  loadProviderSettings,
+  loadWorkerConfig,
+} from './env';
 import { redisOptionsFromUrl } from './redis';
 
 describe('config', () => {
@@ -165,6 +172,15 @@ describe('config', () => {
     for (const bad of ['1e2', '0x10', '.5', 'fast'])
       expect(() => loadGatewayConfig({ RATE_LIMIT_RPS: bad })).toThrow(/RATE_LIMIT_RPS: expected a decimal number/);
     expect(() => loadWorkerConfig({ WORKER_SHUTDOWN_GRACE_MS: '1e4' })).toThrow(/WORKER_SHUTDOWN_GRACE_MS/);
+  });
+
+  it('reads a blank provider setting as unset, as every other variable (a blank key must not switch a provider on)', () => {
+    const env = { HUNTER_API_KEY: '  ', HUNTER_BASE_URL: '', PDL_API_KEY: 'k' };
+    expect(loadProviderSettings(['HUNTER_API_KEY', 'HUNTER_BASE_URL', 'PDL_API_KEY'], env)).toEqual({
+      HUNTER_API_KEY: undefined,
+      HUNTER_BASE_URL: undefined,
+      PDL_API_KEY: 'k',
+    });
   });
 
   it('rejects unknown lookup kinds', () => {

@@ -182,9 +182,13 @@ export const ENV_NAMES: Readonly<Record<'gateway' | 'worker' | 'cli', readonly s
   cli: Object.keys(cliSchema.shape),
 };
 
+/** Empty counts as unset, and so does a value of spaces only (a `KEY= ` left in an env file). */
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
+}
+
 function parse<T extends z.ZodTypeAny>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
-  // Empty counts as unset, and so does a value of spaces only (a `KEY= ` left in an env file).
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => isSet(v)));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
@@ -382,12 +386,15 @@ export function loadCliConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 export type CliConfig = ReturnType<typeof loadCliConfig>;
 
-/** The raw values of the given provider configuration keys (API keys, base URLs). Read here and only here. */
+/**
+ * The raw values of the given provider configuration keys (API keys, base URLs). Read here and only here;
+ * a blank one is unset, as for every other variable (`HUNTER_API_KEY=' '` must not switch Hunter on).
+ */
 export function loadProviderSettings(
   keys: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, string | undefined> {
-  return Object.fromEntries(keys.map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  return Object.fromEntries(keys.map((k) => [k, isSet(env[k]) ? env[k] : undefined]));
 }
 
 const benchSchema = z.object({
