@@ -283,6 +283,34 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     }
   });
 
+  it('exits 1 when started while Postgres is unreachable, naming DATABASE_URL (never its password) in a JSON line', async () => {
+    const port = await freePort(); // nothing listens there
+    const env = {
+      ...stack.env,
+      DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/dossier`,
+      LOG_FORMAT: 'json',
+    };
+    const apps = [
+      AppProcess.start('gateway-nodb', DIST.gateway, { ...env, PORT: String(await freePort()), HOST: '127.0.0.1' }),
+      AppProcess.start('worker-nodb', DIST.worker, { ...env, WORKER_HEALTH_PORT: String(await freePort()) }),
+    ];
+    try {
+      for (const app of apps) {
+        expect(await app.exited).toBe(1);
+        expect(app.logs).toMatch(
+          new RegExp(
+            `^\\{"level":"fatal".*"msg":"cannot reach Postgres at 127\\.0\\.0\\.1:${port}/dossier \\(DATABASE_URL\\): connect ECONNREFUSED`,
+            'm',
+          ),
+        );
+        expect(app.logs).not.toContain('s3cret');
+        expect(app.logs).not.toMatch(/^\s+at /m);
+      }
+    } finally {
+      await Promise.all(apps.map((app) => app.stop('SIGKILL')));
+    }
+  });
+
   it('shuts down on SIGTERM while Redis is unreachable (a rolling restart during the outage)', async () => {
     // A gateway of its own behind a proxy of its own: the shared gateway keeps its Redis.
     const proxy = await TcpProxy.forUrl(testEnv.redisUrl).start();

@@ -5,7 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigError, createRootLogger, loadGatewayConfig, logLevels, tuneHeap } from '@dossier/config';
+import { ConfigError, createRootLogger, loadGatewayConfig, tuneHeap } from '@dossier/config';
+import { unreachableDatabase } from '@dossier/persistence';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
@@ -57,15 +58,23 @@ async function bootstrap(): Promise<void> {
   });
   installJsonBodyParser(fastify);
 
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
-    bodyParser: false,
-    logger: logLevels(config.logLevel),
-    bufferLogs: true,
-  });
+  // The app's logger from the first line, not a buffer: what starting up logs (waiting for Redis, a failure)
+  // is a JSON line as it happens. A failure reaches the catch below (abortOnError: false) to be named.
+  const params = { pinoHttp: { logger }, useExisting: true as const };
+  let app: NestFastifyApplication;
+  try {
+    app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
+      bodyParser: false,
+      logger: new PinoNestLogger(new PinoLogger(params), params),
+      abortOnError: false,
+    });
+  } catch (err) {
+    const db = unreachableDatabase(err, config.databaseUrl);
+    if (db === null) throw err;
+    logger.fatal(db);
+    process.exit(1);
+  }
   app.useLogger(app.get(PinoNestLogger));
-  // No more buffering: what starting up logs (waiting for Redis, say) is written as it happens, not once
-  // the app is up — a gateway started before Redis would otherwise say nothing at all.
-  app.flushLogs();
   // Whatever is logged while a request is handled (guards, services, the error filter) carries its
   // request id: each request runs in a logging context of its own from its first hook on.
   const context = await app.resolve(PinoLogger);

@@ -62,3 +62,20 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * What to tell an operator when a process cannot start because Postgres is unreachable: the server and
+ * database `DATABASE_URL` names (never its password) and why; null for any other failure.
+ */
+export function unreachableDatabase(err: unknown, databaseUrl: string): string | null {
+  if (!isDatabaseUnavailable(err)) return null;
+  let where = 'the server';
+  try {
+    const url = new URL(databaseUrl);
+    where = `${url.hostname}:${url.port || '5432'}${url.pathname}`;
+  } catch {
+    // an unparseable URL was refused at boot already; say nothing of it here
+  }
+  const why = err instanceof Error ? err.message : String(err);
+  return `cannot reach Postgres at ${where} (DATABASE_URL): ${why}`;
+}
