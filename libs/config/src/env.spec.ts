@@ -82,6 +82,8 @@ describe('config', () => {
     [{ ADMIN_PASSWORD: 'x' }, 'ADMIN_USER/ADMIN_PASSWORD'],
     [{ ADMIN_USER: 'ops:team', ADMIN_PASSWORD: 'x' }, 'ADMIN_USER: must not contain ":"'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'redis://127.0.0.1:6379/cache' }, 'REDIS_URL: must be redis://'],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL: must be redis://'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'],

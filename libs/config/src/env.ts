@@ -30,7 +30,12 @@ const costs = {
 const common = {
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/dossier'),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  REDIS_URL: z
+    .string()
+    .url()
+    // redis:// or rediss://, and a database number when the path names one: `redis://h/x` was read as db 0
+    .refine((v) => /^rediss?:\/\/[^/]*(\/\d{0,5})?$/.test(v), 'must be redis://[user:password@]host[:port][/db number]')
+    .default('redis://127.0.0.1:6379'),
   /** Default `dossier`, or `{dossier}` with REDIS_CLUSTER_NODES (see queuePrefixOf). */
   QUEUE_PREFIX: z
     .string()
