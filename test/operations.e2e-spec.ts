@@ -430,6 +430,28 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
       }
     });
 
+    it('limits guessing the admin password per address: wrong credentials spend its bucket, then 429; the right ones still open', async () => {
+      const gateway = await stack.startGateway({
+        QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-adminlimit`,
+        ADMIN_USER: ADMIN.user,
+        ADMIN_PASSWORD: ADMIN.password,
+        RATE_LIMIT_BURST: '3',
+        RATE_LIMIT_RPS: '0.1',
+      });
+      const own = new Api(gateway.baseUrl);
+      const guesses = [];
+      for (let i = 0; i < 4; i++)
+        guesses.push(await own.get<Json>('/admin/queues', { headers: basic(ADMIN.user, `guess-${i}`) }));
+      expect(guesses.map((g) => g.status)).toEqual([401, 401, 401, 429]);
+      expect(guesses.map((g) => g.headers.get('ratelimit-remaining'))).toEqual(['2', '1', '0', '0']);
+      expect(Number(guesses[3]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(guesses[3]!.body).toMatchObject({ status: 'error', error: { code: 'rate_limited' } });
+      // no credentials (a browser's first request) spends nothing and gets the challenge; the right ones open
+      const bare = await own.get('/admin/queues');
+      expect([bare.status, bare.headers.get('ratelimit-remaining')]).toEqual([401, null]);
+      expect((await own.get('/admin/queues', { headers: basic(ADMIN.user, ADMIN.password) })).status).toBe(200);
+    });
+
     it('opens the board, its API and its static files to the admin credentials', async () => {
       const headers = basic(ADMIN.user, ADMIN.password);
       const page = await api.get('/admin/queues', { headers });

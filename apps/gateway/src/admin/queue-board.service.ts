@@ -6,6 +6,7 @@ import type { GatewayConfig } from '@dossier/config';
 import type { LookupQueues } from '@dossier/contracts';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES } from '../infra/tokens';
 import { registerAdminScope } from './admin-scope';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
@@ -21,11 +22,12 @@ export class QueueBoardService implements OnModuleInit {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly limiter: RateLimiterService,
   ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    registerAdminScope(fastify, QUEUE_BOARD_PATH, this.config.admin, async (scope) => {
+    registerAdminScope(fastify, QUEUE_BOARD_PATH, this.config.admin, this.limiter, async (scope) => {
       if (this.config.admin === null) {
         // Never reached (the scope's hook refuses first): routes, so that the refusal is a 401, not a 404.
         scope.all('/', closed);

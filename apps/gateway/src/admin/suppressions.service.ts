@@ -8,6 +8,7 @@ import { SuppressionsRepository, type SuppressionRow } from '@dossier/persistenc
 import { parseBody } from '../http/validation';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { registerAdminScope } from './admin-scope';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 export const SUPPRESSIONS_PATH = '/admin/suppressions';
 
@@ -37,11 +38,12 @@ export class SuppressionsService implements OnModuleInit {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(SuppressionsRepository) private readonly list: SuppressionsRepository,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly limiter: RateLimiterService,
   ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    registerAdminScope(fastify, SUPPRESSIONS_PATH, this.config.admin, (scope) => {
+    registerAdminScope(fastify, SUPPRESSIONS_PATH, this.config.admin, this.limiter, (scope) => {
       scope.get('/', async () => ({ status: 'success', suppressions: (await this.list.list()).map(view) }));
       scope.post('/', async (request, reply) => {
         const subject = parseSuppressionSubject(parseBody(addBody, request.body));
