@@ -78,6 +78,8 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
         SMTP_PROBE_PORT: String(smtp.port),
         SMTP_HELO_NAME: 'probe.dossier.test',
         SMTP_MAIL_FROM: 'verify@dossier.test',
+        // The fake SMTP server is on loopback, which the probe refuses by default.
+        SMTP_PROBE_ALLOW_PRIVATE: 'true',
         GRAVATAR_ENABLED: 'true',
         GRAVATAR_BASE_URL: gravatar.url,
       },
@@ -275,6 +277,7 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
 
   it.each([
     [{ SMTP_PROBE_PORT: 'smtp' }, 'SMTP_PROBE_PORT must be a port number, got "smtp"'],
+    [{ SMTP_PROBE_ALLOW_PRIVATE: 'yes' }, 'SMTP_PROBE_ALLOW_PRIVATE must be true or false, got "yes"'],
     [{ DNS_SERVERS: 'resolver.example' }, 'DNS_SERVERS: expected IP addresses as host:port,…, got "resolver.example"'],
   ])('refuses to start a worker with %j, naming the variable', async (env, message) => {
     const worker = AppProcess.start('worker-bad-settings', DIST.worker, { ...stack.env, ...env });

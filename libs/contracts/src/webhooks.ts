@@ -134,7 +134,7 @@ for (const [net, bits] of [
 
 /**
  * Loopback, private, link-local, CGNAT, metadata, unspecified, multicast or reserved: never a webhook's
- * target. An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) is judged by its IPv4 rules
+ * target, nor an address the SMTP mailbox probe connects to (unless the operator allows them). An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) is judged by its IPv4 rules
  * (BlockList does so itself; a `::ffff:0:0/96` rule would make it refuse every IPv4 address).
  */
 export function isRefusedAddress(address: string): boolean {

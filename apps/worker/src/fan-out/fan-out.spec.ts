@@ -369,6 +369,7 @@ describe('FanOut', () => {
         SMTP_PROBE_PORT: String(smtp.port),
         SMTP_HELO_NAME: 'probe.dossier.test',
         SMTP_MAIL_FROM: 'verify@dossier.test',
+        SMTP_PROBE_ALLOW_PRIVATE: 'true',
       });
       const checks = PROVIDERS.filter((p) => p.id === 'email' || p.id === 'smtp') as Provider<'email'>[];
       const check = (email: string, deadline: number | null) => fan.run('email', { email }, checks, deadline);
@@ -389,6 +390,65 @@ describe('FanOut', () => {
       const next = await check('grace@acme.example', null);
       expect(outcomes(next)).toEqual({ email: 'found', smtp: 'found' });
       expect(next.items).toEqual([expect.objectContaining({ deliverability: 'deliverable' })]);
+    } finally {
+      await Promise.all([dns.close(), smtp.close()]);
+    }
+  });
+  it('does not probe a mail host on a loopback or private address unless SMTP_PROBE_ALLOW_PRIVATE=true, and charges nothing for that', async () => {
+    // Anyone can point their own domain's MX at 127.0.0.1, 10.x or 169.254.169.254: the worker must not
+    // speak SMTP to its own network on their behalf (SSRF), as webhooks may not call it.
+    const [dns, smtp] = await Promise.all([
+      FakeDns.start({
+        'inside.example': { mx: [[10, 'mx.inside.example']] },
+        'mx.inside.example': { a: ['127.0.0.1'] },
+      }),
+      FakeSmtp.start({ rcpt: { 'grace@inside.example': 'accept' } }),
+    ]);
+    try {
+      const settings = {
+        DNS_SERVERS: dns.server,
+        SMTP_PROBE: 'true',
+        SMTP_PROBE_PORT: String(smtp.port),
+        SMTP_HELO_NAME: 'probe.dossier.test',
+        SMTP_MAIL_FROM: 'verify@dossier.test',
+      };
+      const email = PROVIDERS.find((p) => p.id === 'email') as Provider<'email'>;
+      const smtpProbe = PROVIDERS.find((p) => p.id === 'smtp') as Provider<'email'>;
+      const detail = `could not connect to port ${smtp.port} of mx.inside.example: it resolves only to a loopback, private, link-local or metadata address (127.0.0.1), which the probe does not connect to`;
+
+      const refused = await fanOut(settings).fan.run(
+        'email',
+        { email: 'grace@inside.example' },
+        [email, smtpProbe],
+        null,
+      );
+      expect(refused.sources).toEqual([
+        { provider: 'email', outcome: 'found', took_ms: expect.any(Number) },
+        { provider: 'smtp', outcome: 'unknown', took_ms: expect.any(Number), detail },
+      ]);
+      // The address checks' verdict stands; the lookup is charged for what `email` found, as with a blocked port.
+      expect(refused.items).toEqual([
+        expect.objectContaining({ deliverability: 'unknown', reason: detail, sources: ['smtp', 'email'] }),
+      ]);
+      expect(refused.charge).toBe(true);
+      // The probe alone found nothing: free.
+      const alone = await fanOut(settings).fan.run('email', { email: 'grace@inside.example' }, [smtpProbe], null);
+      expect(alone.sources).toEqual([{ provider: 'smtp', outcome: 'unknown', took_ms: expect.any(Number), detail }]);
+      expect(alone.charge).toBe(false);
+      expect(smtp.sessions).toEqual([]);
+
+      const allowed = await fanOut({ ...settings, SMTP_PROBE_ALLOW_PRIVATE: 'true' }).fan.run(
+        'email',
+        { email: 'grace@inside.example' },
+        [email, smtpProbe],
+        null,
+      );
+      expect(Object.fromEntries(allowed.sources.map((s) => [s.provider, s.outcome]))).toEqual({
+        email: 'found',
+        smtp: 'found',
+      });
+      expect(allowed.items).toEqual([expect.objectContaining({ deliverability: 'deliverable' })]);
+      expect(smtp.sessions).toHaveLength(1);
     } finally {
       await Promise.all([dns.close(), smtp.close()]);
     }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isRefusedAddress } from '@dossier/contracts';
 import type { ParsedEmail } from '@dossier/domain';
 import type { MailboxProbe } from '../email-checks';
 import type { MailDns, MailHost } from '../mail-host';
@@ -11,6 +12,11 @@ export interface ProbeOptions {
   mailFrom: string;
   /** Budget of one connection, from connecting to the last reply. */
   timeoutMs: number;
+  /**
+   * `SMTP_PROBE_ALLOW_PRIVATE`: connect to loopback, private, link-local and metadata addresses too. Off, such
+   * an address is never connected to: anyone can point their own domain's MX at one (SSRF).
+   */
+  allowPrivate: boolean;
 }
 
 /** A TCP handshake with a live server takes well under a second: one not answered by then is not coming. */
@@ -23,7 +29,9 @@ const MAX_CONNECTIONS = 3;
  * without sending any: greeting, `EHLO` (`HELO` where EHLO is not understood), `MAIL FROM`, `RCPT TO` the
  * address, `RCPT TO` a made-up address at the same domain (does the domain accept anything?), `QUIT`.
  * Never `DATA`. The next host is tried only when one cannot be connected to; the first that answers
- * decides. Throws only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
+ * decides. An address the webhooks would refuse (`isRefusedAddress`: loopback, private, link-local,
+ * metadata…) is skipped unless `options.allowPrivate`; a host with no other address counts as one that
+ * cannot be connected to. Throws only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
  */
 export async function probeMailbox(
   hosts: readonly MailHost[],
@@ -40,7 +48,14 @@ export async function probeMailbox(
       unreachable.push(`${host}: ${'failure' in found ? found.failure : 'it has no address'}`);
       continue;
     }
-    for (const address of found.addresses) {
+    const allowed = options.allowPrivate ? found.addresses : found.addresses.filter((a) => !isRefusedAddress(a));
+    if (allowed.length === 0) {
+      unreachable.push(
+        `${host}: it resolves only to a loopback, private, link-local or metadata address (${found.addresses.join(', ')}), which the probe does not connect to`,
+      );
+      continue;
+    }
+    for (const address of allowed) {
       if (connections++ === MAX_CONNECTIONS) return cannotConnect(unreachable, options.port, true);
       const budget = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
       let session: SmtpSession;

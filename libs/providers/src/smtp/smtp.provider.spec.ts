@@ -48,6 +48,8 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       SMTP_HELO_NAME: HELO,
       SMTP_MAIL_FROM: FROM,
       DNS_SERVERS: dns.server,
+      // The fake listens on loopback, which the probe refuses to connect to by default.
+      SMTP_PROBE_ALLOW_PRIVATE: 'true',
     };
   });
   afterAll(async () => {
@@ -113,6 +115,62 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     expect((await lastSession()).slice(1, 3)).toEqual([`MAIL FROM:<${FROM}> SMTPUTF8`, 'RCPT TO:<José@probe.example>']);
   });
 
+  // Loopback only: a probe that did connect (the defect) must still not leave this machine.
+  it.each<[string, string, Record<string, DnsName>, string]>([
+    [
+      'an MX host with an A record on loopback',
+      'mx.loopback.example',
+      { 'loopback.example': { mx: [[10, 'mx.loopback.example']] }, 'mx.loopback.example': { a: ['127.0.0.1'] } },
+      '127.0.0.1',
+    ],
+    [
+      'an MX host with only an AAAA record on loopback',
+      'mx.loopback6.example',
+      { 'loopback6.example': { mx: [[10, 'mx.loopback6.example']] }, 'mx.loopback6.example': { aaaa: ['::1'] } },
+      '::1',
+    ],
+    ['an MX written as an address', '127.0.0.1', { 'literal.example': { mx: [[10, '127.0.0.1']] } }, '127.0.0.1'],
+    [
+      'no MX: the domain itself, on loopback',
+      'implicit.example',
+      { 'implicit.example': { a: ['127.0.0.2'] } },
+      '127.0.0.2',
+    ],
+  ])(
+    'connects to no loopback, private, link-local or metadata address by default: %s',
+    async (_name, host, names, address) => {
+      for (const [name, answer] of Object.entries(names)) dns.set(name, answer);
+      const email = `grace@${Object.keys(names)[0]}`;
+      smtp.script = { rcpt: { [email]: 'accept' } };
+      const { SMTP_PROBE_ALLOW_PRIVATE: _allowed, ...defaults } = settings;
+      const before = smtp.sessions.length;
+      const answer = await smtpProvider.lookup(
+        'email',
+        { email },
+        unguardedContext(AbortSignal.timeout(10_000), defaults),
+      );
+      const detail =
+        `could not connect to port ${smtp.port} of ${host}: it resolves only to a loopback, private, ` +
+        `link-local or metadata address (${address}), which the probe does not connect to`;
+      expect(answer).toEqual({
+        outcome: 'unknown',
+        items: [expect.objectContaining({ deliverability: 'unknown', reason: detail, sources: ['smtp'] })],
+        detail,
+      });
+      expect(smtp.sessions.length).toBe(before);
+    },
+  );
+
+  it('probes a loopback mail host as before with SMTP_PROBE_ALLOW_PRIVATE=true (tests, closed networks)', async () => {
+    dns.set('loopback.example', { mx: [[10, 'mx.loopback.example']] });
+    dns.set('mx.loopback.example', { a: ['127.0.0.1'] });
+    smtp.script = { rcpt: { 'grace@loopback.example': 'accept' } };
+    const before = smtp.sessions.length;
+    const answer = await lookup({ email: 'grace@loopback.example' }, { SMTP_PROBE_ALLOW_PRIVATE: 'true' });
+    expect(answer).toMatchObject({ outcome: 'found', items: [{ deliverability: 'deliverable' }] });
+    expect(smtp.sessions.length).toBe(before + 1);
+  });
+
   it('sends nothing but the envelope in any case', () => {
     expect(smtp.sessions.length).toBeGreaterThan(0);
     for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
@@ -150,12 +208,16 @@ describe('smtpProvider settings', () => {
     expect(smtpProvider.isConfigured({ SMTP_PROBE: 'true' })).toBe(true);
   });
 
-  it('defaults to port 25, a 10 s budget, the host name and verify@<host name>', () => {
+  it('defaults to port 25, a 10 s budget, the host name, verify@<host name> and public addresses only', () => {
     expect(probeOptionsOf({}, 'mail.example.org')).toEqual({
       port: 25,
       timeoutMs: 10_000,
       heloName: 'mail.example.org',
       mailFrom: 'verify@mail.example.org',
+      allowPrivate: false,
+    });
+    expect(probeOptionsOf({ SMTP_PROBE_ALLOW_PRIVATE: 'true' }, 'mail.example.org')).toMatchObject({
+      allowPrivate: true,
     });
   });
 
@@ -177,6 +239,10 @@ describe('smtpProvider settings', () => {
     [{ SMTP_PROBE: 'true', ...FQDN, SMTP_PROBE_PORT: '25x' }, 'SMTP_PROBE_PORT must be a port number, got "25x"'],
     [{ SMTP_PROBE: 'true', ...FQDN, SMTP_TIMEOUT_MS: '10' }, 'SMTP_TIMEOUT_MS must be 100 to 120000 (ms), got "10"'],
     [{ SMTP_PROBE: 'true', SMTP_HELO_NAME: 'bad name' }, 'SMTP_HELO_NAME must be a host name, got "bad name"'],
+    [
+      { SMTP_PROBE: 'true', ...FQDN, SMTP_PROBE_ALLOW_PRIVATE: 'yes' },
+      'SMTP_PROBE_ALLOW_PRIVATE must be true or false, got "yes"',
+    ],
     [
       { SMTP_PROBE: 'true', ...FQDN, SMTP_MAIL_FROM: 'nobody' },
       'SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "nobody"',

@@ -33,7 +33,10 @@ export function probeOptionsOf(
   const from = parseEmail(mailFrom);
   if (!from.syntaxValid || /[^\x00-\x7f]/.test(from.normalized))
     throw new Error(`SMTP_MAIL_FROM must be a plain ASCII e-mail address, got "${mailFrom}"`);
-  return { port, timeoutMs, heloName, mailFrom: from.normalized };
+  const allowPrivate = settings['SMTP_PROBE_ALLOW_PRIVATE'];
+  if (allowPrivate !== undefined && allowPrivate !== 'true' && allowPrivate !== 'false')
+    throw new Error(`SMTP_PROBE_ALLOW_PRIVATE must be true or false, got "${allowPrivate}"`);
+  return { port, timeoutMs, heloName, mailFrom: from.normalized, allowPrivate: allowPrivate === 'true' };
 }
 
 function integer(value: string | undefined, fallback: number): number {
@@ -48,13 +51,22 @@ function integer(value: string | undefined, fallback: number): number {
  *
  * `found` when the server said yes (deliverable, or risky: catch-all, full mailbox) or no (undeliverable);
  * `unknown`, with the reason, when it could not tell (greylisting, a policy refusal, a server that hangs,
- * a refused or blocked port, DNS that could not answer); `not_found` when the domain has no mail host to
- * ask (the `email` provider says why).
+ * a refused or blocked port, a mail host with only loopback, private, link-local or metadata addresses
+ * unless `SMTP_PROBE_ALLOW_PRIVATE=true`, DNS that could not answer); `not_found` when the domain has no
+ * mail host to ask (the `email` provider says why).
  */
 export const smtpProvider: Provider<'email'> = {
   id: ID,
   kinds: ['email'],
-  configKeys: ['SMTP_PROBE', 'SMTP_PROBE_PORT', 'SMTP_HELO_NAME', 'SMTP_MAIL_FROM', 'SMTP_TIMEOUT_MS', DNS_SERVERS_KEY],
+  configKeys: [
+    'SMTP_PROBE',
+    'SMTP_PROBE_PORT',
+    'SMTP_HELO_NAME',
+    'SMTP_MAIL_FROM',
+    'SMTP_TIMEOUT_MS',
+    'SMTP_PROBE_ALLOW_PRIVATE',
+    DNS_SERVERS_KEY,
+  ],
   // Connections to up to three hosts, each with SMTP_TIMEOUT_MS; never past the caller's wait either.
   defaultTimeoutMs: 30_000,
   transport: 'smtp',
@@ -62,7 +74,7 @@ export const smtpProvider: Provider<'email'> = {
   breaker: false,
   // The most direct check there is: the mailbox's own server. Its verdict takes the list facts into account.
   precedence: 20,
-  // At boot: SMTP_PROBE itself, and — when the probe is on — its identity, port, budget and resolvers.
+  // At boot: SMTP_PROBE itself, and — when the probe is on — its identity, port, budget, address rule and resolvers.
   validateSettings(settings) {
     const probe = settings['SMTP_PROBE'];
     if (probe !== undefined && probe !== 'true' && probe !== 'false')
