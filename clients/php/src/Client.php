@@ -48,7 +48,7 @@ final class Client
      * @param float $retryMaxDelay backoff cap in seconds
      */
     public function __construct(
-        ?string $apiKey = null,
+        #[\SensitiveParameter] ?string $apiKey = null,
         ?string $baseUrl = null,
         private readonly float $timeout = 30.0,
         int $maxRetries = 2,
@@ -92,7 +92,7 @@ final class Client
      */
     public static function register(
         string $email,
-        string $password,
+        #[\SensitiveParameter] string $password,
         ?string $baseUrl = null,
         float $timeout = 30.0,
         int $maxRetries = 2,
@@ -103,7 +103,7 @@ final class Client
     /** Logs in and issues a new key: $response->apiKey, $response->keyId. */
     public static function login(
         string $email,
-        string $password,
+        #[\SensitiveParameter] string $password,
         ?string $baseUrl = null,
         float $timeout = 30.0,
         int $maxRetries = 2,
@@ -455,7 +455,7 @@ final class Client
     }
 
     /** @param array<string, string> $body */
-    private static function anonymous(string $path, array $body, ?string $baseUrl, float $timeout, int $maxRetries): Response
+    private static function anonymous(string $path, #[\SensitiveParameter] array $body, ?string $baseUrl, float $timeout, int $maxRetries): Response
     {
         self::checkOptions($timeout, $maxRetries, 0.5, 8.0);
         $http = new HttpTransport(self::normalizeBaseUrl($baseUrl), null, $timeout, $maxRetries, 0.5, 8.0);

@@ -34,7 +34,7 @@ final class Webhook
      * @return array<string, mixed> the event: id, type, created_at, data
      * @throws SignatureVerificationException
      */
-    public static function verify(string $payload, ?string $header, string $secret, ?int $tolerance = self::DEFAULT_TOLERANCE, ?int $now = null): array
+    public static function verify(string $payload, ?string $header, #[\SensitiveParameter] string $secret, ?int $tolerance = self::DEFAULT_TOLERANCE, ?int $now = null): array
     {
         if ($secret === '') {
             throw new SignatureVerificationException('no webhook secret given');
@@ -61,13 +61,13 @@ final class Webhook
     }
 
     /** The hex HMAC-SHA256 of "<timestamp>.<payload>" keyed with the secret (what the server sends as v1=). */
-    public static function sign(string $secret, string $payload, int $timestamp): string
+    public static function sign(#[\SensitiveParameter] string $secret, string $payload, int $timestamp): string
     {
         return hash_hmac('sha256', $timestamp . '.' . $payload, $secret);
     }
 
     /** A whole header value for $payload signed at $timestamp, as the server builds it. */
-    public static function signatureHeader(string $secret, string $payload, int $timestamp): string
+    public static function signatureHeader(#[\SensitiveParameter] string $secret, string $payload, int $timestamp): string
     {
         return 't=' . $timestamp . ',v1=' . self::sign($secret, $payload, $timestamp);
     }

@@ -9,6 +9,7 @@ use Dossier\Exception\DossierException;
 use Dossier\Exception\InvalidArgumentException;
 use Dossier\Response;
 use Dossier\SearchResult;
+use Dossier\Webhook;
 
 final class ClientTest extends TestCase
 {
@@ -289,6 +290,39 @@ final class ClientTest extends TestCase
         // Only the printed form is shortened.
         $this->assertSame([$key, $key, 'whsec_SECRETVALUE000'], [$registered->apiKey, $loggedIn->data['api_key'], $hook->secret]);
         $this->assertStringContainsString($key, $loggedIn->rawBody);
+    }
+
+    public function testAnExceptionTraceNeverShowsAKeyPasswordOrSecret(): void
+    {
+        // PHP's own defaults (no php.ini, as in the official Docker image) print each call's arguments in
+        // a trace, strings up to 15 characters whole: a short password in full, a key's or a secret's start.
+        $ignoreArgs = ini_set('zend.exception_ignore_args', '0');
+        $maxLen = ini_set('zend.exception_string_param_max_len', '1000');
+        try {
+            $this->server->script([self::error(401, 'invalid_credentials'), self::error(409, 'email_taken')]);
+            $traces = [];
+            foreach ([
+                fn () => Client::login('a@example.com', 'SECRETpw', baseUrl: $this->server->baseUrl),
+                fn () => Client::register('a@example.com', 'SECRETpw', baseUrl: $this->server->baseUrl),
+                fn () => new Client('dsk_SECRETKEYVALUE0000000000', $this->server->baseUrl, timeout: -1.0),
+                fn () => Webhook::verify('{}', 't=1,v1=' . str_repeat('0', 64), 'whsec_SECRETVALUE000', null),
+            ] as $call) {
+                try {
+                    $call();
+                    $this->fail('expected an exception');
+                } catch (DossierException $e) {
+                    $traces[] = (string) $e;
+                }
+            }
+            foreach ($traces as $trace) {
+                $this->assertStringContainsString('Stack trace', $trace);
+                $this->assertStringNotContainsString('SECRET', $trace);
+            }
+            $this->assertStringContainsString("'a@example.com'", $traces[0]); // other arguments still show
+        } finally {
+            ini_set('zend.exception_ignore_args', (string) $ignoreArgs);
+            ini_set('zend.exception_string_param_max_len', (string) $maxLen);
+        }
     }
 
     public function testAccountAndKeyManagement(): void

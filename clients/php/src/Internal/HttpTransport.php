@@ -39,7 +39,7 @@ final class HttpTransport
 
     public function __construct(
         private readonly string $baseUrl,
-        private readonly ?string $apiKey,
+        #[\SensitiveParameter] private readonly ?string $apiKey,
         private readonly float $timeout,
         private readonly int $maxRetries,
         private readonly float $retryBaseDelay,

@@ -10,13 +10,13 @@ namespace Dossier\Internal;
 final class Redact
 {
     /** "dsk_live_abc…" → "dsk_live…" */
-    public static function apiKey(string $key): string
+    public static function apiKey(#[\SensitiveParameter] string $key): string
     {
         return substr($key, 0, 8) . '…';
     }
 
     /** "whsec_abc…" → "whsec_…" */
-    public static function secret(string $secret): string
+    public static function secret(#[\SensitiveParameter] string $secret): string
     {
         return substr($secret, 0, 6) . '…';
     }
