@@ -7,8 +7,8 @@ import os
 import re
 import time
 import uuid
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
-from urllib.parse import quote
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar
+from urllib.parse import quote, urlencode
 
 from ._errors import SearchTimeoutError
 from ._json import as_dict, dict_list
@@ -19,6 +19,7 @@ from ._models import (
     CreatedWebhook,
     IssuedKey,
     Registration,
+    SearchHistory,
     SearchResult,
     WebhookDelivery,
     WebhookEndpoint,
@@ -356,6 +357,49 @@ class Client:
                 result, deadline, lambda p: self._fetch_search(p.search_id, idempotency_key=None)
             )
         return result
+
+    # -- search history -------------------------------------------------------
+
+    def list_searches(
+        self,
+        *,
+        kind: Optional[str] = None,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> SearchHistory:
+        """``GET /v1/searches``: one page of the account's own searches, newest
+        first, without inputs or results (free). ``kind`` is person, company,
+        email or phone; ``since`` (inclusive) and ``until`` (exclusive) are RFC
+        3339 times; ``limit`` is 1–100 (server default 20); ``cursor`` is the
+        previous page's ``next_cursor``, sent with the same filters.
+        :meth:`iter_searches` follows the cursors for you."""
+        params = (("kind", kind), ("since", since), ("until", until), ("limit", limit), ("cursor", cursor))
+        query = urlencode([(k, v) for k, v in params if v is not None])
+        raw = self._transport.request(
+            "GET", "/v1/searches" + (f"?{query}" if query else ""), api_key=self.api_key
+        )
+        return SearchHistory(raw.body, headers=raw.headers, http_status=raw.status)
+
+    def iter_searches(
+        self,
+        *,
+        kind: Optional[str] = None,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Iterator[Dict[str, Any]]:
+        """Every search :meth:`list_searches` lists with these filters, newest
+        first, fetching page after page (``limit`` per request) until
+        ``next_cursor`` is ``None``."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list_searches(kind=kind, since=since, until=until, limit=limit, cursor=cursor)
+            yield from page.searches
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
 
     # -- batch ----------------------------------------------------------------
 

@@ -21,6 +21,7 @@ __all__ = [
     "CreatedWebhook",
     "WebhookDelivery",
     "WebhookEvent",
+    "SearchHistory",
 ]
 
 
@@ -223,6 +224,32 @@ class BatchResult(_Settling):
             f"BatchResult(status={self.status!r}, batch_id={self.batch_id!r}, "
             f"items={len(self.items)}, credits_remaining={self.credits_remaining!r})"
         )
+
+
+class SearchHistory(Response):
+    """One page of ``GET /v1/searches`` (``client.list_searches``), newest first.
+
+    Attributes:
+        searches: one dict per search: ``search_id``, ``kind``, ``status``
+            (``pending``, ``succeeded`` or ``failed``), ``created_at``,
+            ``completed_at``, ``credits_spent``, ``permissible_purpose``,
+            ``result_count`` (no inputs or results: see ``get_search``).
+        next_cursor: pass it as ``cursor`` (with the same filters) for the next
+            page; ``None`` on the last page.
+    """
+
+    def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:
+        super().__init__(raw, **kw)
+        self.searches: List[Dict[str, Any]] = dict_list(raw.get("searches"))
+        self.next_cursor: Optional[str] = opt_str(raw.get("next_cursor"))
+
+    @property
+    def has_more(self) -> bool:
+        """``True`` when another page follows (``next_cursor`` is set)."""
+        return self.next_cursor is not None
+
+    def __repr__(self) -> str:
+        return f"SearchHistory(searches={len(self.searches)}, next_cursor={self.next_cursor!r})"
 
 
 class Account(Response):

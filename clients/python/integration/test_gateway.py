@@ -189,6 +189,20 @@ class LookupsTest(unittest.TestCase):
 
 
 
+class SearchHistoryTest(unittest.TestCase):
+    def test_pages_of_the_accounts_own_searches(self) -> None:
+        _, _, client = new_account("history")
+        done = [client.verify_phone(PHONE).search_id for _ in range(3)]
+        first = client.list_searches(kind="phone", limit=2)
+        self.assertEqual([s["search_id"] for s in first.searches], done[:0:-1])
+        self.assertEqual(first.searches[0]["status"], "succeeded")
+        self.assertIsNotNone(first.next_cursor)
+        self.assertEqual([s["search_id"] for s in client.iter_searches(kind="phone", limit=2)], done[::-1])
+        self.assertEqual(client.list_searches(kind="email").searches, [])
+        _, _, other = new_account("history-other")
+        self.assertEqual(other.list_searches().searches, [])
+
+
 class BatchTest(unittest.TestCase):
     def test_batch_with_a_valid_and_an_invalid_item(self) -> None:
         _, _, client = new_account("batch")
