@@ -186,6 +186,27 @@ describe('Dossier gateway (integration)', () => {
     );
   });
 
+  test("listSearches pages the account's searches newest first; iterSearches follows next_cursor", async () => {
+    const first = await client.listSearches({ kind: 'phone', limit: 2 });
+    assert.equal(first.searches.length, 2);
+    assert.ok(first.next_cursor);
+    const phones: string[] = [];
+    const created: string[] = [];
+    for await (const s of client.iterSearches({ kind: 'phone', limit: 2 })) {
+      assert.equal(s.kind, 'phone');
+      assert.equal(s.status, 'succeeded');
+      phones.push(s.search_id);
+      created.push(s.created_at);
+    }
+    assert.equal(phones.length, 3, 'the three charged phone lookups');
+    assert.deepEqual(
+      phones.slice(0, 2),
+      first.searches.map((s) => s.search_id),
+    );
+    assert.deepEqual(created, [...created].sort().reverse());
+    await assert.rejects(client.listSearches({ limit: 0 }), ValidationError);
+  });
+
   test('login returns a new key; createKey/listKeys work; a revoked key raises AuthenticationError', async () => {
     const login = await Client.login({ email, password: PASSWORD, baseUrl });
     assert.equal(login.status, 'success');

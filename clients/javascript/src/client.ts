@@ -20,6 +20,9 @@ import type {
   PersonSearchParams,
   PhoneResult,
   RegisterResponse,
+  SearchHistoryParams,
+  SearchHistoryItem,
+  SearchHistoryResponse,
   SearchParams,
   SuccessEnvelope,
   VerifyEmailParams,
@@ -271,6 +274,48 @@ export class Client {
     const result = await plan.refetch(options ?? {});
     if (result.pending && options?.wait) return this.poll(result, plan, options);
     return result;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Search history
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * `GET /v1/searches`: one page of the account's own searches, newest first, without inputs or
+   * results (free). Pass the answer's `next_cursor` as `cursor`, with the same filters, for the
+   * next page; `iterSearches()` does that for you.
+   */
+  async listSearches(params: SearchHistoryParams = {}, options?: RequestOptions): Promise<SearchHistoryResponse> {
+    const query = new URLSearchParams();
+    for (const name of ['kind', 'since', 'until', 'limit', 'cursor'] as const) {
+      const value = params[name];
+      if (value !== undefined && value !== null) query.set(name, String(value));
+    }
+    const qs = query.toString();
+    const answer = await this.transport.send({
+      method: 'GET',
+      path: qs ? `/v1/searches?${qs}` : '/v1/searches',
+      retrySafe: true,
+      ...call(options),
+    });
+    return answer.body as SearchHistoryResponse;
+  }
+
+  /**
+   * Every search `listSearches()` lists with these filters, newest first, fetching page after page
+   * (`limit` per request) until `next_cursor` is `null`: `for await (const s of client.iterSearches({ kind: 'phone' }))`.
+   */
+  async *iterSearches(
+    params: Omit<SearchHistoryParams, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<SearchHistoryItem, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.listSearches({ ...params, cursor }, options);
+      yield* page.searches;
+      if (page.next_cursor === null || page.next_cursor === undefined) return;
+      cursor = page.next_cursor;
+    }
   }
 
   // -------------------------------------------------------------------------------------------

@@ -265,6 +265,47 @@ export interface AccountResponse {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Search history
+// ---------------------------------------------------------------------------------------------
+
+/** The filters of `listSearches()` / `iterSearches()` (`GET /v1/searches`); every one is optional. */
+export interface SearchHistoryParams {
+  /** Only searches of this kind (a `type: username` search is a `person` search). */
+  kind?: BatchKind | undefined;
+  /** RFC 3339 time: searches created at or after it. */
+  since?: string | undefined;
+  /** RFC 3339 time: searches created before it. */
+  until?: string | undefined;
+  /** Searches per page, 1–100 (server default 20). */
+  limit?: number | undefined;
+  /** The previous page's `next_cursor`, sent with the same filters. */
+  cursor?: string | undefined;
+}
+
+/** One search in the history (its inputs and results are at `getSearch(search_id)`). */
+export interface SearchHistoryItem {
+  search_id: string;
+  kind: BatchKind;
+  /** What `GET /v1/searches/{id}` answers as `202`, `200` or the `503` error envelope. */
+  status: 'pending' | 'succeeded' | 'failed';
+  created_at: string;
+  /** `null` while pending. */
+  completed_at: string | null;
+  credits_spent: number;
+  permissible_purpose: string | null;
+  /** `null` while pending and for a failed search. */
+  result_count: number | null;
+}
+
+/** `GET /v1/searches`: one page, newest first. */
+export interface SearchHistoryResponse {
+  status: 'success';
+  searches: SearchHistoryItem[];
+  /** Pass as `cursor` (with the same filters) for the next page; `null` on the last page. */
+  next_cursor: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Batch
 // ---------------------------------------------------------------------------------------------
 
