@@ -58,6 +58,19 @@ class IntegrationTest < Minitest::Test
     assert_equal 0, client.account.credits_remaining, "a refused lookup charges nothing"
   end
 
+  def test_search_history_pages_newest_first
+    _, reg = register
+    client = client_for(reg.api_key)
+    done = Array.new(3) { client.verify_phone(PHONE).search_id }
+    first = client.list_searches(kind: "phone", limit: 2)
+    assert_equal done.reverse.first(2), first.searches.map { |s| s["search_id"] }
+    assert_equal "succeeded", first.searches.first["status"]
+    refute_nil first.next_cursor
+    assert_equal done.reverse, client.each_search(kind: "phone", limit: 2).map { |s| s["search_id"] }
+    assert_empty client.list_searches(kind: "email").searches
+    assert_raises(Dossier::ValidationError) { client.list_searches(limit: 0) }
+  end
+
   def test_validation_errors_carry_field_details
     _, reg = register
     client = client_for(reg.api_key)

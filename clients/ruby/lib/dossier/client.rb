@@ -165,6 +165,41 @@ module Dossier
       wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
     end
 
+    # --- search history ------------------------------------------------------------------------
+
+    HISTORY_FILTERS = %i[kind since until limit cursor].freeze
+
+    # GET /v1/searches => Response with searches (one page, newest first: {"search_id", "kind", "status"
+    # ("pending"|"succeeded"|"failed"), "created_at", "completed_at", "credits_spent", "permissible_purpose",
+    # "result_count"}; no inputs or results) and next_cursor (nil on the last page). Free.
+    #   list_searches(kind: "person", since: "2026-11-01T00:00:00Z", limit: 50)
+    #   list_searches(kind: "person", since: "2026-11-01T00:00:00Z", limit: 50, cursor: page.next_cursor)
+    # kind: person, company, email or phone; since (inclusive) / until (exclusive): RFC 3339 times;
+    # limit: 1..100 (server default 20); cursor: the previous page's next_cursor, with the same filters.
+    def list_searches(**filters)
+      unknown = filters.keys - HISTORY_FILTERS
+      raise ArgumentError, "unknown filter(s) #{unknown.join(', ')}; use #{HISTORY_FILTERS.join(', ')}" if unknown.any?
+
+      query = URI.encode_www_form(filters.reject { |_, v| v.nil? }.map { |k, v| [k.to_s, v.to_s] })
+      Response.new(call(:get, query.empty? ? "/v1/searches" : "/v1/searches?#{query}"))
+    end
+
+    # Every search list_searches lists with these filters (no cursor:), newest first, fetching page after
+    # page until next_cursor is nil. With a block, yields each search Hash; without, returns an Enumerator.
+    def each_search(**filters, &block)
+      return enum_for(:each_search, **filters) unless block
+      raise ArgumentError, "each_search follows the cursors itself; give no cursor:" if filters.key?(:cursor)
+
+      cursor = nil
+      loop do
+        page = list_searches(**filters, cursor: cursor)
+        (page.searches || []).each(&block)
+        cursor = page.next_cursor
+        break if cursor.nil?
+      end
+      nil
+    end
+
     # --- batches -------------------------------------------------------------------------------
 
     # POST /v1/batch: up to 100 lookups in one call, each charged (or refused) on its own.

@@ -108,6 +108,16 @@ module Dossier
       body["deliveries"]
     end
 
+    # list_searches: Array of searches, newest first
+    def searches
+      body["searches"]
+    end
+
+    # list_searches: the cursor of the next page, nil on the last page
+    def next_cursor
+      body["next_cursor"]
+    end
+
     # The X-Request-Id header.
     def request_id
       headers["x-request-id"]

@@ -116,7 +116,9 @@ module Dossier
 
     def perform(method, path, body, headers)
       uri = @base_uri.dup
+      path, query = path.split("?", 2)
       uri.path = @base_uri.path.chomp("/") + path
+      uri.query = query
       req = build_request(method, uri, body, headers)
       http = Net::HTTP.new(uri.hostname, uri.port)
       http.use_ssl = uri.scheme == "https"
