@@ -110,6 +110,25 @@ final class GatewayTest extends TestCase
         }
     }
 
+    public function testTheSearchHistoryPagesNewestFirst(): void
+    {
+        $client = $this->client($this->register());
+        $done = [];
+        for ($i = 0; $i < 3; $i++) {
+            $done[] = $client->verifyPhone(self::PHONE)->searchId;
+        }
+        $newestFirst = array_reverse($done);
+
+        $first = $client->listSearches(kind: 'phone', limit: 2);
+        $this->assertSame(array_slice($newestFirst, 0, 2), array_column($first->searches, 'search_id'));
+        $this->assertSame('succeeded', $first->searches[0]['status']);
+        $this->assertIsString($first->nextCursor);
+        $this->assertSame($newestFirst, array_column(iterator_to_array($client->eachSearch(kind: 'phone', limit: 2), false), 'search_id'));
+        $this->assertSame([], $client->listSearches(kind: 'email')->searches);
+        $this->expectException(ValidationException::class);
+        $client->listSearches(limit: 0);
+    }
+
     public function testValidationErrorsCarryFieldDetails(): void
     {
         $client = $this->client($this->register());

@@ -237,6 +237,49 @@ final class Client
         return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
     }
 
+    // ---------------------------------------------------------------- search history
+
+    /**
+     * GET /v1/searches: one page of the account's own searches, newest first, without inputs or results
+     * (free). $response->searches lists [search_id, kind, status (pending|succeeded|failed), created_at,
+     * completed_at, credits_spent, permissible_purpose, result_count]; $response->nextCursor is null on the
+     * last page, else pass it as $cursor with the same filters (eachSearch() does that for you).
+     *
+     * @param string|null $kind person, company, email or phone
+     * @param string|null $since RFC 3339 time: searches created at or after it
+     * @param string|null $until RFC 3339 time: searches created before it
+     * @param int|null $limit searches per page, 1–100 (server default 20)
+     */
+    public function listSearches(?string $kind = null, ?string $since = null, ?string $until = null, ?int $limit = null, ?string $cursor = null): Response
+    {
+        $query = http_build_query(array_filter(
+            ['kind' => $kind, 'since' => $since, 'until' => $until, 'limit' => $limit, 'cursor' => $cursor],
+            static fn (mixed $v): bool => $v !== null,
+        ), '', '&', PHP_QUERY_RFC3986);
+
+        return $this->call('GET', '/v1/searches' . ($query === '' ? '' : '?' . $query));
+    }
+
+    /**
+     * Every search listSearches() lists with these filters, newest first, fetching page after page until
+     * next_cursor is null.
+     *
+     *     foreach ($client->eachSearch(kind: 'phone') as $search) { … $search['search_id'] … }
+     *
+     * @return \Generator<int, array<string, mixed>>
+     */
+    public function eachSearch(?string $kind = null, ?string $since = null, ?string $until = null, ?int $limit = null): \Generator
+    {
+        $cursor = null;
+        do {
+            $page = $this->listSearches($kind, $since, $until, $limit, $cursor);
+            foreach (is_array($page->data['searches'] ?? null) ? $page->data['searches'] : [] as $search) {
+                yield $search;
+            }
+            $cursor = is_string($page->data['next_cursor'] ?? null) ? $page->data['next_cursor'] : null;
+        } while ($cursor !== null);
+    }
+
     // ---------------------------------------------------------------- batches
 
     /**
