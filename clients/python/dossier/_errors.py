@@ -205,6 +205,8 @@ _BY_CODE = {
 }
 
 _BY_STATUS = {
+    # As in the JavaScript, Ruby and PHP clients: a 400 without the envelope (a proxy's) is a validation error.
+    400: ValidationError,
     401: AuthenticationError,
     402: InsufficientCreditsError,
     404: NotFoundError,

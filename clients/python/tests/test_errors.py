@@ -89,6 +89,13 @@ class ErrorMappingTest(FakeServerTest):
         self.assertIsNone(err.body)
         self.assertEqual(err.raw_body, "<html>Bad Gateway</html>")
 
+    def test_non_json_400_is_a_validation_error_as_in_the_other_clients(self) -> None:
+        self.server.route("GET", "/v1/account", answer(400, "<html>Bad Request</html>"))
+        with self.assertRaises(dossier.ValidationError) as ctx:
+            self.client().account()
+        self.assertEqual(ctx.exception.status, 400)
+        self.assertIsNone(ctx.exception.code)
+
     def test_non_json_success_body_is_an_error(self) -> None:
         self.server.route("GET", "/v1/account", answer(200, "not json"))
         with self.assertRaises(dossier.APIError) as ctx:
