@@ -44,8 +44,8 @@ export interface ClientOptions {
   /** Defaults to `http://localhost:3000`. A trailing slash is ignored. */
   baseUrl?: string | undefined;
   /**
-   * Timeout of one HTTP attempt in milliseconds (default 30 000). Keep it above the server's
-   * synchronous wait (10 s unless `serverWaitSeconds` says otherwise).
+   * Timeout of one HTTP attempt in milliseconds (default 30 000). A lookup asks the server to answer
+   * 2 s before it (`Prefer: wait`, when that is under the server's 10 s) and polls after the `202`.
    */
   timeoutMs?: number | undefined;
   /** Retries after the first attempt, on 429, 503 and connection failures (default 2). */
@@ -113,6 +113,9 @@ export interface GetSearchOptions extends RequestOptions {
   /** Overrides the client's `pollTimeoutMs` when `wait` is true. */
   pollTimeoutMs?: number | undefined;
 }
+
+/** The gateway's synchronous wait when `Prefer: wait` does not shorten it (its SYNC_WAIT_DEFAULT_S). */
+const SERVER_WAIT_S = 10;
 
 /** What the gateway accepts as an `Idempotency-Key` (API.md): 1–255 printable ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -493,6 +496,7 @@ export class Client {
     if (!wait) headers['Prefer'] = 'respond-async';
     else if (options.serverWaitSeconds !== undefined)
       headers['Prefer'] = `wait=${Math.max(0, Math.floor(options.serverWaitSeconds))}`;
+    else if (this.serverWaitFor(options) < SERVER_WAIT_S) headers['Prefer'] = `wait=${this.serverWaitFor(options)}`;
     const request: HttpRequest = { method: 'POST', path, body, headers, retrySafe: true, ...call(options) };
     const result = parse(await this.transport.send(request), idempotencyKey);
     if (result.pending && wait) return this.poll(result, plan(result), options);
@@ -524,6 +528,17 @@ export class Client {
         parse(await this.transport.send({ method: 'GET', path, retrySafe: true, ...call(options) }), idempotencyKey),
       timeout,
     };
+  }
+
+  /**
+   * How long the gateway may hold a lookup before its `202`, as the Python and PHP clients reckon it: its
+   * default, less when the caller's polling budget is shorter, and 2 s under one HTTP attempt's timeout
+   * (else every attempt would time out while the server still waits, and be retried).
+   */
+  private serverWaitFor(options: LookupOptions): number {
+    const pollTimeoutMs = options.pollTimeoutMs ?? this.pollTimeoutMs;
+    const timeoutMs = options.timeoutMs ?? this.transport.settings.timeoutMs;
+    return Math.max(0, Math.min(SERVER_WAIT_S, Math.floor(pollTimeoutMs / 1000), Math.floor(timeoutMs / 1000) - 2));
   }
 
   /** Polls while pending, honouring `Retry-After`, until the deadline. */

@@ -90,6 +90,18 @@ describe('202 polling', () => {
     });
   });
 
+  test('asks the server to answer within the poll budget and 2 s under the HTTP timeout, as the other clients do', async () => {
+    await withFake(sequence({ status: 200, body: success() }, { status: 200, body: success() }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, timeoutMs: 5_000 });
+      await client.verifyPhone('+14155552671');
+      await client.verifyPhone('+14155552671', { pollTimeoutMs: 2_000, timeoutMs: 30_000 });
+      assert.deepEqual(
+        fake.requests.map((r) => r.headers['prefer']),
+        ['wait=3', 'wait=2'],
+      );
+    });
+  });
+
   test('getSearch returns the pending search as is, or polls with { wait: true }', async () => {
     await withFake(
       sequence(accepted('srch_g'), accepted('srch_g'), { status: 200, body: success([], 97, 'srch_g') }),
