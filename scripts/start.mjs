@@ -38,6 +38,8 @@ const LAST_LINES = 40;
 const setting = (name, fallback) => process.env[name] || fallback;
 const DATABASE_URL = setting('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/dossier');
 const REDIS_URL = setting('REDIS_URL', 'redis://127.0.0.1:6379');
+/** With a cluster, the apps connect to its nodes (REDIS_CLUSTER_NODES), and REDIS_URL's host is unused. */
+const REDIS_CLUSTER_NODES = setting('REDIS_CLUSTER_NODES', '').trim();
 
 const say = (message) => console.log(`dossier: ${message}`);
 class StartError extends Error {}
@@ -157,11 +159,30 @@ async function runStep(name, [command, ...args]) {
 
 // ── Redis and Postgres ─────────────────────────────────────────────────────────────────────────
 
-/** A TCP connect to REDIS_URL's host, so a missing Redis is one clear line instead of a health timeout. */
+/**
+ * A TCP connect to the Redis the apps will use (REDIS_URL's host, or the first of REDIS_CLUSTER_NODES), so
+ * a missing Redis is one clear line instead of a health timeout.
+ */
 async function checkRedis() {
-  const url = new URL(REDIS_URL);
-  const host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
-  const port = Number(url.port || 6379);
+  let host;
+  let port;
+  let variable;
+  if (REDIS_CLUSTER_NODES) {
+    const first = REDIS_CLUSTER_NODES.split(',')[0].trim();
+    const at = first.lastIndexOf(':');
+    [host, port, variable] = [
+      first.slice(0, at).replace(/^\[|\]$/g, ''),
+      Number(first.slice(at + 1)),
+      'REDIS_CLUSTER_NODES',
+    ];
+  } else {
+    const url = new URL(REDIS_URL);
+    [host, port, variable] = [
+      url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+      Number(url.port || 6379),
+      'REDIS_URL',
+    ];
+  }
   await new Promise((res, rej) => {
     const socket = connect({ host, port, timeout: 3000 });
     socket.once('connect', () => {
@@ -170,7 +191,9 @@ async function checkRedis() {
     });
     const fail = (why) => {
       socket.destroy();
-      rej(new StartError(`cannot reach Redis at ${host}:${port} (REDIS_URL): ${why}; start Redis or set REDIS_URL`));
+      rej(
+        new StartError(`cannot reach Redis at ${host}:${port} (${variable}): ${why}; start Redis or set ${variable}`),
+      );
     };
     socket.once('timeout', () => fail('no answer within 3 s'));
     socket.once('error', (err) => fail(err.code ?? err.message));

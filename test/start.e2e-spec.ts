@@ -190,4 +190,17 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
     expect(npm.output).toContain('the worker exited unexpectedly (SIGKILL)');
     expect(alive(tree)).toEqual([]);
   });
+  it('checks the Redis the apps will use: the first of REDIS_CLUSTER_NODES when set, not REDIS_URL', async () => {
+    const port = await freePort(); // nothing listens there
+    const npm = new NpmStart(repo, {
+      DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database),
+      REDIS_URL: testEnv.redisUrl, // reachable, but unused with a cluster
+      REDIS_CLUSTER_NODES: `127.0.0.1:${port}`,
+      QUEUE_PREFIX: `{${uniquePrefix('start')}}`,
+      PORT: String(await freePort()),
+    });
+    started.push(npm);
+    expect((await npm.exited).code).toBe(1);
+    expect(npm.output).toContain(`cannot reach Redis at 127.0.0.1:${port} (REDIS_CLUSTER_NODES): ECONNREFUSED`);
+  });
 });
