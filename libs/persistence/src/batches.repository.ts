@@ -4,7 +4,15 @@ import type { BatchItemRef, ItemError } from '@dossier/contracts';
 import type { CreditObserver } from './credit-metrics';
 import { isUniqueViolation } from './pg-errors';
 import { reserveAll, type NewSearch } from './searches.repository';
-import { creditsOf, expireIdempotencyKey, holdsIdempotencyKey, inTransaction, madeInMode, queryRows } from './sql';
+import {
+  creditsOf,
+  expireIdempotencyKey,
+  holdsIdempotencyKey,
+  inTransaction,
+  madeInMode,
+  queryRows,
+  updateInBatches,
+} from './sql';
 
 export interface NewBatch {
   id: string;
@@ -191,22 +199,18 @@ export class BatchesRepository {
    * that keep either (`batches_retained_idx`); returns how many batches it erased them from.
    */
   async purgeRequestHashes(olderThanDays: number, batch = 1000): Promise<number> {
-    let purged = 0;
-    for (;;) {
-      const rows = await queryRows<{ id: string }>(
-        this.db,
-        `UPDATE batches SET request_hash = NULL, idempotency_key = NULL
-          WHERE id IN (
-            SELECT id FROM batches
-             WHERE (request_hash IS NOT NULL OR idempotency_key IS NOT NULL)
-               AND created_at < now() - make_interval(days => $1)
-             ORDER BY created_at
-             LIMIT $2)
-        RETURNING id`,
-        [olderThanDays, batch],
-      );
-      purged += rows.length;
-      if (rows.length < batch) return purged;
-    }
+    return updateInBatches(
+      this.db,
+      `UPDATE batches SET request_hash = NULL, idempotency_key = NULL
+        WHERE id IN (
+          SELECT id FROM batches
+           WHERE (request_hash IS NOT NULL OR idempotency_key IS NOT NULL)
+             AND created_at < now() - make_interval(days => $1)
+           ORDER BY created_at
+           LIMIT $2)
+      RETURNING id`,
+      olderThanDays,
+      batch,
+    );
   }
 }

@@ -1,7 +1,15 @@
 import type { DataSource } from 'typeorm';
 import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '@dossier/domain';
 import type { SourceReport } from '@dossier/contracts';
-import { IDEMPOTENCY_TTL_HOURS, creditsOf, expireIdempotencyKey, madeInMode, queryRows, type Sql } from './sql';
+import {
+  IDEMPOTENCY_TTL_HOURS,
+  creditsOf,
+  expireIdempotencyKey,
+  madeInMode,
+  queryRows,
+  updateInBatches,
+  type Sql,
+} from './sql';
 import { retryingDeadlocks } from './pg-errors';
 import type { SearchPosition } from './search-history.repository';
 import type { CreditObserver } from './credit-metrics';
@@ -337,23 +345,19 @@ export class SearchesRepository {
    * it); returns how many searches it purged.
    */
   async purgeResults(olderThanDays: number, batch = 1000): Promise<number> {
-    let purged = 0;
-    for (;;) {
-      const rows = await queryRows<{ id: string }>(
-        this.db,
-        `UPDATE searches
-            SET input = NULL, results = NULL, sources = NULL, request_hash = NULL, idempotency_key = NULL
-          WHERE id IN (
-            SELECT id FROM searches
-             WHERE input IS NOT NULL AND created_at < now() - make_interval(days => $1) AND status <> 'pending'
-             ORDER BY created_at
-             LIMIT $2)
-        RETURNING id`,
-        [olderThanDays, batch],
-      );
-      purged += rows.length;
-      if (rows.length < batch) return purged;
-    }
+    return updateInBatches(
+      this.db,
+      `UPDATE searches
+          SET input = NULL, results = NULL, sources = NULL, request_hash = NULL, idempotency_key = NULL
+        WHERE id IN (
+          SELECT id FROM searches
+           WHERE input IS NOT NULL AND created_at < now() - make_interval(days => $1) AND status <> 'pending'
+           ORDER BY created_at
+           LIMIT $2)
+      RETURNING id`,
+      olderThanDays,
+      batch,
+    );
   }
 }
 

@@ -121,3 +121,21 @@ export async function holdsIdempotencyKey(
   );
   return rows[0]?.held === true;
 }
+
+/**
+ * Runs `update` — an UPDATE of at most `$2` rows older than `$1` days, `RETURNING id` — again until a run
+ * touches fewer than `batch` rows (the retention passes: short statements, no long lock); the total.
+ */
+export async function updateInBatches(
+  db: DataSource,
+  update: string,
+  olderThanDays: number,
+  batch: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await queryRows<{ id: string }>(db, update, [olderThanDays, batch]);
+    total += rows.length;
+    if (rows.length < batch) return total;
+  }
+}
