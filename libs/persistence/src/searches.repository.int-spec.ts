@@ -30,6 +30,19 @@ describe('SearchesRepository against the real Postgres', () => {
 
   const search = newSearch;
 
+  /** Until some session waits for a lock the backend `pid` holds (polled, not timed). */
+  const untilBlocking = (pid: number, what: string) =>
+    waitFor(
+      () =>
+        queryRows<{ n: number }>(
+          db,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
+          [pid],
+        ),
+      (rows) => rows[0]!.n > 0,
+      { timeoutMs: 10_000, what },
+    );
+
   it('never lets 50 parallel reservations take more than the balance', async () => {
     const id = await account(17);
     const outcomes = await Promise.all(Array.from({ length: 50 }, () => searches.reserve(search(id))));
@@ -207,16 +220,7 @@ describe('SearchesRepository against the real Postgres', () => {
           outcome: { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] },
         })),
       );
-      await waitFor(
-        () =>
-          queryRows<{ n: number }>(
-            db,
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
-            [pid],
-          ),
-        (rows) => rows[0]!.n > 0,
-        { timeoutMs: 10_000, what: 'the settle to wait for the reservation' },
-      );
+      await untilBlocking(pid, 'the settle to wait for the reservation');
       // The rest of the reservation's accounts, in its order, then its commit.
       await reserveAll(
         (text, params) => reservation.query(text, params),
@@ -249,16 +253,7 @@ describe('SearchesRepository against the real Postgres', () => {
         { searchId: a.id, outcome: failed },
         { searchId: b.id, outcome: failed },
       ]);
-      await waitFor(
-        () =>
-          queryRows<{ n: number }>(
-            db,
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`,
-            [pid],
-          ),
-        (rows) => rows[0]!.n > 0,
-        { timeoutMs: 10_000, what: 'the settle to wait for the other transaction' },
-      );
+      await untilBlocking(pid, 'the settle to wait for the other transaction');
       const [{ deadlocks: before }] = (await other.query(
         `SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`,
       )) as [{ deadlocks: number }];
