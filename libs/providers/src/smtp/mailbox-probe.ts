@@ -165,9 +165,19 @@ async function catchAllCheck(
 type RcptAnswer = 'accepted' | 'rejected' | 'full' | 'deferred' | 'policy' | 'other';
 
 /**
+ * What a refusal without an enhanced code says when it is about the client, not the mailbox: a block list,
+ * the sender's reputation, a policy, a relay or access rule, a rate limit ("550 Client host [203.0.113.9]
+ * blocked using Spamhaus", "550 Rejected: listed at bl.spamcop.net", "550 Relaying denied").
+ */
+const POLICY_TEXT =
+  /\b(?:block(?:ed|list(?:ed)?|ing)?|black-?list(?:ed)?|spamhaus|spamcop|barracuda|sorbs|(?:dns)?rbl|listed (?:at|on|in|by)|reputation|policy|banned|spam|junk|abuse|access denied|denied|relay(?:ing)?|not (?:allowed|permitted|authori[sz]ed)|too many|rate limit(?:ed)?|client host|your ip|sender ip)\b/i;
+
+/**
  * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full", 4.2.2 too) full; 5.7.x a
- * policy refusal (a blocked client, not a word on the mailbox); 550/551/553 or 5.1.x no such mailbox; any
- * other 4xx deferred (greylisting, a full queue); the rest says nothing about the mailbox.
+ * policy refusal (a blocked client, not a word on the mailbox); 5.1.x no such mailbox; a 550/551/553
+ * without either is no such mailbox unless its text names a block list, a policy or the client (then a
+ * policy refusal: a blocked probe must not read as an undeliverable address); any other 4xx deferred
+ * (greylisting, a full queue); the rest says nothing about the mailbox.
  */
 function classify(reply: SmtpReply): RcptAnswer {
   const [, subject, detail] = reply.enhanced?.split('.') ?? [];
@@ -177,7 +187,9 @@ function classify(reply: SmtpReply): RcptAnswer {
   if (reply.code >= 400 && reply.code < 500) return 'deferred';
   if (reply.code < 500 || reply.code >= 600) return 'other';
   if (subject === '7') return 'policy';
-  if ([550, 551, 553].includes(reply.code) || subject === '1') return 'rejected';
+  if (subject === '1') return 'rejected';
+  if (POLICY_TEXT.test(reply.lines.join(' '))) return 'policy';
+  if ([550, 551, 553].includes(reply.code)) return 'rejected';
   return 'other';
 }
 
