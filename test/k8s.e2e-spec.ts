@@ -32,6 +32,11 @@ interface Container {
   envFrom?: ({ configMapRef?: { name: string }; secretRef?: { name: string } } & { optional?: boolean })[];
   readinessProbe?: { httpGet?: { path: string; port: string | number } };
   livenessProbe?: { httpGet?: { path: string; port: string | number } };
+  startupProbe?: {
+    httpGet?: { path: string; port: string | number };
+    periodSeconds?: number;
+    failureThreshold?: number;
+  };
   lifecycle?: { preStop?: { exec?: { command: string[] }; sleep?: { seconds: number } } };
 }
 interface PodSpec {
@@ -144,6 +149,17 @@ describe('deploy/k8s manifests', () => {
         live: probes.live && { path: probes.live.path, port: portOf(c, probes.live.port) },
       }).toEqual({ d: d.metadata.name, ready: { path: '/health/ready', port }, live: { path: '/health/live', port } });
     }
+  });
+
+  it('gives the gateway, which listens only once Redis and Postgres answer, minutes to start before liveness counts', () => {
+    const c = single(byName('Deployment', 'dossier-gateway'));
+    const startup = c.startupProbe;
+    expect(startup?.httpGet && { path: startup.httpGet.path, port: portOf(c, startup.httpGet.port) }).toEqual({
+      path: '/health/live',
+      port: loadGatewayConfig(envOf(c)).port,
+    });
+    // Kubernetes' defaults: every 10 s, 3 failures.
+    expect((startup!.periodSeconds ?? 10) * (startup!.failureThreshold ?? 3)).toBeGreaterThanOrEqual(300);
   });
 
   it('gives the gateway longer than its preStop pause and the longest synchronous wait to stop, and workers their shutdown grace', () => {
