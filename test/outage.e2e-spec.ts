@@ -249,7 +249,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
-  it('says in JSON log lines that Redis is unreachable when started before it, and stops on SIGTERM meanwhile', async () => {
+  it('says in JSON log lines that Redis is unreachable when started before it, is live meanwhile and stops on SIGTERM with exit 0', async () => {
     // Nothing listens there: every connection is refused.
     const env = { ...stack.env, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_FORMAT: 'json' };
     const gateway = AppProcess.start('gateway-early', DIST.gateway, {
@@ -258,9 +258,10 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
       METRICS_PORT: String(await freePort()),
       HOST: '127.0.0.1',
     });
+    const healthPort = await freePort();
     const worker = AppProcess.start('worker-early', DIST.worker, {
       ...env,
-      WORKER_HEALTH_PORT: String(await freePort()),
+      WORKER_HEALTH_PORT: String(healthPort),
       WORKER_HEALTH_HOST: '127.0.0.1',
     });
     try {
@@ -273,11 +274,22 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
         );
         expect(app.logs).not.toMatch(/^\s+at /m);
       }
-      // Both end at once, neither SIGKILLed: the gateway through its shutdown hooks (exit 0); the worker,
-      // still starting (its hooks come once it is up), by the signal itself, with nothing yet to finish.
+      // The worker's health port answers while it waits: live, not ready (probes must not restart it).
+      const health = new Api(`http://127.0.0.1:${healthPort}`);
+      await waitFor(
+        () => health.get('/health/live').catch(() => null),
+        (res) => res?.status === 200,
+        { timeoutMs: 10_000, what: 'the waiting worker to answer /health/live' },
+      );
+      expect(await health.get('/health/ready')).toMatchObject({
+        status: 503,
+        body: { status: 'unavailable', checks: { queues: 'unavailable' } },
+      });
+      // Both end at once with exit 0, neither SIGKILLed nor ended by the signal itself: a supervisor must
+      // not read an orderly stop as a crash.
       expect(await gateway.stop('SIGTERM', 15_000)).toBe(0);
-      await worker.stop('SIGTERM', 15_000);
-      expect([worker.child.exitCode, worker.child.signalCode]).toEqual([null, 'SIGTERM']);
+      expect(await worker.stop('SIGTERM', 15_000)).toBe(0);
+      expect(worker.child.signalCode).toBeNull();
     } finally {
       await Promise.all([gateway.stop('SIGKILL'), worker.stop('SIGKILL')]);
     }

@@ -28,6 +28,7 @@ import {
   PROVIDER_SETTINGS,
   REDIS,
   REDIS_CONNECTIONS,
+  STARTING,
   WORKER_CONFIG,
 } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
@@ -65,13 +66,17 @@ export class WorkerModule implements OnApplicationShutdown {
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
   ) {}
 
-  /** `logger`: the process's pino logger, which every Nest `Logger` writes through. */
-  static forRoot(config: WorkerConfig, logger: Logger): DynamicModule {
+  /**
+   * `logger`: the process's pino logger, which every Nest `Logger` writes through; `starting`: aborts when
+   * a stop comes before the worker is up (STARTING).
+   */
+  static forRoot(config: WorkerConfig, logger: Logger, starting = new AbortController().signal): DynamicModule {
     return {
       module: WorkerModule,
       imports: [LoggerModule.forRoot({ pinoHttp: { logger } })],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
+        { provide: STARTING, useValue: starting },
         { provide: PROVIDER_SETTINGS, useValue: providerSettings() },
         {
           provide: DATA_SOURCE,

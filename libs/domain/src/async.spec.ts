@@ -1,4 +1,4 @@
-import { Coalescer, mapLimit } from './async';
+import { Coalescer, mapLimit, settledBefore } from './async';
 
 /** A promise the test settles by hand. */
 function gate<T>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -95,5 +95,22 @@ describe('Coalescer', () => {
     batches[1]!.finish();
     await expect(a).rejects.toThrow('deadlock');
     await expect(b).resolves.toBe(20);
+  });
+});
+
+describe('settledBefore', () => {
+  it('is true when the work settles first, false once the signal aborts first', async () => {
+    const stop = new AbortController();
+    await expect(settledBefore(Promise.resolve(1), stop.signal)).resolves.toBe(true);
+    const waiting = settledBefore(new Promise(() => undefined), stop.signal);
+    stop.abort();
+    await expect(waiting).resolves.toBe(false);
+    await expect(settledBefore(Promise.resolve(1), stop.signal)).resolves.toBe(false);
+  });
+
+  it('throws what the work rejects with before the signal aborts', async () => {
+    await expect(settledBefore(Promise.reject(new Error('refused')), new AbortController().signal)).rejects.toThrow(
+      'refused',
+    );
   });
 });

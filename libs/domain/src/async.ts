@@ -65,6 +65,20 @@ function toError(value: unknown): Error {
 }
 
 /**
+ * Whether `work` settled before `signal` aborted: false once it has (the work goes on, unawaited); a
+ * rejection before then is thrown. For waits a stop may cut short, such as waiting for Redis at start.
+ */
+export async function settledBefore(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  try {
+    await untilAborted(work, signal);
+    return true;
+  } catch (error) {
+    if (signal.aborted) return false;
+    throw error;
+  }
+}
+
+/**
  * Runs calls in batches without waiting for a window: while fewer than `maxInFlight` batches run, a call
  * goes at once (with whatever else arrived in the same tick); while they all run, calls queue and go
  * together when one finishes. Idle, it adds no latency; busy, batches grow with the load (up to

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { probe, untilAborted } from '@dossier/domain';
@@ -15,7 +15,7 @@ const CHECK_TIMEOUT_MS = 1000;
  * Plain `node:http`: a worker serves nothing else over HTTP.
  */
 @Injectable()
-export class WorkerHealthService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WorkerHealthService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('health');
   private server?: InternalHttpServer;
 
@@ -26,7 +26,11 @@ export class WorkerHealthService implements OnApplicationBootstrap, OnApplicatio
     private readonly host: WorkerHostService,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Serves from before the queues' workers start (they start once Redis answers): while it waits, a
+   * worker is live and not ready.
+   */
+  async onModuleInit(): Promise<void> {
     if (this.config.healthPort === null) return;
     this.server = await InternalHttpServer.listen(this.config.healthPort, this.config.healthHost, (req, res) => {
       const path = pathOf(req.url);

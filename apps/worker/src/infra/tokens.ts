@@ -9,3 +9,8 @@ export const REDIS = Symbol('REDIS');
 export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');
 /** The four lookup queues, for reading job states and cleaning finished jobs (the reconciler, retention). */
 export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
+/**
+ * An AbortSignal that aborts when a stop (SIGTERM, SIGINT) comes while the worker is still starting: the
+ * start-up waits (for Redis) end early, so that the process can close and exit 0 instead of hanging.
+ */
+export const STARTING = Symbol('STARTING');

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
-import { LOOKUP_KINDS } from '@dossier/domain';
+import { LOOKUP_KINDS, settledBefore } from '@dossier/domain';
 import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository } from '@dossier/persistence';
-import { LOOKUP_QUEUES, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
 import { closeWithin } from './close-workers';
@@ -46,6 +46,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
     private readonly metrics: WorkerMetrics,
     private readonly webhooks: WebhookDeliveryService,
+    @Inject(STARTING) private readonly starting: AbortSignal,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -54,7 +55,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     const prefix = this.config.queuePrefix;
     this.queue = new Queue(MAINTENANCE_QUEUE, { prefix, connection: this.redis.queues() });
     this.queue.on('error', (err) => this.logRedisError(MAINTENANCE_QUEUE, err));
-    await this.queue.upsertJobScheduler(
+    const scheduled = this.queue.upsertJobScheduler(
       RETENTION_SCHEDULER_ID,
       { every: maintenance.intervalMs },
       {
@@ -63,6 +64,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
         opts: { removeOnComplete: { count: 20 }, removeOnFail: { count: 50 } },
       },
     );
+    // A stop while Redis is still away ends the start-up waits; shutdown closes what started.
+    if (!(await settledBefore(scheduled, this.starting))) return;
     this.worker = new Worker(MAINTENANCE_QUEUE, (job: Job) => this.process(job), {
       prefix,
       connection: this.redis.consumers(),
@@ -72,11 +75,11 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     this.worker.on('error', (err) => this.logRedisError('maintenance worker', err));
     this.worker.on('failed', (_job, err) => this.logger.warn(`retention pass failed: ${err.message}`));
     void this.worker.run().catch((err: unknown) => this.logger.error(`maintenance worker stopped: ${String(err)}`));
-    await this.worker.waitUntilReady();
+    await settledBefore(this.worker.waitUntilReady(), this.starting);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.worker && (await closeWithin([this.worker], this.config.shutdownGraceMs))) {
+    if (this.worker && (await closeWithin([this.worker], this.config.shutdownGraceMs, this.starting))) {
       this.logger.warn('grace period over: closing anyway (a retention pass still running runs again later)');
     }
     await this.queue?.close();

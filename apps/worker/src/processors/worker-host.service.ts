@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import type { LookupKind } from '@dossier/domain';
+import { settledBefore, type LookupKind } from '@dossier/domain';
 import {
   throttledErrorLog,
   whenReady,
@@ -18,7 +18,7 @@ import {
 } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
-import { DATA_SOURCE, LOOKUP_QUEUES, REDIS, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE, LOOKUP_QUEUES, REDIS, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor, searchIdOf } from './lookup.processor';
@@ -79,6 +79,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     private readonly fanOut: FanOut,
     private readonly metrics: WorkerMetrics,
     private readonly webhooks: WebhookDeliveryService,
+    @Inject(STARTING) private readonly starting: AbortSignal,
   ) {}
 
   private get workers(): Worker[] {
@@ -86,8 +87,9 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // Ready before the first job: a fail-fast connection refuses commands until it is connected.
-    await whenReady(this.replies);
+    // Ready before the first job: a fail-fast connection refuses commands until it is connected. A stop
+    // while Redis is still away ends the wait: shutdown closes what started.
+    if (!(await settledBefore(whenReady(this.replies), this.starting))) return;
     for (const kind of this.config.kinds) {
       const providers = providersFor(kind, PROVIDERS);
       if (providers.length === 0) {
@@ -106,7 +108,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         `consuming ${QUEUE_NAMES[kind]} (concurrency ${this.config.concurrency[kind]}, providers: ${providers.map((p) => p.id).join(', ') || 'none'})`,
       );
     }
-    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+    if (!(await settledBefore(Promise.all(this.workers.map((w) => w.waitUntilReady())), this.starting))) return;
     // Whether or not anything probes /health/ready, a stalled worker is found and restarted.
     this.watchdog = setInterval(() => void this.health(), Math.max(500, Math.floor(this.config.readyStallMs / 2)));
     this.watchdog.unref();
@@ -256,7 +258,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     this.closing = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.logger.log(`shutting down (${signal ?? 'close'}): finishing active jobs`);
-    if (await closeWithin(this.workers, this.config.shutdownGraceMs)) {
+    if (await closeWithin(this.workers, this.config.shutdownGraceMs, this.starting)) {
       this.logger.warn('grace period over: closing anyway (jobs still active will be redelivered)');
     }
   }

@@ -28,7 +28,7 @@ import {
   type WebhookJob,
 } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
-import { DATA_SOURCE, REDIS_CONNECTIONS, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
 import { closeWithin } from '../processors/close-workers';
 
@@ -59,6 +59,7 @@ export class WebhookDeliveryService
     @Inject(DATA_SOURCE) db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     private readonly searches: SearchesRepository,
+    @Inject(STARTING) private readonly starting: AbortSignal,
   ) {
     this.webhooks = new WebhooksRepository(db);
     this.batches = new BatchesRepository(db);
@@ -154,7 +155,9 @@ export class WebhookDeliveryService
    * for nothing they do. The queue stays open until they have finished (their jobs queue events).
    */
   beforeApplicationShutdown(): void {
-    this.closingWorker = this.worker ? closeWithin([this.worker], this.config.shutdownGraceMs) : undefined;
+    this.closingWorker = this.worker
+      ? closeWithin([this.worker], this.config.shutdownGraceMs, this.starting)
+      : undefined;
   }
 
   async onApplicationShutdown(): Promise<void> {
