@@ -1,4 +1,5 @@
-import { Api, Stack, sql } from '@dossier/testing';
+import { Redis } from 'ioredis';
+import { Api, Stack, sql, testEnv } from '@dossier/testing';
 
 describe('accounts and keys (gateway + worker processes, real Redis and Postgres)', () => {
   let stack: Stack;
@@ -226,5 +227,79 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(res.body).toMatchObject({ status: 'error', error: { code: 'unauthorized' } });
+  });
+
+  describe('failed logins (LOGIN_FAILURE_LIMIT=3/10m on a gateway of its own)', () => {
+    let limited: Api;
+    const password = 'correct horse battery';
+    const register = async (): Promise<string> => {
+      const email = `guess${Date.now()}${Math.random().toString(36).slice(2, 8)}@example.com`;
+      expect((await api.post('/v1/auth/register', { email, password })).status).toBe(201);
+      return email;
+    };
+
+    beforeAll(async () => {
+      limited = new Api((await stack.startGateway({ LOGIN_FAILURE_LIMIT: '3/10m' })).baseUrl);
+    });
+
+    it('answers 429 with Retry-After once an account has had 3 wrong passwords, even to the right one; right ones never count', async () => {
+      const email = await register();
+      // Successes give their token back: many in a row are all answered.
+      for (let i = 0; i < 5; i++) expect((await limited.post('/v1/auth/login', { email, password })).status).toBe(200);
+      for (let i = 0; i < 3; i++) {
+        const wrong = await limited.post('/v1/auth/login', { email, password: 'wrong password' });
+        expect(wrong.body).toMatchObject({ status: 'error', error: { code: 'invalid_credentials' } });
+      }
+      const keysBefore = await sql(
+        `SELECT 1 FROM api_keys a JOIN accounts c ON c.id = a.account_id WHERE c.email = $1`,
+        [email],
+      );
+      for (const body of [
+        { email, password: 'wrong password' },
+        { email, password },
+        { email: email.toUpperCase(), password },
+      ]) {
+        const res = await limited.post('/v1/auth/login', body);
+        expect({ status: res.status, body: res.body }).toMatchObject({
+          status: 429,
+          body: { status: 'error', error: { code: 'rate_limited' } },
+        });
+        // One token back every 200 s (3 per 10 min).
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(150);
+        expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(200);
+      }
+      // No key was issued while refused.
+      const keysAfter = await sql(
+        `SELECT 1 FROM api_keys a JOIN accounts c ON c.id = a.account_id WHERE c.email = $1`,
+        [email],
+      );
+      expect(keysAfter).toHaveLength(keysBefore.length);
+      // Another account, and the same address, are not affected.
+      expect((await limited.post('/v1/auth/login', { email: await register(), password })).status).toBe(200);
+    });
+
+    it('limits an unknown e-mail the same way, and keeps no e-mail address in Redis', async () => {
+      const email = `nobody${Date.now()}@example.com`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await limited.post('/v1/auth/login', { email, password })).status);
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      const redis = new Redis(testEnv.redisUrl);
+      try {
+        const keys = await redis.keys(`${stack.env['QUEUE_PREFIX']!}:ratelimit:login:*`);
+        expect(keys.length).toBeGreaterThan(0);
+        expect(keys.join(' ')).not.toMatch(/@|nobody|guess/);
+      } finally {
+        redis.disconnect();
+      }
+    });
+
+    it('lets exactly 3 of 10 parallel wrong guesses be checked: the rest are 429 before any password is hashed', async () => {
+      const email = await register();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => limited.post('/v1/auth/login', { email, password: 'wrong password' })),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+    });
   });
 });

@@ -90,9 +90,19 @@ describe('config', () => {
     [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: must differ from PORT'],
+    [{ LOGIN_FAILURE_LIMIT: '10 per minute' }, 'LOGIN_FAILURE_LIMIT: expected calls/period such as 600/300s'],
+    [{ LOGIN_FAILURE_LIMIT: '0/10m' }, 'LOGIN_FAILURE_LIMIT'],
   ])('rejects %j naming %s', (env, name) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(name);
+  });
+
+  it('limits failed logins to 10 per 10 min per account by default; LOGIN_FAILURE_LIMIT sets another rate', () => {
+    expect(loadGatewayConfig({}).loginFailureLimit).toEqual({ max: 10, perMs: 600_000 });
+    expect(loadGatewayConfig({ LOGIN_FAILURE_LIMIT: ' 5/1h ' }).loginFailureLimit).toEqual({
+      max: 5,
+      perMs: 3_600_000,
+    });
   });
 
   it('keeps finished jobs by age and count, never longer than RESULTS_TTL_DAYS', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+import { LOOKUP_KINDS, RATE_FORMAT, parseRate, type LookupKind } from '@dossier/domain';
 import type { RedisTarget } from './redis';
 
 /** Thrown at boot when the environment is wrong; the message names every bad variable. */
@@ -19,6 +19,16 @@ const digits = (decimals: boolean) =>
     .transform(Number);
 const int = (min: number, max: number) => digits(false).pipe(z.number().int().min(min).max(max));
 const decimal = () => digits(true).pipe(z.number());
+/** `10/10m`, `600/300s`: so many per period (parseRate). */
+const rate = () =>
+  z
+    .string()
+    .trim()
+    .transform((value, ctx) => {
+      const limit = parseRate(value);
+      if (limit === null) ctx.addIssue({ code: 'custom', message: `expected ${RATE_FORMAT}` });
+      return limit ?? z.NEVER;
+    });
 
 const costs = {
   COST_PERSON: int(0, 1_000_000).default(1),
@@ -106,6 +116,8 @@ const gatewaySchema = z.object({
   SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
   RATE_LIMIT_RPS: decimal().pipe(z.number().positive()).default(50),
   RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
+  /** Failed logins allowed per account (or unknown e-mail) before login answers 429 for it: 10 per 10 min. */
+  LOGIN_FAILURE_LIMIT: rate().default({ max: 10, perMs: 600_000 }),
   SYNC_WAIT_DEFAULT_S: decimal().pipe(z.number().min(0).max(600)).default(10),
   SYNC_WAIT_MAX_S: decimal().pipe(z.number().min(0).max(600)).default(60),
   QUEUE_MAX_WAITING: int(1, 100_000_000).default(50_000),
@@ -316,6 +328,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     signupCredits: e.SIGNUP_CREDITS,
     costs: costsOf(e),
     rateLimit: { rps: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },
+    loginFailureLimit: e.LOGIN_FAILURE_LIMIT,
     syncWaitDefaultS: e.SYNC_WAIT_DEFAULT_S,
     syncWaitMaxS: e.SYNC_WAIT_MAX_S,
     queueMaxWaiting: e.QUEUE_MAX_WAITING,

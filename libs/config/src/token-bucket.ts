@@ -28,6 +28,14 @@ if allowed == 0 then retry = math.ceil((1 - tokens) * 1000 / rate) end
 return { allowed, math.floor(tokens), retry, math.ceil((burst - tokens) * 1000 / rate) }
 `;
 
+/** Gives one token back to a bucket (at most up to `burst`); nothing when the bucket has expired (full). */
+const GIVE_BACK = `
+local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
+if tokens == nil then return 0 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(math.min(tonumber(ARGV[1]), tokens + 1)))
+return 1
+`;
+
 export interface BucketDecision {
   allowed: boolean;
   /** The veto key existed: no token was taken; the caller refuses for its own reason. */
@@ -47,14 +55,25 @@ type TokenBucketCommand = (
   burst: number,
   hasVeto: 0 | 1,
 ) => Promise<number[]>;
+type GiveBackCommand = (bucket: string, burst: number) => Promise<number>;
 const COMMAND = 'dossierTokenBucket';
+const GIVE_BACK_COMMAND = 'dossierTokenGiveBack';
 
 export class RedisTokenBucket {
   private readonly run: TokenBucketCommand;
+  private readonly runGiveBack: GiveBackCommand;
 
   constructor(redis: RedisClient) {
     redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: TOKEN_BUCKET });
-    this.run = (redis as unknown as Record<string, TokenBucketCommand>)[COMMAND]!.bind(redis);
+    redis.defineCommand(GIVE_BACK_COMMAND, { numberOfKeys: 1, lua: GIVE_BACK });
+    const commands = redis as unknown as Record<string, TokenBucketCommand & GiveBackCommand>;
+    this.run = commands[COMMAND]!.bind(redis);
+    this.runGiveBack = commands[GIVE_BACK_COMMAND]!.bind(redis);
+  }
+
+  /** Returns a token taken from `key` (a failure that did not happen: only failures count). */
+  async giveBack(key: string, burst: number): Promise<void> {
+    await this.runGiveBack(key, burst);
   }
 
   /** Takes a token from `key` (refilled at `ratePerS`, holding at most `burst`), unless `vetoKey` exists. */

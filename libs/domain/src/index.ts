@@ -4,6 +4,7 @@ export * from './ids';
 export * from './countries';
 export * from './phone';
 export * from './async';
+export * from './rate';
 export * from './email';
 export * from './normalize';
 export * from './local-records';

@@ -1,4 +1,11 @@
-import type { LocalIndex, LookupKind, SourceOutcome } from '@dossier/domain';
+import {
+  RATE_FORMAT,
+  parseRate,
+  type LocalIndex,
+  type LookupKind,
+  type RateLimit,
+  type SourceOutcome,
+} from '@dossier/domain';
 import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
 
 /**
@@ -83,10 +90,7 @@ export interface ProviderAnswer<K extends LookupKind> {
 }
 
 /** Calls allowed to one upstream across every worker process: `max` per `perMs`. */
-export interface RateLimit {
-  max: number;
-  perMs: number;
-}
+export type { RateLimit };
 
 /** Runs one call to a named upstream through the fan-out's guards (breaker, shared rate limit, retries). */
 export type UpstreamCall = <T>(
@@ -175,13 +179,9 @@ export function rateLimitKey(id: string): string {
 /** `600/300s`, `10/1s`, `100/1h` → a RateLimit; undefined for an unset value; throws on a malformed one. */
 export function parseRateLimit(value: string | undefined, key: string): RateLimit | undefined {
   if (value === undefined) return undefined;
-  const m = /^\s*(\d+)\s*\/\s*(\d+)?\s*(ms|s|m|h)\s*$/.exec(value);
-  const max = Number(m?.[1]);
-  const per =
-    Number(m?.[2] ?? 1) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[3] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  if (!m || !(max > 0) || !(per > 0))
-    throw new Error(`${key}: expected calls/period such as 600/300s or 10/1s, got "${value}"`);
-  return { max, perMs: per };
+  const limit = parseRate(value);
+  if (!limit) throw new Error(`${key}: expected ${RATE_FORMAT}, got "${value}"`);
+  return limit;
 }
 
 /** A provider's shared limit: the operator's `<ID>_RATE_LIMIT` when set, else the vendor's published one. */

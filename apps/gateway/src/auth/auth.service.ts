@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type ApiKeyMode } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
@@ -6,6 +7,7 @@ import { GATEWAY_CONFIG } from '../infra/tokens';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
 import type { AuthContext } from './auth-context';
 import { KeyRevocations } from './key-revocations';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -28,6 +30,7 @@ export class AuthService {
     @Inject(AccountsRepository) private readonly accounts: AccountsRepository,
     @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
     private readonly revocations: KeyRevocations,
+    private readonly limiter: RateLimiterService,
   ) {}
 
   async register(email: string, password: string) {
@@ -43,10 +46,19 @@ export class AuthService {
   }
 
   /** Same answer, and about the same time, for an unknown e-mail and a wrong password. */
+  /**
+   * Failed logins are limited per account (LOGIN_FAILURE_LIMIT), or per e-mail when it names none (by its
+   * hash: no address in Redis), so that an unknown e-mail behaves the same. Over the limit: 429.
+   */
   async login(email: string, password: string) {
     const creds = await this.accounts.findCredentials(email);
+    const subject = creds
+      ? `account:${creds.id}`
+      : `email:${createHash('sha256').update(email.toLowerCase()).digest('base64url')}`;
+    const succeeded = await this.limiter.takeLoginAttempt(subject);
     const ok = await verifyPassword(password, creds?.password_hash ?? (await dummyPasswordHash()));
     if (!creds || !ok) throw new DomainError('invalid_credentials', 'the e-mail or password is wrong');
+    await succeeded();
     const key = await this.keys.create(creds.id, 'login');
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }

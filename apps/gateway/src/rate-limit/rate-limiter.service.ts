@@ -42,6 +42,27 @@ export class RateLimiterService {
   }
 
   /**
+   * A password check's token from its login bucket (LOGIN_FAILURE_LIMIT, ADR 0007): `subject` is the
+   * account, or the unknown e-mail's hash. None left: 429 before any password is hashed. The answer gives
+   * the token back; call it when the password was right, so that only failures count. Taken first, not
+   * counted after: parallel guesses cannot all pass a check made before any of them failed.
+   */
+  async takeLoginAttempt(subject: string): Promise<() => Promise<void>> {
+    const { max, perMs } = this.config.loginFailureLimit;
+    const key = `${this.keyPrefix}login:${subject}`;
+    const d = await this.bucket.take(key, (max * 1000) / perMs, max);
+    if (!d.allowed) {
+      const retryAfterS = Math.max(1, Math.ceil(d.retryMs / 1000));
+      throw new DomainError(
+        'rate_limited',
+        `too many failed logins for this e-mail address; retry in ${retryAfterS}s`,
+        { retryAfterS },
+      );
+    }
+    return () => this.bucket.giveBack(key, max);
+  }
+
+  /**
    * Takes a token for `identity`, sets RateLimit-* on the reply, and throws 429 when none is left. A
    * vetoed decision is returned as is (no headers, no error): the caller knows what the veto means.
    */
