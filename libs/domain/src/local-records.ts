@@ -1,4 +1,6 @@
 import {
+  countryKey,
+  jurisdictionKey,
   locationKeys,
   normalizeCompanyName,
   normalizeDomain,
@@ -155,6 +157,24 @@ export function personRowOf(
   };
 }
 
+/** A jurisdiction written as a code: `GB`, `us_ny` (OpenCorporates), `UK-ENG`. */
+const JURISDICTION_CODE = /^[a-z]{2}([-_][a-z0-9]{1,3})?$/i;
+
+/**
+ * The country and jurisdiction of a company record as stored, shown and filtered by: the country as
+ * countryKey writes it (`uk` → `GB`), a jurisdiction written as a code the ISO way (`us_ny` → `US-NY`,
+ * `UK` → `GB`), one written out (`Delaware`) as written.
+ */
+function placeOf(record: CompanyRecord): { jurisdiction: string | null; country: string | null } {
+  const jurisdiction = blankToNull(record.jurisdiction);
+  const country = blankToNull(record.country);
+  return {
+    jurisdiction:
+      jurisdiction !== null && JURISDICTION_CODE.test(jurisdiction) ? jurisdictionKey(jurisdiction) : jurisdiction,
+    country: country === null ? null : countryKey(country),
+  };
+}
+
 export function companyRowOf(record: CompanyRecord): CompanyRow {
   const registration = blankToNull(record.registration_number);
   const domain = blankToNull(record.domain);
@@ -166,8 +186,7 @@ export function companyRowOf(record: CompanyRecord): CompanyRow {
     external_id: record.external_id,
     name: record.name.trim(),
     registration_number: registration,
-    jurisdiction: blankToNull(record.jurisdiction),
-    country: blankToNull(record.country)?.toUpperCase() ?? null,
+    ...placeOf(record),
     domain: domainKey ?? domain,
     status: blankToNull(record.status),
     incorporated_on: blankToNull(record.incorporated_on),

@@ -1,5 +1,7 @@
 import {
+  countryKey,
   foldText,
+  jurisdictionKey,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -72,5 +74,18 @@ describe('normalisation', () => {
     expect(registrationKey('SC 123 456')).toBe('SC123456');
     expect(registrationKey('HRB-12345')).toBe('HRB12345');
     expect(registrationKey('0')).toBe('0');
+  });
+
+  it('writes a country and a jurisdiction the ISO way, UK as GB', () => {
+    expect([' uk ', 'gb', 'US', ''].map(countryKey)).toEqual(['GB', 'GB', 'US', '']);
+    expect(['uk', 'UK-SCT', 'uk_eng', 'us_de', 'GB', 'Delaware', ''].map(jurisdictionKey)).toEqual([
+      'GB',
+      'GB-SCT',
+      'GB-ENG',
+      'US-DE',
+      'GB',
+      'DELAWARE',
+      '',
+    ]);
   });
 });

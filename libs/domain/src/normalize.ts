@@ -174,10 +174,25 @@ export function subjectId(kind: 'person' | 'company', source: string, externalId
 }
 
 /**
- * A jurisdiction as compared: upper-case ISO style, `_` as `-` (OpenCorporates' `us_de` is `US-DE`), and
- * `UK` as `GB`; empty when there is none.
+ * Codes written for a country in place of its ISO 3166-1 alpha-2 code: `UK`, which ISO reserves for the
+ * United Kingdom but does not assign (its code is `GB`).
+ */
+const COUNTRY_ALIASES: ReadonlyMap<string, string> = new Map([['UK', 'GB']]);
+
+/**
+ * A country code as stored and compared: trimmed, upper-case, `UK` as `GB`; empty when there is none.
+ * A record imported with `uk` and a search for `GB` then agree.
+ */
+export function countryKey(value: string): string {
+  const key = value.trim().toUpperCase();
+  return COUNTRY_ALIASES.get(key) ?? key;
+}
+
+/**
+ * A jurisdiction as compared: upper-case ISO style, `_` as `-` (OpenCorporates' `us_de` is `US-DE`), its
+ * country part as countryKey writes it (`UK` as `GB`, `uk_eng` as `GB-ENG`); empty when there is none.
  */
 export function jurisdictionKey(value: string): string {
-  const key = value.trim().toUpperCase().replace(/_/g, '-');
-  return key === 'UK' ? 'GB' : key.startsWith('UK-') ? `GB-${key.slice(3)}` : key;
+  const [country = '', ...rest] = value.trim().toUpperCase().replace(/_/g, '-').split('-');
+  return [countryKey(country), ...rest].join('-');
 }

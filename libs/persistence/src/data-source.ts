@@ -22,6 +22,7 @@ import { BatchedReservations1790000000000 } from './migrations/1790000000000-bat
 import { WebhookMode1800000000000 } from './migrations/1800000000000-webhook-mode';
 import { IdempotencyAcrossKinds1810000000000 } from './migrations/1810000000000-idempotency-across-kinds';
 import { BatchesUpkeep1820000000000 } from './migrations/1820000000000-batches-upkeep';
+import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
 
 export const ENTITIES = [
   AccountEntity,
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   WebhookMode1800000000000,
   IdempotencyAcrossKinds1810000000000,
   BatchesUpkeep1820000000000,
+  CompanyCountryCodes1830000000000,
 ];
 
 export interface DataSourceOptions {

@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
-import { companyRowOf, personRowOf, type PersonRecord } from '@dossier/domain';
+import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord } from '@dossier/domain';
 import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
+import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
 import { writeCompanies, writePeople } from './local-index.writer';
 
 describe('local index writer', () => {
@@ -104,5 +105,55 @@ describe('local index writer', () => {
       domain: 'acme.com',
       status: 'dissolved',
     });
+  });
+
+  it('stores countries and jurisdictions as searched (uk → GB, us_ny → US-NY), and migrates rows stored before as written', async () => {
+    const places: Pick<CompanyRecord, 'jurisdiction' | 'country'>[] = [
+      { jurisdiction: 'uk', country: ' uk ' },
+      { jurisdiction: 'UK-ENG', country: 'UK' },
+      { jurisdiction: 'us_ny', country: null },
+      { jurisdiction: 'gb', country: 'gb' },
+      { jurisdiction: 'Delaware', country: 'US' },
+      { jurisdiction: 'US-DE', country: 'US' },
+      { jurisdiction: null, country: null },
+    ];
+    const records: CompanyRecord[] = places.map((p, i) => ({ source, external_id: `m${i}`, name: 'Acme', ...p }));
+    expect(records.map((r) => [companyRowOf(r).jurisdiction, companyRowOf(r).country])).toEqual([
+      ['GB', 'GB'],
+      ['GB-ENG', 'GB'],
+      ['US-NY', null],
+      ['GB', 'GB'],
+      ['Delaware', 'US'],
+      ['US-DE', 'US'],
+      [null, null],
+    ]);
+    // The rows as imports wrote them before: the jurisdiction as written, the country upper-cased.
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO companies (id, source, external_id, name, name_key, jurisdiction, country)
+         SELECT t.id, $1, t.external_id, 'Acme', 'acme', t.jurisdiction, t.country
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(id, external_id, jurisdiction, country)`,
+        [
+          source,
+          records.map((r) => companyRowOf(r).id),
+          records.map((r) => r.external_id),
+          records.map((r) => r.jurisdiction?.trim() ?? null),
+          records.map((r) => r.country?.trim().toUpperCase() ?? null),
+        ],
+      );
+      await new CompanyCountryCodes1830000000000().up(runner);
+      const migrated = (await runner.query(
+        `SELECT jurisdiction, country FROM companies WHERE source = $1 AND external_id LIKE 'm_' ORDER BY external_id`,
+        [source],
+      )) as { jurisdiction: string | null; country: string | null }[];
+      expect(migrated).toEqual(
+        records.map((r) => ({ jurisdiction: companyRowOf(r).jurisdiction, country: companyRowOf(r).country })),
+      );
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { openDataSource } from '@dossier/persistence';
+import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
 import { REPO_ROOT, TcpProxy, ownDatabase, runCli } from '@dossier/testing';
 import { BATCH } from './batches';
 import { demoCompanies, demoPeople } from './demo';
@@ -369,6 +369,39 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         lei: '5493001KJTIIGC8Y1R12',
       }),
     ]);
+  });
+
+  it('stores a country written UK as GB and a jurisdiction code the ISO way, so a search in GB or US finds them', async () => {
+    const file = join(dir, 'places.csv');
+    writeFileSync(
+      file,
+      'external_id,name,jurisdiction,country,source\n' +
+        'uk-1,Britannia Tools Ltd,uk,UK,places\n' +
+        'uk-2,Caledonia Tools Ltd,UK-SCT,,places\n' +
+        'ny-1,Hudson Tools LLC,us_ny,,places\n',
+    );
+    const run = await cli('import', 'company', file);
+    expect([run.code, run.stdout]).toEqual([0, expect.stringMatching(/^read 3, imported 3, /m)]);
+    expect(
+      await rows(`SELECT external_id, jurisdiction, country FROM companies WHERE source = 'places' ORDER BY 1`),
+    ).toEqual([
+      { external_id: 'ny-1', jurisdiction: 'US-NY', country: null },
+      { external_id: 'uk-1', jurisdiction: 'GB', country: 'GB' },
+      { external_id: 'uk-2', jurisdiction: 'GB-SCT', country: null },
+    ]);
+    const ds = await openDataSource({ url: env.DATABASE_URL, poolSize: 1, applicationName: 'import-places' });
+    try {
+      const index = new LocalIndexRepository(ds);
+      const find = async (name_key: string, country: string) =>
+        (await index.findCompanies({ name_key, country, domain_key: null, registration_key: null }, 10)).map(
+          (r) => r.external_id,
+        );
+      expect(await find('britannia tools', 'GB')).toEqual(['uk-1']);
+      expect(await find('caledonia tools', 'GB')).toEqual(['uk-2']);
+      expect(await find('hudson tools', 'US')).toEqual(['ny-1']);
+    } finally {
+      await ds.destroy();
+    }
   });
 
   it('rejects a value too long for its index by its field, and imports the rest of its batch', async () => {

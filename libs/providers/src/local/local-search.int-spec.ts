@@ -66,6 +66,9 @@ describe('local provider (Postgres)', () => {
       jurisdiction: 'US-DE',
       country: 'US',
     },
+    // As an operator's file may write them: the UK's common code, OpenCorporates' jurisdiction style.
+    { source, external_id: 'britannia', name: 'Britannia Tools Ltd', jurisdiction: 'uk', country: 'uk' },
+    { source, external_id: 'hudson', name: 'Hudson Tools LLC', jurisdiction: 'us_ny' },
   ];
 
   beforeAll(async () => {
@@ -188,6 +191,19 @@ describe('local provider (Postgres)', () => {
         ['acme-de', ['company_name', 'country']],
       ]);
       expect((await findCompanies({ registration_number: '1234567', country: 'US' })).map((f) => f.id)).toEqual([]);
+    });
+
+    it('keeps a record written with UK (not GB) or a jurisdiction like us_ny to its country, shown the ISO way', async () => {
+      expect((await findCompanies({ company_name: 'Britannia Tools', country: 'GB' })).map((f) => f.id)).toEqual([
+        'britannia',
+      ]);
+      expect((await findCompanies({ company_name: 'Hudson Tools', country: 'US' })).map((f) => f.id)).toEqual([
+        'hudson',
+      ]);
+      const { items } = await searchCompanies({ company_name: 'Britannia Tools Ltd' }, ctx);
+      expect(ours(items, companies, 'c').map((c) => [c.external_id, c.jurisdiction, c.country])).toEqual([
+        ['britannia', 'GB', 'GB'],
+      ]);
     });
 
     it('answers the fields as recorded', async () => {

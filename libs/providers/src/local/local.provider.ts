@@ -1,4 +1,5 @@
 import {
+  countryKey,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -92,7 +93,7 @@ export async function searchCompanies(
     name_key: nameKey || null,
     domain_key: input.domain ? normalizeDomain(input.domain) : null,
     registration_key: input.registration_number ? registrationKey(input.registration_number) || null : null,
-    country: input.country?.toUpperCase() ?? null,
+    country: input.country ? countryKey(input.country) || null : null,
   };
   const rows = await index.findCompanies(search, NAME_CANDIDATES);
   const items: CompanyResultItem[] = [];
