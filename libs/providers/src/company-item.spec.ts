@@ -115,20 +115,49 @@ describe('registryAnswer', () => {
 });
 
 describe('searchByNumberThenName', () => {
-  it('asks by number first, by name only when the number finds nothing', async () => {
+  const bp = record();
+  const other = record({ externalId: 'x', names: ['Nordsee Handel GmbH'], registration_number: 'HRB 102498' });
+  /** A registry holding `hits` per number or name, and the filters it was asked. */
+  const registry = (hits: Record<string, RegistryCompany[]>) => {
     const asked: unknown[] = [];
-    const search = (hits: Record<string, string[]>) => (by: { number: string } | { name: string }) => {
+    const search = (by: { number: string } | { name: string }) => {
       asked.push(by);
       return Promise.resolve(hits['number' in by ? by.number : by.name] ?? []);
     };
-    expect(await searchByNumberThenName({ registration_number: '1', company_name: 'A' }, search({ 1: ['x'] }))).toEqual(
-      ['x'],
-    );
-    expect(await searchByNumberThenName({ registration_number: '2', company_name: 'A' }, search({ A: ['y'] }))).toEqual(
-      ['y'],
-    );
-    expect(await searchByNumberThenName({ company_name: ' A ' }, search({ A: ['z'] }))).toEqual(['z']);
-    expect(asked).toEqual([{ number: '1' }, { number: '2' }, { name: 'A' }, { name: 'A' }]);
+    return { asked, search };
+  };
+  const names = (answer: { items: { name: string }[] }) => answer.items.map((i) => i.name);
+
+  it('asks by number first, and by name only when the number finds nothing that matches', async () => {
+    const found = registry({ '00102498': [bp], BP: [bp] });
+    const input = { registration_number: ' 00102498 ', company_name: ' BP ' };
+    expect(names(await searchByNumberThenName('gleif', input, found.search, 10))).toEqual(['BP P.L.C.']);
+    expect(found.asked).toEqual([{ number: '00102498' }]);
+
+    const nothing = registry({ BP: [bp] });
+    const unknown = { registration_number: '2', company_name: 'BP' };
+    expect(names(await searchByNumberThenName('gleif', unknown, nothing.search, 10))).toEqual(['BP P.L.C.']);
+    expect(nothing.asked).toEqual([{ number: '2' }, { name: 'BP' }]);
+
+    // What the number found is neither that number nor that name: no answer, so the name is asked.
+    const loose = registry({ '102498': [other], BP: [bp] });
+    const both = { registration_number: '102498', company_name: 'BP' };
+    expect(names(await searchByNumberThenName('gleif', both, loose.search, 10))).toEqual(['BP P.L.C.']);
+    expect(loose.asked).toEqual([{ number: '102498' }, { name: 'BP' }]);
+  });
+
+  it('answers by name alone without a number, and not_found without asking twice when no name was given', async () => {
+    const byName = registry({ BP: [bp] });
+    expect(names(await searchByNumberThenName('gleif', { company_name: ' BP ' }, byName.search, 10))).toEqual([
+      'BP P.L.C.',
+    ]);
+    expect(byName.asked).toEqual([{ name: 'BP' }]);
+    const byNumber = registry({ '102498': [other] });
+    expect(await searchByNumberThenName('gleif', { registration_number: '102498' }, byNumber.search, 10)).toEqual({
+      outcome: 'not_found',
+      items: [],
+    });
+    expect(byNumber.asked).toEqual([{ number: '102498' }]);
   });
 });
 

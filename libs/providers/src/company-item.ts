@@ -124,17 +124,26 @@ export function hasNameOrNumber(input: CompanyInput): boolean {
 }
 
 /**
- * A registry searched by registration number first (the precise key), and by name when no number was
- * given or the number found nothing.
+ * A registry searched by registration number first (the precise key), then by name when no number was
+ * given or none of the records the number found matches the search (registryAnswer: in the country asked
+ * for, agreeing on a searched field): a number can find records that are not the company (OpenCorporates'
+ * `q` matches names too; a number in another register), or none (Companies House's 404). `search` answers
+ * [] for a number the registry cannot hold, without asking. Every registry (Companies House, GLEIF,
+ * OpenCorporates) answers through this one flow.
  */
-export async function searchByNumberThenName<T>(
+export async function searchByNumberThenName(
+  source: string,
   input: CompanyInput,
-  search: (filter: { number: string } | { name: string }) => Promise<T[]>,
-): Promise<T[]> {
+  search: (filter: { number: string } | { name: string }) => Promise<RegistryCompany[]>,
+  limit: number,
+): Promise<ProviderAnswer<'company'>> {
   const number = input.registration_number?.trim();
   const name = input.company_name?.trim();
-  const byNumber = number ? await search({ number }) : [];
-  return byNumber.length === 0 && name ? search({ name }) : byNumber;
+  if (number) {
+    const byNumber = registryAnswer(source, input, await search({ number }), limit);
+    if (byNumber.outcome === 'found' || !name) return byNumber;
+  }
+  return registryAnswer(source, input, name ? await search({ name }) : [], limit);
 }
 
 /** The parts of an address that are known, joined: `1 St James's Square, London, SW1Y 4PD`. */

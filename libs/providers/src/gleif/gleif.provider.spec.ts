@@ -88,6 +88,35 @@ describe('gleifProvider', () => {
     expect(answer.items[0]).toMatchObject({ name: 'BP P.L.C.', match_score: 0.75, matched_on: ['company_name'] });
   });
 
+  it('falls back to the names when the records the number found match nothing searched', async () => {
+    const from = fake.requests.length;
+    // The number search answers a record registered under another number (`HRB 102498` is not `102498`):
+    // neither its number nor its name matches, so it is no answer, and the name is asked.
+    const other = withEntity({
+      legalName: { name: 'NORDSEE HANDEL GMBH', language: 'de' },
+      otherNames: [],
+      registeredAs: 'HRB 102498',
+    });
+    fake.reply((req) => (req.url.includes('registeredAs') ? other : FOUND));
+    const answer = await lookup({ registration_number: '102498', company_name: 'BP p.l.c.' });
+    expect(answer.items[0]).toMatchObject({
+      name: 'BP P.L.C.',
+      match_score: 0.988,
+      matched_on: ['company_name', 'registration_number'],
+    });
+    expect(queries(from).map((q) => Object.keys(q)[0])).toEqual([
+      'filter[entity.registeredAs]',
+      'filter[entity.names]',
+    ]);
+  });
+
+  it('asks no name when a record the number found matches', async () => {
+    const from = fake.requests.length;
+    fake.reply(FOUND);
+    await lookup({ registration_number: '00102498', company_name: 'Royal Dutch Shell' });
+    expect(queries(from).map((q) => Object.keys(q)[0])).toEqual(['filter[entity.registeredAs]']);
+  });
+
   it('writes a sub-national jurisdiction as GLEIF does (US-DE), and leaves unknown fields null', async () => {
     fake.reply(
       withEntity({

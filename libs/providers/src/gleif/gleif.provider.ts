@@ -4,7 +4,6 @@ import {
   hasNameOrNumber,
   isoDate,
   joinAddress,
-  registryAnswer,
   searchByNumberThenName,
   statusOf,
   type RegistryCompany,
@@ -70,8 +69,8 @@ function registryCompany(record: LeiRecord): RegistryCompany {
 
 /**
  * LEI records from GLEIF's public API (v1, keyless): by registration number first
- * (`filter[entity.registeredAs]`, as the registry writes it), else — or when that finds nothing — by
- * name (`filter[entity.names]`: the legal name and the other names GLEIF holds, previous and
+ * (`filter[entity.registeredAs]`, as the registry writes it), else — or when none of what that finds
+ * matches the search — by name (`filter[entity.names]`: the legal name and the other names GLEIF holds, previous and
  * transliterated ones included; `filter[fulltext]` would match addresses too). A country narrows both
  * (`filter[entity.legalAddress.country]`). Items carry `lei:<LEI>` as their identity, so the same company
  * from the local index (imported from GLEIF's golden copy) merges with them. No domains: a search by
@@ -97,19 +96,23 @@ export const gleifProvider: Provider<'company'> = {
 
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {
     const base = baseUrlOf(ctx.settings, 'GLEIF_BASE_URL', DEFAULT_BASE_URL);
-    const records = await searchByNumberThenName(input, async (by) => {
-      const query = new URLSearchParams(
-        'number' in by ? { 'filter[entity.registeredAs]': by.number } : { 'filter[entity.names]': by.name },
-      );
-      query.set('page[size]', String(PAGE_SIZE));
-      if (input.country) query.set('filter[entity.legalAddress.country]', input.country.toUpperCase());
-      const res = await request(
-        ID,
-        { url: `${base}/lei-records?${query.toString()}`, headers: { accept: 'application/vnd.api+json' } },
-        ctx.signal,
-      );
-      return expectJson(ID, res, leiRecordsSchema)!.data;
-    });
-    return registryAnswer(ID, input, records.map(registryCompany), PAGE_SIZE);
+    return searchByNumberThenName(
+      ID,
+      input,
+      async (by) => {
+        const query = new URLSearchParams(
+          'number' in by ? { 'filter[entity.registeredAs]': by.number } : { 'filter[entity.names]': by.name },
+        );
+        query.set('page[size]', String(PAGE_SIZE));
+        if (input.country) query.set('filter[entity.legalAddress.country]', input.country.toUpperCase());
+        const res = await request(
+          ID,
+          { url: `${base}/lei-records?${query.toString()}`, headers: { accept: 'application/vnd.api+json' } },
+          ctx.signal,
+        );
+        return expectJson(ID, res, leiRecordsSchema)!.data.map(registryCompany);
+      },
+      PAGE_SIZE,
+    );
   },
 };

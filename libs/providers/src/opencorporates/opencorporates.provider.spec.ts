@@ -66,6 +66,25 @@ describe('opencorporatesProvider', () => {
     expect(answer.items[0]!.match_score).toBe(0.75);
   });
 
+  it('searches by name when the companies the number found match nothing searched', async () => {
+    const from = fake.requests.length;
+    // `q` matches names as well as numbers: a number can find a company that merely has it in its name.
+    const named = withCompany({
+      name: '4785398 LTD',
+      company_number: '09999999',
+      jurisdiction_code: 'gb',
+      previous_names: [],
+    });
+    fake.reply((req) => (req.url.includes('q=4785398') ? named : FOUND));
+    const answer = await lookup({ registration_number: '4785398', company_name: 'GitHub' });
+    expect(answer.items[0]).toMatchObject({
+      name: 'GITHUB, INC.',
+      jurisdiction: 'US-DE',
+      matched_on: ['company_name', 'registration_number'],
+    });
+    expect(qs(from)).toEqual(['4785398', 'GitHub']);
+  });
+
   it("matches a company by a previous name, and reads an inactive one's status", async () => {
     fake.reply(withCompany({ current_status: null, inactive: true }));
     const [item] = (await lookup({ company_name: 'Logical Awesome' })).items;

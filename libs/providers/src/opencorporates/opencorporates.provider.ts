@@ -5,7 +5,6 @@ import {
   hasNameOrNumber,
   isoDate,
   joinAddress,
-  registryAnswer,
   searchByNumberThenName,
   statusOf,
   type RegistryCompany,
@@ -71,8 +70,8 @@ function throwIfOverAllowance(res: UpstreamResponse): void {
 /**
  * Companies from OpenCorporates' aggregation of the world's registers (API v0.4,
  * `GET /companies/search`; the token in the query string as OpenCorporates documents it, never in a
- * message): by registration number first (`q` matches company numbers), else — or when that finds
- * nothing — by name (current and previous names); a country narrows both (`country_code`). The
+ * message): by registration number first (`q` matches company numbers, and names), else — or when
+ * none of what that finds matches the search — by name (current and previous names); a country narrows both (`country_code`). The
  * jurisdiction is written the ISO way (`us_de` → `US-DE`). Licensed: off until
  * `OPENCORPORATES_API_TOKEN` is set.
  */
@@ -94,18 +93,22 @@ export const opencorporatesProvider: Provider<'company'> = {
 
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {
     const base = baseUrlOf(ctx.settings, 'OPENCORPORATES_BASE_URL', DEFAULT_BASE_URL);
-    const companies = await searchByNumberThenName(input, async (by) => {
-      const query = new URLSearchParams({ q: 'number' in by ? by.number : by.name, per_page: String(PAGE_SIZE) });
-      if (input.country) query.set('country_code', input.country.toLowerCase());
-      query.set('api_token', ctx.settings['OPENCORPORATES_API_TOKEN'] ?? '');
-      const res = await request(
-        ID,
-        { url: `${base}/companies/search?${query.toString()}`, headers: { accept: 'application/json' } },
-        ctx.signal,
-      );
-      throwIfOverAllowance(res);
-      return expectJson(ID, res, searchSchema)!.results.companies.map((c) => c.company);
-    });
-    return registryAnswer(ID, input, companies.map(registryCompany), PAGE_SIZE);
+    return searchByNumberThenName(
+      ID,
+      input,
+      async (by) => {
+        const query = new URLSearchParams({ q: 'number' in by ? by.number : by.name, per_page: String(PAGE_SIZE) });
+        if (input.country) query.set('country_code', input.country.toLowerCase());
+        query.set('api_token', ctx.settings['OPENCORPORATES_API_TOKEN'] ?? '');
+        const res = await request(
+          ID,
+          { url: `${base}/companies/search?${query.toString()}`, headers: { accept: 'application/json' } },
+          ctx.signal,
+        );
+        throwIfOverAllowance(res);
+        return expectJson(ID, res, searchSchema)!.results.companies.map((c) => registryCompany(c.company));
+      },
+      PAGE_SIZE,
+    );
   },
 };
