@@ -144,6 +144,52 @@ describe('company registries and People Data Labs against fakes of their vendors
       ]);
     });
 
+    it('asks each registry by name when the number finds nothing there that matches the search', async () => {
+      const bp = (GLEIF_FOUND as { body: { data: { attributes: { entity: Record<string, unknown> } }[] } }).body
+        .data[0]!;
+      // GLEIF's number search answers a record registered under another number, with another name.
+      const elsewhere = {
+        ...GLEIF_FOUND,
+        body: {
+          data: [
+            {
+              ...bp,
+              attributes: {
+                ...bp.attributes,
+                entity: {
+                  ...bp.attributes.entity,
+                  legalName: { name: 'NORDSEE HANDEL GMBH', language: 'de' },
+                  otherNames: [],
+                  registeredAs: 'HRB 998877',
+                },
+              },
+            },
+          ],
+        },
+      };
+      gleif.reply((req) => (req.url.includes('registeredAs') ? elsewhere : GLEIF_FOUND));
+      companiesHouse.reply((req) => (req.url.startsWith('/company/') ? CH_NO_PROFILE : CH_SEARCH));
+      const [gleifFrom, houseFrom] = [gleif.requests.length, companiesHouse.requests.length];
+      const { res, spent } = await charged('/v1/search/company', {
+        registration_number: '998877',
+        company_name: 'BP p.l.c.',
+      });
+      expect(sourcesOf(res.body)).toMatchObject({ gleif: 'found', 'companies-house': 'found' });
+      expect(res.body.results[0]).toMatchObject({
+        name: 'BP P.L.C.',
+        matched_on: ['company_name'],
+        sources: ['companies-house', 'gleif'],
+      });
+      expect(gleif.requests.slice(gleifFrom).map((r) => [...new URL(r.url, gleif.url).searchParams.keys()][0])).toEqual(
+        ['filter[entity.registeredAs]', 'filter[entity.names]'],
+      );
+      expect(companiesHouse.requests.slice(houseFrom).map((r) => new URL(r.url, companiesHouse.url).pathname)).toEqual([
+        '/company/00998877',
+        '/search/companies',
+      ]);
+      expect(spent).toBe(1);
+    });
+
     it('still answers the register when GLEIF is rate limited, saying so in sources', async () => {
       gleif.reply(fixture('gleif/fixtures/not-ok/429.json'));
       companiesHouse.reply(CH_SEARCH);

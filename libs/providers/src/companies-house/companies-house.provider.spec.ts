@@ -11,6 +11,7 @@ const fixture = (file: string) =>
   ) as FakeAnswer & { body: Record<string, unknown> };
 const PROFILE = fixture('ok/profile.json');
 const PROFILE_404 = fixture('not-ok/profile-404.json');
+const FOUND = fixture('ok/found.json');
 const KEY = 'ch_live_0123456789';
 
 describe('companiesHouseProvider', () => {
@@ -96,6 +97,20 @@ describe('companiesHouseProvider', () => {
     fake.reply(PROFILE_404);
     await expect(lookup({ registration_number: 'SC999999' })).resolves.toEqual({ outcome: 'not_found', items: [] });
     expect(fake.requests.at(-1)!.url).toBe('/company/SC999999');
+  });
+
+  it('searches by name when the register has no company by that number (404), as GLEIF and OpenCorporates do', async () => {
+    const from = fake.requests.length;
+    fake.reply((req) => (req.url.startsWith('/company/') ? PROFILE_404 : FOUND));
+    const answer = await lookup({ registration_number: 'SC999999', company_name: 'BP p.l.c.' });
+    expect(answer.items.map((i) => [i.name, i.match_score, i.matched_on])).toEqual([
+      ['BP P.L.C.', 0.75, ['company_name']],
+      ['BP INTERNATIONAL LIMITED', 0.694, ['company_name']],
+    ]);
+    expect(fake.requests.slice(from).map((r) => new URL(r.url, fake.url).pathname)).toEqual([
+      '/company/SC999999',
+      '/search/companies',
+    ]);
   });
 
   it('writes a named building apart from its street, as the register does', async () => {

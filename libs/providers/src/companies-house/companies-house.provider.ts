@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CompanyInput } from '@dossier/contracts';
-import { isoDate, joinAddress, registryAnswer, statusOf, type RegistryCompany } from '../company-item';
+import { isoDate, joinAddress, searchByNumberThenName, statusOf, type RegistryCompany } from '../company-item';
 import {
   baseUrlOf,
   checkBaseUrl,
@@ -120,8 +120,9 @@ function throwIfLimited(res: UpstreamResponse): void {
 
 /**
  * The UK's register of companies, from the Companies House public data API (HTTP Basic auth with the
- * API key as user name): with a registration number, that company's profile (`GET /company/{number}`;
- * its 404 is `not_found`), else the company search by name (`GET /search/companies`). Every item is
+ * API key as user name): with a registration number, that company's profile (`GET /company/{number}`),
+ * else — or when the register has no company by that number (404) — the company search by name
+ * (`GET /search/companies`), as GLEIF and OpenCorporates fall back (searchByNumberThenName). Every item is
  * jurisdiction and country `GB`; its industry is the profile's SIC codes. Not called for a search in
  * another country, nor for one whose only identifier is a number that cannot be a company number or a
  * domain (the register has none). Licensed: off until `COMPANIES_HOUSE_API_KEY` is set.
@@ -156,26 +157,27 @@ export const companiesHouseProvider: Provider<'company'> = {
       throwIfLimited(res);
       return res;
     };
-    let records: RegistryCompany[];
-    const number = companyNumberOf(input.registration_number ?? '');
-    if (number) {
+    /** The company's profile; none for a number the register cannot hold or does not (404). */
+    const byNumber = async (value: string): Promise<RegistryCompany[]> => {
+      const number = companyNumberOf(value);
+      if (!number) return [];
       const profile = expectJson(ID, await get(`/company/${number}`), profileSchema, { notFound: [404] });
-      records = profile
-        ? [
-            registryCompany({
-              name: profile.company_name,
-              number: profile.company_number,
-              status: profile.company_status,
-              created: profile.date_of_creation,
-              address: addressOf(profile.registered_office_address),
-              sicCodes: profile.sic_codes,
-            }),
-          ]
-        : [];
-    } else {
-      const query = new URLSearchParams({ q: input.company_name?.trim() ?? '', items_per_page: String(PAGE_SIZE) });
+      if (!profile) return [];
+      return [
+        registryCompany({
+          name: profile.company_name,
+          number: profile.company_number,
+          status: profile.company_status,
+          created: profile.date_of_creation,
+          address: addressOf(profile.registered_office_address),
+          sicCodes: profile.sic_codes,
+        }),
+      ];
+    };
+    const byName = async (name: string): Promise<RegistryCompany[]> => {
+      const query = new URLSearchParams({ q: name, items_per_page: String(PAGE_SIZE) });
       const found = expectJson(ID, await get(`/search/companies?${query.toString()}`), searchSchema)!;
-      records = (found.items ?? []).map((item) =>
+      return (found.items ?? []).map((item) =>
         registryCompany({
           name: item.title,
           number: item.company_number,
@@ -184,7 +186,12 @@ export const companiesHouseProvider: Provider<'company'> = {
           address: item.address_snippet?.trim() || addressOf(item.address),
         }),
       );
-    }
-    return registryAnswer(ID, input, records, PAGE_SIZE);
+    };
+    return searchByNumberThenName(
+      ID,
+      input,
+      (by) => ('number' in by ? byNumber(by.number) : byName(by.name)),
+      PAGE_SIZE,
+    );
   },
 };
