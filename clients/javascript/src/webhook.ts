@@ -35,9 +35,9 @@ export class Webhook {
   /**
    * Verifies a delivery and returns its parsed event. `payload` is the raw request body exactly as
    * received (a string or bytes, not a re-serialized object); `header` the `Dossier-Signature` header
-   * (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`); `secret` the webhook's `whsec_…`
-   * secret. Any one of several `v1=` values may match; each is compared in constant time
-   * (WebCrypto's HMAC verify).
+   * (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, the hex in either case); `secret` the
+   * webhook's `whsec_…` secret. Any one of several `v1=` values may match; each is compared in constant
+   * time (WebCrypto's HMAC verify).
    *
    * The fourth argument is the tolerance in seconds (`Webhook.verify(body, header, secret, 60)`, as
    * in the other clients) or `{ tolerance, now }`; anything else (or a tolerance that is not a
@@ -138,9 +138,12 @@ function parseHeader(header: string): { timestamp: number; signatures: string[] 
   return { timestamp, signatures };
 }
 
-/** The bytes of a lower-case hex string, or null when it is not one (it then matches nothing). */
+/**
+ * The bytes of a hex string in either case (hex is case-insensitive, RFC 4648 section 8, as in the other
+ * clients), or null when it is not one (it then matches nothing).
+ */
 function fromHex(hex: string): Uint8Array | null {
-  if (hex.length % 2 !== 0 || !/^[0-9a-f]*$/.test(hex)) return null;
+  if (hex.length % 2 !== 0 || !/^[0-9a-f]*$/i.test(hex)) return null;
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return bytes;

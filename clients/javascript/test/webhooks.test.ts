@@ -184,9 +184,18 @@ describe('Webhook.verify', () => {
     await refused(BODY, header(NOW, sign(BODY, NOW, 'whsec_other')));
     await refused(BODY.replace('srch_1', 'srch_2'), header());
     await refused(BODY, `t=${NOW + 1},v1=${sign(BODY, NOW)}`);
-    await refused(BODY, header(NOW, sign(BODY, NOW).toUpperCase()));
     await refused(BODY, header(NOW, sign(BODY, NOW).slice(0, 62)));
     await refused(BODY, header(NOW, 'zz'.repeat(32)));
+  });
+
+  test('the hex signature may be in either case, as in the other clients', async () => {
+    // Hex is case-insensitive (RFC 4648 section 8); Python, Ruby and PHP accept both cases too.
+    const good = sign(BODY, NOW);
+    const mixed = [...good].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('');
+    for (const candidate of [good.toUpperCase(), mixed]) {
+      assert.equal((await Webhook.verify(BODY, header(NOW, candidate), SECRET, { now: NOW })).id, 'evt_1', candidate);
+    }
+    await refused(BODY, header(NOW, sign(BODY, NOW, 'whsec_other').toUpperCase()));
   });
 
   test('timestamps outside the tolerance are refused', async () => {

@@ -17,7 +17,7 @@ use Dossier\Exception\SignatureVerificationException;
  *     $event['type'];  // "search.completed"
  *
  * The header is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>` (the
- * whsec_… string as is). Several v1= values are accepted: any one matching is enough.
+ * whsec_… string as is), the hex in either case. Several v1= values are accepted: any one matching is enough.
  */
 final class Webhook
 {

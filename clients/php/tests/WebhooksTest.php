@@ -119,6 +119,18 @@ final class WebhooksTest extends TestCase
         $this->assertRefused('no v1 signature', fn () => Webhook::verify(self::PAYLOAD, $moved, self::SECRET, now: self::T));
     }
 
+    public function testTheHexSignatureMayBeInEitherCaseAsInTheOtherClients(): void
+    {
+        // Hex is case-insensitive (RFC 4648 section 8); Python, JavaScript and Ruby accept both cases too.
+        $good = hash_hmac('sha256', self::T . '.' . self::PAYLOAD, self::SECRET);
+        $mixed = strtoupper(substr($good, 0, 32)) . substr($good, 32);
+        foreach ([strtoupper($good), $mixed] as $candidate) {
+            $this->assertSame('evt_1', Webhook::verify(self::PAYLOAD, 't=' . self::T . ',v1=' . $candidate, self::SECRET, now: self::T)['id']);
+        }
+        $forged = strtoupper(hash_hmac('sha256', self::T . '.' . self::PAYLOAD, 'whsec_other'));
+        $this->assertRefused('no v1 signature', fn () => Webhook::verify(self::PAYLOAD, 't=' . self::T . ',v1=' . $forged, self::SECRET, now: self::T));
+    }
+
     public function testAnExpiredOrFutureTimestamp(): void
     {
         $this->assertRefused('tolerance', fn () => Webhook::verify(self::PAYLOAD, self::header(), self::SECRET, now: self::T + 301));

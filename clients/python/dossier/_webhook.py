@@ -23,7 +23,8 @@ class Webhook:
 
     Each delivery is a ``POST`` whose header ``Dossier-Signature`` reads
     ``t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">``, keyed with
-    the webhook's secret (``whsec_…``, used as-is)::
+    the webhook's secret (``whsec_…``, used as-is); the hex may be in either
+    case::
 
         event = dossier.Webhook.verify(request.body, request.headers["Dossier-Signature"], secret)
         if event.type == "search.completed": ...
@@ -61,10 +62,11 @@ class Webhook:
         expected = hmac.new(
             secret.encode("utf-8"), f"{timestamp}.".encode("ascii") + body, hashlib.sha256
         ).hexdigest().encode("ascii")
-        # Compare against every v1 (a rotating sender may send several), each in constant time.
+        # Compare against every v1 (a rotating sender may send several), each in constant time. Hex is
+        # case-insensitive (RFC 4648 section 8), as in the other three clients: the candidate is lower-cased.
         matched = False
         for candidate in signatures:
-            matched = hmac.compare_digest(expected, candidate.encode("utf-8")) or matched
+            matched = hmac.compare_digest(expected, candidate.lower().encode("utf-8")) or matched
         if not matched:
             raise SignatureVerificationError("no v1 signature matches the payload")
         current = time.time() if now is None else now

@@ -93,6 +93,17 @@ class WebhookVerifyTest < Minitest::Test
     end
   end
 
+  def test_the_hex_signature_may_be_in_either_case_as_in_the_other_clients
+    # Hex is case-insensitive (RFC 4648 section 8); Python, JavaScript and PHP accept both cases too.
+    good = OpenSSL::HMAC.hexdigest("SHA256", SECRET, "#{T}.#{PAYLOAD}")
+    mixed = good.chars.each_with_index.map { |c, i| i.odd? ? c.upcase : c }.join
+    [good.upcase, mixed].each do |candidate|
+      assert_equal "evt_1", Dossier::Webhook.verify(PAYLOAD, "t=#{T},v1=#{candidate}", SECRET, now: T)["id"]
+    end
+    forged = OpenSSL::HMAC.hexdigest("SHA256", "whsec_other", "#{T}.#{PAYLOAD}").upcase
+    assert_refused(/no v1 signature/) { Dossier::Webhook.verify(PAYLOAD, "t=#{T},v1=#{forged}", SECRET, now: T) }
+  end
+
   def test_expired_or_future_timestamp
     assert_refused(/tolerance/) { Dossier::Webhook.verify(PAYLOAD, header, SECRET, now: T + 301) }
     assert_refused(/tolerance/) { Dossier::Webhook.verify(PAYLOAD, header, SECRET, now: T - 301) }

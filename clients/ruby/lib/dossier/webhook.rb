@@ -12,7 +12,7 @@ module Dossier
   #   event["type"]  # => "search.completed"
   #
   # The header is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>`
-  # (the whsec_… string as is). Several v1= values are accepted (any one matching is enough).
+  # (the whsec_… string as is), the hex in either case. Several v1= values are accepted (any one matching is enough).
   module Webhook
     SIGNATURE_HEADER = "Dossier-Signature"
     DEFAULT_TOLERANCE = 300 # seconds between the signature's timestamp and now, either way
