@@ -43,8 +43,9 @@ export class Webhook {
    * in the other clients) or `{ tolerance, now }`; anything else (or a tolerance that is not a
    * number ≥ 0) rejects with a `TypeError`.
    *
-   * Rejects with `SignatureVerificationError` when the header is missing or malformed, no signature
-   * matches, `t` is more than `tolerance` seconds from now, or the payload is not a JSON object.
+   * Rejects with `SignatureVerificationError` when the secret is empty or not a string, the header is
+   * missing or malformed, no signature matches, `t` is more than `tolerance` seconds from now, or the
+   * payload is not a JSON object.
    */
   static async verify(
     payload: string | Uint8Array,
@@ -53,6 +54,9 @@ export class Webhook {
     options: number | VerifyOptions = {},
   ): Promise<WebhookEvent> {
     const { tolerance, now } = verifyOptions(options);
+    // As in the other clients: an unset secret (an empty or missing environment variable) is refused,
+    // rather than a DOMException from WebCrypto or a key made of the text "undefined".
+    if (typeof secret !== 'string' || secret === '') throw new SignatureVerificationError('no webhook secret given');
     if (!header) throw new SignatureVerificationError(`no ${SIGNATURE_HEADER} header`);
     const { timestamp, signatures } = parseHeader(header);
     const encoder = new TextEncoder();

@@ -241,6 +241,16 @@ describe('Webhook.verify', () => {
       await refused(BODY, h);
   });
 
+  test('an empty or missing secret is refused, as in the other clients', async () => {
+    for (const secret of ['', undefined, null]) {
+      await assert.rejects(
+        Webhook.verify(BODY, header(NOW, sign(BODY, NOW, '')), secret as unknown as string, { now: NOW }),
+        (err: unknown) => err instanceof SignatureVerificationError && /secret/.test(err.message),
+        String(secret),
+      );
+    }
+  });
+
   test('a signed payload that is not a JSON object is refused', async () => {
     await refused('[1,2]', `t=${NOW},v1=${sign('[1,2]', NOW)}`);
     await refused('not json', `t=${NOW},v1=${sign('not json', NOW)}`);

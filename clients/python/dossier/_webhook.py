@@ -51,10 +51,14 @@ class Webhook:
             now: the current Unix time, for tests (default ``time.time()``).
 
         Raises:
-            SignatureVerificationError: the header is missing or malformed, no
-                ``v1`` signature matches, ``t`` is out of tolerance, or the
-                payload is not a JSON object.
+            SignatureVerificationError: the secret is empty (or ``None``), the
+                header is missing or malformed, no ``v1`` signature matches,
+                ``t`` is out of tolerance, or the payload is not a JSON object.
         """
+        if not secret:
+            # As in the other clients: an unset secret (an empty environment variable) would otherwise accept
+            # a signature anyone can compute with the empty key.
+            raise SignatureVerificationError("no webhook secret given")
         if not header:
             raise SignatureVerificationError(f"no {SIGNATURE_HEADER} header")
         timestamp, signatures = _parse_header(header)

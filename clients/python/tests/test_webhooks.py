@@ -148,6 +148,14 @@ class VerifyTest(unittest.TestCase):
         padded = "0" + str(NOW)  # a zero-padded t of up to 12 digits still verifies
         self.assertEqual(dossier.Webhook.verify(BODY, f"t={padded},v1={sign(BODY, NOW)}", SECRET, now=NOW).id, "evt_1")
 
+    def test_an_empty_or_missing_secret_is_refused_as_in_the_other_clients(self) -> None:
+        # Signed with the empty key, as anyone can: a receiver whose secret variable is unset must not accept it.
+        for secret in ("", None):
+            with self.subTest(secret=secret):
+                with self.assertRaises(dossier.SignatureVerificationError) as ctx:
+                    dossier.Webhook.verify(BODY, self.header(NOW, sign(BODY, NOW, secret="")), secret, now=NOW)  # type: ignore[arg-type]
+                self.assertIn("secret", ctx.exception.message)
+
     def test_a_signed_payload_that_is_not_an_object_is_refused(self) -> None:
         self.assert_refused("[1,2]", f"t={NOW},v1={sign('[1,2]', NOW)}")
         self.assert_refused("not json", f"t={NOW},v1={sign('not json', NOW)}")
