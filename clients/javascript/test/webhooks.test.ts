@@ -255,4 +255,12 @@ describe('Webhook.verify', () => {
     await refused('[1,2]', `t=${NOW},v1=${sign('[1,2]', NOW)}`);
     await refused('not json', `t=${NOW},v1=${sign('not json', NOW)}`);
   });
+
+  test('any validly signed object is accepted, even {}, and an empty body is not (as in the other clients)', async () => {
+    for (const payload of ['{}', ' { } \n', '{"0":"a"}']) {
+      const event = await Webhook.verify(payload, `t=${NOW},v1=${sign(payload, NOW)}`, SECRET, { now: NOW });
+      assert.deepEqual(event, JSON.parse(payload));
+    }
+    for (const payload of ['', '[]', 'null', '"{}"']) await refused(payload, `t=${NOW},v1=${sign(payload, NOW)}`);
+  });
 });

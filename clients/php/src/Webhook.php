@@ -52,10 +52,13 @@ final class Webhook
         if ($tolerance !== null && abs(($now ?? time()) - $timestamp) > $tolerance) {
             throw new SignatureVerificationException(sprintf('signature timestamp %d is outside the %d s tolerance', $timestamp, $tolerance));
         }
-        $event = json_decode($payload, true);
-        if (!is_array($event) || array_is_list($event)) {
+        // Decoded as objects first: an associative array cannot tell the objects {} and {"0": 1} from the lists
+        // [] and [1], and a validly signed {} is accepted by the other three clients.
+        if (!json_decode($payload) instanceof \stdClass) {
             throw new SignatureVerificationException('the payload is not a JSON object');
         }
+        /** @var array<string, mixed> $event */
+        $event = json_decode($payload, true);
 
         return $event;
     }

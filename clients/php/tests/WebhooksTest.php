@@ -157,6 +157,16 @@ final class WebhooksTest extends TestCase
         $this->assertRefused('secret', fn () => Webhook::verify(self::PAYLOAD, self::header(), '', now: self::T));
     }
 
+    public function testAnyValidlySignedObjectIsAcceptedEvenEmptyAndAnEmptyBodyIsNotAsInTheOtherClients(): void
+    {
+        $this->assertSame([], Webhook::verify('{}', self::header(payload: '{}'), self::SECRET, now: self::T));
+        $this->assertSame([], Webhook::verify(" { } \n", self::header(payload: " { } \n"), self::SECRET, now: self::T));
+        $this->assertSame(['0' => 'a'], Webhook::verify('{"0":"a"}', self::header(payload: '{"0":"a"}'), self::SECRET, now: self::T));
+        foreach (['', '[]', 'null', '"{}"'] as $payload) {
+            $this->assertRefused('not a JSON object', fn () => Webhook::verify($payload, self::header(payload: $payload), self::SECRET, now: self::T));
+        }
+    }
+
     private function assertRefused(string $message, callable $verify): void
     {
         try {

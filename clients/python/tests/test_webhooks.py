@@ -160,6 +160,16 @@ class VerifyTest(unittest.TestCase):
         self.assert_refused("[1,2]", f"t={NOW},v1={sign('[1,2]', NOW)}")
         self.assert_refused("not json", f"t={NOW},v1={sign('not json', NOW)}")
 
+    def test_any_validly_signed_object_is_accepted_even_empty_and_an_empty_body_is_not(self) -> None:
+        # As in the other three clients.
+        for payload in ("{}", " { } \n", '{"0":"a"}'):
+            with self.subTest(payload=payload):
+                event = dossier.Webhook.verify(payload, f"t={NOW},v1={sign(payload, NOW)}", SECRET, now=NOW)
+                self.assertEqual(event.raw, json.loads(payload))
+        for payload in ("", "[]", "null", '"{}"'):
+            with self.subTest(payload=payload):
+                self.assert_refused(payload, f"t={NOW},v1={sign(payload, NOW)}")
+
 
 if __name__ == "__main__":
     unittest.main()

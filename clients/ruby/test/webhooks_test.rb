@@ -143,6 +143,16 @@ class WebhookVerifyTest < Minitest::Test
     assert_refused(/secret/) { Dossier::Webhook.verify(PAYLOAD, header, "", now: T) }
   end
 
+  def test_any_validly_signed_object_is_accepted_even_empty_and_an_empty_body_is_not
+    # As in the other three clients.
+    ["{}", " { } \n", '{"0":"a"}'].each do |payload|
+      assert_equal JSON.parse(payload), Dossier::Webhook.verify(payload, header(payload: payload), SECRET, now: T)
+    end
+    ["", "[]", "null", '"{}"'].each do |payload|
+      assert_refused(/not JSON|not a JSON object/) { Dossier::Webhook.verify(payload, header(payload: payload), SECRET, now: T) }
+    end
+  end
+
   def assert_refused(pattern, &block)
     err = assert_raises(Dossier::SignatureVerificationError, &block)
     assert_kind_of Dossier::Error, err
