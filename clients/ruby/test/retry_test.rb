@@ -216,6 +216,58 @@ class RetryTest < Minitest::Test
     end
   end
 
+  # A TLS listener whose certificate no client trusts (self-signed, made here), counting connections.
+  def with_untrusted_tls_listener
+    key = OpenSSL::PKey::EC.generate("prime256v1")
+    cert = OpenSSL::X509::Certificate.new
+    cert.version = 2
+    cert.serial = 1
+    cert.subject = cert.issuer = OpenSSL::X509::Name.parse("/CN=127.0.0.1")
+    cert.public_key = key
+    cert.not_before = Time.now - 60
+    cert.not_after = Time.now + 3600
+    cert.sign(key, OpenSSL::Digest.new("SHA256"))
+    context = OpenSSL::SSL::SSLContext.new
+    context.cert = cert
+    context.key = key
+    listener = TCPServer.new("127.0.0.1", 0)
+    connections = 0
+    thread = Thread.new do
+      loop do
+        socket = listener.accept
+        connections += 1
+        begin
+          OpenSSL::SSL::SSLSocket.new(socket, context).accept # the client gives up on the certificate
+        rescue OpenSSL::SSL::SSLError, IOError, SystemCallError
+          nil
+        end
+        socket.close
+      end
+    rescue IOError, Errno::EBADF
+      nil
+    end
+    yield "https://127.0.0.1:#{listener.addr[1]}", -> { connections }
+  ensure
+    listener&.close
+    thread&.kill
+    thread&.join(1)
+  end
+
+  def test_a_certificate_error_is_not_retried_as_in_the_other_clients
+    # Not transient: asking again meets the same certificate. Python, JavaScript and PHP give up at once too.
+    with_untrusted_tls_listener do |url, connections|
+      c = record_pauses(Dossier::Client.new(api_key: "dsk_x", base_url: url, max_retries: 2,
+                                            backoff_base: 0.01, backoff_max: 0.01))
+      err = assert_raises(Dossier::ConnectionError) { c.account }
+      assert_kind_of OpenSSL::SSL::SSLError, err.cause
+      assert_match(/certificate verify failed/, err.message)
+      assert_equal 1, connections.call, "a GET is not retried"
+      assert_raises(Dossier::ConnectionError) { c.verify_phone("+14155552671") }
+      assert_equal 2, connections.call, "nor a lookup POST"
+      assert_empty c.pauses
+    end
+  end
+
   def test_read_timeout_is_a_connection_error
     silent = TCPServer.new("127.0.0.1", 0)
     c = Dossier::Client.new(api_key: "dsk_x", base_url: "http://127.0.0.1:#{silent.addr[1]}", timeout: 0.2,

@@ -27,6 +27,11 @@ module Dossier
       Net::ReadTimeout, Net::WriteTimeout, OpenSSL::SSL::SSLError, Net::HTTPBadResponse, Net::HTTPHeaderSyntaxError
     ].freeze
 
+    # A certificate the client does not trust (self-signed, unknown issuer, expired, another host's) is not
+    # transient: asking again meets the same certificate, so it is never retried, as in the other clients.
+    # Net::HTTP raises it as an OpenSSL::SSL::SSLError like any TLS failure; its message tells it apart.
+    CERTIFICATE_ERROR = /certificate verify failed|does not match the server certificate/.freeze
+
     # A Retry-After longer than this is not waited out: the error is raised at once instead.
     MAX_RETRY_AFTER = 60
 
@@ -44,7 +49,7 @@ module Dossier
       @random = Random.new
     end
 
-    # Sends one logical request, retrying on 429, 503 and connection failures.
+    # Sends one logical request, retrying on 429, 503 and connection failures (not on a certificate error).
     # Returns a Reply of any status (the caller decides what is an error);
     # raises ConnectionError when the server cannot be reached.
     def request(method, path, body: nil, headers: {}, retry_sent: false)
@@ -55,7 +60,9 @@ module Dossier
         rescue *UNSENT_ERRORS => e
           raise ConnectionError, connection_message(e, attempt) if attempt >= max_retries
         rescue *SENT_ERRORS => e
-          raise ConnectionError, connection_message(e, attempt) if !retry_sent || attempt >= max_retries
+          if !retry_sent || attempt >= max_retries || certificate_error?(e)
+            raise ConnectionError, connection_message(e, attempt)
+          end
         else
           delay = retry_delay(method, reply, attempt)
           return reply if delay.nil?
@@ -156,6 +163,10 @@ module Dossier
         nil
       end
       Reply.new(response.code.to_i, headers, raw, data)
+    end
+
+    def certificate_error?(error)
+      error.is_a?(OpenSSL::SSL::SSLError) && CERTIFICATE_ERROR.match?(error.message)
     end
 
     def connection_message(error, attempt)
