@@ -52,6 +52,42 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/**
+ * Codes of a certificate the client does not trust (Node's names of OpenSSL's verification errors, and
+ * its own for another host's name). Not transient: asking again meets the same certificate, so they
+ * are never retried, as in the other clients.
+ */
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_CRL',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CRL_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CRL_NOT_YET_VALID',
+  'CRL_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'ERROR_IN_CRL_LAST_UPDATE_FIELD',
+  'ERROR_IN_CRL_NEXT_UPDATE_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** Sends requests: headers, timeouts, typed errors, and retries with backoff. */
 export class Transport {
   /** Every setting but the API key, which is kept in a private field: printing a transport never shows it. */
@@ -77,7 +113,7 @@ export class Transport {
         answer = await this.once(req);
       } catch (err) {
         if (!(err instanceof APIConnectionError)) throw err; // the caller aborted
-        if (canRetry && (req.retrySafe || neverSent(err.cause))) {
+        if (canRetry && !certificateError(err.cause) && (req.retrySafe || neverSent(err.cause))) {
           await sleep(this.backoff(attempt), req.signal);
           continue;
         }
@@ -171,16 +207,27 @@ function parseBody(text: string): unknown {
   }
 }
 
+/** `err` and its chain of causes, outermost first (at most 5 deep). */
+function causes(err: unknown): { code?: unknown; errors?: unknown }[] {
+  const chain: { code?: unknown; errors?: unknown }[] = [];
+  for (let e: unknown = err; e && typeof e === 'object' && chain.length < 5; e = (e as { cause?: unknown }).cause) {
+    chain.push(e);
+  }
+  return chain;
+}
+
 /** Whether a fetch failure happened before the request could be sent. */
 function neverSent(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0 && errors.every((x) => neverSent(x))) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return causes(err).some(
+    ({ code, errors }) =>
+      (typeof code === 'string' && NOT_SENT_CODES.has(code)) ||
+      (Array.isArray(errors) && errors.length > 0 && errors.every((x) => neverSent(x))),
+  );
+}
+
+/** Whether a fetch failure is a certificate the client does not trust. */
+function certificateError(err: unknown): boolean {
+  return causes(err).some(({ code }) => typeof code === 'string' && CERTIFICATE_CODES.has(code));
 }
 
 function describe(err: unknown): string {

@@ -1,5 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { APIConnectionError, APITimeoutError, Client, RateLimitError, UnavailableError } from '../src/index.js';
 import { backoffDelayMs } from '../src/util.js';
 import {
@@ -275,6 +281,35 @@ describe('retries', () => {
         assert.equal(fake.requests.length, 1, 'a non-idempotent POST that may have arrived is not re-sent');
       },
     );
+  });
+
+  test('a TLS certificate error is not retried, for a GET or a lookup, as in the other clients', async () => {
+    // A certificate no client trusts (self-signed, made here with the openssl command). Not transient: asking
+    // again meets the same certificate, so Python, Ruby and PHP give up at once too.
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-js-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+      '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+    let connections = 0;
+    const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) });
+    server.on('connection', () => connections++);
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = new Client({ apiKey: KEY, baseUrl: `https://127.0.0.1:${port}`, maxRetries: 2, ...FAST });
+      await assert.rejects(client.account(), (err: unknown) => {
+        assert.ok(err instanceof APIConnectionError, String(err));
+        assert.match(err.message, /SELF_SIGNED/);
+        return true;
+      });
+      assert.equal(connections, 1, 'a GET is not retried');
+      await assert.rejects(client.verifyPhone('+14155552671'), APIConnectionError);
+      assert.equal(connections, 2, 'nor a lookup POST');
+    } finally {
+      await new Promise((done) => server.close(done));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a request over timeoutMs throws APITimeoutError after the retries', async () => {
