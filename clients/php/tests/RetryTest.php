@@ -182,6 +182,36 @@ final class RetryTest extends TestCase
         }
     }
 
+    public function testATlsCertificateErrorIsNotRetriedAsInTheOtherClients(): void
+    {
+        // Not transient: asking again meets the same certificate. Python, JavaScript and Ruby give up at once too.
+        $dir = sys_get_temp_dir() . '/dossier-php-tls-' . getmypid() . '-' . bin2hex(random_bytes(4));
+        mkdir($dir, 0700, true);
+        $count = $dir . '/connections';
+        $process = proc_open([PHP_BINARY, __DIR__ . '/fixtures/tls_server.php', $count], [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        $this->assertIsResource($process);
+        try {
+            $port = (int) fgets($pipes[1]);
+            $this->assertGreaterThan(0, $port, 'the TLS listener is up');
+            $client = new Client('dsk_test', baseUrl: 'https://127.0.0.1:' . $port, maxRetries: 2, retryBaseDelay: 0.01, retryMaxDelay: 0.02);
+            foreach (['a GET' => static fn () => $client->account(), 'a lookup POST' => static fn () => $client->verifyPhone('+14155552671')] as $what => $call) {
+                try {
+                    $call();
+                    $this->fail('expected ApiConnectionException');
+                } catch (ApiConnectionException $e) {
+                    $this->assertSame(1, $e->getAttempts(), $what . ' is not retried');
+                    $this->assertSame(60, $e->getCurlErrno()); // CURLE_PEER_FAILED_VERIFICATION
+                }
+            }
+            $this->assertSame('2', file_get_contents($count));
+        } finally {
+            proc_terminate($process);
+            proc_close($process);
+            array_map('unlink', glob($dir . '/*') ?: []);
+            rmdir($dir);
+        }
+    }
+
     public function testATimedOutLookupIsRetriedWithTheSameIdempotencyKey(): void
     {
         $slow = self::success() + ['delay' => 0.6];

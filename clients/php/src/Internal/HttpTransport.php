@@ -21,7 +21,8 @@ use Dossier\Exception\InvalidArgumentException;
  *  - Connection failures are retried with the same backoff when the request never reached the
  *    server (could not resolve / connect), or when the request is safe to repeat (GET, DELETE,
  *    or a POST carrying an Idempotency-Key). A POST without one (register, login, createKey)
- *    that timed out mid-flight is not repeated.
+ *    that timed out mid-flight is not repeated. A TLS certificate error (CERTIFICATE_ERRORS) is
+ *    never retried.
  */
 final class HttpTransport
 {
@@ -32,6 +33,21 @@ final class HttpTransport
         5, // CURLE_COULDNT_RESOLVE_PROXY
         6, // CURLE_COULDNT_RESOLVE_HOST
         7, // CURLE_COULDNT_CONNECT
+    ];
+
+    /**
+     * A certificate the client does not trust, or cannot use: not transient (asking again meets the same
+     * certificate), so never retried, as in the other clients.
+     */
+    private const CERTIFICATE_ERRORS = [
+        51, // CURLE_PEER_FAILED_VERIFICATION before libcurl 7.62
+        58, // CURLE_SSL_CERTPROBLEM
+        60, // CURLE_PEER_FAILED_VERIFICATION (CURLE_SSL_CACERT)
+        77, // CURLE_SSL_CACERT_BADFILE
+        82, // CURLE_SSL_CRL_BADFILE
+        83, // CURLE_SSL_ISSUER_ERROR
+        90, // CURLE_SSL_PINNEDPUBKEYNOTMATCH
+        91, // CURLE_SSL_INVALIDCERTSTATUS
     ];
 
     /** @var \CurlHandle|null reused between calls so keep-alive connections are reused */
@@ -63,7 +79,8 @@ final class HttpTransport
             $answer = $this->send($method, $path, $body, $headers);
             if (isset($answer['error'])) {
                 [$errno, $message, $neverSent] = $answer['error'];
-                if ($attempt < $this->maxRetries && ($neverSent || $repeatable)) {
+                $transient = !in_array($errno, self::CERTIFICATE_ERRORS, true);
+                if ($attempt < $this->maxRetries && $transient && ($neverSent || $repeatable)) {
                     $this->sleep($this->backoff($attempt));
                     $attempt++;
                     continue;
