@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import ssl
+import subprocess
+import tempfile
+import threading
 import time
 import unittest
 from unittest import mock
@@ -209,6 +215,52 @@ class ConnectionRefusedTest(unittest.TestCase):
         with self.assertRaises(dossier.APIConnectionError):
             client.account()
         self.assertLess(time.monotonic() - started, 2)
+
+
+class CertificateErrorTest(unittest.TestCase):
+    def test_a_tls_certificate_error_is_not_retried_as_in_the_other_clients(self) -> None:
+        # A certificate no client trusts (self-signed, made here with the openssl command). Not transient:
+        # asking again meets the same certificate, so JavaScript, Ruby and PHP give up at once too.
+        tmp = tempfile.TemporaryDirectory(prefix="dossier-python-tls-")
+        self.addCleanup(tmp.cleanup)
+        key, cert = os.path.join(tmp.name, "key.pem"), os.path.join(tmp.name, "cert.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"],
+                       check=True, capture_output=True)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        connections: list = []
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return  # closed
+                connections.append(conn)
+                try:
+                    context.wrap_socket(conn, server_side=True).close()  # the client gives up on the certificate
+                except (OSError, ssl.SSLError):
+                    conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        self.addCleanup(listener.close)
+        client = dossier.Client("dsk_x", base_url=f"https://127.0.0.1:{listener.getsockname()[1]}", max_retries=2,
+                                backoff_base=0.01, backoff_cap=0.01)
+        sleeps = SleepRecorder()
+        client._transport.sleep = sleeps
+        with self.assertRaises(dossier.APIConnectionError) as ctx:
+            client.account()
+        self.assertIsInstance(ctx.exception.cause, ssl.SSLCertVerificationError)
+        self.assertIn("1 attempt(s)", str(ctx.exception))
+        self.assertEqual(len(connections), 1, "a GET is not retried")
+        with self.assertRaises(dossier.APIConnectionError):
+            client.verify_phone("+14155552671")
+        self.assertEqual(len(connections), 2, "nor a lookup POST")
+        self.assertEqual(sleeps.delays, [])
 
 
 if __name__ == "__main__":
