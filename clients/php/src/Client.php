@@ -6,6 +6,7 @@ namespace Dossier;
 
 use Dossier\Exception\ApiException;
 use Dossier\Exception\InvalidArgumentException;
+use Dossier\Exception\LogicException;
 use Dossier\Exception\SearchTimeoutException;
 use Dossier\Internal\Headers;
 use Dossier\Internal\HttpTransport;
@@ -82,6 +83,27 @@ final class Client
             'pollTimeout' => $this->pollTimeout,
             'pollInterval' => $this->pollInterval,
         ];
+    }
+
+    /**
+     * A client is not serializable: it holds the API key, which must not end up in a cache, a session or a
+     * queue. Make a new client from the key (or DOSSIER_API_KEY) where one is needed.
+     *
+     * @return array<never>
+     * @throws LogicException always
+     */
+    public function __serialize(): array
+    {
+        throw new LogicException('a Dossier\Client holds an API key and cannot be serialized; make a new Client where it is needed');
+    }
+
+    /**
+     * @param array<mixed> $data
+     * @throws LogicException always (no serialized client is ever made, see __serialize())
+     */
+    public function __unserialize(array $data): void
+    {
+        throw new LogicException('a Dossier\Client cannot be unserialized; make a new Client from the API key');
     }
 
     // ---------------------------------------------------------------- accounts (no key needed)

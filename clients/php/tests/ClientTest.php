@@ -7,6 +7,7 @@ namespace Dossier\Tests;
 use Dossier\Client;
 use Dossier\Exception\DossierException;
 use Dossier\Exception\InvalidArgumentException;
+use Dossier\Exception\LogicException;
 use Dossier\Response;
 use Dossier\SearchResult;
 use Dossier\Webhook;
@@ -290,6 +291,42 @@ final class ClientTest extends TestCase
         // Only the printed form is shortened.
         $this->assertSame([$key, $key, 'whsec_SECRETVALUE000'], [$registered->apiKey, $loggedIn->data['api_key'], $hook->secret]);
         $this->assertStringContainsString($key, $loggedIn->rawBody);
+    }
+
+    public function testVarExportAndSerializeNeverShowTheKey(): void
+    {
+        $key = 'dsk_SECRETKEYVALUE0000000000';
+        $this->server->script([], ['body' => ['status' => 'success', 'account' => ['id' => 'acct_1'], 'credits_remaining' => 3]]);
+        $fresh = $this->client(['apiKey' => $key]);
+        $used = $this->client(['apiKey' => $key]);
+        $used->account(); // its transport now holds a cURL handle as well
+
+        foreach (['a fresh client' => $fresh, 'a used client' => $used] as $what => $client) {
+            $exported = var_export($client, true);
+            $this->assertStringNotContainsString('SECRET', $exported, $what);
+            $this->assertStringContainsString('dsk_SECR…', $exported, $what); // the shortened hint is all there is
+            $this->assertStringNotContainsString('SECRET', var_export((array) $client, true), $what);
+            ob_start();
+            debug_zval_dump($client);
+            $this->assertStringNotContainsString('SECRET', (string) ob_get_clean(), $what);
+            try {
+                $serialized = serialize($client);
+                $this->fail("$what was serialized: $serialized");
+            } catch (LogicException $e) {
+                $this->assertInstanceOf(DossierException::class, $e);
+                $this->assertStringNotContainsString('SECRET', (string) $e);
+            }
+        }
+        try {
+            unserialize('O:14:"Dossier\\Client":1:{s:7:"baseUrl";s:18:"http://127.0.0.1:1";}');
+            $this->fail('a client was unserialized');
+        } catch (LogicException $e) {
+            $this->assertStringContainsString('serialize', $e->getMessage());
+        }
+        // A clone still works, with the same key.
+        $clone = clone $used;
+        $clone->account();
+        $this->assertSame('Bearer ' . $key, $this->server->requests()[1]['headers']['authorization']);
     }
 
     public function testAnExceptionTraceNeverShowsAKeyPasswordOrSecret(): void

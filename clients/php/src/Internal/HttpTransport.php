@@ -53,14 +53,21 @@ final class HttpTransport
     /** @var \CurlHandle|null reused between calls so keep-alive connections are reused */
     private ?\CurlHandle $handle = null;
 
+    /**
+     * The API key, wrapped so that no dump shows it: var_export(), var_dump(), print_r(), debug_zval_dump()
+     * and an (array) cast show an empty SensitiveParameterValue, and serialize() refuses it.
+     */
+    private readonly ?\SensitiveParameterValue $apiKey;
+
     public function __construct(
         private readonly string $baseUrl,
-        #[\SensitiveParameter] private readonly ?string $apiKey,
+        #[\SensitiveParameter] ?string $apiKey,
         private readonly float $timeout,
         private readonly int $maxRetries,
         private readonly float $retryBaseDelay,
         private readonly float $retryMaxDelay,
     ) {
+        $this->apiKey = $apiKey === null ? null : new \SensitiveParameterValue($apiKey);
     }
 
     /**
@@ -128,7 +135,7 @@ final class HttpTransport
     {
         return [
             'baseUrl' => $this->baseUrl,
-            'apiKey' => $this->apiKey === null ? null : Redact::apiKey($this->apiKey),
+            'apiKey' => $this->apiKey === null ? null : Redact::apiKey($this->apiKey->getValue()),
             'timeout' => $this->timeout,
             'maxRetries' => $this->maxRetries,
             'retryBaseDelay' => $this->retryBaseDelay,
@@ -186,7 +193,7 @@ final class HttpTransport
             'Expect:',
         ];
         if ($this->apiKey !== null) {
-            $lines[] = 'Authorization: Bearer ' . $this->apiKey;
+            $lines[] = 'Authorization: Bearer ' . $this->apiKey->getValue();
         }
         foreach ($headers as $name => $value) {
             $lines[] = $name . ': ' . $value;
