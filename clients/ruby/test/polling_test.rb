@@ -87,6 +87,18 @@ class PollingTest < Minitest::Test
     assert_operator elapsed, :<, 2
   end
 
+  def test_poll_timeout_counts_from_the_start_of_the_call_as_in_the_other_clients
+    # The POST itself took the whole budget: no poll follows, the call ends at poll_timeout, not after it.
+    @server.reply(202, PENDING, { "Retry-After" => "0.05" }, delay: 0.4)
+    err = assert_raises(Dossier::PollTimeoutError) { client.verify_phone(phone: "+14155552671", poll_timeout: 0.3) }
+    assert_equal "srch_p", err.search_id
+    assert_equal 1, @server.requests.size
+
+    @server.reply(202, PENDING, { "Retry-After" => "0.05" }, delay: 0.4)
+    assert_raises(Dossier::PollTimeoutError) { client.get_search("srch_p", wait: true, poll_timeout: 0.3) }
+    assert_equal 2, @server.requests.size
+  end
+
   def test_poll_timeout_per_call
     5.times { @server.reply(202, PENDING, { "Retry-After" => "0.05" }) }
     assert_raises(Dossier::PollTimeoutError) { client.verify_phone(phone: "+14155552671", poll_timeout: 0) }

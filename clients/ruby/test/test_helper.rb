@@ -36,9 +36,9 @@ class FakeServer
     "http://127.0.0.1:#{port}"
   end
 
-  # Queue a reply. body: Hash (sent as JSON), String (sent as is) or nil.
-  def reply(status, body = nil, headers = {})
-    @lock.synchronize { @replies << [status, body, headers] }
+  # Queue a reply. body: Hash (sent as JSON), String (sent as is) or nil; delay: seconds before answering.
+  def reply(status, body = nil, headers = {}, delay: nil)
+    @lock.synchronize { @replies << [status, body, headers, delay] }
     self
   end
 
@@ -91,7 +91,8 @@ class FakeServer
     end
     return if scripted == :drop
 
-    status, payload, extra = scripted || [500, { status: "error", error: { code: "internal_error", message: "no scripted reply" } }, {}]
+    status, payload, extra, delay = scripted || [500, { status: "error", error: { code: "internal_error", message: "no scripted reply" } }, {}]
+    sleep(delay) if delay
     text = payload.is_a?(Hash) ? JSON.generate(payload) : payload.to_s
     out = +"HTTP/1.1 #{status} #{REASONS.fetch(status, 'Status')}\r\n"
     out << "Content-Type: application/json; charset=utf-8\r\n" if payload.is_a?(Hash)

@@ -16,7 +16,7 @@ module Dossier
     DEFAULT_BASE_URL = "http://localhost:3000"
     DEFAULT_TIMEOUT = 30        # seconds, per HTTP request (connect, write and read each)
     DEFAULT_MAX_RETRIES = 2     # retries after the first attempt
-    DEFAULT_POLL_TIMEOUT = 60   # seconds a lookup may spend polling a pending search
+    DEFAULT_POLL_TIMEOUT = 60   # seconds a lookup may take, polling a pending search included
     DEFAULT_POLL_INTERVAL = 1.0 # seconds between polls when the answer has no Retry-After
     DEFAULT_BACKOFF_BASE = 0.5  # seconds; attempt n waits rand * min(backoff_max, backoff_base * 2**n)
     DEFAULT_BACKOFF_MAX = 8.0   # seconds
@@ -34,8 +34,8 @@ module Dossier
     # base_url:      default "http://localhost:3000"
     # timeout:       seconds per HTTP request (nil: no timeout), default 30
     # max_retries:   retries on 429, 503 and connection failures, default 2 (0 disables them)
-    # poll_timeout:  seconds a lookup polls a pending (202) search before PollTimeoutError, default 60
-    #                (nil: no deadline)
+    # poll_timeout:  seconds a lookup may take (from the call's start, polling of a 202 included) before
+    #                PollTimeoutError, default 60 (nil: no deadline)
     # poll_interval: seconds between polls when the server sends no Retry-After, default 1
     # backoff_base, backoff_max: exponential backoff with full jitter, defaults 0.5 and 8 seconds
     def initialize(api_key: nil, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
@@ -161,8 +161,9 @@ module Dossier
     def get_search(search_id, wait: false, poll_timeout: nil)
       raise ArgumentError, "search_id is required" if search_id.nil? || search_id.to_s.empty?
 
+      deadline = deadline_for(poll_timeout)
       result = fetch_search(search_id)
-      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+      wait && result.pending? ? poll(result, deadline) : result
     end
 
     # --- search history ------------------------------------------------------------------------
@@ -223,17 +224,19 @@ module Dossier
       raise ArgumentError, "requests must be an Array of {kind:, input:} Hashes" unless requests.is_a?(Array)
 
       body = { "requests" => requests.map { |r| batch_request(r) } }
-      result = BatchResult.new(call(:post, "/v1/batch", body: body, headers: post_headers(idempotency_key, wait),
-                                                        retry_sent: true))
-      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+      deadline = deadline_for(poll_timeout)
+      headers = post_headers(idempotency_key, wait, poll_timeout)
+      result = BatchResult.new(call(:post, "/v1/batch", body: body, headers: headers, retry_sent: true))
+      wait && result.pending? ? poll(result, deadline) : result
     end
 
     # GET /v1/batches/{id}: the batch as it is now; wait: true polls until every item is settled.
     def get_batch(batch_id, wait: false, poll_timeout: nil)
       raise ArgumentError, "batch_id is required" if batch_id.nil? || batch_id.to_s.empty?
 
+      deadline = deadline_for(poll_timeout)
       result = fetch_batch(batch_id)
-      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+      wait && result.pending? ? poll(result, deadline) : result
     end
 
     # --- webhooks ------------------------------------------------------------------------------
@@ -305,14 +308,15 @@ module Dossier
 
     def lookup(path, fields, permissible_purpose:, idempotency_key:, wait:, poll_timeout:)
       body = compact(**fields, permissible_purpose: permissible_purpose)
+      deadline = deadline_for(poll_timeout)
       # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
-      result = SearchResult.new(call(:post, path, body: body, headers: post_headers(idempotency_key, wait),
-                                                  retry_sent: true))
-      wait && result.pending? ? poll(result, poll_timeout || @poll_timeout) : result
+      headers = post_headers(idempotency_key, wait, poll_timeout)
+      result = SearchResult.new(call(:post, path, body: body, headers: headers, retry_sent: true))
+      wait && result.pending? ? poll(result, deadline) : result
     end
 
     # Idempotency-Key (generated when not given) and Prefer for a lookup or batch POST.
-    def post_headers(idempotency_key, wait)
+    def post_headers(idempotency_key, wait, poll_timeout)
       key = idempotency_key&.to_s
       if key && !key.match?(IDEMPOTENCY_KEY)
         # Refused before sending: the gateway would refuse it too, and a CR/LF must never reach a header.
@@ -320,7 +324,7 @@ module Dossier
       end
 
       headers = { "Idempotency-Key" => key || SecureRandom.uuid }
-      prefer = wait ? prefer_wait : "respond-async"
+      prefer = wait ? prefer_wait(poll_timeout || @poll_timeout) : "respond-async"
       headers["Prefer"] = prefer if prefer
       headers
     end
@@ -362,17 +366,28 @@ module Dossier
       BatchResult.new(call(:get, "/v1/batches/#{escape(batch_id)}"))
     end
 
-    # With a short timeout, ask the gateway to answer (202) before our read timeout fires.
-    def prefer_wait
-      return nil if timeout.nil? || timeout > SERVER_DEFAULT_WAIT + 1
+    # How long the gateway may hold a lookup before its 202, as the Python, JavaScript and PHP clients
+    # reckon it: its default of 10 s, less when the poll budget is shorter (the call ends within it) or the
+    # HTTP timeout is (2 s under it, so no attempt times out while the gateway still waits). nil (no Prefer
+    # header) when that is the default anyway. budget: the call's poll_timeout (nil: no deadline).
+    def prefer_wait(budget)
+      limits = [SERVER_DEFAULT_WAIT]
+      limits << budget.floor if budget
+      limits << timeout.floor - 2 if timeout
+      seconds = [limits.min, 0].max
+      seconds < SERVER_DEFAULT_WAIT ? "wait=#{seconds}" : nil
+    end
 
-      "wait=#{[(timeout - 1).floor, 0].max}"
+    # The monotonic time a call given poll_timeout (else the client's) must end by, counted from now, the
+    # start of the call (its first request included), as in the other clients; nil: no deadline.
+    def deadline_for(poll_timeout)
+      budget = poll_timeout || @poll_timeout
+      budget && monotonic + budget
     end
 
     # Polls a pending SearchResult (GET /v1/searches/{id}) or BatchResult (GET /v1/batches/{id}) until it is
-    # settled, waiting Retry-After (or poll_interval) between polls; PollTimeoutError past poll_timeout.
-    def poll(pending, poll_timeout)
-      deadline = poll_timeout && monotonic + poll_timeout
+    # settled, waiting Retry-After (or poll_interval) between polls; PollTimeoutError past the deadline.
+    def poll(pending, deadline)
       current = pending
       while current.pending?
         delay = current.retry_after || @poll_interval
