@@ -59,7 +59,10 @@ export interface ClientOptions {
    * one ends the retries and the error is thrown at once.
    */
   maxRetryAfterMs?: number | undefined;
-  /** How long a lookup answered with `202` is polled before `PollTimeoutError` (default 60 000 ms). */
+  /**
+   * How long a lookup may take, from its first request and polling of a `202` included, before
+   * `PollTimeoutError` (default 60 000 ms), as the other clients count it.
+   */
   pollTimeoutMs?: number | undefined;
   /** Poll interval when a `202` carries no `Retry-After` (default 1 000 ms). */
   pollIntervalMs?: number | undefined;
@@ -273,9 +276,10 @@ export class Client {
    * with `{ wait: true }` once it is done. A failed search throws `UnavailableError`.
    */
   async getSearch(id: string, options?: GetSearchOptions): Promise<SearchResult<AnyResult>> {
+    const started = Date.now();
     const plan = this.searchPlan<AnyResult>(id, null);
     const result = await plan.refetch(options ?? {});
-    if (result.pending && options?.wait) return this.poll(result, plan, options);
+    if (result.pending && options?.wait) return this.poll(result, plan, options, started);
     return result;
   }
 
@@ -343,9 +347,10 @@ export class Client {
    * `{ wait: true }` once every item is settled.
    */
   async getBatch(id: string, options?: GetSearchOptions): Promise<BatchResult<AnyResult>> {
+    const started = Date.now();
     const plan = this.batchPlan(id, null);
     const result = await plan.refetch(options ?? {});
-    if (result.pending && options?.wait) return this.poll(result, plan, options);
+    if (result.pending && options?.wait) return this.poll(result, plan, options, started);
     return result;
   }
 
@@ -498,8 +503,9 @@ export class Client {
       headers['Prefer'] = `wait=${Math.max(0, Math.floor(options.serverWaitSeconds))}`;
     else if (this.serverWaitFor(options) < SERVER_WAIT_S) headers['Prefer'] = `wait=${this.serverWaitFor(options)}`;
     const request: HttpRequest = { method: 'POST', path, body, headers, retrySafe: true, ...call(options) };
+    const started = Date.now();
     const result = parse(await this.transport.send(request), idempotencyKey);
-    if (result.pending && wait) return this.poll(result, plan(result), options);
+    if (result.pending && wait) return this.poll(result, plan(result), options, started);
     return result;
   }
 
@@ -541,14 +547,17 @@ export class Client {
     return Math.max(0, Math.min(SERVER_WAIT_S, Math.floor(pollTimeoutMs / 1000), Math.floor(timeoutMs / 1000) - 2));
   }
 
-  /** Polls while pending, honouring `Retry-After`, until the deadline. */
+  /**
+   * Polls while pending, honouring `Retry-After`, until the deadline: `pollTimeoutMs` after `started`, when
+   * the call sent its first request (as the other clients count it), so the call ends within the budget.
+   */
   private async poll<R extends Pollable>(
     first: R,
     plan: PollPlan<R>,
     options: LookupOptions | GetSearchOptions,
+    started: number,
   ): Promise<R> {
     const pollTimeoutMs = options.pollTimeoutMs ?? this.pollTimeoutMs;
-    const started = Date.now();
     const deadline = started + pollTimeoutMs;
     let current = first;
     while (current.pending) {

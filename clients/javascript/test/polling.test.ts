@@ -167,4 +167,15 @@ describe('202 polling', () => {
       assert.ok(fake.requests.length >= 3, 'polled several times');
     });
   });
+
+  test('pollTimeoutMs counts from the start of the call, its first request included, as in the other clients', async () => {
+    // The first request used up the budget: no poll follows, the call ends at pollTimeoutMs, not after it.
+    await withFake(sequence({ ...accepted('srch_late', '0.05'), delayMs: 400 }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await assert.rejects(client.verifyPhone('+14155552671', { pollTimeoutMs: 300 }), PollTimeoutError);
+      assert.equal(fake.requests.length, 1, 'the lookup');
+      await assert.rejects(client.getSearch('srch_late', { wait: true, pollTimeoutMs: 300 }), PollTimeoutError);
+      assert.equal(fake.requests.length, 2, 'and the first GET');
+    });
+  });
 });
