@@ -1,6 +1,6 @@
-import { APIError, DossierError, PollTimeoutError, parseRetryAfterMs } from './errors.js';
+import { DossierError, PollTimeoutError, parseRetryAfterMs } from './errors.js';
 import { BatchResult, SearchResult } from './result.js';
-import { Transport, type CallSettings, type HttpAnswer, type HttpRequest } from './transport.js';
+import { Transport, invalidResponse, type CallSettings, type HttpAnswer, type HttpRequest } from './transport.js';
 import type {
   AccountResponse,
   AnyResult,
@@ -576,17 +576,6 @@ function batchRequest(request: BatchRequest): BatchRequest {
   const input: unknown = request?.input;
   if (!input || typeof input !== 'object' || Array.isArray(input)) return request;
   return { ...request, input: compact(input) } as BatchRequest;
-}
-
-function invalidResponse(answer: HttpAnswer, expected: string): APIError {
-  return new APIError({
-    status: answer.status,
-    code: 'invalid_response',
-    message: `expected ${expected}, got HTTP ${answer.status}`,
-    request_id: answer.headers['x-request-id'] ?? null,
-    body: answer.body,
-    headers: answer.headers,
-  });
 }
 
 function toResult<T>(answer: HttpAnswer, idempotencyKey: string | null): SearchResult<T> {

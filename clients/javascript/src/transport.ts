@@ -119,7 +119,11 @@ export class Transport {
         }
         throw err;
       }
-      if (answer.status >= 200 && answer.status < 300) return answer;
+      if (answer.status >= 200 && answer.status < 300) {
+        // Every answer of the API is a JSON object; anything else (a proxy's page, an empty body) is an error.
+        if (isJsonObject(answer.body)) return answer;
+        throw invalidResponse(answer, 'a JSON object');
+      }
 
       const error = errorFromResponse(answer.status, answer.body, answer.headers);
       if (canRetry && isRetryable(req, error)) {
@@ -187,6 +191,22 @@ export class Transport {
       signal?.removeEventListener('abort', onCallerAbort);
     }
   }
+}
+
+/** The error for a 2xx answer that is not what the API sends (`code` `invalid_response`). */
+export function invalidResponse(answer: HttpAnswer, expected: string): APIError {
+  return new APIError({
+    status: answer.status,
+    code: 'invalid_response',
+    message: `expected ${expected}, got HTTP ${answer.status}`,
+    request_id: answer.headers['x-request-id'] ?? null,
+    body: answer.body,
+    headers: answer.headers,
+  });
+}
+
+function isJsonObject(body: unknown): body is Record<string, unknown> {
+  return !!body && typeof body === 'object' && !Array.isArray(body);
 }
 
 /** 429 always; 503 unless it is the final answer about a failed search (a GET that names it). */

@@ -12,7 +12,7 @@ import {
   UnavailableError,
   ValidationError,
 } from '../src/index.js';
-import { errorBody, startFake, type FakeServer, type Reply } from './fake-server.js';
+import { errorBody, sequence, startFake, withFake, type FakeServer, type Reply } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
 
@@ -152,6 +152,31 @@ describe('error mapping', () => {
       assert.equal(err.body, '<html>Bad gateway</html>');
       assert.match(err.message, /HTTP 502/);
       return true;
+    });
+  });
+});
+
+describe('a 2xx answer', () => {
+  test('whose body is not a JSON object is an APIError, as in the other clients', async () => {
+    const answers: Reply[] = [
+      { status: 200, text: 'not json', headers: { 'X-Request-Id': 'req_proxy' } },
+      { status: 200 }, // empty
+      { status: 200, body: [1, 2] },
+      { status: 201, body: 'a string' },
+    ];
+    await withFake(sequence(...answers.flatMap((a) => [a, a])), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 0 });
+      for (const [i, answer] of answers.entries()) {
+        for (const call of [() => client.account(), () => client.createKey('ci')]) {
+          await assert.rejects(call(), (err: unknown) => {
+            assert.equal((err as Error).constructor, APIError, `answer ${i}: ${String(err)}`);
+            assert.equal((err as APIError).status, answer.status);
+            assert.equal((err as APIError).code, 'invalid_response');
+            return true;
+          });
+        }
+      }
+      assert.equal(fake.requests.length, 8);
     });
   });
 });

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Dossier;
 
 use Dossier\Exception\SignatureVerificationException;
+use Dossier\Internal\Json;
 
 /**
  * Checks the Dossier-Signature header of a webhook delivery.
@@ -52,15 +53,8 @@ final class Webhook
         if ($tolerance !== null && abs(($now ?? time()) - $timestamp) > $tolerance) {
             throw new SignatureVerificationException(sprintf('signature timestamp %d is outside the %d s tolerance', $timestamp, $tolerance));
         }
-        // Decoded as objects first: an associative array cannot tell the objects {} and {"0": 1} from the lists
-        // [] and [1], and a validly signed {} is accepted by the other three clients.
-        if (!json_decode($payload) instanceof \stdClass) {
-            throw new SignatureVerificationException('the payload is not a JSON object');
-        }
-        /** @var array<string, mixed> $event */
-        $event = json_decode($payload, true);
-
-        return $event;
+        // Any JSON object, {} included, as in the other three clients.
+        return Json::object($payload) ?? throw new SignatureVerificationException('the payload is not a JSON object');
     }
 
     /** The hex HMAC-SHA256 of "<timestamp>.<payload>" keyed with the secret (what the server sends as v1=). */

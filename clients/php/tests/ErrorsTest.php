@@ -123,6 +123,23 @@ final class ErrorsTest extends TestCase
         $this->client()->account();
     }
 
+    public function testASuccessBodyThatIsEmptyOrNotAnObjectIsAnApiExceptionAsInTheOtherClients(): void
+    {
+        foreach (['', '[1,2]', 'null', '"{}"'] as $raw) {
+            $this->server->script([['status' => 200, 'raw' => $raw]]);
+            try {
+                $this->client()->account();
+                $this->fail('expected an ApiException for ' . var_export($raw, true));
+            } catch (ApiException $e) {
+                $this->assertSame(ApiException::class, $e::class);
+                $this->assertSame(200, $e->getHttpStatus());
+                $this->assertSame($raw, $e->getRawBody());
+            }
+        }
+        $this->server->script([['status' => 200, 'raw' => '{}']]);
+        $this->assertSame([], $this->client()->account()->data, 'an empty object is an object');
+    }
+
     public function testAuthenticationErrorsFromStaticLogin(): void
     {
         $this->server->script([self::error(401, 'invalid_credentials', 'wrong e-mail or password')]);

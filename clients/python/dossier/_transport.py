@@ -138,8 +138,10 @@ class Transport:
                         continue
 
             if 200 <= status < 300:
+                # Every answer of the API is a JSON object; anything else (a proxy's page, an empty
+                # body) is an APIError, as in the other clients.
                 try:
-                    decoded: Any = json.loads(text) if text else {}
+                    decoded: Any = json.loads(text) if text else None
                 except ValueError:
                     decoded = None
                 if isinstance(decoded, dict):

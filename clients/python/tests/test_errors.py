@@ -102,6 +102,15 @@ class ErrorMappingTest(FakeServerTest):
             self.client().account()
         self.assertEqual(ctx.exception.status, 200)
 
+    def test_a_success_body_that_is_empty_or_not_an_object_is_an_error_as_in_the_other_clients(self) -> None:
+        for body in ("", [1, 2], "null"):
+            with self.subTest(body=body):
+                self.server.route("GET", "/v1/account", answer(200, body))
+                with self.assertRaises(dossier.APIError) as ctx:
+                    self.client().account()
+                self.assertIs(type(ctx.exception), dossier.APIError)
+                self.assertEqual(ctx.exception.status, 200)
+
     def test_hierarchy(self) -> None:
         for cls in (dossier.AuthenticationError, dossier.InsufficientCreditsError, dossier.RateLimitError,
                     dossier.ValidationError, dossier.NotFoundError, dossier.ConflictError,

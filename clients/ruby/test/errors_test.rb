@@ -95,4 +95,13 @@ class ErrorsTest < Minitest::Test
     assert_equal 200, err.http_status
     assert_equal "not json", err.raw_body
   end
+
+  def test_success_body_that_is_empty_or_not_an_object_is_an_error_as_in_the_other_clients
+    ["", "[1,2]", "null", '"{}"'].each do |raw|
+      @server.reply(200, raw)
+      err = assert_raises(Dossier::APIError, raw) { client.account }
+      assert_instance_of Dossier::APIError, err
+      assert_equal 200, err.http_status
+    end
+  end
 end

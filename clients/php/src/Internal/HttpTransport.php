@@ -112,8 +112,10 @@ final class HttpTransport
                 throw ApiException::fromResponse($status, $respHeaders, $raw);
             }
 
-            $decoded = $raw === '' ? [] : json_decode($raw, true);
-            if (!is_array($decoded)) {
+            // Every answer of the API is a JSON object; anything else (a proxy's page, an empty body, a list)
+            // is an error, as in the other clients.
+            $decoded = Json::object($raw);
+            if ($decoded === null) {
                 throw new ApiException(
                     sprintf('the Dossier API answered HTTP %d with a body that is not a JSON object', $status),
                     $status,
