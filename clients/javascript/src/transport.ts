@@ -172,7 +172,9 @@ export class Transport {
         headers,
         ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
         signal: controller.signal,
-        redirect: 'follow',
+        // The API never redirects: a 3xx (a proxy, a wrong base URL) is an error with its status, as in the
+        // other clients, and a POST is never turned into a GET or re-sent elsewhere.
+        redirect: 'manual',
       });
       const text = await res.text();
       const out: Record<string, string> = {};

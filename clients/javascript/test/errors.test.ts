@@ -156,6 +156,21 @@ describe('error mapping', () => {
   });
 });
 
+describe('a redirect', () => {
+  test('is not followed: it is an APIError with its status, as in the other clients', async () => {
+    const redirect: Reply = { status: 301, body: { moved: true }, headers: { Location: '/v1/account' } };
+    await withFake(sequence(redirect, { status: 307, headers: { Location: '/v1/verify/phone' } }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 0 });
+      await assert.rejects(client.account(), (err: unknown) => err instanceof APIError && err.status === 301);
+      await assert.rejects(
+        client.verifyPhone('+14155552671'),
+        (err: unknown) => err instanceof APIError && err.status === 307,
+      );
+      assert.equal(fake.requests.length, 2, 'neither Location was requested');
+    });
+  });
+});
+
 describe('a 2xx answer', () => {
   test('whose body is not a JSON object is an APIError, as in the other clients', async () => {
     const answers: Reply[] = [

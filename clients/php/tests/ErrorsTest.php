@@ -123,6 +123,24 @@ final class ErrorsTest extends TestCase
         $this->client()->account();
     }
 
+    public function testARedirectIsAnApiExceptionWithItsStatusAsInTheOtherClients(): void
+    {
+        $this->server->script([
+            ['status' => 301, 'headers' => ['Location' => '/v1/account'], 'body' => ['status' => 'success', 'moved' => true]],
+            ['status' => 307, 'headers' => ['Location' => '/v1/verify/phone'], 'raw' => ''],
+        ]);
+        foreach ([301 => fn () => $this->client()->account(), 307 => fn () => $this->client()->verifyPhone('+14155552671')] as $status => $call) {
+            try {
+                $call();
+                $this->fail("expected an ApiException for $status");
+            } catch (ApiException $e) {
+                $this->assertSame(ApiException::class, $e::class);
+                $this->assertSame($status, $e->getHttpStatus());
+            }
+        }
+        $this->assertCount(2, $this->server->requests(), 'neither Location was requested');
+    }
+
     public function testASuccessBodyThatIsEmptyOrNotAnObjectIsAnApiExceptionAsInTheOtherClients(): void
     {
         foreach (['', '[1,2]', 'null', '"{}"'] as $raw) {

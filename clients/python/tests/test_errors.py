@@ -102,6 +102,14 @@ class ErrorMappingTest(FakeServerTest):
             self.client().account()
         self.assertEqual(ctx.exception.status, 200)
 
+    def test_a_redirect_is_not_followed_but_an_error_with_its_status_as_in_the_other_clients(self) -> None:
+        self.server.route("GET", "/v1/account", answer(301, {"status": "success"}, Location="/v1/auth/keys"))
+        with self.assertRaises(dossier.APIError) as ctx:
+            self.client().account()
+        self.assertIs(type(ctx.exception), dossier.APIError)
+        self.assertEqual(ctx.exception.status, 301)
+        self.assertEqual([r.path for r in self.server.requests], ["/v1/account"])
+
     def test_a_success_body_that_is_empty_or_not_an_object_is_an_error_as_in_the_other_clients(self) -> None:
         for body in ("", [1, 2], "null"):
             with self.subTest(body=body):

@@ -96,6 +96,14 @@ class ErrorsTest < Minitest::Test
     assert_equal "not json", err.raw_body
   end
 
+  def test_a_redirect_is_not_followed_but_an_error_with_its_status_as_in_the_other_clients
+    @server.reply(301, { status: "success" }, { "Location" => "/v1/auth/keys" })
+    err = assert_raises(Dossier::APIError) { client.account }
+    assert_instance_of Dossier::APIError, err
+    assert_equal 301, err.http_status
+    assert_equal ["/v1/account"], @server.requests.map(&:path)
+  end
+
   def test_success_body_that_is_empty_or_not_an_object_is_an_error_as_in_the_other_clients
     ["", "[1,2]", "null", '"{}"'].each do |raw|
       @server.reply(200, raw)

@@ -100,7 +100,7 @@ final class HttpTransport
             }
 
             [$status, $respHeaders, $raw] = $answer['response'];
-            if ($status >= 400) {
+            if ($status < 200 || $status >= 300) { // a 3xx too: redirects are not followed (CURLOPT_FOLLOWLOCATION)
                 $retryAfter = Headers::retryAfter($respHeaders);
                 // A longer wait than we are willing to sleep: the error (with its Retry-After) is thrown at once.
                 $waitable = $retryAfter === null || $retryAfter <= self::MAX_RETRY_AFTER;
