@@ -39,7 +39,10 @@ export const DEFAULT_BASE_URL = 'http://localhost:3000';
 
 /** Options of `new Client(...)`. Every one is optional. */
 export interface ClientOptions {
-  /** `dsk_…`. Defaults to the `DOSSIER_API_KEY` environment variable. */
+  /**
+   * `dsk_…`. Defaults to the `DOSSIER_API_KEY` environment variable (also when blank). Surrounding
+   * whitespace is removed; one with a control character inside throws a `DossierError`.
+   */
   apiKey?: string | undefined;
   /** Defaults to `http://localhost:3000`. A trailing slash is ignored. */
   baseUrl?: string | undefined;
@@ -187,9 +190,15 @@ export class Client {
   private readonly pollIntervalMs: number;
 
   constructor(options: ClientOptions = {}) {
-    const apiKey = options.apiKey || envVar('DOSSIER_API_KEY') || null;
+    // Trimmed (a key read from a file keeps its line break); a blank key is no key. As in the other clients.
+    const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+    const apiKey = trimmed(options.apiKey) || trimmed(envVar('DOSSIER_API_KEY'));
     if (!apiKey) {
       throw new DossierError('no API key: pass new Client({ apiKey: "dsk_…" }) or set DOSSIER_API_KEY');
+    }
+    if (/[\x00-\x1f\x7f]/.test(apiKey)) {
+      // Refused here, without echoing it: fetch would refuse the header on every attempt, key in the message.
+      throw new DossierError('the API key contains a control character (a line break or a tab?); it cannot be sent');
     }
     const resolved = resolve(options, apiKey);
     this.transport = resolved.transport;

@@ -81,6 +81,24 @@ describe('Client basics', () => {
     assert.equal(last().headers['authorization'], `Bearer ${KEY}`);
   });
 
+  test('the key is trimmed, and one with a control character is refused, as in the other clients', async () => {
+    // A key read from a file keeps its line break.
+    process.env['DOSSIER_API_KEY'] = ' dsk_from_env\n';
+    await new Client({ apiKey: ' dsk_file\r\n', baseUrl: fake.url }).account();
+    assert.equal(last().headers['authorization'], 'Bearer dsk_file');
+    await new Client({ apiKey: '  ', baseUrl: fake.url }).account(); // a blank key is no key
+    assert.equal(last().headers['authorization'], 'Bearer dsk_from_env');
+    const sent = fake.requests.length;
+    for (const apiKey of ['dsk_SECRET\nX-Injected: 1', 'dsk_SECRET\u0000x', 'dsk_\tSECRET']) {
+      assert.throws(
+        () => new Client({ apiKey, baseUrl: fake.url }),
+        (err: unknown) => err instanceof DossierError && !/SECRET/.test(err.message),
+        JSON.stringify(apiKey),
+      );
+    }
+    assert.equal(fake.requests.length, sent);
+  });
+
   test('without any key the constructor throws', () => {
     delete process.env['DOSSIER_API_KEY'];
     assert.throws(

@@ -39,7 +39,8 @@ final class Client
     private readonly string $apiKeyHint;
 
     /**
-     * @param string|null $apiKey "dsk_…"; defaults to the DOSSIER_API_KEY environment variable
+     * @param string|null $apiKey "dsk_…"; defaults to the DOSSIER_API_KEY environment variable (also when blank);
+     *        surrounding whitespace is removed, a control character inside is an InvalidArgumentException
      * @param string|null $baseUrl defaults to http://localhost:3000
      * @param float $timeout seconds per HTTP request (connect + answer)
      * @param int $maxRetries retries after the first attempt on 429, 503 and connection failures
@@ -58,14 +59,19 @@ final class Client
         float $retryBaseDelay = 0.5,
         float $retryMaxDelay = 8.0,
     ) {
-        if ($apiKey === null || $apiKey === '') {
+        // Trimmed (a key read from a file keeps its line break); a blank key is no key. As in the other clients.
+        $apiKey = trim($apiKey ?? '');
+        if ($apiKey === '') {
             $env = getenv('DOSSIER_API_KEY');
-            $apiKey = is_string($env) && $env !== '' ? $env : null;
+            $apiKey = is_string($env) ? trim($env) : '';
         }
-        if ($apiKey === null) {
+        if ($apiKey === '') {
             throw new InvalidArgumentException(
                 'No API key: pass one to new Dossier\Client(\'dsk_…\') or set the DOSSIER_API_KEY environment variable',
             );
+        }
+        if (preg_match('/[\x00-\x1f\x7f]/', $apiKey)) {
+            throw new InvalidArgumentException('the API key contains a control character (a line break or a tab?); it cannot be sent');
         }
         self::checkOptions($timeout, $maxRetries, $retryBaseDelay, $retryMaxDelay);
         $this->baseUrl = self::normalizeBaseUrl($baseUrl);

@@ -50,6 +50,24 @@ final class ClientTest extends TestCase
         $this->assertSame('Bearer dsk_explicit', $this->server->requests()[0]['headers']['authorization']);
     }
 
+    public function testTheKeyIsTrimmedAndOneWithAControlCharacterIsRefusedAsInTheOtherClients(): void
+    {
+        // A key read from a file keeps its line break.
+        putenv("DOSSIER_API_KEY= dsk_from_env\n");
+        $this->server->script([], ['body' => ['status' => 'success']]);
+        (new Client(" dsk_file\r\n", baseUrl: $this->server->baseUrl))->account();
+        (new Client('  ', baseUrl: $this->server->baseUrl))->account(); // a blank key is no key
+        $this->assertSame(['Bearer dsk_file', 'Bearer dsk_from_env'], array_map(static fn (array $r): string => $r['headers']['authorization'], $this->server->requests()));
+        foreach (["dsk_SECRET\nX-Injected: 1", "dsk_SECRET\0x", "dsk_\tSECRET"] as $key) {
+            try {
+                new Client($key, baseUrl: $this->server->baseUrl);
+                $this->fail('expected InvalidArgumentException for ' . json_encode($key));
+            } catch (InvalidArgumentException $e) {
+                $this->assertStringNotContainsString('SECRET', $e->getMessage());
+            }
+        }
+    }
+
     public function testNoKeyAtAllIsRefusedAtConstruction(): void
     {
         $this->expectException(InvalidArgumentException::class);

@@ -42,6 +42,7 @@ _SERVER_WAIT_S = 10
 # Poll interval when a pending answer carries no Retry-After.
 _DEFAULT_POLL_INTERVAL_S = 1.0
 _ENV_KEY = "DOSSIER_API_KEY"
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 # What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters.
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
@@ -52,8 +53,9 @@ class Client:
     """A client for the Dossier v1 API.
 
     Args:
-        api_key: a ``dsk_…`` key; when omitted, ``DOSSIER_API_KEY`` from the
-            environment. Without either, ``ValueError`` is raised.
+        api_key: a ``dsk_…`` key; when omitted (or blank), ``DOSSIER_API_KEY``
+            from the environment. Surrounding whitespace is removed. Without
+            either, or with a control character inside, ``ValueError`` is raised.
         base_url: the server, default ``http://localhost:3000`` (a path prefix
             such as ``https://example.com/dossier`` is kept).
         timeout: seconds for connecting and for each read of one HTTP attempt
@@ -80,9 +82,13 @@ class Client:
         backoff_base: float = DEFAULT_BACKOFF_BASE,
         backoff_cap: float = DEFAULT_BACKOFF_CAP,
     ) -> None:
-        key = api_key if api_key is not None else os.environ.get(_ENV_KEY)
+        # Trimmed (a key read from a file keeps its line break); a blank key is no key. As in the other clients.
+        key = (api_key or "").strip() or (os.environ.get(_ENV_KEY) or "").strip()
         if not key:
             raise ValueError(f"no API key: pass api_key='dsk_…' or set {_ENV_KEY}")
+        if _CONTROL_CHARACTER.search(key):
+            # Refused here, without echoing it: http.client would raise at the first request, key and all.
+            raise ValueError("the API key contains a control character (a line break or a tab?); it cannot be sent")
         self.api_key: str = key
         self.poll_timeout = poll_timeout
         self._transport = Transport(

@@ -22,6 +22,21 @@ class ConstructionTest(unittest.TestCase):
         with mock.patch.dict(os.environ, {"DOSSIER_API_KEY": "dsk_fromenv"}):
             self.assertEqual(dossier.Client(api_key="dsk_explicit").api_key, "dsk_explicit")
 
+    def test_the_key_is_trimmed_and_one_with_a_control_character_is_refused_as_in_the_other_clients(self) -> None:
+        # A key read from a file keeps its line break: it is trimmed, as the other three clients do.
+        with mock.patch.dict(os.environ, {"DOSSIER_API_KEY": " dsk_fromenv\n"}):
+            self.assertEqual(dossier.Client(api_key=" dsk_file\r\n").api_key, "dsk_file")
+            self.assertEqual(dossier.Client(api_key="  ").api_key, "dsk_fromenv", "a blank key is no key")
+            self.assertEqual(dossier.Client(api_key="").api_key, "dsk_fromenv")
+        for key in ("dsk_SECRET\nX-Injected: 1", "dsk_SECRET\x00x", "dsk_\tSECRET"):
+            with self.subTest(key=key):
+                with self.assertRaises(ValueError) as ctx:
+                    dossier.Client(api_key=key)
+                self.assertNotIn("SECRET", str(ctx.exception))
+        with mock.patch.dict(os.environ, {"DOSSIER_API_KEY": " \n"}):
+            with self.assertRaises(ValueError):
+                dossier.Client()
+
     def test_no_key_is_a_value_error(self) -> None:
         with mock.patch.dict(os.environ, {}, clear=True):
             with self.assertRaises(ValueError):

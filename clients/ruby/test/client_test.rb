@@ -34,6 +34,21 @@ class ClientTest < Minitest::Test
     ENV.delete("DOSSIER_API_KEY")
   end
 
+  def test_the_key_is_trimmed_and_one_with_a_control_character_is_refused_as_in_the_other_clients
+    ENV["DOSSIER_API_KEY"] = " dsk_from_env\n"
+    2.times { @server.reply(200, { status: "success", account: {}, credits_remaining: 1 }) }
+    Dossier::Client.new(api_key: " dsk_file\r\n", base_url: @server.url).account
+    Dossier::Client.new(api_key: "  ", base_url: @server.url).account # a blank key is no key
+    assert_equal ["Bearer dsk_file", "Bearer dsk_from_env"], @server.requests.map { |r| r.headers["authorization"] }
+    ["dsk_SECRET\nX-Injected: 1", "dsk_SECRET\u0000x", "dsk_\tSECRET"].each do |key|
+      err = assert_raises(ArgumentError, key.inspect) { Dossier::Client.new(api_key: key, base_url: @server.url) }
+      refute_match(/SECRET/, err.message)
+    end
+    assert_equal 2, @server.requests.size
+  ensure
+    ENV.delete("DOSSIER_API_KEY")
+  end
+
   def test_missing_api_key_raises
     err = assert_raises(ArgumentError) { Dossier::Client.new }
     assert_match(/DOSSIER_API_KEY/, err.message)

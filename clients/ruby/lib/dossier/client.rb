@@ -30,7 +30,8 @@ module Dossier
 
     attr_reader :base_url, :timeout, :max_retries, :poll_timeout, :poll_interval
 
-    # api_key:       "dsk_…"; defaults to ENV["DOSSIER_API_KEY"]. ArgumentError when neither is set.
+    # api_key:       "dsk_…"; defaults to ENV["DOSSIER_API_KEY"] (also when blank); surrounding whitespace is
+    #                removed. ArgumentError when neither is set, or with a control character inside.
     # base_url:      default "http://localhost:3000"
     # timeout:       seconds per HTTP request (nil: no timeout), default 30
     # max_retries:   retries on 429, 503 and connection failures, default 2 (0 disables them)
@@ -42,12 +43,17 @@ module Dossier
                    max_retries: DEFAULT_MAX_RETRIES, poll_timeout: DEFAULT_POLL_TIMEOUT,
                    poll_interval: DEFAULT_POLL_INTERVAL, backoff_base: DEFAULT_BACKOFF_BASE,
                    backoff_max: DEFAULT_BACKOFF_MAX)
-      api_key = ENV["DOSSIER_API_KEY"] if api_key.nil? || api_key.to_s.empty?
+      # Trimmed (a key read from a file keeps its line break); a blank key is no key. As in the other clients.
+      api_key = ENV["DOSSIER_API_KEY"] if api_key.nil? || api_key.to_s.strip.empty?
       if api_key.nil? || api_key.to_s.strip.empty?
         raise ArgumentError, "an API key is required: pass api_key: or set DOSSIER_API_KEY"
       end
 
       @api_key = api_key.to_s.strip
+      if @api_key.match?(/[\x00-\x1f\x7f]/)
+        # Refused here, without echoing it, rather than by Net::HTTP at the first request.
+        raise ArgumentError, "the API key contains a control character (a line break or a tab?); it cannot be sent"
+      end
       @transport = Transport.new(base_url: base_url, timeout: timeout, max_retries: max_retries,
                                  backoff_base: backoff_base, backoff_max: backoff_max)
       @base_url = @transport.base_url
