@@ -122,8 +122,10 @@ function parseHeader(header: string): { timestamp: number; signatures: string[] 
   let timestamp: number | null = null;
   const signatures: string[] = [];
   for (const part of header.split(',')) {
+    // An element without "=" (a trailing comma, say) is ignored like any element not t or v1, as the other
+    // clients do: the header still needs its t and a matching v1.
     const eq = part.indexOf('=');
-    if (eq < 0) throw new SignatureVerificationError(`malformed ${SIGNATURE_HEADER} header`);
+    if (eq < 0) continue;
     const key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
     if (key === 't') {

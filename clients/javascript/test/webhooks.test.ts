@@ -174,6 +174,13 @@ describe('Webhook.verify', () => {
     assert.equal((await Webhook.verify(BODY, h, SECRET, { now: NOW })).id, 'evt_1');
   });
 
+  test('elements without an equals sign are ignored, as in the other clients', async () => {
+    const good = header();
+    for (const h of [`${good},`, `${good},garbage`, `garbage,${good}`, good.replace(',', ', ,')]) {
+      assert.equal((await Webhook.verify(BODY, h, SECRET, { now: NOW })).id, 'evt_1', h);
+    }
+  });
+
   test('with the real clock, a fresh signature verifies', async () => {
     const t = Math.floor(Date.now() / 1000);
     assert.equal((await Webhook.verify(BODY, header(t), SECRET)).id, 'evt_1');

@@ -110,6 +110,14 @@ final class WebhooksTest extends TestCase
         $this->assertSame('evt_1', Webhook::verify(self::PAYLOAD, $header, self::SECRET, now: self::T)['id']);
     }
 
+    public function testElementsWithoutAnEqualsSignAreIgnoredAsInTheOtherClients(): void
+    {
+        $good = self::header();
+        foreach ([$good . ',', $good . ',garbage', 'garbage,' . $good, str_replace(',', ', ,', $good)] as $header) {
+            $this->assertSame('evt_1', Webhook::verify(self::PAYLOAD, $header, self::SECRET, now: self::T)['id'], $header);
+        }
+    }
+
     public function testAForgedSignature(): void
     {
         $this->assertRefused('no v1 signature', fn () => Webhook::verify(self::PAYLOAD, self::header(secret: 'whsec_other'), self::SECRET, now: self::T));

@@ -92,9 +92,9 @@ def _parse_header(header: str) -> "tuple[int, List[str]]":
     timestamp: Optional[int] = None
     signatures: List[str] = []
     for part in header.split(","):
-        key, sep, value = part.strip().partition("=")
-        if not sep:
-            raise SignatureVerificationError(f"malformed {SIGNATURE_HEADER} header")
+        # An element without "=" (a trailing comma, say) is ignored like any element not t or v1, as the other
+        # clients do: the header still needs its t and a matching v1.
+        key, _, value = part.strip().partition("=")
         if key == "t":
             # At most 12 digits (as the Ruby and PHP clients): a longer t is no Unix time, and
             # int() refuses more than 4300 digits with a ValueError.

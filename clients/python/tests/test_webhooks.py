@@ -93,6 +93,12 @@ class VerifyTest(unittest.TestCase):
             self.assertEqual(event.data["search_id"], "srch_1")
             self.assertEqual(event["created_at"], "2026-11-23T09:00:00.000Z")
 
+    def test_elements_without_an_equals_sign_are_ignored_as_in_the_other_clients(self) -> None:
+        good = self.header()
+        for header in (good + ",", good + ",garbage", "garbage," + good, good.replace(",", ", ,")):
+            with self.subTest(header=header):
+                self.assertEqual(dossier.Webhook.verify(BODY, header, SECRET, now=NOW).id, "evt_1")
+
     def test_any_of_several_v1_signatures_may_match(self) -> None:
         header = self.header(NOW, "0" * 64, sign(BODY, NOW)) + ",v0=ignored"
         self.assertEqual(dossier.Webhook.verify(BODY, header, SECRET, now=NOW).id, "evt_1")

@@ -82,6 +82,12 @@ class WebhookVerifyTest < Minitest::Test
     assert Dossier::Webhook.verify(PAYLOAD, "t=#{T},#{forged}, #{good},v0=zz", SECRET, now: T)
   end
 
+  def test_elements_without_an_equals_sign_are_ignored_as_in_the_other_clients
+    ["#{header},", "#{header},garbage", "garbage,#{header}", header.sub(",", ", ,")].each do |h|
+      assert_equal "evt_1", Dossier::Webhook.verify(PAYLOAD, h, SECRET, now: T)["id"], h
+    end
+  end
+
   def test_forged_signature
     assert_refused(/no v1 signature/) { Dossier::Webhook.verify(PAYLOAD, header(secret: "whsec_other"), SECRET, now: T) }
     assert_refused(/no v1 signature/) do
