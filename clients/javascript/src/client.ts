@@ -400,7 +400,7 @@ export class Client {
   async deleteWebhook(id: string, options?: RequestOptions): Promise<WebhookDeletedResponse> {
     const answer = await this.transport.send({
       method: 'DELETE',
-      path: `/v1/webhooks/${encodeURIComponent(id)}`,
+      path: `/v1/webhooks/${segment(id)}`,
       retrySafe: true,
       ...call(options),
     });
@@ -411,7 +411,7 @@ export class Client {
   async webhookDeliveries(id: string, options?: RequestOptions): Promise<WebhookDeliveryListResponse> {
     const answer = await this.transport.send({
       method: 'GET',
-      path: `/v1/webhooks/${encodeURIComponent(id)}/deliveries`,
+      path: `/v1/webhooks/${segment(id)}/deliveries`,
       retrySafe: true,
       ...call(options),
     });
@@ -461,7 +461,7 @@ export class Client {
   async revokeKey(id: string, options?: RequestOptions): Promise<KeyRevokedResponse> {
     const answer = await this.transport.send({
       method: 'DELETE',
-      path: `/v1/auth/keys/${encodeURIComponent(id)}`,
+      path: `/v1/auth/keys/${segment(id)}`,
       retrySafe: true,
       ...call(options),
     });
@@ -520,14 +520,14 @@ export class Client {
 
   /** Polling of a search: `GET /v1/searches/{id}`, keeping the lookup's idempotency key on the result. */
   private searchPlan<T>(id: string, idempotencyKey: string | null): PollPlan<SearchResult<T>> {
-    return this.pollPlan(`/v1/searches/${encodeURIComponent(id)}`, toResult<T>, idempotencyKey, (waitedMs) => {
+    return this.pollPlan(`/v1/searches/${segment(id)}`, toResult<T>, idempotencyKey, (waitedMs) => {
       return new PollTimeoutError({ search_id: id }, waitedMs);
     });
   }
 
   /** Polling of a batch: `GET /v1/batches/{id}`. */
   private batchPlan(id: string, idempotencyKey: string | null): PollPlan<BatchResult> {
-    return this.pollPlan(`/v1/batches/${encodeURIComponent(id)}`, toBatch, idempotencyKey, (waitedMs) => {
+    return this.pollPlan(`/v1/batches/${segment(id)}`, toBatch, idempotencyKey, (waitedMs) => {
       return new PollTimeoutError({ batch_id: id }, waitedMs);
     });
   }
@@ -578,6 +578,15 @@ export class Client {
     }
     return current;
   }
+}
+
+/**
+ * An id as a path segment. An empty one (a bug in the caller) is a `TypeError` before anything is sent, as
+ * in the other clients, rather than a 404 "no such route" after a round trip.
+ */
+function segment(id: unknown): string {
+  if (typeof id !== 'string' || id === '') throw new TypeError(`an id must be a non-empty string, got ${String(id)}`);
+  return encodeURIComponent(id);
 }
 
 /** One batch request as sent: its `input` without `null`/`undefined` fields, like a lookup's body. */

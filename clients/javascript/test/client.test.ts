@@ -99,6 +99,22 @@ describe('Client basics', () => {
     assert.equal(fake.requests.length, sent);
   });
 
+  test('an empty id is refused before anything is sent, as in the other clients', async () => {
+    // Sent, GET /v1/searches/ is a 404 "no such route", which reads like an unknown search.
+    const sent = fake.requests.length;
+    for (const call of [
+      () => client.getSearch(''),
+      () => client.getBatch(''),
+      () => client.revokeKey(''),
+      () => client.deleteWebhook(''),
+      () => client.webhookDeliveries(''),
+      () => client.getSearch(undefined as unknown as string),
+    ]) {
+      await assert.rejects(call(), TypeError);
+    }
+    assert.equal(fake.requests.length, sent);
+  });
+
   test('without any key the constructor throws', () => {
     delete process.env['DOSSIER_API_KEY'];
     assert.throws(

@@ -374,7 +374,7 @@ final class Client
     /** DELETE /v1/webhooks/{id}: no event is sent to it from then on. $response->webhook describes it. */
     public function deleteWebhook(string $id): Response
     {
-        return $this->call('DELETE', '/v1/webhooks/' . rawurlencode($id));
+        return $this->call('DELETE', '/v1/webhooks/' . self::segment($id));
     }
 
     /**
@@ -383,7 +383,7 @@ final class Client
      */
     public function webhookDeliveries(string $id): Response
     {
-        return $this->call('GET', '/v1/webhooks/' . rawurlencode($id) . '/deliveries');
+        return $this->call('GET', '/v1/webhooks/' . self::segment($id) . '/deliveries');
     }
 
     // ---------------------------------------------------------------- account and keys
@@ -413,7 +413,7 @@ final class Client
     /** DELETE /v1/auth/keys/{id}: the key is refused from the next request on. $response->key describes it. */
     public function revokeKey(string $id): Response
     {
-        return $this->call('DELETE', '/v1/auth/keys/' . rawurlencode($id));
+        return $this->call('DELETE', '/v1/auth/keys/' . self::segment($id));
     }
 
     // ---------------------------------------------------------------- internals
@@ -478,14 +478,14 @@ final class Client
 
     private function fetchSearch(string $id): SearchResult
     {
-        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/searches/' . rawurlencode($id));
+        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/searches/' . self::segment($id));
 
         return new SearchResult($status, $headers, $data, $raw);
     }
 
     private function fetchBatch(string $id): BatchResult
     {
-        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/batches/' . rawurlencode($id));
+        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/batches/' . self::segment($id));
 
         return new BatchResult($status, $headers, $data, $raw);
     }
@@ -544,6 +544,19 @@ final class Client
     private static function compact(array $fields): array
     {
         return array_filter($fields, static fn (?string $v): bool => $v !== null);
+    }
+
+    /**
+     * An id as a path segment. An empty one (a bug in the caller) is refused before anything is sent, as in
+     * the other clients, rather than answered 404 "no such route" after a round trip.
+     */
+    private static function segment(string $id): string
+    {
+        if ($id === '') {
+            throw new InvalidArgumentException('an id must be a non-empty string');
+        }
+
+        return rawurlencode($id);
     }
 
     private static function normalizeBaseUrl(?string $baseUrl): string

@@ -68,6 +68,26 @@ final class ClientTest extends TestCase
         }
     }
 
+    public function testAnEmptyIdIsRefusedBeforeAnythingIsSentAsInTheOtherClients(): void
+    {
+        // Sent, GET /v1/searches/ is a 404 "no such route", which reads like an unknown search.
+        $client = $this->client();
+        foreach ([
+            fn () => $client->getSearch(''),
+            fn () => $client->getBatch(''),
+            fn () => $client->revokeKey(''),
+            fn () => $client->deleteWebhook(''),
+            fn () => $client->webhookDeliveries(''),
+        ] as $i => $call) {
+            try {
+                $call();
+                $this->fail("expected InvalidArgumentException from call $i");
+            } catch (InvalidArgumentException) {
+            }
+        }
+        $this->assertSame([], $this->server->requests());
+    }
+
     public function testNoKeyAtAllIsRefusedAtConstruction(): void
     {
         $this->expectException(InvalidArgumentException::class);

@@ -184,7 +184,7 @@ class Client:
     def revoke_key(self, key_id: str) -> ApiKey:
         """Revoke a key (``key_…``); it is refused from the next request on."""
         raw = self._transport.request(
-            "DELETE", f"/v1/auth/keys/{quote(key_id, safe='')}", api_key=self.api_key
+            "DELETE", f"/v1/auth/keys/{_segment('key_id', key_id)}", api_key=self.api_key
         )
         return ApiKey(as_dict(raw.body.get("key")), headers=raw.headers, http_status=raw.status)
 
@@ -474,7 +474,7 @@ class Client:
     def delete_webhook(self, webhook_id: str) -> WebhookEndpoint:
         """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on."""
         raw = self._transport.request(
-            "DELETE", f"/v1/webhooks/{quote(webhook_id, safe='')}", api_key=self.api_key
+            "DELETE", f"/v1/webhooks/{_segment('webhook_id', webhook_id)}", api_key=self.api_key
         )
         return WebhookEndpoint(
             as_dict(raw.body.get("webhook")), headers=raw.headers, http_status=raw.status
@@ -484,7 +484,7 @@ class Client:
         """``GET /v1/webhooks/{id}/deliveries``: its delivery attempts, newest
         first (the latest 100)."""
         raw = self._transport.request(
-            "GET", f"/v1/webhooks/{quote(webhook_id, safe='')}/deliveries", api_key=self.api_key
+            "GET", f"/v1/webhooks/{_segment('webhook_id', webhook_id)}/deliveries", api_key=self.api_key
         )
         return [WebhookDelivery(d) for d in dict_list(raw.body.get("deliveries"))]
 
@@ -557,7 +557,7 @@ class Client:
     def _fetch_search(self, search_id: str, *, idempotency_key: Optional[str]) -> SearchResult:
         raw = self._transport.request(
             "GET",
-            f"/v1/searches/{quote(search_id, safe='')}",
+            f"/v1/searches/{_segment('search_id', search_id)}",
             api_key=self.api_key,
             retry_failed_search=False,
         )
@@ -565,7 +565,7 @@ class Client:
 
     def _fetch_batch(self, batch_id: str, idempotency_key: Optional[str]) -> BatchResult:
         raw = self._transport.request(
-            "GET", f"/v1/batches/{quote(batch_id, safe='')}", api_key=self.api_key
+            "GET", f"/v1/batches/{_segment('batch_id', batch_id)}", api_key=self.api_key
         )
         return _batch_result(raw, idempotency_key)
 
@@ -589,6 +589,14 @@ class Client:
             self._transport.sleep(min(interval, remaining))
             result = refetch(result)
         return result
+
+
+def _segment(name: str, value: object) -> str:
+    """An id as a path segment. An empty one (a bug in the caller) is refused before anything is
+    sent, as in the other clients, rather than answered 404 "no such route" after a round trip."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty string, got {value!r:.80}")
+    return quote(value, safe="")
 
 
 def _check_idempotency_key(key: object) -> None:

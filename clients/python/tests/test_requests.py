@@ -56,6 +56,16 @@ class ConstructionTest(unittest.TestCase):
 
 
 class RequestShapeTest(FakeServerTest):
+    def test_an_empty_id_is_refused_before_anything_is_sent_as_in_the_other_clients(self) -> None:
+        # Sent, GET /v1/searches/ is a 404 "no such route", which reads like an unknown search.
+        c = self.client()
+        for call in (lambda: c.get_search(""), lambda: c.get_batch(""), lambda: c.revoke_key(""),
+                     lambda: c.delete_webhook(""), lambda: c.webhook_deliveries(""),
+                     lambda: c.get_search(None)):  # type: ignore[arg-type]
+            with self.assertRaises(ValueError):
+                call()
+        self.assertEqual(self.server.requests, [])
+
     def test_key_from_environment_is_sent(self) -> None:
         self.server.route("GET", "/v1/account", answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
         with mock.patch.dict(os.environ, {"DOSSIER_API_KEY": "dsk_env123"}):

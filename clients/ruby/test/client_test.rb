@@ -49,6 +49,15 @@ class ClientTest < Minitest::Test
     ENV.delete("DOSSIER_API_KEY")
   end
 
+  def test_an_empty_id_is_refused_before_anything_is_sent_as_in_the_other_clients
+    c = client
+    [-> { c.get_search("") }, -> { c.get_batch("") }, -> { c.revoke_key("") }, -> { c.delete_webhook("") },
+     -> { c.webhook_deliveries("") }, -> { c.get_search(nil) }].each do |call|
+      assert_raises(ArgumentError) { call.call }
+    end
+    assert_empty @server.requests
+  end
+
   def test_missing_api_key_raises
     err = assert_raises(ArgumentError) { Dossier::Client.new }
     assert_match(/DOSSIER_API_KEY/, err.message)
