@@ -27,10 +27,19 @@ import {
   webhookJobSchema,
   type WebhookJob,
 } from '@dossier/contracts';
-import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository, WebhooksRepository, type DeliveryAttempt } from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
 import { closeWithin } from '../processors/close-workers';
+
+/**
+ * Attempts of one event that a worker may die in (SIGKILL, OOM: the job's lock expired) and still see it
+ * tried again; the next such death ends the event `failed` (ADR 0020). A delivery that crashes its worker
+ * every time must not crash one per retry for a day.
+ */
+export const WEBHOOK_MAX_INTERRUPTED = 2;
+/** What a delivery row says of an attempt whose worker died before it had an outcome. */
+const INTERRUPTED = 'interrupted: the worker stopped during the attempt';
 
 /**
  * Webhooks in the worker (ADR 0020): `searchSettled` puts one delivery job per subscribed webhook on the
@@ -142,6 +151,11 @@ export class WebhookDeliveryService
       connection: this.redis.consumers(),
       prefix: this.config.queuePrefix,
       concurrency: this.config.webhooks.concurrency,
+      lockDuration: this.config.lockDurationMs,
+      stalledInterval: this.config.stalledIntervalMs,
+      // deliver() ends an event whose attempts were interrupted more often than WEBHOOK_MAX_INTERRUPTED,
+      // recording it; BullMQ's own limit, one above, only ends one whose worker also died in that run.
+      maxStalledCount: WEBHOOK_MAX_INTERRUPTED + 1,
       settings: { backoffStrategy: (attemptsMade: number) => webhookBackoffMs(attemptsMade, baseMs) },
     });
     this.worker.on('error', (err) => this.logRedisError('webhook worker', err));
@@ -167,14 +181,35 @@ export class WebhookDeliveryService
     await this.queue.close();
   }
 
-  /** One attempt: recorded whatever happens; a failure throws so BullMQ retries (or, the last, fails for good). */
+  /**
+   * One attempt: recorded whatever happens; a failure throws so BullMQ retries (or, the last, fails for good).
+   * Attempts are numbered by start: one whose worker died (BullMQ found its job stalled and queued it again)
+   * counts, and is recorded by the next one, as `retrying` — or, past WEBHOOK_MAX_INTERRUPTED, `failed`, and
+   * the event ends there. BullMQ counts only the attempts that failed towards the job's `attempts`, so the
+   * documented retries are all made, however many workers died on the way.
+   */
   private async deliver(job: Job<WebhookJob>): Promise<void> {
+    const interrupted = job.stalledCounter;
+    const attempt = job.attemptsMade + interrupted + 1;
     const parsed = webhookJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`job ${job.id} has an invalid webhook payload`);
     const { webhook_id: webhookId, event } = parsed.data;
     const webhook = await this.webhooks.target(webhookId);
     if (!webhook) return; // deleted since: nothing to deliver to
-    const attempt = job.attemptsMade + 1;
+    // The job's progress is how many of its interruptions have rows: the others are the starts just before this one.
+    const recorded = typeof job.progress === 'number' ? job.progress : 0;
+    if (interrupted > recorded) {
+      const givenUp = interrupted > WEBHOOK_MAX_INTERRUPTED;
+      for (let n = attempt - (interrupted - recorded); n < attempt; n++) {
+        const last = givenUp && n === attempt - 1;
+        await this.record(webhookId, event, n, last ? 'failed' : 'retrying', {
+          statusCode: null,
+          error: last ? `${INTERRUPTED} (${interrupted} times for this event): given up` : INTERRUPTED,
+        });
+      }
+      if (givenUp) throw new UnrecoverableError(`job ${job.id}: its worker died in ${interrupted} attempts`);
+      await job.updateProgress(interrupted);
+    }
     const startedAt = performance.now();
     const body = JSON.stringify(event);
     const check = await checkWebhookTarget(webhook.url, this.config.webhooks.allowPrivate);
@@ -191,8 +226,21 @@ export class WebhookDeliveryService
         this.config.webhooks.timeoutMs,
       );
     }
-    const last = attempt >= (job.opts.attempts ?? 1);
+    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const outcome = result.error === null ? 'delivered' : last ? 'failed' : 'retrying';
+    await this.record(webhookId, event, attempt, outcome, result, Math.round(performance.now() - startedAt));
+    if (result.error !== null) throw new Error(result.error);
+  }
+
+  /** A row of `GET /v1/webhooks/{id}/deliveries`, and its log line. */
+  private async record(
+    webhookId: string,
+    event: Pick<WebhookJob['event'], 'id' | 'type'>,
+    attempt: number,
+    outcome: DeliveryAttempt['outcome'],
+    result: PostResult,
+    durationMs = 0,
+  ): Promise<void> {
     await this.webhooks.recordAttempt(webhookId, {
       event_id: event.id,
       event_type: event.type,
@@ -200,7 +248,7 @@ export class WebhookDeliveryService
       outcome,
       status_code: result.statusCode,
       error: result.error,
-      duration_ms: Math.round(performance.now() - startedAt),
+      duration_ms: durationMs,
     });
     this.logger.log({
       msg: 'webhook',
@@ -210,6 +258,5 @@ export class WebhookDeliveryService
       outcome,
       status: result.statusCode,
     });
-    if (result.error !== null) throw new Error(result.error);
   }
 }
