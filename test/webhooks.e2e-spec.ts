@@ -273,6 +273,41 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
+  it('records attempts it cannot sign (a worker whose WEBHOOK_SECRET_KEY is not the one that sealed the secret)', async () => {
+    const split = await Stack.start({
+      label: 'webhooks-other-key',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      workerEnv: { WEBHOOK_SECRET_KEY: 'ab'.repeat(32), WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '2' },
+    });
+    const hook = await receiver([]);
+    try {
+      const other = new Api(split.baseUrl);
+      const { key: k } = await other.register();
+      const created = await other.post<Created>('/v1/webhooks', { url: hook.url }, { key: k });
+      expect(created.status).toBe(201);
+      expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
+      const deliveries = await waitFor(
+        async () =>
+          (
+            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
+              key: k,
+            })
+          ).body.deliveries,
+        (d) => d.some((x) => x.outcome === 'failed'),
+        { timeoutMs: 30_000, what: 'the unsigned event recorded failed' },
+      );
+      const error = "not sent: this server's WEBHOOK_SECRET_KEY does not open the webhook's signing secret";
+      expect(deliveries.map((d) => [d.attempt, d.outcome, d.status_code, d.error])).toEqual([
+        [2, 'failed', null, error],
+        [1, 'retrying', null, error],
+      ]);
+      expect(hook.received).toEqual([]);
+    } finally {
+      await hook.close();
+      await split.stop();
+    }
+  });
+
   it('keeps the secret encrypted: the row holds no plain secret, and opens with WEBHOOK_SECRET_KEY', async () => {
     const created = await api.post<Created>(
       '/v1/webhooks',

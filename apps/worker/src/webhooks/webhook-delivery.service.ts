@@ -38,6 +38,8 @@ import { closeWithin } from '../processors/close-workers';
  * every time must not crash one per retry for a day.
  */
 export const WEBHOOK_MAX_INTERRUPTED = 2;
+/** What a delivery row says of an attempt this worker could not sign (the operator's key, not the receiver). */
+const UNSIGNABLE = "not sent: this server's WEBHOOK_SECRET_KEY does not open the webhook's signing secret";
 /** What a delivery row says of an attempt whose worker died before it had an outcome. */
 const INTERRUPTED = 'interrupted: the worker stopped during the attempt';
 
@@ -213,11 +215,13 @@ export class WebhookDeliveryService
     const startedAt = performance.now();
     const body = JSON.stringify(event);
     const check = await checkWebhookTarget(webhook.url, this.config.webhooks.allowPrivate);
+    const secret = this.secretOf(webhook.secret_sealed);
     let result: PostResult;
     if (!check.ok) {
       result = { statusCode: null, error: `refused: the URL ${check.reason}` };
+    } else if (secret === null) {
+      result = { statusCode: null, error: UNSIGNABLE };
     } else {
-      const secret = openSecret(webhook.secret_sealed, this.config.webhooks.key!);
       const signature = signatureHeader(secret, body, Math.floor(Date.now() / 1000));
       result = await postPinned(
         check.target,
@@ -230,6 +234,18 @@ export class WebhookDeliveryService
     const outcome = result.error === null ? 'delivered' : last ? 'failed' : 'retrying';
     await this.record(webhookId, event, attempt, outcome, result, Math.round(performance.now() - startedAt));
     if (result.error !== null) throw new Error(result.error);
+  }
+
+  /**
+   * The webhook's signing secret, or null when this worker's WEBHOOK_SECRET_KEY does not open it (another
+   * key sealed it: changed since, or not the gateway's). Every attempt then fails, so each is recorded.
+   */
+  private secretOf(sealed: string): string | null {
+    try {
+      return openSecret(sealed, this.config.webhooks.key!);
+    } catch {
+      return null;
+    }
   }
 
   /** A row of `GET /v1/webhooks/{id}/deliveries`, and its log line. */
