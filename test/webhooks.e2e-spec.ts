@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { openSecret } from '@dossier/contracts';
-import { Api, Stack, TEST_WEBHOOK_SECRET_KEY, ledgerState, receiver, sql, waitFor } from '@dossier/testing';
+import { WEBHOOK_JOB_NAME, WEBHOOK_QUEUE, openSecret, webhookJobId } from '@dossier/contracts';
+import { Api, QueueProbe, Stack, TEST_WEBHOOK_SECRET_KEY, ledgerState, receiver, sql, waitFor } from '@dossier/testing';
 
 type Created = {
   status: string;
@@ -305,6 +305,42 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     } finally {
       await hook.close();
       await split.stop();
+    }
+  });
+
+  it("records an event failed when its job's payload cannot be read (a later version's), sending nothing", async () => {
+    const hook = await receiver([]);
+    const queues = new QueueProbe(stack.env['QUEUE_PREFIX']!);
+    try {
+      const created = await api.post<Created>('/v1/webhooks', { url: hook.url }, { key });
+      const webhookId = created.body.webhook.id;
+      const event = { id: 'evt_0fromALaterVersion', type: 'search.completed', created_at: new Date().toISOString() };
+      const jobId = webhookJobId(webhookId, event.id);
+      await queues
+        .queue(WEBHOOK_QUEUE)
+        .add(WEBHOOK_JOB_NAME, { v: 2, webhook_id: webhookId, event: { ...event, data: {} } }, { jobId, attempts: 5 });
+      const deliveries = await waitFor(
+        async () =>
+          (await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${webhookId}/deliveries`, { key })).body.deliveries,
+        (d) => d.length > 0,
+        { timeoutMs: 30_000, what: 'the unreadable event recorded' },
+      );
+      expect(deliveries).toEqual([
+        expect.objectContaining({
+          event_id: event.id,
+          type: 'search.completed',
+          attempt: 1,
+          outcome: 'failed',
+          status_code: null,
+          error: 'the event could not be read (invalid job payload): given up',
+        }),
+      ]);
+      expect(await queues.job(WEBHOOK_QUEUE, jobId)).toMatchObject({ state: 'failed', attemptsMade: 1 });
+      expect(hook.received).toEqual([]);
+    } finally {
+      await queues.close();
+      await hook.close();
+      await sql(`DELETE FROM webhooks WHERE account_id = $1`, [accountId]);
     }
   });
 

@@ -27,6 +27,11 @@ export const webhookJobSchema = z.object({
   }),
 });
 export type WebhookJob = z.infer<typeof webhookJobSchema>;
+/** What names a delivery job's webhook and event: read from a job whose payload is otherwise invalid, to record its end. */
+export const webhookJobKeysSchema = z.object({
+  webhook_id: z.string(),
+  event: webhookJobSchema.shape.event.pick({ id: true, type: true }),
+});
 
 /** One search settles once, so its event id derives from the search id: stable across retries and redeliveries. */
 export function searchEventId(searchId: string): string {

@@ -24,6 +24,7 @@ import {
   webhookAttempts,
   webhookBackoffMs,
   webhookJobId,
+  webhookJobKeysSchema,
   webhookJobSchema,
   type WebhookJob,
 } from '@dossier/contracts';
@@ -194,7 +195,17 @@ export class WebhookDeliveryService
     const interrupted = job.stalledCounter;
     const attempt = job.attemptsMade + interrupted + 1;
     const parsed = webhookJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`job ${job.id} has an invalid webhook payload`);
+    if (!parsed.success) {
+      // Ends for good (no retry reads it better), recorded when the job still names its webhook and event.
+      const keys = webhookJobKeysSchema.safeParse(job.data);
+      if (keys.success) {
+        await this.record(keys.data.webhook_id, keys.data.event, attempt, 'failed', {
+          statusCode: null,
+          error: 'the event could not be read (invalid job payload): given up',
+        });
+      }
+      throw new UnrecoverableError(`job ${job.id} has an invalid webhook payload`);
+    }
     const { webhook_id: webhookId, event } = parsed.data;
     const webhook = await this.webhooks.target(webhookId);
     if (!webhook) return; // deleted since: nothing to deliver to
