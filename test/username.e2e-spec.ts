@@ -25,12 +25,14 @@ type Envelope = {
 const SIGNUP = 100;
 const PROFILE = '<!DOCTYPE html><html><head><title>Grace Hopper</title></head><body><h1>@ghopper</h1></body></html>';
 const NOT_FOUND: FakeAnswer = { status: 404, body: '<h1>Not Found</h1>' };
+/** 3 MiB of a page: more than a site check reads. */
+const FILLER = `<div>${'x'.repeat(1022)}</div>\n`.repeat(3 * 1024);
 
 /**
  * Fake sites on loopback, one path each, in Sherlock's format: `ghopper` meets every kind of answer a
  * site gives (a profile, a not-found page with 200, a redirect to the error page, a WAF challenge, a
  * login wall, a 429, a hang, a 5xx); `latecomer`'s profile answers only when the test opens its gate;
- * every other name is not found anywhere.
+ * `mirage` gets pages that look like a profile and are not one; every other name is not found anywhere.
  */
 function sites(base: string, gate: Promise<unknown>) {
   const answers: Record<string, (name: string) => FakeAnswer> = {
@@ -52,6 +54,10 @@ function sites(base: string, gate: Promise<unknown>) {
     sluggish: (name) => (name === 'ghopper' ? { hang: true } : NOT_FOUND),
     broken: (name) => (name === 'ghopper' ? { status: 500, body: 'Internal Server Error' } : NOT_FOUND),
     late: (name) => (name === 'latecomer' ? { status: 200, body: PROFILE, after: gate } : NOT_FOUND),
+    huge: (name) =>
+      name === 'mirage'
+        ? { status: 200, body: `<html><body>${FILLER}<p>No member goes by that name.</p></body></html>` }
+        : NOT_FOUND,
   };
   const site = (path: string, rule: Record<string, unknown> = { errorType: 'status_code' }) => ({
     url: `${base}/${path}/{}`,
@@ -69,6 +75,7 @@ function sites(base: string, gate: Promise<unknown>) {
     Sluggish: site('sluggish'),
     Broken: site('broken'),
     Late: site('late'),
+    Huge: site('huge', { errorType: 'message', errorMsg: 'No member goes by that name' }),
   };
   const route = (url: string): FakeAnswer => {
     const [, path = '', name = ''] = url.split('/');
@@ -140,6 +147,7 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
       },
       { provider: 'site:Broken', outcome: 'error', ...took, detail: 'site:Broken: site error (500)' },
       { provider: 'site:Late', outcome: 'not_found', ...took },
+      { provider: 'site:Huge', outcome: 'not_found', ...took },
       { provider: 'local', outcome: 'not_found', ...took },
     ]);
     expect(res.body.results).toHaveLength(1);
@@ -167,13 +175,31 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([]);
     expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual([
-      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late'].map((name) => [
+      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late', 'Huge'].map((name) => [
         `site:${name}`,
         'not_found',
       ]),
       ['local', 'not_found'],
     ]);
     expect(res.body.credits_remaining).toBe(SIGNUP);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
+  });
+
+  it('finds nothing and charges nothing where a page only looks like a profile (one cut off before its not-found sign)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<Envelope>('/v1/search/person', { username: 'mirage' }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([]);
+    expect(res.body.sources.filter((s) => s.outcome !== 'not_found')).toEqual([
+      {
+        provider: 'site:Huge',
+        outcome: 'unknown',
+        took_ms: expect.any(Number),
+        detail: "site:Huge: a page over 2 MiB, without the site's not-found sign in the part read",
+      },
+    ]);
+    expect(res.body.credits_remaining).toBe(SIGNUP);
+    expect(res.headers.get('x-credits-spent')).toBe('0');
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
   });
 

@@ -1,8 +1,11 @@
 import type { z } from 'zod';
 import { ProviderError } from './provider';
 
-/** Bodies larger than this are cut off: no upstream answer Dossier reads comes close. */
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/**
+ * Bodies larger than this are cut off (`truncated`): no API answer Dossier reads comes close; a web page
+ * (a username site's) may, and is then judged on its beginning only.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 /** Signs that a page is a bot filter, a WAF or captcha challenge, or a login wall — never a real answer. */
 const CHALLENGE_MARKERS = [
@@ -115,6 +118,8 @@ export interface UpstreamResponse {
   /** The final URL after redirects (when followed). */
   url: string;
   text: string;
+  /** The body went on past MAX_BODY_BYTES: `text` is its beginning only, the rest was not read. */
+  truncated: boolean;
 }
 
 export interface UpstreamRequest {
@@ -141,7 +146,7 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
       redirect: req.redirect ?? 'follow',
       signal,
     });
-    return { status: res.status, headers: res.headers, url: res.url, text: await readCapped(res) };
+    return { status: res.status, headers: res.headers, url: res.url, ...(await readCapped(res)) };
   } catch (error) {
     if (signal.aborted)
       throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
@@ -201,22 +206,26 @@ export function parsesAs(text: string, schema: z.ZodType): boolean {
   }
 }
 
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
+/** The body's first MAX_BODY_BYTES, and whether there was more (left unread). */
+async function readCapped(res: Response): Promise<{ text: string; truncated: boolean }> {
+  if (!res.body) return { text: '', truncated: false };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let truncated = false;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size + value.byteLength > MAX_BODY_BYTES) {
+      chunks.push(value.subarray(0, MAX_BODY_BYTES - size));
+      truncated = true;
       await reader.cancel();
       break;
     }
+    size += value.byteLength;
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated };
 }
 
 const NETWORK_REASONS: Record<string, string> = {

@@ -24,6 +24,7 @@ function answer(status: number, text = '', over: Partial<SiteExchange> & { heade
     status,
     headers: new Headers(),
     text,
+    truncated: false,
     ...over,
   };
 }

@@ -1,4 +1,4 @@
-import { looksLikeChallenge, rateLimited, request, type UpstreamRequest } from '../http';
+import { looksLikeChallenge, MAX_BODY_BYTES, rateLimited, request, type UpstreamRequest } from '../http';
 import { ProviderError } from '../provider';
 import type { Site } from './site-list';
 
@@ -81,6 +81,8 @@ export interface SiteExchange {
   status: number;
   headers: Headers;
   text: string;
+  /** The page went on past what is read (MAX_BODY_BYTES): `text` is its beginning. */
+  truncated: boolean;
 }
 
 /**
@@ -175,7 +177,8 @@ export type SiteVerdict = { outcome: 'found' | 'not_found' } | { outcome: 'unkno
  *    any other 403 → `blocked`.
  * 4. 404 or 410 → `not_found` (whatever the site's rule).
  * 5. 2xx on the profile's own page (or the same page with another case, scheme or trailing slash)
- *    → `found`; a redirect elsewhere that the site's rule does not name → `unknown`, never `found`.
+ *    → `found`; a redirect elsewhere that the site's rule does not name → `unknown`, never `found`; so
+ *    is a page cut off at MAX_BODY_BYTES on a site whose rule is a message (the message may come later).
  * 6. Anything else → `unknown` with the status.
  *
  * Throws a ProviderError for the failures (the guards count, retry and report them).
@@ -208,6 +211,11 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
       };
     if (LOGIN_TITLE.test(ex.text.slice(0, 64 * 1024)))
       throw new ProviderError('blocked', `${id}: a login wall (a sign-in page in place of the profile)`);
+    if (ex.truncated && site.errorTypes.includes('message'))
+      return {
+        outcome: 'unknown',
+        detail: `${id}: a page over ${MAX_BODY_BYTES / 1024 / 1024} MiB, without the site's not-found sign in the part read`,
+      };
     return { outcome: 'found' };
   }
   return { outcome: 'unknown', detail: `${id}: an answer the site's rules do not cover (${status})` };

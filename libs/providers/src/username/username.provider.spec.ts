@@ -104,6 +104,33 @@ describe('username presence', () => {
     expect(answer.reports!.map((r) => r.outcome)).toEqual(['not_found', 'not_found']);
   });
 
+  it('never calls a page found whose not-found sign could lie past the 2 MiB it reads: unknown, saying so', async () => {
+    const filler = `<div>${'x'.repeat(1022)}</div>\n`.repeat(3 * 1024); // 3 MiB of a page
+    routes = {
+      late: { status: 200, body: `<html><body>${filler}<p>No such member</p></body></html>` },
+      early: { status: 200, body: `<html><body><p>No such member</p>${filler}</body></html>` },
+      huge: { status: 200, body: `${PROFILE}<!--${filler}-->` },
+    };
+    const settings = sitesAt({
+      Late: { path: 'late', errorType: 'message', errorMsg: 'No such member' },
+      Early: { path: 'early', errorType: 'message', errorMsg: 'No such member' },
+      Huge: { path: 'huge' },
+    });
+    const answer = await lookup('ghopper', within(settings));
+    expect(answer.reports).toEqual([
+      {
+        provider: 'site:Late',
+        outcome: 'unknown',
+        took_ms: expect.any(Number),
+        detail: "site:Late: a page over 2 MiB, without the site's not-found sign in the part read",
+      },
+      { provider: 'site:Early', outcome: 'not_found', took_ms: expect.any(Number) },
+      // A status-code site's answer is its status: the size of the page does not matter.
+      { provider: 'site:Huge', outcome: 'found', took_ms: expect.any(Number) },
+    ]);
+    expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['Huge']);
+  });
+
   it('ends a site at USERNAME_TIMEOUT_MS and reports it timeout, the other sites answered', async () => {
     routes = { slow: { hang: true }, hub: { status: 200, body: PROFILE } };
     const settings = sitesAt({ Slow: { path: 'slow' }, GitHub: { path: 'hub' } }, { USERNAME_TIMEOUT_MS: '100' });
