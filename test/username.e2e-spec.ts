@@ -25,6 +25,9 @@ type Envelope = {
 const SIGNUP = 100;
 const PROFILE = '<!DOCTYPE html><html><head><title>Grace Hopper</title></head><body><h1>@ghopper</h1></body></html>';
 const NOT_FOUND: FakeAnswer = { status: 404, body: '<h1>Not Found</h1>' };
+/** Imperva's block page, served with 200. */
+const INCAPSULA =
+  '<html><head><META NAME="ROBOTS" CONTENT="NOINDEX, NOFOLLOW"></head><body><iframe id="main-iframe" src="/_Incapsula_Resource?SWUDNSAI=31">Request unsuccessful. Incapsula incident ID: 1234000560078-9012</iframe></body></html>';
 /** 3 MiB of a page: more than a site check reads. */
 const FILLER = `<div>${'x'.repeat(1022)}</div>\n`.repeat(3 * 1024);
 
@@ -58,6 +61,7 @@ function sites(base: string, gate: Promise<unknown>) {
       name === 'mirage'
         ? { status: 200, body: `<html><body>${FILLER}<p>No member goes by that name.</p></body></html>` }
         : NOT_FOUND,
+    imperva: (name) => (name === 'mirage' ? { status: 200, body: INCAPSULA } : NOT_FOUND),
   };
   const site = (path: string, rule: Record<string, unknown> = { errorType: 'status_code' }) => ({
     url: `${base}/${path}/{}`,
@@ -76,6 +80,7 @@ function sites(base: string, gate: Promise<unknown>) {
     Broken: site('broken'),
     Late: site('late'),
     Huge: site('huge', { errorType: 'message', errorMsg: 'No member goes by that name' }),
+    Imperva: site('imperva'),
   };
   const route = (url: string): FakeAnswer => {
     const [, path = '', name = ''] = url.split('/');
@@ -148,6 +153,7 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
       { provider: 'site:Broken', outcome: 'error', ...took, detail: 'site:Broken: site error (500)' },
       { provider: 'site:Late', outcome: 'not_found', ...took },
       { provider: 'site:Huge', outcome: 'not_found', ...took },
+      { provider: 'site:Imperva', outcome: 'not_found', ...took },
       { provider: 'local', outcome: 'not_found', ...took },
     ]);
     expect(res.body.results).toHaveLength(1);
@@ -175,17 +181,16 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([]);
     expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual([
-      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late', 'Huge'].map((name) => [
-        `site:${name}`,
-        'not_found',
-      ]),
+      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late', 'Huge', 'Imperva'].map(
+        (name) => [`site:${name}`, 'not_found'],
+      ),
       ['local', 'not_found'],
     ]);
     expect(res.body.credits_remaining).toBe(SIGNUP);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
   });
 
-  it('finds nothing and charges nothing where a page only looks like a profile (one cut off before its not-found sign)', async () => {
+  it('finds nothing and charges nothing where a page only looks like a profile (a block page with 200, one cut off before its not-found sign)', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const res = await api.post<Envelope>('/v1/search/person', { username: 'mirage' }, { key });
     expect(res.status).toBe(200);
@@ -196,6 +201,12 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
         outcome: 'unknown',
         took_ms: expect.any(Number),
         detail: "site:Huge: a page over 2 MiB, without the site's not-found sign in the part read",
+      },
+      {
+        provider: 'site:Imperva',
+        outcome: 'blocked',
+        took_ms: expect.any(Number),
+        detail: 'site:Imperva: a bot challenge or captcha page (200)',
       },
     ]);
     expect(res.body.credits_remaining).toBe(SIGNUP);

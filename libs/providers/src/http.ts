@@ -18,6 +18,10 @@ const CHALLENGE_MARKERS = [
   /Access Denied|Request blocked|Pardon Our Interruption|px-captcha|distil_r_captcha/i,
   // The WAF pages Sherlock recognises (Cloudflare's error page, AWS WAF, PerimeterX); DataDome; Yandex.
   /id="challenge-error-text"|AwsWafIntegration\.|perimeterxIdentifiers|captcha-delivery\.com|CheckboxCaptcha/,
+  // Block pages served with 200: Imperva (Incapsula) — not its /_Incapsula_Resource script, which it puts
+  // into the pages it lets through — and F5 BIG-IP ASM's default; PerimeterX's by its title.
+  /Incapsula incident ID|The requested URL was rejected\. Please consult with your administrator/,
+  /<title>\s*Access to this page has been denied/i,
 ];
 /** In place of an API's data, any mention of a captcha is a challenge; a web page may merely embed one. */
 const CAPTCHA = /captcha/i;

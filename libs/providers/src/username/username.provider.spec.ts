@@ -131,6 +131,46 @@ describe('username presence', () => {
     expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['Huge']);
   });
 
+  it('reads the block and challenge pages of the usual WAFs and bot filters as blocked, even with 200, never found', async () => {
+    const pages: Record<string, string> = {
+      Cloudflare:
+        '<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head><body><noscript>Enable JavaScript and cookies to continue</noscript><script>window._cf_chl_opt={cvId: "3"};</script></body></html>',
+      Imperva:
+        '<html style="height:100%"><head><META NAME="ROBOTS" CONTENT="NOINDEX, NOFOLLOW"></head><body style="margin:0px;height:100%"><iframe id="main-iframe" src="/_Incapsula_Resource?SWUDNSAI=31&xinfo=8-1234-0%20NNNN&incident_id=1234-5678&edet=15" frameborder=0 width="100%" height="100%">Request unsuccessful. Incapsula incident ID: 1234000560078-9012</iframe></body></html>',
+      Akamai:
+        '<HTML><HEAD>\n<TITLE>Access Denied</TITLE>\n</HEAD><BODY>\n<H1>Access Denied</H1>\n \nYou don\'t have permission to access "http&#58;&#47;&#47;example&#46;com&#47;u&#47;ghopper" on this server.<P>\nReference&#32;&#35;18&#46;5a3c1002&#46;1700000000&#46;1a2b3c4d\n</BODY>\n</HTML>',
+      DataDome:
+        "<html lang=\"en\"><head><title>example.com</title></head><body style=\"margin:0\"><p id=\"cmsg\">Please enable JS and disable any ad blocker</p><script data-cfasync=\"false\">var dd={'rt':'c','cid':'AHrlqAAAAAMA','hsh':'0123','t':'fe','host':'geo.captcha-delivery.com'}</script><script data-cfasync=\"false\" src=\"https://ct.captcha-delivery.com/c.js\"></script></body></html>",
+      PerimeterX:
+        '<!DOCTYPE html><html lang="en"><head><title>Access to this page has been denied</title><script>window._pxAppId = \'PXabc123\';</script></head><body><div class="px-captcha-container"><div class="px-captcha-message">Press &amp; Hold to confirm you are a human (and not a bot).</div><div id="px-captcha"></div></div></body></html>',
+      F5: "<html><head><title>Request Rejected</title></head><body>The requested URL was rejected. Please consult with your administrator.<br><br>Your support ID is: 11793863007412387618<br><br><a href='javascript:history.back();'>[Go Back]</a></body></html>",
+    };
+    routes = Object.fromEntries(Object.entries(pages).map(([name, body]) => [name, { status: 200, body }]));
+    // Imperva puts its bot-detection script into the pages it lets through, as Cloudflare does.
+    routes['hub'] = {
+      status: 200,
+      body: PROFILE.replace(
+        '</body>',
+        '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3"></script></body>',
+      ),
+    };
+    const settings = sitesAt({
+      ...Object.fromEntries(Object.keys(pages).map((name) => [name, { path: name }])),
+      GitHub: { path: 'hub' },
+    });
+    const answer = await lookup('ghopper', within(settings));
+    expect(answer.reports).toEqual([
+      ...Object.keys(pages).map((name) => ({
+        provider: `site:${name}`,
+        outcome: 'blocked',
+        took_ms: expect.any(Number),
+        detail: `site:${name}: a bot challenge or captcha page (200)`,
+      })),
+      { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+    ]);
+    expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['GitHub']);
+  });
+
   it('ends a site at USERNAME_TIMEOUT_MS and reports it timeout, the other sites answered', async () => {
     routes = { slow: { hang: true }, hub: { status: 200, body: PROFILE } };
     const settings = sitesAt({ Slow: { path: 'slow' }, GitHub: { path: 'hub' } }, { USERNAME_TIMEOUT_MS: '100' });
