@@ -1,3 +1,4 @@
+import { TextDecoder } from 'node:util';
 import type { z } from 'zod';
 import { ProviderError } from './provider';
 
@@ -150,7 +151,8 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
       redirect: req.redirect ?? 'follow',
       signal,
     });
-    return { status: res.status, headers: res.headers, url: res.url, ...(await readCapped(res)) };
+    const { bytes, truncated } = await readCapped(res);
+    return { status: res.status, headers: res.headers, url: res.url, text: decodeBody(bytes, res.headers), truncated };
   } catch (error) {
     if (signal.aborted)
       throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
@@ -211,8 +213,8 @@ export function parsesAs(text: string, schema: z.ZodType): boolean {
 }
 
 /** The body's first MAX_BODY_BYTES, and whether there was more (left unread). */
-async function readCapped(res: Response): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: '', truncated: false };
+async function readCapped(res: Response): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (!res.body) return { bytes: Buffer.alloc(0), truncated: false };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -229,7 +231,36 @@ async function readCapped(res: Response): Promise<{ text: string; truncated: boo
     size += value.byteLength;
     chunks.push(value);
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated };
+  return { bytes: Buffer.concat(chunks), truncated };
+}
+
+const HEADER_CHARSET = /;\s*charset\s*=\s*["']?([^"';\s]+)/i;
+const META_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([\w.:-]+)/i;
+
+/**
+ * A body as text, in the charset it declares: its Content-Type's, else — for a web page — its own
+ * `<meta charset>` within its first 1024 bytes (as browsers read it); UTF-8 otherwise, or for a charset the
+ * Encoding standard does not know. Read as UTF-8 whatever it says, a page in windows-1251 or ISO-8859-1
+ * never carries a site's non-ASCII not-found message.
+ */
+function decodeBody(bytes: Buffer, headers: Headers): string {
+  const type = headers.get('content-type');
+  let decoder = decoderFor(type?.match(HEADER_CHARSET)?.[1]);
+  if (!decoder && (type === null || /html/i.test(type))) {
+    decoder = decoderFor(bytes.subarray(0, 1024).toString('latin1').match(META_CHARSET)?.[1]);
+    // A page cannot be UTF-16 by its own say: it was read as ASCII to find the tag (HTML's rule).
+    if (decoder?.encoding.startsWith('utf-16')) decoder = null;
+  }
+  return (decoder ?? new TextDecoder('utf-8')).decode(bytes);
+}
+
+function decoderFor(label: string | undefined): TextDecoder | null {
+  if (label === undefined) return null;
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return null; // a label the Encoding standard does not know
+  }
 }
 
 const NETWORK_REASONS: Record<string, string> = {

@@ -9,7 +9,7 @@ import { freePort } from './processes';
 export interface FakeAnswer {
   status?: number;
   headers?: Record<string, string>;
-  /** A string is sent as is; anything else as JSON. */
+  /** A string (as UTF-8) or a Buffer (its bytes: another charset) is sent as is; anything else as JSON. */
   body?: unknown;
   delayMs?: number;
   after?: Promise<unknown>;
@@ -79,8 +79,9 @@ export class FakeUpstream {
     }
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     if (answer.after) await answer.after;
-    const isText = typeof answer.body === 'string';
-    const body = answer.body === undefined ? '' : isText ? (answer.body as string) : JSON.stringify(answer.body);
+    const isText = typeof answer.body === 'string' || Buffer.isBuffer(answer.body);
+    const body =
+      answer.body === undefined ? '' : isText ? (answer.body as string | Buffer) : JSON.stringify(answer.body);
     res.writeHead(answer.status ?? 200, {
       'content-type': isText ? 'text/html; charset=utf-8' : 'application/json',
       ...answer.headers,

@@ -171,6 +171,44 @@ describe('username presence', () => {
     expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['GitHub']);
   });
 
+  it('reads a page in the charset it declares (header or <meta>), so that a not-found sign written outside ASCII is seen', async () => {
+    // Windows-1251 puts А–я (U+0410–U+044F) at 0xC0–0xFF; ASCII stays as it is.
+    const cp1251 = (text: string) =>
+      Buffer.from([...text].map((c) => (c >= 'А' && c <= 'я' ? c.codePointAt(0)! - 0x350 : c.charCodeAt(0))));
+    const missing = 'Пользователь не зарегистрирован';
+    routes = {
+      forum: {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=windows-1251' },
+        body: cp1251(`<html><body><div class="standard_error">${missing}</div></body></html>`),
+      },
+      meta: {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: Buffer.from(
+          '<html><head><meta charset="iso-8859-1"><title>AniWorld</title></head><body>Dieses Profil ist nicht verfügbar</body></html>',
+          'latin1',
+        ),
+      },
+      member: {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=windows-1251' },
+        body: cp1251('<html><body><h1>Профиль: ghopper</h1></body></html>'),
+      },
+    };
+    const settings = sitesAt({
+      Forum: { path: 'forum', errorType: 'message', errorMsg: missing },
+      AniWorld: { path: 'meta', errorType: 'message', errorMsg: 'Dieses Profil ist nicht verfügbar' },
+      Member: { path: 'member', errorType: 'message', errorMsg: missing },
+    });
+    const answer = await lookup('ghopper', within(settings));
+    expect(answer.reports).toEqual([
+      { provider: 'site:Forum', outcome: 'not_found', took_ms: expect.any(Number) },
+      { provider: 'site:AniWorld', outcome: 'not_found', took_ms: expect.any(Number) },
+      { provider: 'site:Member', outcome: 'found', took_ms: expect.any(Number) },
+    ]);
+  });
+
   it('ends a site at USERNAME_TIMEOUT_MS and reports it timeout, the other sites answered', async () => {
     routes = { slow: { hang: true }, hub: { status: 200, body: PROFILE } };
     const settings = sitesAt({ Slow: { path: 'slow' }, GitHub: { path: 'hub' } }, { USERNAME_TIMEOUT_MS: '100' });
