@@ -123,6 +123,11 @@ describe('a broken site list is an error that names the file, the site and the f
       { Codechef: site({ errorType: 'response_url' }) },
       /site "Codechef": errorUrl: is required when errorType is response_url/,
     ],
+    [
+      'a message rule asked with HEAD (an answer without a body never carries the message: every name found)',
+      { Reddit: site({ errorType: ['status_code', 'message'], errorMsg: 'Not Found', request_method: 'HEAD' }) },
+      /site "Reddit": request_method: HEAD has no body to look for errorMsg in \(errorType message\)/,
+    ],
     ['a regexCheck that does not compile', { GitHub: site({ regexCheck: '^[a-z' }) }, /site "GitHub": regexCheck: /],
     ['a misspelt field', { GitHub: site({ errorMessage: 'Not Found' }) }, /site "GitHub": definition: .*errorMessage/],
   ])('%s', (_what, content, message) => {

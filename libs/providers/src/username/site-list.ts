@@ -47,6 +47,13 @@ const siteEntrySchema = z
     };
     needs('errorMsg', 'message');
     needs('errorUrl', 'response_url');
+    // The answer to a HEAD has no body: the message is never in it, and every name would be found there.
+    if (types.includes('message') && site.request_method === 'HEAD')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['request_method'],
+        message: 'HEAD has no body to look for errorMsg in (errorType message)',
+      });
     if (site.regexCheck !== undefined) {
       try {
         new RegExp(fromPythonRegex(site.regexCheck));
