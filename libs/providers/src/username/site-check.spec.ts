@@ -308,6 +308,31 @@ describe('the exchange with a site', () => {
     expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/u/ghopper', '/u/ghopper']);
   });
 
+  it('does not follow a redirect to another host at a loopback, private, link-local or metadata address (SSRF)', async () => {
+    const inside = await FakeUpstream.start();
+    try {
+      const { port } = new URL(inside.url);
+      for (const location of [
+        `http://localhost:${port}/admin`,
+        'http://169.254.169.254/latest/meta-data/',
+        'http://10.0.0.1/',
+      ]) {
+        fake.reply({ status: 302, headers: { location } });
+        const site = at(statusSite);
+        const ex = await run(site);
+        expect(ex).toMatchObject({ status: 302, redirects: [new URL(location).toString()] });
+        expect(verdict(site, ex)).toEqual({
+          outcome: 'unknown',
+          detail:
+            'site:Example: redirected to another host at a loopback, private, link-local or metadata address (not followed)',
+        });
+      }
+      expect(inside.requests).toEqual([]);
+    } finally {
+      await inside.close();
+    }
+  });
+
   it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
     const locations: Record<string, string>[] = [
       {},

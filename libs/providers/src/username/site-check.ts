@@ -1,3 +1,7 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { isRefusedAddress } from '@dossier/contracts';
+import { untilAborted } from '@dossier/domain';
 import { looksLikeChallenge, MAX_BODY_BYTES, rateLimited, request, type UpstreamRequest } from '../http';
 import { ProviderError } from '../provider';
 import type { Site } from './site-list';
@@ -83,11 +87,14 @@ export interface SiteExchange {
   text: string;
   /** The page went on past what is read (MAX_BODY_BYTES): `text` is its beginning. */
   truncated: boolean;
+  /** The last redirect was not followed: it left the site's host for a private address (`url`). */
+  privateRedirect?: boolean;
 }
 
 /**
  * Asks the site, following up to five redirects by hand. It stops at a redirect to the site's error page
- * or to a login page (the answer is known from the address alone: nothing more is fetched).
+ * or to a login page (the answer is known from the address alone: nothing more is fetched), and at one to
+ * another host at a loopback, private, link-local or metadata address (`privateRedirect`).
  */
 export async function exchange(
   site: Site,
@@ -108,6 +115,8 @@ export async function exchange(
     redirects.push(next.toString());
     if (isErrorPage(site, username, next.toString()) || isLoginRedirect(next.toString(), req.url))
       return { ...answer, url: next.toString() };
+    if (await isPrivateRedirect(next, new URL(req.url), id, signal))
+      return { ...answer, url: next.toString(), privateRedirect: true };
     if (redirects.length > MAX_REDIRECTS)
       throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
     // Browsers turn a POST into a GET on 301, 302 and 303 (and drop its body); 307 and 308 keep both.
@@ -116,6 +125,27 @@ export async function exchange(
       ? { url: next.toString(), method: 'GET', headers: withoutBodyHeaders(current.headers) }
       : { ...current, url: next.toString() };
   }
+}
+
+/**
+ * Whether a redirect leaves the site's host for one at a loopback, private, link-local or metadata address
+ * (`isRefusedAddress`, as for webhooks; any address the name resolves to). Followed, a site — or a profile
+ * on it that sends visitors elsewhere — would point the worker's requests into its own network (SSRF) and
+ * read the answer's status back as the verdict. The site's own host is the operator's choice, and where it
+ * redirects on that host with it. A name that does not resolve is left for the request to fail on.
+ */
+async function isPrivateRedirect(target: URL, site: URL, id: string, signal: AbortSignal): Promise<boolean> {
+  if (target.hostname === site.hostname) return false;
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host)) return isRefusedAddress(host);
+  const timeout = () => new ProviderError('timeout', `${id}: no answer before the deadline`);
+  const addresses = await untilAborted(lookup(host, { all: true, verbatim: true }), signal, timeout).catch(
+    (error: unknown) => {
+      if (signal.aborted) throw error;
+      return [];
+    },
+  );
+  return addresses.some((a) => isRefusedAddress(a.address));
 }
 
 function withoutBodyHeaders(headers: Record<string, string> | undefined): Record<string, string> {
@@ -173,6 +203,7 @@ export type SiteVerdict = { outcome: 'found' | 'not_found' } | { outcome: 'unkno
  *    → `blocked`; 5xx → `error` (retried by the guards).
  * 2. The site's own not-found rule: a redirect to its `errorUrl` (`response_url`), a status in its
  *    `errorCode`, or a body carrying one of its `errorMsg` (`message`) → `not_found`.
+ *    A redirect to another host at a private address, not followed → `unknown`.
  * 3. A login wall → `blocked`: a redirect to a login page, 401/407, or a page titled "Log in"/"Sign in";
  *    any other 403 → `blocked`.
  * 4. 404 or 410 → `not_found` (whatever the site's rule).
@@ -196,6 +227,11 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
   if (site.errorTypes.includes('status_code') && site.errorCodes.includes(status)) return { outcome: 'not_found' };
   if (site.errorTypes.includes('message') && site.errorMsgs.some((msg) => ex.text.includes(msg)))
     return { outcome: 'not_found' };
+  if (ex.privateRedirect)
+    return {
+      outcome: 'unknown',
+      detail: `${id}: redirected to another host at a loopback, private, link-local or metadata address (not followed)`,
+    };
 
   if (target !== undefined && isLoginRedirect(target, ex.requested))
     throw new ProviderError('blocked', `${id}: a login wall (redirected to a sign-in page)`);
