@@ -333,6 +333,41 @@ describe('the exchange with a site', () => {
     }
   });
 
+  it("keeps the site's Authorization and Cookie headers on its own origin, and drops them on a redirect to another", async () => {
+    const other = await FakeUpstream.start();
+    try {
+      other.reply({ status: 200, body: PROFILE });
+      fake.reply((req) =>
+        req.url === '/u/ghopper'
+          ? { status: 302, headers: { location: '/u/GHopper' } }
+          : { status: 302, headers: { location: `${other.url}/people/ghopper` } },
+      );
+      const [site] = parseSiteList(
+        {
+          Example: {
+            url: `${fake.url}/u/{}`,
+            urlMain: fake.url,
+            errorType: 'status_code',
+            headers: { Authorization: 'Bearer s3cret', Cookie: 'session=1', 'X-Client': 'dossier' },
+          },
+        },
+        'spec',
+      );
+      const before = fake.requests.length;
+      await run(site!);
+      expect(fake.requests.slice(before).map((r) => [r.url, r.headers['authorization'], r.headers['cookie']])).toEqual([
+        ['/u/ghopper', 'Bearer s3cret', 'session=1'],
+        ['/u/GHopper', 'Bearer s3cret', 'session=1'],
+      ]);
+      expect(other.requests).toHaveLength(1);
+      expect(other.requests[0]!.headers).not.toHaveProperty('authorization');
+      expect(other.requests[0]!.headers).not.toHaveProperty('cookie');
+      expect(other.requests[0]!.headers['x-client']).toBe('dossier');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
     const locations: Record<string, string>[] = [
       {},

@@ -121,10 +121,21 @@ export async function exchange(
       throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
     // Browsers turn a POST into a GET on 301, 302 and 303 (and drop its body); 307 and 308 keep both.
     const asGet = res.status === 303 || (current.method === 'POST' && res.status <= 302);
+    // The site's credentials are for its own origin: a browser sends neither its Authorization nor its cookies elsewhere.
+    const headers =
+      next.origin === new URL(current.url).origin ? current.headers : without(current.headers, CREDENTIAL_HEADERS);
     current = asGet
-      ? { url: next.toString(), method: 'GET', headers: withoutBodyHeaders(current.headers) }
-      : { ...current, url: next.toString() };
+      ? { url: next.toString(), method: 'GET', headers: without(headers, BODY_HEADERS) }
+      : { ...current, url: next.toString(), headers };
   }
+}
+
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization']);
+const BODY_HEADERS: ReadonlySet<string> = new Set(['content-type']);
+
+/** `headers` without those named (lower-case) in `names`. */
+function without(headers: Record<string, string> | undefined, names: ReadonlySet<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !names.has(name.toLowerCase())));
 }
 
 /**
@@ -146,10 +157,6 @@ async function isPrivateRedirect(target: URL, site: URL, id: string, signal: Abo
     },
   );
   return addresses.some((a) => isRefusedAddress(a.address));
-}
-
-function withoutBodyHeaders(headers: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() !== 'content-type'));
 }
 
 /**
