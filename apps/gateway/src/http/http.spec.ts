@@ -87,6 +87,32 @@ describe('validation details', () => {
     ]);
   });
 
+  it("says what a mistyped field must be in JSON's words where the schema gave none, not zod's", () => {
+    const loose = z.object({
+      events: z.array(z.string()).optional(),
+      input: z.record(z.string(), z.unknown()).optional(),
+      n: z.number().optional(),
+      on: z.boolean().optional(),
+      mode: z.enum(['live', 'test']).optional(),
+    });
+    const body = { events: null, input: [], n: '1', on: 1, mode: 'prod' };
+    expect(issuesToDetails(loose.safeParse(body).error!.issues, body)).toEqual([
+      { field: 'events', issue: 'must be an array' },
+      { field: 'input', issue: 'must be a JSON object' },
+      { field: 'n', issue: 'must be a number' },
+      { field: 'on', issue: 'must be true or false' },
+      { field: 'mode', issue: 'must be one of live, test' },
+    ]);
+  });
+
+  it('parseBody reads a JSON null body (a null batch item) as not an object, like 1 or []', () => {
+    for (const body of [null, 1, []]) {
+      expect(() => parseBody(schema, body)).toThrow(
+        expect.objectContaining({ details: [{ field: 'body', issue: 'must be a JSON object' }] }),
+      );
+    }
+  });
+
   it('parseBody throws a validation DomainError and treats no body as an empty object', () => {
     expect(() => parseBody(schema, undefined)).toThrow(DomainError);
     expect(() => parseBody(schema, [1])).toThrow(

@@ -23,9 +23,33 @@ export function issuesToDetails(issues: readonly z.core.$ZodIssue[], body: unkno
       details.push({ field: fieldOf(issue.path), issue: 'is required' });
       continue;
     }
-    details.push({ field: fieldOf(issue.path), issue: issue.message });
+    details.push({ field: fieldOf(issue.path), issue: wordsOf(issue) });
   }
   return details;
+}
+
+const EXPECTED_WORDS: Record<string, string> = {
+  array: 'must be an array',
+  object: 'must be a JSON object',
+  record: 'must be a JSON object',
+  string: 'must be a string',
+  number: 'must be a number',
+  int: 'must be a whole number',
+  boolean: 'must be true or false',
+};
+
+/**
+ * An issue's message: the schema's own words, or, where the schema gave none, ours instead of zod's
+ * defaults ("Invalid input: expected array, received null"), which name zod's types, not JSON's.
+ */
+function wordsOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input:')) {
+    return EXPECTED_WORDS[issue.expected] ?? `must be ${issue.expected}`;
+  }
+  if (issue.code === 'invalid_value' && issue.message.startsWith('Invalid option:')) {
+    return `must be one of ${issue.values.map(String).join(', ')}`;
+  }
+  return issue.message;
 }
 
 function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
@@ -86,7 +110,8 @@ export function unstorableText(body: unknown): FieldIssue[] {
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const unstorable = unstorableText(body);
   if (unstorable.length > 0) throw DomainError.validation(unstorable);
-  const result = schema.safeParse(body ?? {});
+  // No body at all reads as `{}` (each missing field named); a JSON `null` is a body that is not an object.
+  const result = schema.safeParse(body === undefined ? {} : body);
   if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues, body));
   return result.data;
 }
