@@ -48,6 +48,10 @@ describe('normalisation', () => {
     expect(normalizeDomain('www.bücher.example')).toBe('xn--bcher-kva.example');
     expect(normalizeDomain('localhost')).toBeNull();
     expect(normalizeUsername(' @GHopper ')).toBe('ghopper');
+    // The @ goes before the space after it is trimmed: no key starts with a space.
+    expect(normalizeUsername('@ GHopper')).toBe('ghopper');
+    expect(normalizeUsername('@@\u00a0ghopper')).toBe('ghopper');
+    expect(normalizeUsername('@ ')).toBe('');
   });
 
   it.each([

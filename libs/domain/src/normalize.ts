@@ -91,9 +91,17 @@ export function normalizeDomain(value: string): string | null {
   return ascii.includes('.') && /^[a-z0-9.-]+$/.test(ascii) ? ascii : null;
 }
 
-/** A username as compared: trimmed, without a leading @, lower-cased. */
+/**
+ * A handle as written, without what is not part of it: the space around it and a leading `@` — with any
+ * space after the `@` too (`"@ ghopper"` is `ghopper`). Empty when nothing is left.
+ */
+export function bareHandle(username: string): string {
+  return username.trim().replace(/^@+/, '').trim();
+}
+
+/** A username as compared: its bare handle, lower-cased. */
 export function normalizeUsername(username: string): string {
-  return username.trim().replace(/^@+/, '').toLowerCase();
+  return bareHandle(username).toLowerCase();
 }
 
 /**

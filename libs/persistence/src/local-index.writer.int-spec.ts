@@ -4,6 +4,7 @@ import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord } from
 import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
+import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
 import { writeCompanies, writePeople } from './local-index.writer';
 
 describe('local index writer', () => {
@@ -151,6 +152,53 @@ describe('local index writer', () => {
       expect(migrated).toEqual(
         records.map((r) => ({ jurisdiction: companyRowOf(r).jurisdiction, country: companyRowOf(r).country })),
       );
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('keys a username written "@ handle" as handle, and migrates the keys stored before with the space after the @', async () => {
+    const handles = [
+      ['@ GHopper'],
+      ['@\u00a0ghopper', 'ghopper', '@ Amazing Grace'],
+      ['@ @odd', ' @Plain '],
+      ['untouched', '@already'],
+    ];
+    const records: PersonRecord[] = handles.map((usernames, i) => ({
+      source,
+      external_id: `u${i}`,
+      full_name: 'Grace Hopper',
+      usernames,
+    }));
+    expect(records.map((r) => personRowOf(r).username_keys)).toEqual([
+      ['ghopper'],
+      ['ghopper', 'amazing grace'],
+      ['@odd', 'plain'],
+      ['untouched', 'already'],
+    ]);
+    // The keys as imports wrote them before: trimmed, then the leading @ dropped, then lower-cased.
+    const before = (u: string) => u.trim().replace(/^@+/, '').toLowerCase();
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO people (id, source, external_id, full_name, username_keys)
+         SELECT t.id, $1, t.external_id, 'Grace Hopper', ARRAY(SELECT json_array_elements_text(t.keys::json))
+           FROM unnest($2::text[], $3::text[], $4::text[]) AS t(id, external_id, keys)`,
+        [
+          source,
+          records.map((r) => personRowOf(r).id),
+          records.map((r) => r.external_id),
+          handles.map((usernames) => JSON.stringify(usernames.map(before))),
+        ],
+      );
+      await new UsernameKeysAfterAt1850000000000().up(runner);
+      const migrated = (await runner.query(
+        `SELECT username_keys FROM people WHERE source = $1 AND external_id LIKE 'u_' ORDER BY external_id`,
+        [source],
+      )) as { username_keys: string[] }[];
+      expect(migrated.map((row) => row.username_keys)).toEqual(records.map((r) => personRowOf(r).username_keys));
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

@@ -98,6 +98,19 @@ describe('username presence', () => {
     expect(fake.requests.some((r) => r.url.startsWith('/digits/'))).toBe(false);
   });
 
+  it('drops a leading @ and the space after it: "@ ghopper" is checked and reported as ghopper', async () => {
+    routes = { hub: { status: 200, body: PROFILE } };
+    const before = fake.requests.length;
+    const answer = await lookup('@ ghopper', within(sitesAt({ GitHub: { path: 'hub' } })));
+    expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/hub/ghopper']);
+    expect(answer.items[0]).toMatchObject({
+      id: usernameItemId('ghopper'),
+      usernames: ['ghopper'],
+      accounts: [{ service: 'GitHub', username: 'ghopper', url: `${fake.url}/hub/ghopper` }],
+    });
+    expect(usernameProvider.appliesTo!({ username: '@\t' })).toBe(false);
+  });
+
   it('says not_found with no item when every site says so', async () => {
     const answer = await lookup('nobody', within(sitesAt({ A: { path: 'a' }, B: { path: 'b' } })));
     expect(answer).toMatchObject({ outcome: 'not_found', items: [] });

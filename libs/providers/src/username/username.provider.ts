@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mapLimit } from '@dossier/domain';
+import { bareHandle, mapLimit } from '@dossier/domain';
 import type { PersonInput, PersonResultItem, SourceReport } from '@dossier/contracts';
 import type { UpstreamRequest } from '../http';
 import { reportOfFailure, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
@@ -18,9 +18,9 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  */
 export const USERNAME_MATCH_SCORE = 0.5;
 
-/** The handle as the sites know it: trimmed, without a leading `@`; null when nothing is left. */
+/** The handle as the sites know it (`bareHandle`: trimmed, without a leading `@`); null when nothing is left. */
 export function handleOf(input: PersonInput): string | null {
-  const handle = input.username?.trim().replace(/^@+/, '');
+  const handle = bareHandle(input.username ?? '');
   return handle ? handle : null;
 }
 
