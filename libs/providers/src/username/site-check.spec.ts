@@ -1,7 +1,7 @@
 import { FakeUpstream } from '@dossier/testing';
 import { ProviderError, outcomeOfError } from '../provider';
 import { decide, exchange, probeRequest, type SiteExchange } from './site-check';
-import { parseSiteList, type Site } from './site-list';
+import { DEFAULT_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
 
 /** A site parsed from a Sherlock entry, as a list file would give it. */
 function siteOf(entry: Record<string, unknown>, name = 'Example'): Site {
@@ -243,6 +243,34 @@ describe('the request for a site', () => {
     const subdomain = siteOf({ errorType: 'status_code', url: 'https://{}.example.com/' });
     expect(probeRequest(subdomain, 'ghopper')).toMatchObject({ url: 'https://ghopper.example.com/' });
     expect(probeRequest(subdomain, 'g hopper')).toBeNull();
+  });
+
+  it('is none, on a site that puts the username into its host name, for one that is not a single host label, or is www', () => {
+    const tumblr = siteOf({ errorType: 'status_code', url: 'https://{}.tumblr.example/' });
+    const probed = siteOf({
+      errorType: 'status_code',
+      url: 'https://example.com/blog/{}',
+      urlProbe: 'https://{}.blogs.example.com/feed',
+    });
+    for (const site of [tumblr, probed]) {
+      // `www` is the site's own home page; a dot asks another host level (a.b.tumblr.example).
+      for (const name of ['www', 'WWW', 'a.b', 'under_score', '-dash', 'dash-', 'x'.repeat(64), 'josé', 'a@b'])
+        expect([name, probeRequest(site, name)]).toEqual([name, null]);
+      for (const name of ['staff', 'a-b', '007', 'x'.repeat(63), 'wwww'])
+        expect([name, probeRequest(site, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
+    }
+    // The shipped list's such sites without a regexCheck of their own.
+    const shipped = loadSiteList(DEFAULT_SITES_FILE).filter((site) =>
+      ['tumblr', 'tistory', 'Tiendanube', 'Empretienda AR'].includes(site.name),
+    );
+    expect(shipped.map((site) => [site.name, site.regexCheck])).toHaveLength(4);
+    for (const site of shipped) {
+      expect([site.name, probeRequest(site, 'www'), probeRequest(site, 'a.b')]).toEqual([site.name, null, null]);
+      expect(probeRequest(site, 'staff')?.url).toMatch(/^https:\/\/staff\./);
+    }
+    // A username in the path may be anything the site's address can carry.
+    for (const name of ['www', 'a.b', 'under_score', 'josé'])
+      expect([name, probeRequest(statusSite, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
   });
 
   it('is none for `.` and `..`, which an address reads as path steps (/u/.. is the home page), not as a handle', () => {

@@ -49,14 +49,30 @@ function httpUrl(text: string, base?: string): URL | null {
   }
 }
 
+/** An address that puts the username into its host name (`https://{}.tumblr.com/`). */
+const NAME_IN_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\{\}/i;
+/** One label of a host name (RFC 1123): letters, digits and inner hyphens, 63 at most. */
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/**
+ * Whether `username` can stand in a site's host name: as one label — with a dot it would ask another
+ * host level (`a.b.tumblr.com`) — and not `www`, which is the site's own home page, never a profile.
+ */
+function fitsHostName(username: string): boolean {
+  return HOST_LABEL.test(username) && username.toLowerCase() !== 'www';
+}
+
 /**
  * The request that checks `username` on `site`, or null where the site cannot have it: its `regexCheck`
- * refuses it, it is `.` or `..`, or it does not make a valid address there (e.g. a space in a subdomain).
+ * refuses it, it is `.` or `..`, the site puts it into its host name and it is not one label there (or
+ * is `www`), or it does not make a valid address there.
  */
 export function probeRequest(site: Site, username: string): UpstreamRequest | null {
   if (site.regexCheck && !site.regexCheck.test(username)) return null;
   // `.` and `..` stay as they are when encoded and are then path steps: /u/.. would ask for the site's home page.
   if (username === '.' || username === '..') return null;
+  const inHost = [site.url, site.urlProbe].some((template) => template !== null && NAME_IN_HOST.test(template));
+  if (inHost && !fitsHostName(username)) return null;
   const url = httpUrl(interpolateUrl(site.urlProbe ?? site.url, username));
   if (!url || !httpUrl(interpolateUrl(site.url, username))) return null;
   const headers = new Headers(DEFAULT_HEADERS);

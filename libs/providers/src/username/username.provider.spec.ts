@@ -111,6 +111,31 @@ describe('username presence', () => {
     expect(usernameProvider.appliesTo!({ username: '@\t' })).toBe(false);
   });
 
+  it('does not check a site that puts the handle into its host name for www or a dotted handle: not listed', async () => {
+    routes = { hub: { status: 200, body: PROFILE } };
+    const { port } = new URL(fake.url);
+    const settings = sitesAt({
+      GitHub: { path: 'hub' },
+      tumblr: { path: '', url: `http://{}.localhost:${port}/`, urlMain: `http://localhost:${port}/` },
+    });
+    for (const name of ['www', 'ghopper.blog']) {
+      const answer = await lookup(name, within(settings));
+      expect([name, answer.reports]).toEqual([
+        name,
+        [{ provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) }],
+      ]);
+    }
+    const answer = await lookup('www', within(sitesAt({ tumblr: { path: '', url: `http://{}.localhost:${port}/` } })));
+    expect(answer.reports).toEqual([
+      {
+        provider: 'username',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: 'no configured site accepts this username (each refuses it by its regexCheck or its address)',
+      },
+    ]);
+  });
+
   it('says not_found with no item when every site says so', async () => {
     const answer = await lookup('nobody', within(sitesAt({ A: { path: 'a' }, B: { path: 'b' } })));
     expect(answer).toMatchObject({ outcome: 'not_found', items: [] });
@@ -360,7 +385,7 @@ describe('username presence', () => {
           provider: 'username',
           outcome: 'skipped',
           took_ms: 0,
-          detail: 'no configured site accepts this username (each refuses it by its regexCheck)',
+          detail: 'no configured site accepts this username (each refuses it by its regexCheck or its address)',
         },
       ],
     });

@@ -122,7 +122,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
         return req ? [{ site, req }] : [];
       });
       if (handle === null || probes.length === 0) {
-        const detail = 'no configured site accepts this username (each refuses it by its regexCheck)';
+        const detail = 'no configured site accepts this username (each refuses it by its regexCheck or its address)';
         return { outcome: 'unknown', items: [], reports: [{ provider: ID, outcome: 'skipped', took_ms: 0, detail }] };
       }
       const budget = AbortSignal.any([ctx.signal, AbortSignal.timeout(budgetMs)]);
