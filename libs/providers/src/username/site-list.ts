@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { checkSwitch, integerSetting } from '../http';
+import { pythonRegex } from './python-regex';
 
 /**
  * Site definitions for username presence, in Sherlock's `data.json` format (the default list is a copy
@@ -56,7 +57,7 @@ const siteEntrySchema = z
       });
     if (site.regexCheck !== undefined) {
       try {
-        new RegExp(fromPythonRegex(site.regexCheck));
+        pythonRegex(site.regexCheck);
       } catch (error) {
         ctx.addIssue({ code: 'custom', path: ['regexCheck'], message: (error as Error).message });
       }
@@ -74,7 +75,7 @@ export interface Site {
   errorMsgs: readonly string[];
   errorUrl: string | null;
   errorCodes: readonly number[];
-  /** Usernames the site can have; others are not checked there. */
+  /** Usernames the site can have (its Python pattern, read as Python reads it); others are not checked there. */
   regexCheck: RegExp | null;
   method: 'GET' | 'POST' | 'HEAD' | 'PUT';
   payload: Record<string, unknown> | null;
@@ -84,11 +85,6 @@ export interface Site {
 
 const list = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/** Sherlock's patterns are Python's: `{,n}` there means `{0,n}` (a literal in JavaScript). */
-function fromPythonRegex(source: string): string {
-  return source.replace(/\{,(\d+)\}/g, '{0,$1}');
-}
 
 /** The list shipped in the repository (copied beside the compiled code by the build: nest-cli.json assets). */
 export const DEFAULT_SITES_FILE = join(
@@ -148,7 +144,7 @@ export function parseSiteList(data: unknown, origin: string): Site[] {
       errorMsgs: list(site.errorMsg),
       errorUrl: site.errorUrl ?? null,
       errorCodes: list(site.errorCode),
-      regexCheck: site.regexCheck === undefined ? null : new RegExp(fromPythonRegex(site.regexCheck)),
+      regexCheck: site.regexCheck === undefined ? null : pythonRegex(site.regexCheck),
       method: site.request_method ?? 'GET',
       payload: site.request_payload ?? null,
       headers: site.headers ?? {},

@@ -136,6 +136,18 @@ describe('username presence', () => {
     ]);
   });
 
+  it("checks a handle outside ASCII where the site's regexCheck takes it as Python does (\\w is any script's letter)", async () => {
+    routes = { spy: { status: 200, body: PROFILE } };
+    const settings = sitesAt({
+      DigitalSpy: { path: 'spy', regexCheck: '^\\w{3,20}$' },
+      GitHub: { path: 'hub', regexCheck: '^[a-zA-Z0-9](?:[a-zA-Z0-9]|-(?=[a-zA-Z0-9])){0,38}$' },
+    });
+    const before = fake.requests.length;
+    const answer = await lookup('Дмитрий', within(settings));
+    expect(answer.reports).toEqual([{ provider: 'site:DigitalSpy', outcome: 'found', took_ms: expect.any(Number) }]);
+    expect(fake.requests.slice(before).map((r) => decodeURIComponent(r.url))).toEqual(['/spy/Дмитрий']);
+  });
+
   it('says not_found with no item when every site says so', async () => {
     const answer = await lookup('nobody', within(sitesAt({ A: { path: 'a' }, B: { path: 'b' } })));
     expect(answer).toMatchObject({ outcome: 'not_found', items: [] });
