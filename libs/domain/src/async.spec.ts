@@ -1,4 +1,4 @@
-import { Coalescer, mapLimit, settledBefore } from './async';
+import { Coalescer, mapLimit, settledBefore, Slots } from './async';
 
 /** A promise the test settles by hand. */
 function gate<T>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -39,6 +39,39 @@ describe('mapLimit', () => {
     });
     await Promise.resolve();
     expect(started).toEqual([1, 2, 3]);
+  });
+});
+
+describe('Slots', () => {
+  it('lets `size` hold at once and the others in turn, first come first served; a wait whose signal aborts leaves the line', async () => {
+    const slots = new Slots(2);
+    const never = new AbortController().signal;
+    const order: string[] = [];
+    const first = await slots.take(never);
+    const second = await slots.take(never);
+    const leaving = new AbortController();
+    const waits = {
+      c: slots.take(never).then((release) => (order.push('c'), release)),
+      gone: slots.take(leaving.signal).then(() => order.push('gone')),
+      d: slots.take(never).then((release) => (order.push('d'), release)),
+    };
+    leaving.abort(new Error('deadline'));
+    await expect(waits.gone).rejects.toThrow('deadline');
+    await new Promise(setImmediate);
+    expect(order).toEqual([]);
+
+    first();
+    first(); // a second release gives nothing back
+    const third = await waits.c;
+    await new Promise(setImmediate);
+    expect(order).toEqual(['c']);
+    second();
+    const fourth = await waits.d;
+    expect(order).toEqual(['c', 'd']);
+    third();
+    fourth();
+    await expect(slots.take(AbortSignal.abort(new Error('late')))).rejects.toThrow('late');
+    await Promise.all([slots.take(never), slots.take(never)]);
   });
 });
 

@@ -45,6 +45,47 @@ export async function mapLimit<T, R>(
   return results;
 }
 
+/**
+ * At most `size` holders at a time, shared by whoever takes from it; the others wait their turn, first
+ * come first served. `take` resolves with the slot's release (calling it again does nothing); a wait
+ * whose signal aborts first is left, rejected with the signal's reason.
+ */
+export class Slots {
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly size: number) {}
+
+  take(signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) return Promise.reject(toError(signal.reason));
+    if (this.busy < this.size && this.waiting.length === 0) return Promise.resolve(this.hold());
+    return new Promise((resolve, reject) => {
+      const grant = (): void => {
+        signal.removeEventListener('abort', leave);
+        resolve(this.hold());
+      };
+      const leave = (): void => {
+        const at = this.waiting.indexOf(grant);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(toError(signal.reason));
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private hold(): () => void {
+    this.busy += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.busy -= 1;
+      this.waiting.shift()?.();
+    };
+  }
+}
+
 /** `ok` when `check` settles successfully within `timeoutMs`, else `unavailable` (health probes). */
 export async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<'ok' | 'unavailable'> {
   try {

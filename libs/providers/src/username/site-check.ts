@@ -77,6 +77,9 @@ export function probeRequest(site: Site, username: string): UpstreamRequest | nu
   if (!url || !httpUrl(interpolateUrl(site.url, username))) return null;
   const headers = new Headers(DEFAULT_HEADERS);
   for (const [name, value] of Object.entries(site.headers)) headers.set(name, value);
+  // Each site is asked once per lookup: a connection kept open after its answer would only stand idle
+  // outside USERNAME_MAX_CONNECTIONS (hundreds of sites, each its own host, a few seconds each).
+  headers.set('connection', 'close');
   let body: string | undefined;
   if (site.payload) {
     body = JSON.stringify(interpolateValue(site.payload, username));

@@ -42,7 +42,7 @@ describe('the site list shipped in the repository (a copy of Sherlock’s data.j
 
   it('is the default, without NSFW sites unless USERNAME_INCLUDE_NSFW=true', () => {
     const safe = usernameSettings({});
-    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 32 });
+    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 32, maxConnections: 256 });
     expect(safe.sites).toHaveLength(481 - 19);
     expect(safe.sites.some((s) => s.nsfw)).toBe(false);
     expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true' }).sites).toHaveLength(481);

@@ -164,10 +164,14 @@ export interface UsernameSettings {
   file: string;
   timeoutMs: number;
   concurrency: number;
+  /** Site checks in flight in this process, every lookup's together: each holds one connection at most. */
+  maxConnections: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 8000;
 const DEFAULT_CONCURRENCY = 32;
+/** Eight lookups' worth at USERNAME_CONCURRENCY's default; at the person queue's default 16 jobs, 16 each. */
+const DEFAULT_MAX_CONNECTIONS = 256;
 
 /**
  * The username settings, resolved: the list from `USERNAME_SITES_FILE` (default: the shipped one),
@@ -201,6 +205,7 @@ export function usernameSettings(settings: Readonly<Record<string, string | unde
     file,
     timeoutMs: integerSetting(settings, 'USERNAME_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 60_000),
     concurrency: integerSetting(settings, 'USERNAME_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000),
+    maxConnections: integerSetting(settings, 'USERNAME_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, 1, 10_000),
   };
 }
 

@@ -367,6 +367,44 @@ describe('username presence', () => {
     expect(most).toBe(2);
   });
 
+  it('holds the site checks in flight in the process, every lookup together, to USERNAME_MAX_CONNECTIONS, each connection closed after its answer', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const seen: SeenRequest[] = [];
+    routes = {
+      held: (req) => {
+        seen.push(req);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        const after = new Promise<void>((open) => gates.push(open)).then(() => inFlight--);
+        return { status: 404, after };
+      },
+    };
+    const names = ['A', 'B', 'C'];
+    const settings = sitesAt(
+      Object.fromEntries(names.map((n) => [n, { path: 'held', url: `${fake.url}/held/${n}/{}` }])),
+      { USERNAME_CONCURRENCY: '3', USERNAME_MAX_CONNECTIONS: '2' },
+    );
+    // Two lookups at once, each free to check its three sites together: six checks, two at a time.
+    const pending = Promise.all(['ghopper', 'alovelace'].map((name) => lookup(name, within(settings))));
+    for (let released = 0; released < 6; released++) {
+      await waitFor(
+        () => Promise.resolve(gates.length),
+        (n) => n > released,
+        { timeoutMs: 5000, what: `request ${released + 1}` },
+      );
+      gates[released]!();
+    }
+    const answers = await pending;
+    expect(answers.flatMap((a) => a.reports!.map((r) => r.outcome))).toEqual(Array(6).fill('not_found'));
+    expect(most).toBe(2);
+    expect(seen.map((r) => r.headers.connection)).toEqual(Array(6).fill('close'));
+    expect(() => usernameProvider.validateSettings!({ USERNAME_MAX_CONNECTIONS: '0' })).toThrow(
+      'USERNAME_MAX_CONNECTIONS: expected a whole number from 1 to 10000, got "0"',
+    );
+  });
+
   it("reports a site whose circuit is open skipped, with the guards' reason", async () => {
     routes = { hub: { status: 200, body: PROFILE } };
     const settings = sitesAt({ GitHub: { path: 'hub' }, Broken: { path: 'broken' } });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bareHandle, mapLimit } from '@dossier/domain';
+import { bareHandle, mapLimit, Slots } from '@dossier/domain';
 import type { PersonInput, PersonResultItem, SourceReport } from '@dossier/contracts';
 import type { UpstreamRequest } from '../http';
 import { reportOfFailure, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
@@ -50,19 +50,57 @@ function usernameItem(handle: string, found: { site: Site; report: SourceReport 
 }
 
 /**
+ * The site checks in flight in this process, every lookup's together (USERNAME_MAX_CONNECTIONS): one per
+ * size, as settings give it (one in a worker; tests ask for others).
+ */
+const connectionSlots = new Map<number, Slots>();
+
+function slotsOf(size: number): Slots {
+  let slots = connectionSlots.get(size);
+  if (!slots) connectionSlots.set(size, (slots = new Slots(size)));
+  return slots;
+}
+
+/**
  * Checks one site through the fan-out's guards for that site (its own breaker, retries of 5xx and refused
- * connections), within the per-site timeout and the whole check's budget. Never rejects: every end is a
- * report, `found` and `not_found` included.
+ * connections), within the per-site timeout and the whole check's budget. It first waits for one of the
+ * process's connection slots (the per-site time starts once it has one), and holds it until the site's
+ * answer is read — the answer's connection closed. Never rejects: every end is a report, `found` and
+ * `not_found` included.
  */
 async function checkSite(
+  { site, req }: { site: Site; req: UpstreamRequest },
+  handle: string,
+  ctx: ProviderContext,
+  limits: { timeoutMs: number; budget: AbortSignal; slots: Slots },
+): Promise<SourceReport> {
+  const id = siteId(site);
+  const notReached: SourceReport = {
+    provider: id,
+    outcome: 'timeout',
+    took_ms: 0,
+    detail: `${id}: not reached before the check's deadline`,
+  };
+  let release: () => void;
+  try {
+    release = await limits.slots.take(limits.budget);
+  } catch {
+    return notReached;
+  }
+  try {
+    return await checkHeld({ site, req }, handle, ctx, limits);
+  } finally {
+    release();
+  }
+}
+
+async function checkHeld(
   { site, req }: { site: Site; req: UpstreamRequest },
   handle: string,
   ctx: ProviderContext,
   limits: { timeoutMs: number; budget: AbortSignal },
 ): Promise<SourceReport> {
   const id = siteId(site);
-  if (limits.budget.aborted)
-    return { provider: id, outcome: 'timeout', took_ms: 0, detail: `${id}: not reached before the check's deadline` };
   const started = Date.now();
   // One per-site timer for every attempt: made inside the retried call, each retry got the whole timeout again.
   const perSite = AbortSignal.any([limits.budget, AbortSignal.timeout(limits.timeoutMs)]);
@@ -98,6 +136,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
       'USERNAME_INCLUDE_NSFW',
       'USERNAME_TIMEOUT_MS',
       'USERNAME_CONCURRENCY',
+      'USERNAME_MAX_CONNECTIONS',
     ],
     defaultTimeoutMs,
     transport: 'http',
@@ -116,7 +155,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
 
     async lookup(_kind, input: PersonInput, ctx: ProviderContext): Promise<ProviderAnswer<'person'>> {
       const handle = handleOf(input);
-      const { sites, timeoutMs, concurrency } = usernameSettings(ctx.settings);
+      const { sites, timeoutMs, concurrency, maxConnections } = usernameSettings(ctx.settings);
       const probes = sites.flatMap((site) => {
         const req = handle === null ? null : probeRequest(site, handle);
         return req ? [{ site, req }] : [];
@@ -127,7 +166,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
       }
       const budget = AbortSignal.any([ctx.signal, AbortSignal.timeout(budgetMs)]);
       const reports = await mapLimit(probes, concurrency, (probe) =>
-        checkSite(probe, handle, ctx, { timeoutMs, budget }),
+        checkSite(probe, handle, ctx, { timeoutMs, budget, slots: slotsOf(maxConnections) }),
       );
       const found = probes.flatMap(({ site }, i) =>
         reports[i]!.outcome === 'found' ? [{ site, report: reports[i]! }] : [],
