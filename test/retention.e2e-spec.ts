@@ -120,6 +120,51 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     }
   });
 
+  it("deletes a webhook's delivery attempts older than RESULTS_TTL_DAYS and keeps the recent ones", async () => {
+    const { key } = await api.register();
+    const hook = await receiver([]);
+    try {
+      const created = await api.post<{ webhook: { id: string } }>(
+        '/v1/webhooks',
+        { url: hook.url, events: ['search.completed'] },
+        { key },
+      );
+      expect(created.status).toBe(201);
+      const webhookId = created.body.webhook.id;
+      const attempts = () =>
+        sql<{ event_id: string }>(`SELECT event_id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id`, [
+          webhookId,
+        ]);
+      const eventOf = (searchId: string) => `evt_${searchId.slice('srch_'.length)}`;
+
+      const old = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+      expect(old.status).toBe(200);
+      await waitFor(attempts, (rows) => rows.length === 1, { timeoutMs: 15_000, what: 'the first delivery recorded' });
+      // Move the clock: the first attempt is now two days old (RESULTS_TTL_DAYS is 1).
+      await sql(`UPDATE webhook_deliveries SET attempted_at = attempted_at - interval '2 days' WHERE webhook_id = $1`, [
+        webhookId,
+      ]);
+      const recent = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+      expect(recent.status).toBe(200);
+
+      const left = await waitFor(
+        attempts,
+        (rows) => rows.length === 1 && rows[0]!.event_id === eventOf(recent.body.search_id),
+        { timeoutMs: 15_000, what: 'the retention pass to delete the old attempt, and the recent one recorded' },
+      );
+      expect(left).toEqual([{ event_id: eventOf(recent.body.search_id) }]);
+      const listed = await api.get<{ deliveries: { event_id: string; outcome: string }[] }>(
+        `/v1/webhooks/${webhookId}/deliveries`,
+        { key },
+      );
+      expect(listed.body.deliveries).toEqual([
+        expect.objectContaining({ event_id: eventOf(recent.body.search_id), outcome: 'delivered' }),
+      ]);
+    } finally {
+      await hook.close();
+    }
+  });
+
   it('erases inputs and results older than RESULTS_TTL_DAYS and keeps the audit columns', async () => {
     const { key } = await api.register();
     const old = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { 'idempotency-key': 'ret-1' } });

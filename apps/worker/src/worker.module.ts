@@ -18,6 +18,7 @@ import {
   BatchesRepository,
   LocalIndexRepository,
   SearchesRepository,
+  WebhooksRepository,
   creditCounter,
   openDataSource,
 } from '@dossier/persistence';
@@ -115,6 +116,11 @@ export class WorkerModule implements OnApplicationShutdown {
           provide: BatchesRepository,
           inject: [DATA_SOURCE],
           useFactory: (db: DataSource) => new BatchesRepository(db),
+        },
+        {
+          provide: WebhooksRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new WebhooksRepository(db),
         },
         {
           provide: ProviderMetrics,

@@ -23,6 +23,7 @@ import { WebhookMode1800000000000 } from './migrations/1800000000000-webhook-mod
 import { IdempotencyAcrossKinds1810000000000 } from './migrations/1810000000000-idempotency-across-kinds';
 import { BatchesUpkeep1820000000000 } from './migrations/1820000000000-batches-upkeep';
 import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
+import { WebhookDeliveriesRetention1840000000000 } from './migrations/1840000000000-webhook-deliveries-retention';
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
 
 export const ENTITIES = [
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   IdempotencyAcrossKinds1810000000000,
   BatchesUpkeep1820000000000,
   CompanyCountryCodes1830000000000,
+  WebhookDeliveriesRetention1840000000000,
   UsernameKeysAfterAt1850000000000,
 ];
 

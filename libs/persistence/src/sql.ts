@@ -123,8 +123,8 @@ export async function holdsIdempotencyKey(
 }
 
 /**
- * Runs `update` — an UPDATE of at most `$2` rows older than `$1` days, `RETURNING id` — again until a run
- * touches fewer than `batch` rows (the retention passes: short statements, no long lock); the total.
+ * Runs `update` — an UPDATE (or DELETE) of at most `$2` rows older than `$1` days, `RETURNING id` — again
+ * until a run touches fewer than `batch` rows (the retention passes: short statements, no long lock); the total.
  */
 export async function updateInBatches(
   db: DataSource,

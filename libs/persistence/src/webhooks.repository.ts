@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { newId, type ApiKeyMode } from '@dossier/domain';
-import { inTransaction, queryRows } from './sql';
+import { inTransaction, queryRows, updateInBatches } from './sql';
 
 export interface WebhookRow {
   id: string;
@@ -28,6 +28,18 @@ export interface DeliveryAttempt {
 export type DeliveryRow = DeliveryAttempt & { attempted_at: Date };
 
 const COLUMNS = 'id, url, events, created_at';
+
+/**
+ * The retention pass's statement: up to `$2` delivery attempts made more than `$1` days ago, oldest first,
+ * read through `webhook_deliveries_attempted_idx`.
+ */
+export const PURGE_DELIVERIES = `DELETE FROM webhook_deliveries
+   WHERE id IN (
+     SELECT id FROM webhook_deliveries
+      WHERE attempted_at < now() - make_interval(days => $1)
+      ORDER BY attempted_at
+      LIMIT $2)
+  RETURNING id`;
 
 /**
  * Webhook endpoints and their delivery attempts (ADR 0020). Every read and delete is scoped to one account
@@ -141,6 +153,14 @@ export class WebhooksRepository {
        SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $1)`,
       [webhookId, a.event_id, a.event_type, a.attempt, a.outcome, a.status_code, a.error, a.duration_ms],
     );
+  }
+
+  /**
+   * Deletes the delivery attempts (of every webhook) made more than `olderThanDays` days ago — the
+   * retention pass, with RESULTS_TTL_DAYS (ADR 0020) — `batch` rows per statement; returns how many.
+   */
+  purgeDeliveries(olderThanDays: number, batch = 1000): Promise<number> {
+    return updateInBatches(this.db, PURGE_DELIVERIES, olderThanDays, batch);
   }
 
   /** The webhook's latest delivery attempts, newest first. */

@@ -81,7 +81,8 @@ export class WebhooksController {
     tag: 'webhooks',
     summary: "A webhook's delivery attempts",
     description:
-      'Every attempt, newest first (the latest 100): event, attempt number, outcome, status code or error, duration.',
+      'Every attempt, newest first (the latest 100): event, attempt number, outcome, status code or error, duration. ' +
+      "Attempts older than the server's retention period (RESULTS_TTL_DAYS, 30 days by default) are deleted.",
     status: 200,
     response: deliveryListResponse,
     pathParams: { id: 'webhook id (wh_…)' },

@@ -3,7 +3,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { LOOKUP_KINDS, settledBefore } from '@dossier/domain';
 import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
-import { BatchesRepository, SearchesRepository } from '@dossier/persistence';
+import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
 import { LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
@@ -17,6 +17,8 @@ export interface RetentionOutcome {
   searches: number;
   /** Batches whose request hash and Idempotency-Key were erased. */
   batches: number;
+  /** Webhook delivery attempts (rows of `GET /v1/webhooks/{id}/deliveries`) deleted. */
+  deliveries: number;
   /** Finished lookup and webhook-delivery jobs (and their payloads) removed from Redis. */
   jobs: number;
 }
@@ -26,9 +28,9 @@ export interface RetentionOutcome {
  * retention job every RETENTION_INTERVAL_MS. Every worker with WORKER_MAINTENANCE on upserts the same
  * scheduler id (one schedule however many start) and consumes the queue; one job at a time exists, so
  * one worker runs each pass. A pass erases the inputs and results of searches older than
- * RESULTS_TTL_DAYS (the audit columns stay) and removes finished lookup and webhook-delivery jobs (a
- * lookup's input; an event's whole envelope) past their JOB_KEEP_* age, which BullMQ otherwise removes
- * only when another job of the queue finishes.
+ * RESULTS_TTL_DAYS (the audit columns stay), deletes webhook delivery attempts as old, and removes
+ * finished lookup and webhook-delivery jobs (a lookup's input; an event's whole envelope) past their
+ * JOB_KEEP_* age, which BullMQ otherwise removes only when another job of the queue finishes.
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -42,6 +44,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searchesRepository: SearchesRepository,
     private readonly batchesRepository: BatchesRepository,
+    private readonly webhooksRepository: WebhooksRepository,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
     private readonly metrics: WorkerMetrics,
@@ -97,17 +100,18 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     const searches = await this.searchesRepository.purgeResults(days);
     this.metrics.reconciled('purged', searches);
     const batches = await this.batchesRepository.purgeRequestHashes(days);
+    const deliveries = await this.webhooksRepository.purgeDeliveries(days);
     const { completed, failed } = this.config.jobRetention;
     let jobs = 0;
     for (const queue of [...LOOKUP_KINDS.map((kind) => this.lookupQueues[kind]), this.webhooks.queue]) {
       jobs += (await queue.clean(completed.age * 1000, CLEAN_LIMIT, 'completed')).length;
       jobs += (await queue.clean(failed.age * 1000, CLEAN_LIMIT, 'failed')).length;
     }
-    if (searches > 0 || batches > 0 || jobs > 0) {
+    if (searches > 0 || batches > 0 || deliveries > 0 || jobs > 0) {
       this.logger.log(
-        `purged the inputs and results of ${searches} search(es) and the request hashes of ${batches} batch(es) older than ${days} days; removed ${jobs} finished job(s)`,
+        `purged the inputs and results of ${searches} search(es), the request hashes of ${batches} batch(es) and ${deliveries} webhook delivery attempt(s) older than ${days} days; removed ${jobs} finished job(s)`,
       );
     }
-    return { searches, batches, jobs };
+    return { searches, batches, deliveries, jobs };
   }
 }

@@ -45,9 +45,10 @@ export class WebhookEntity {
   createdAt!: Date;
 }
 
-/** One delivery attempt of one event to one webhook. */
+/** One delivery attempt of one event to one webhook; deleted once older than RESULTS_TTL_DAYS (ADR 0020). */
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_webhook_idx', ['webhookId', 'id'])
+@Index('webhook_deliveries_attempted_idx', ['attemptedAt'])
 @Check('webhook_deliveries_outcome_check', "outcome IN ('delivered', 'retrying', 'failed')")
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
