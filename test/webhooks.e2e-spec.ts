@@ -1,6 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WEBHOOK_JOB_NAME, WEBHOOK_QUEUE, openSecret, webhookJobId } from '@dossier/contracts';
-import { Api, QueueProbe, Stack, TEST_WEBHOOK_SECRET_KEY, ledgerState, receiver, sql, waitFor } from '@dossier/testing';
+import {
+  Api,
+  FakeDns,
+  QueueProbe,
+  Stack,
+  TEST_WEBHOOK_SECRET_KEY,
+  ledgerState,
+  receiver,
+  sql,
+  waitFor,
+} from '@dossier/testing';
 
 type Created = {
   status: string;
@@ -270,6 +280,51 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     } finally {
       await hook.close();
       await split.stop();
+    }
+  });
+
+  it('ends an attempt whose host name has not resolved within WEBHOOK_TIMEOUT_MS, recorded failed (a DNS server that stopped answering)', async () => {
+    const dns = await FakeDns.start({ 'hooks.test': { a: ['127.0.0.1'] } });
+    const hook = await receiver([]);
+    const slow = await Stack.start({
+      label: 'webhooks-slow-dns',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TEST_DNS_SERVERS: dns.server },
+      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_TEST_ATTEMPTS: '1' },
+    });
+    try {
+      const other = new Api(slow.baseUrl);
+      const { key: k } = await other.register();
+      const url = hook.url.replace('127.0.0.1', 'hooks.test');
+      const created = await other.post<Created>('/v1/webhooks', { url }, { key: k });
+      expect(created.status).toBe(201);
+      // From now on the name's server never answers: the check before the attempt waits on it.
+      dns.set('hooks.test', 'timeout');
+      const asked = dns.queries.length;
+      expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
+      const deliveries = await waitFor(
+        async () =>
+          (
+            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
+              key: k,
+            })
+          ).body.deliveries,
+        (d) => d.length > 0,
+        { timeoutMs: 30_000, what: 'the attempt recorded' },
+      );
+      expect(deliveries).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          outcome: 'failed',
+          status_code: null,
+          error: "not sent: the URL's host name did not resolve within 500 ms",
+        }),
+      ]);
+      expect(dns.queries.slice(asked)).toContainEqual({ name: 'hooks.test', type: 'A' });
+      expect(hook.received).toEqual([]);
+    } finally {
+      await slow.stop();
+      await hook.close();
+      await dns.close();
     }
   });
 

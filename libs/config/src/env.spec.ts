@@ -148,6 +148,7 @@ describe('config', () => {
     expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY: hex }).webhooks).toEqual({
       key: Buffer.from(hex, 'hex'),
       allowPrivate: false,
+      testDnsServers: null,
     });
     const b64 = Buffer.alloc(32, 7).toString('base64');
     expect(loadWorkerConfig({ WEBHOOK_SECRET_KEY: b64, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toEqual({
@@ -157,10 +158,20 @@ describe('config', () => {
       retryBaseMs: 30_000,
       concurrency: 16,
       testAttempts: null,
+      testDnsServers: null,
     });
     expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2' }).webhooks.testAttempts).toBeNull();
     expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks.testAttempts).toBe(2);
     expect(loadGatewayConfig({}).webhooks.key).toBeNull();
+    const dns = { WEBHOOK_TEST_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' };
+    expect(loadWorkerConfig(dns).webhooks.testDnsServers).toBeNull();
+    expect(loadGatewayConfig({ ...dns, NODE_ENV: 'test' }).webhooks.testDnsServers).toEqual([
+      '127.0.0.1:5353',
+      '[::1]:53',
+    ]);
+    expect(() => loadWorkerConfig({ WEBHOOK_TEST_DNS_SERVERS: 'dns.example:53', NODE_ENV: 'test' })).toThrow(
+      /WEBHOOK_TEST_DNS_SERVERS: expected IP addresses/,
+    );
     expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY: 'abcd' })).toThrow(/WEBHOOK_SECRET_KEY: must be 32 bytes/);
     expect(() => loadWorkerConfig({ WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(ConfigError);
   });

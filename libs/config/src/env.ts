@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns';
 import { z } from 'zod';
 import { LOOKUP_KINDS, RATE_FORMAT, parseRate, type LookupKind } from '@dossier/domain';
 import type { RedisTarget } from './redis';
@@ -91,13 +92,39 @@ const webhooks = {
     .optional(),
   /** `true`: webhook URLs may be http and may resolve to loopback or private addresses (tests, closed networks). */
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /**
+   * Test-only: `host:port,…` DNS servers a webhook URL's host is resolved through instead of the system's
+   * resolver, so that a test can put a local one behind it (ignored unless NODE_ENV=test).
+   */
+  WEBHOOK_TEST_DNS_SERVERS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .refine(isDnsServerList, 'expected IP addresses as host:port,…')
+    .optional(),
 };
 
-function webhooksOf(e: { WEBHOOK_SECRET_KEY?: string | undefined; WEBHOOK_ALLOW_PRIVATE: 'true' | 'false' }) {
+/** Whether Node's resolver takes these servers (IP addresses, with a port or not; IPv6 with one as `[::1]:53`). */
+function isDnsServerList(servers: string[]): boolean {
+  try {
+    new Resolver().setServers(servers);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function webhooksOf(e: {
+  NODE_ENV: 'development' | 'production' | 'test';
+  WEBHOOK_SECRET_KEY?: string | undefined;
+  WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
+  WEBHOOK_TEST_DNS_SERVERS?: string[] | undefined;
+}) {
   return {
     /** null: webhooks cannot be registered (gateway) nor delivered (worker). */
     key: e.WEBHOOK_SECRET_KEY === undefined ? null : webhookKeyOf(e.WEBHOOK_SECRET_KEY),
     allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    /** null: the system's resolver. */
+    testDnsServers: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_DNS_SERVERS ?? null) : null,
   };
 }
 

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { FakeDns } from '@dossier/testing';
 import {
   WEBHOOK_BACKOFF_CAP_MS,
   WEBHOOK_RETRY_SPAN_MS,
   checkWebhookTarget,
   isRefusedAddress,
   openSecret,
+  resolverAt,
   sealSecret,
   signatureHeader,
   webhookAttempts,
@@ -86,6 +88,66 @@ describe('webhook addresses (SSRF defence)', () => {
         throw new Error('ENOTFOUND');
       }),
     ).toEqual({ ok: false, reason: 'has a host name that does not resolve' });
+  });
+
+  it("stops waiting for a lookup that never ends when its signal aborts (a delivery attempt's deadline)", async () => {
+    const never = () => new Promise<never>(() => {});
+    expect(await checkWebhookTarget('https://slow.example/x', false, never, AbortSignal.timeout(50))).toEqual({
+      ok: false,
+      reason: 'has a host name that did not resolve in time',
+      timedOut: true,
+    });
+    // An address needs no lookup: nothing to wait for.
+    expect(await checkWebhookTarget('https://8.8.8.8/x', false, never, AbortSignal.abort())).toMatchObject({
+      ok: true,
+    });
+  });
+
+  describe('through a DNS server on loopback (WEBHOOK_TEST_DNS_SERVERS)', () => {
+    let dns: FakeDns;
+    beforeAll(async () => {
+      dns = await FakeDns.start({
+        'hooks.test': { a: ['127.0.0.1'], aaaa: ['::1'] },
+        'v6.test': { aaaa: ['2606:4700::1111'] },
+        'silent.test': 'timeout',
+      });
+    });
+    afterAll(async () => {
+      await dns?.close();
+    });
+
+    it('resolves A and AAAA records from it, and tells a name it does not know', async () => {
+      const resolve = resolverAt([dns.server]);
+      expect(await resolve('hooks.test')).toEqual([
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ]);
+      expect(await checkWebhookTarget('https://v6.test/x', false, resolve)).toMatchObject({
+        ok: true,
+        target: { address: '2606:4700::1111', family: 6 },
+      });
+      expect(await checkWebhookTarget('https://missing.test/x', false, resolve)).toEqual({
+        ok: false,
+        reason: 'has a host name that does not resolve',
+      });
+    });
+
+    it('gives up on a server that never answers when the signal aborts', async () => {
+      const asked = dns.queries.length;
+      const check = await checkWebhookTarget(
+        'https://silent.test/x',
+        false,
+        resolverAt([dns.server]),
+        AbortSignal.timeout(200),
+      );
+      expect(check).toMatchObject({ ok: false, timedOut: true });
+      expect(dns.queries.slice(asked)).toEqual(
+        expect.arrayContaining([
+          { name: 'silent.test', type: 'A' },
+          { name: 'silent.test', type: 'AAAA' },
+        ]),
+      );
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
+import { Resolver, lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import { untilAborted } from '@dossier/domain';
 
 /**
  * WARNING — wire contract, see QUEUE_NAMES. Webhook deliveries run on their own queue, consumed by the
@@ -155,18 +156,54 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
-/** Why a URL may not receive webhooks (the message a 400 shows), or its checked address. */
-export type TargetCheck = { ok: true; target: ResolvedTarget } | { ok: false; reason: string };
+/**
+ * Why a URL may not receive webhooks (the message a 400 shows), or its checked address. `timedOut`: the
+ * host name did not resolve before the check's signal aborted (nothing is known about its addresses).
+ */
+export type TargetCheck = { ok: true; target: ResolvedTarget } | { ok: false; reason: string; timedOut?: true };
+
+/** A host name's addresses, all of them; `signal` (when given) ends the lookup early. */
+export type ResolveHost = (host: string, signal?: AbortSignal) => Promise<{ address: string; family: number }[]>;
+
+/** The system's resolver (getaddrinfo: /etc/hosts, then DNS). It cannot be cancelled: the check stops waiting. */
+const systemResolve: ResolveHost = (host) => lookup(host, { all: true, verbatim: true });
+
+/**
+ * A host's A and AAAA records from these DNS servers (`host:port`), not the system's resolver: what
+ * WEBHOOK_TEST_DNS_SERVERS points at a local DNS server in tests. Each lookup has its own resolver,
+ * cancelled when the signal aborts.
+ */
+export function resolverAt(servers: readonly string[]): ResolveHost {
+  return async (host, signal) => {
+    const resolver = new Resolver();
+    resolver.setServers(servers);
+    const cancel = (): void => resolver.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+      const addresses = [
+        ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+      ];
+      if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
+      return addresses;
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  };
+}
 
 /**
  * Checks a webhook URL: https (http too when `allowPrivate`), then resolves the host and refuses it if
  * any address it resolves to is refused (unless `allowPrivate`). The first address is the one to connect to.
+ * With a `signal`, the lookup ends when it aborts (`timedOut`), whether or not the resolver gives up by then:
+ * a delivery attempt's deadline covers its DNS lookup too.
  */
 export async function checkWebhookTarget(
   raw: string,
   allowPrivate: boolean,
-  resolve: (host: string) => Promise<{ address: string; family: number }[]> = (host) =>
-    lookup(host, { all: true, verbatim: true }),
+  resolve: ResolveHost = systemResolve,
+  signal?: AbortSignal,
 ): Promise<TargetCheck> {
   let url: URL;
   try {
@@ -183,8 +220,11 @@ export async function checkWebhookTarget(
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: { address: string; family: number }[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) }]
+      : await (signal ? untilAborted(resolve(host, signal), signal) : resolve(host));
   } catch {
+    if (signal?.aborted) return { ok: false, reason: 'has a host name that did not resolve in time', timedOut: true };
     return { ok: false, reason: 'has a host name that does not resolve' };
   }
   if (addresses.length === 0) return { ok: false, reason: 'has a host name that does not resolve' };

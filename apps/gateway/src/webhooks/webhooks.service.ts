@@ -5,7 +5,9 @@ import {
   WEBHOOK_EVENTS,
   checkWebhookTarget,
   newWebhookSecret,
+  resolverAt,
   sealSecret,
+  type ResolveHost,
   type WebhookEvent,
 } from '@dossier/contracts';
 import { WebhooksRepository, type DeliveryRow, type WebhookRow } from '@dossier/persistence';
@@ -37,15 +39,20 @@ const MAX_WEBHOOKS = 16;
  */
 @Injectable()
 export class WebhooksService {
+  /** How a webhook's host is resolved: the system's resolver, or the test's DNS servers. */
+  private readonly resolveHost: ResolveHost | undefined;
+
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
-  ) {}
+  ) {
+    this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
+  }
 
   async create({ accountId, mode }: AuthContext, body: { url: string; events?: WebhookEvent[] | undefined }) {
     const key = this.config.webhooks.key;
     if (key === null) throw DomainError.unavailable('webhooks are not enabled on this server (no WEBHOOK_SECRET_KEY)');
-    const check = await checkWebhookTarget(body.url, this.config.webhooks.allowPrivate);
+    const check = await checkWebhookTarget(body.url, this.config.webhooks.allowPrivate, this.resolveHost);
     if (!check.ok) throw DomainError.validation([{ field: 'url', issue: check.reason }]);
     const events = body.events ? WEBHOOK_EVENTS.filter((e) => body.events!.includes(e)) : [...WEBHOOK_EVENTS];
     const secret = newWebhookSecret();

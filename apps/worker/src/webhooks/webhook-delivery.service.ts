@@ -18,6 +18,7 @@ import {
   batchEventId,
   checkWebhookTarget,
   openSecret,
+  resolverAt,
   searchEnvelope,
   searchEventId,
   signatureHeader,
@@ -26,6 +27,7 @@ import {
   webhookJobId,
   webhookJobKeysSchema,
   webhookJobSchema,
+  type ResolveHost,
   type WebhookJob,
 } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository, WebhooksRepository, type DeliveryAttempt } from '@dossier/persistence';
@@ -62,6 +64,8 @@ export class WebhookDeliveryService
   /** The delivery queue (retention cleans its finished jobs: each holds a lookup's envelope). */
   readonly queue: Queue<WebhookJob>;
   private readonly attempts: number;
+  /** How a webhook's host is resolved before each attempt: the system's resolver, or the test's DNS servers. */
+  private readonly resolveHost: ResolveHost | undefined;
   private worker?: Worker<WebhookJob>;
   /** The consumer's close, once shutdown has begun: true when the grace ran out first. */
   private closingWorker?: Promise<boolean>;
@@ -76,6 +80,7 @@ export class WebhookDeliveryService
     this.webhooks = new WebhooksRepository(db);
     this.batches = new BatchesRepository(db);
     this.attempts = config.webhooks.testAttempts ?? webhookAttempts(config.webhooks.retryBaseMs);
+    this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
     this.queue = new Queue<WebhookJob>(WEBHOOK_QUEUE, {
       prefix: config.queuePrefix,
       connection: redis.queues(),
@@ -225,11 +230,20 @@ export class WebhookDeliveryService
     }
     const startedAt = performance.now();
     const body = JSON.stringify(event);
-    const check = await checkWebhookTarget(webhook.url, this.config.webhooks.allowPrivate);
+    // One deadline for the attempt: resolving the host (a resolver that never answers must not hold the
+    // slot), connecting and the answer.
+    const timeoutMs = this.config.webhooks.timeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const check = await checkWebhookTarget(webhook.url, this.config.webhooks.allowPrivate, this.resolveHost, deadline);
     const secret = this.secretOf(webhook.secret_sealed);
     let result: PostResult;
     if (!check.ok) {
-      result = { statusCode: null, error: `refused: the URL ${check.reason}` };
+      result = {
+        statusCode: null,
+        error: check.timedOut
+          ? `not sent: the URL's host name did not resolve within ${timeoutMs} ms`
+          : `refused: the URL ${check.reason}`,
+      };
     } else if (secret === null) {
       result = { statusCode: null, error: UNSIGNABLE };
     } else {
@@ -238,7 +252,8 @@ export class WebhookDeliveryService
         check.target,
         body,
         { [SIGNATURE_HEADER]: signature, 'User-Agent': 'Dossier-Webhooks/1' },
-        this.config.webhooks.timeoutMs,
+        timeoutMs,
+        deadline,
       );
     }
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

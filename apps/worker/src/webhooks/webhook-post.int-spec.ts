@@ -50,6 +50,35 @@ describe('postPinned', () => {
     }
   });
 
+  it("ends at the deadline it is given (the attempt's, which began before the lookup), and sends nothing past it", async () => {
+    const before = seen.length;
+    const url = new URL(`http://hooks.invalid:${port}/in`);
+    const target = { url, address: '127.0.0.1', family: 4 as const };
+    // The attempt's time went on resolving the host: nothing is left to send in.
+    expect(await postPinned(target, '{}', {}, 500, AbortSignal.abort())).toEqual({
+      statusCode: null,
+      error: 'no answer within 500 ms',
+    });
+    expect(seen.length).toBe(before);
+
+    // A receiver that never answers is given up on when the shared deadline ends, not timeoutMs after the POST.
+    let arrived!: () => void;
+    const requested = new Promise<void>((resolve) => (arrived = resolve));
+    const silent = http.createServer(() => arrived());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const hung = new URL(`http://hooks.invalid:${(silent.address() as AddressInfo).port}/in`);
+      const deadline = new AbortController();
+      const posting = postPinned({ url: hung, address: '127.0.0.1', family: 4 }, '{}', {}, 60_000, deadline.signal);
+      await requested;
+      deadline.abort();
+      expect(await posting).toEqual({ statusCode: null, error: 'no answer within 60000 ms' });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('reports a non-2xx answer and a refused connection as errors', async () => {
     const url = new URL(`http://hooks.invalid:${port}/fail`);
     expect(await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 5000)).toEqual({

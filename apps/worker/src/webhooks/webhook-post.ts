@@ -8,13 +8,16 @@ export type PostResult = { statusCode: number; error: null } | { statusCode: num
 /**
  * POSTs the body to the checked target, connecting to the address that was checked (never resolving the
  * name again: a DNS answer that changes after the check cannot redirect the request), with the URL's host
- * as Host header and TLS server name. Redirects are not followed. Ends within `timeoutMs`.
+ * as Host header and TLS server name. Redirects are not followed. Ends when `deadline` aborts: by default
+ * `timeoutMs` from now; a delivery passes its attempt's, which began before the host was resolved, so
+ * the lookup, the connection and the answer share one `timeoutMs`.
  */
 export function postPinned(
   target: ResolvedTarget,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
+  deadline: AbortSignal = AbortSignal.timeout(timeoutMs),
 ): Promise<PostResult> {
   const { url, address, family } = target;
   const pinned: LookupFunction = (_host, options, callback) => {
@@ -31,6 +34,8 @@ export function postPinned(
       ? { servername: url.hostname }
       : {}),
   };
+  const late: PostResult = { statusCode: null, error: `no answer within ${timeoutMs} ms` };
+  if (deadline.aborted) return Promise.resolve(late);
   return new Promise((resolve) => {
     let settled = false;
     const done = (r: PostResult) => {
@@ -42,18 +47,19 @@ export function postPinned(
       // The status decides; the body is drained unread, and the deadline below still ends a body that never
       // ends (the receiver's to choose otherwise: each such delivery would hold a socket for good).
       res.resume();
-      res.on('close', () => clearTimeout(timer));
+      res.on('close', () => deadline.removeEventListener('abort', onDeadline));
       const code = res.statusCode ?? 0;
       done(
         code >= 200 && code < 300 ? { statusCode: code, error: null } : { statusCode: code, error: `answered ${code}` },
       );
     });
-    const timer = setTimeout(() => {
-      done({ statusCode: null, error: `no answer within ${timeoutMs} ms` });
+    const onDeadline = (): void => {
+      done(late);
       req.destroy();
-    }, timeoutMs);
+    };
+    deadline.addEventListener('abort', onDeadline, { once: true });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
+      deadline.removeEventListener('abort', onDeadline);
       done({ statusCode: null, error: err.code ?? err.message });
     });
     req.end(body);
