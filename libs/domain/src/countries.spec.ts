@@ -11,6 +11,7 @@ describe('countryCodeOfName', () => {
     ['south korea', 'KR'],
     ['us', 'US'],
     [' de ', 'DE'],
+    ['UK', 'GB'],
   ])('reads %p as %p', (name, code) => {
     expect(countryCodeOfName(name)).toBe(code);
   });

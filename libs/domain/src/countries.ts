@@ -1,4 +1,4 @@
-import { foldText } from './normalize';
+import { countryKey, foldText } from './normalize';
 
 /** ISO 3166-1 alpha-2 codes (officially assigned). */
 export const ISO_COUNTRIES: ReadonlySet<string> = new Set(
@@ -22,12 +22,16 @@ let codesByName: ReadonlyMap<string, string> | undefined;
 
 /**
  * The ISO 3166-1 alpha-2 code of a country written out in English ("United States", "united kingdom",
- * "Côte d'Ivoire") or already as a code ("us"); null when the name is not one CLDR knows.
+ * "Côte d'Ivoire") or already as a code ("us", and "UK" as countryKey reads it: `GB`); null when the
+ * name is not one CLDR knows.
  */
 export function countryCodeOfName(name: string): string | null {
   const key = foldText(name);
   if (key === '') return null;
-  if (key.length === 2 && ISO_COUNTRIES.has(key.toUpperCase())) return key.toUpperCase();
+  if (key.length === 2) {
+    const code = countryKey(key);
+    return ISO_COUNTRIES.has(code) ? code : null;
+  }
   if (!codesByName) {
     const names = new Intl.DisplayNames(['en'], { type: 'region' });
     const map = new Map<string, string>();

@@ -1,5 +1,7 @@
+import { countryCodeOfName } from './countries';
 import {
   countryKey,
+  foldText,
   jurisdictionKey,
   locationKeys,
   normalizeCompanyName,
@@ -124,11 +126,16 @@ function keysOf<F extends 'emails' | 'phones'>(
   });
 }
 
+/** A record's locations as stored, shown and searched: each country as countryKey writes it (`uk` → `GB`). */
+function recordLocationsOf(locations: readonly RecordLocation[]): RecordLocation[] {
+  return locations.map((l) => ({ ...l, country: l.country ? countryKey(l.country) || null : l.country }));
+}
+
 export function personRowOf(
   record: PersonRecord,
   onInvalid?: (field: 'emails' | 'phones', value: string) => void,
 ): PersonRow {
-  const locations = record.locations ?? [];
+  const locations = recordLocationsOf(record.locations ?? []);
   // A national-format phone is read in the record's own country (its first location's), if it names one.
   const region = phoneRegionOf(locations);
   const split = splitPersonName(record.full_name);
@@ -197,6 +204,37 @@ export function companyRowOf(record: CompanyRecord): CompanyRow {
     registration_key: registrationKeyOf === '' ? null : registrationKeyOf,
     domain_key: domainKey,
   };
+}
+
+/** A part of a searched location: folded, and the country it names, if it names one. */
+export interface SearchedPlace {
+  key: string;
+  /** The ISO code of the country the part names ("United Kingdom", "UK", "gb" → `GB`), else null. */
+  country: string | null;
+}
+
+/** The parts of a searched location, split at commas: "London, United Kingdom" → london; united kingdom (GB). */
+export function searchedLocationParts(location: string): SearchedPlace[] {
+  const keys = new Set(
+    location
+      .split(',')
+      .map(foldText)
+      .filter((v) => v !== ''),
+  );
+  return [...keys].map((key) => ({ key, country: countryCodeOfName(key) }));
+}
+
+/**
+ * Whether a record is in a searched place: the part equals one of its location keys (a city, region or
+ * country code, folded), or names the country of one of its locations — "United Kingdom", "UK" and "GB"
+ * find a record in GB. A country's name is compared with countries only: "Canada" is not California's
+ * `CA`, nor "Israel" Illinois' `IL`.
+ */
+export function isInPlace(place: SearchedPlace, row: Pick<PersonRow, 'location_keys' | 'locations'>): boolean {
+  return (
+    row.location_keys.includes(place.key) ||
+    (place.country !== null && row.locations.some((l) => l.country !== null && countryKey(l.country) === place.country))
+  );
 }
 
 /** What the local person index is asked: comparison keys (null when not searched by), birth-year bounds. */

@@ -2,15 +2,18 @@ import {
   countryKey,
   foldText,
   jurisdictionKey,
+  locationKeys,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
   normalizePersonName,
   normalizePhoneNumber,
   normalizeUsername,
+  phoneRegionOf,
   registrationKey,
   splitPersonName,
 } from './normalize';
+import { isInPlace, searchedLocationParts } from './local-records';
 
 describe('normalisation', () => {
   it.each([
@@ -91,5 +94,27 @@ describe('normalisation', () => {
       'DELAWARE',
       '',
     ]);
+  });
+
+  it('keys a location by its country code (UK as GB), and a searched country by its code or name', () => {
+    expect(locationKeys({ city: 'London', region: 'England', country: 'UK' })).toEqual(['london', 'england', 'gb']);
+    expect(phoneRegionOf([{ country: null }, { country: 'uk' }])).toBe('GB');
+    expect(searchedLocationParts('London, United Kingdom')).toEqual([
+      { key: 'london', country: null },
+      { key: 'united kingdom', country: 'GB' },
+    ]);
+    expect(searchedLocationParts(' uk ,GB, Georgia, Austin, TX').map((p) => p.country)).toEqual([
+      'GB',
+      'GB',
+      'GE',
+      null,
+      null,
+    ]);
+    const california = {
+      location_keys: ['los angeles', 'ca', 'us'],
+      locations: [{ city: null, region: 'CA', country: 'US' }],
+    };
+    const inPlace = (location: string) => searchedLocationParts(location).map((p) => isInPlace(p, california));
+    expect(inPlace('Los Angeles, CA, United States, Canada')).toEqual([true, true, true, false]);
   });
 });

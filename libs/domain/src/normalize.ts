@@ -68,11 +68,12 @@ export function normalizePhoneNumber(phone: string, country?: string | null): st
 
 /**
  * The region a person's phone numbers written nationally are read in: the country of their first location
- * that names one (null when none does). The index keys a record's phones by it, and every comparison of a
- * person's phones (merging, suppression) reads them the same way.
+ * that names one, as countryKey writes it (`UK` is `GB`; null when none does). The index keys a record's
+ * phones by it, and every comparison of a person's phones (merging, suppression) reads them the same way.
  */
 export function phoneRegionOf(locations: readonly { country: string | null }[]): string | null {
-  return locations.find((l) => l.country)?.country ?? null;
+  const country = locations.find((l) => l.country)?.country;
+  return country ? countryKey(country) : null;
 }
 
 /** A domain from a domain or a URL: "https://www.Acme.com/about" → "acme.com" (IDN as punycode); null when there is none. */
@@ -144,32 +145,20 @@ export function registrationKey(value: string): string {
 }
 
 /**
- * The keys a location is compared by: its city, region and country, each folded ("São Paulo" →
- * "sao paulo", "US" → "us"). A searched location ("Austin, TX", "London") is split at commas and each
- * part folded the same way; a record matches a part when one of its keys equals it.
+ * The keys a location is compared by: its city, region and country code (as countryKey writes it), each
+ * folded ("São Paulo" → "sao paulo", "UK" → "gb"). A searched location is compared part by part
+ * (searchedLocationParts); a record matches a part when one of its keys equals one of the part's.
  */
 export function locationKeys(location: {
   city?: string | null;
   region?: string | null;
   country?: string | null;
 }): string[] {
-  const keys = [location.city, location.region, location.country]
+  const keys = [location.city, location.region, location.country && countryKey(location.country)]
     .filter((v): v is string => typeof v === 'string')
     .map(foldText)
     .filter((v) => v !== '');
   return [...new Set(keys)];
-}
-
-/** The parts of a searched location, folded as locationKeys folds a record's: "Austin, TX" → ["austin", "tx"]. */
-export function searchedLocationParts(location: string): string[] {
-  return [
-    ...new Set(
-      location
-        .split(',')
-        .map(foldText)
-        .filter((v) => v !== ''),
-    ),
-  ];
 }
 
 /**

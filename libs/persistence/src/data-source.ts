@@ -25,6 +25,7 @@ import { BatchesUpkeep1820000000000 } from './migrations/1820000000000-batches-u
 import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
 import { WebhookDeliveriesRetention1840000000000 } from './migrations/1840000000000-webhook-deliveries-retention';
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
+import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
 
 export const ENTITIES = [
   AccountEntity,
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   CompanyCountryCodes1830000000000,
   WebhookDeliveriesRetention1840000000000,
   UsernameKeysAfterAt1850000000000,
+  PersonCountryCodes1860000000000,
 ];
 
 export interface DataSourceOptions {

@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
-import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord } from '@dossier/domain';
+import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord, type PersonRow } from '@dossier/domain';
 import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
+import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
 import { writeCompanies, writePeople } from './local-index.writer';
 
 describe('local index writer', () => {
@@ -199,6 +200,93 @@ describe('local index writer', () => {
         [source],
       )) as { username_keys: string[] }[];
       expect(migrated.map((row) => row.username_keys)).toEqual(records.map((r) => personRowOf(r).username_keys));
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('stores a person in country UK as GB, reads a national phone there, and migrates rows stored before as written', async () => {
+    const places: { locations: PersonRecord['locations']; phones: string[] }[] = [
+      { locations: [{ city: 'London', region: 'England', country: 'UK' }], phones: ['020 7946 0018'] },
+      { locations: [{ city: 'Leeds', region: null, country: 'uk' }], phones: ['+44 113 496 0000'] },
+      {
+        locations: [
+          { city: null, region: 'UK', country: null },
+          { city: 'Cardiff', region: 'Wales', country: ' gb ' },
+        ],
+        phones: ['029 2018 0000', 'not a phone'],
+      },
+      { locations: [{ city: 'Austin', region: 'TX', country: 'US' }], phones: ['+1 202 555 0147'] },
+      { locations: [], phones: [] },
+    ];
+    const records: PersonRecord[] = places.map((p, i) => ({ source, external_id: `m${i}`, full_name: 'Ada', ...p }));
+    expect(records.map((r) => [personRowOf(r).locations.map((l) => l.country), personRowOf(r).phone_keys])).toEqual([
+      [['GB'], ['+442079460018']],
+      [['GB'], ['+441134960000']],
+      [[null, 'GB'], ['+442920180000']],
+      [['US'], ['+12025550147']],
+      [[], []],
+    ]);
+    expect(personRowOf(records[2]!).location_keys).toEqual(['uk', 'cardiff', 'wales', 'gb']);
+    // The rows as writes made them before: each country as written, its keys folded from it, and a
+    // national phone read in no country (no key).
+    const before = records.map((r) => {
+      const row = personRowOf({ ...r, locations: [], phones: [] });
+      const locations = r.locations ?? [];
+      return {
+        ...row,
+        locations,
+        phones: r.phones ?? [],
+        location_keys: [
+          ...new Set(
+            locations.flatMap((l) =>
+              [l.city, l.region, l.country].filter((v): v is string => !!v).map((v) => v.trim().toLowerCase()),
+            ),
+          ),
+        ],
+        phone_keys: (r.phones ?? []).filter((p) => p.startsWith('+')).map((p) => p.replace(/ /g, '')),
+      };
+    });
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO people (id, source, external_id, full_name, phones, locations, phone_keys, location_keys)
+         SELECT t.id, $1, t.external_id, 'Ada', t.phones::text[], t.locations::jsonb,
+                array(SELECT jsonb_array_elements_text(t.phone_keys::jsonb)),
+                array(SELECT jsonb_array_elements_text(t.location_keys::jsonb))
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+             AS t(id, external_id, locations, phones, phone_keys, location_keys)`,
+        [
+          source,
+          before.map((r) => r.id),
+          before.map((r) => r.external_id),
+          before.map((r) => JSON.stringify(r.locations)),
+          before.map((r) => `{${r.phones.map((p) => `"${p}"`).join(',')}}`),
+          before.map((r) => JSON.stringify(r.phone_keys)),
+          before.map((r) => JSON.stringify(r.location_keys)),
+        ],
+      );
+      expect(
+        (
+          (await runner.query(`SELECT location_keys FROM people WHERE source = $1 AND external_id = 'm0'`, [
+            source,
+          ])) as { location_keys: string[] }[]
+        )[0],
+      ).toEqual({ location_keys: ['london', 'england', 'uk'] });
+      await new PersonCountryCodes1860000000000().up(runner);
+      const migrated = (await runner.query(
+        `SELECT locations, location_keys, phone_keys FROM people
+          WHERE source = $1 AND external_id LIKE 'm_' ORDER BY external_id`,
+        [source],
+      )) as Pick<PersonRow, 'locations' | 'location_keys' | 'phone_keys'>[];
+      expect(migrated).toEqual(
+        records.map((r) => {
+          const { locations, location_keys, phone_keys } = personRowOf(r);
+          return { locations, location_keys, phone_keys };
+        }),
+      );
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

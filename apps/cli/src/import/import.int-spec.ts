@@ -404,6 +404,68 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     }
   });
 
+  it('imports a person in country UK with a national phone, stored in GB and found by that phone', async () => {
+    const file = join(dir, 'uk-people.csv');
+    writeFileSync(
+      file,
+      'external_id,full_name,phones,locations,source\n' +
+        'uk-p1,Ada Lovelace,020 7946 0321,London|England|UK,uk-people\n' +
+        'uk-p2,Alan Turing,0113 496 0123,Leeds||uk;Princeton|NJ|US,uk-people\n',
+    );
+    const run = await cli('import', 'person', file);
+    expect([run.code, run.stderr.match(/^line .*/gm), run.stdout]).toEqual([
+      0,
+      null,
+      expect.stringMatching(/^read 2, imported 2, /m),
+    ]);
+    expect(
+      await rows(
+        `SELECT external_id, phones, phone_keys, locations, location_keys FROM people
+          WHERE source = 'uk-people' ORDER BY 1`,
+      ),
+    ).toEqual([
+      {
+        external_id: 'uk-p1',
+        phones: ['020 7946 0321'],
+        phone_keys: ['+442079460321'],
+        locations: [{ city: 'London', region: 'England', country: 'GB' }],
+        location_keys: ['london', 'england', 'gb'],
+      },
+      {
+        external_id: 'uk-p2',
+        phones: ['0113 496 0123'],
+        phone_keys: ['+441134960123'],
+        locations: [
+          { city: 'Leeds', region: null, country: 'GB' },
+          { city: 'Princeton', region: 'NJ', country: 'US' },
+        ],
+        location_keys: ['leeds', 'gb', 'princeton', 'nj', 'us'],
+      },
+    ]);
+    const ds = await openDataSource({ url: env.DATABASE_URL, poolSize: 1, applicationName: 'import-uk-people' });
+    try {
+      const index = new LocalIndexRepository(ds);
+      const byPhone = async (phone_key: string) =>
+        (
+          await index.findPeople(
+            {
+              name_key: null,
+              email_key: null,
+              phone_key,
+              username_key: null,
+              birth_year_min: null,
+              birth_year_max: null,
+            },
+            10,
+          )
+        ).map((r) => r.external_id);
+      expect(await byPhone('+442079460321')).toEqual(['uk-p1']);
+      expect(await byPhone('+441134960123')).toEqual(['uk-p2']);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
   it('rejects a value too long for its index by its field, and imports the rest of its batch', async () => {
     // Text that does not compress (Postgres compresses a long index entry before refusing it): code points
     // from a fixed generator, so the file is the same every run.

@@ -38,6 +38,20 @@ describe('local provider (Postgres)', () => {
       locations: [{ city: 'Paris', region: null, country: 'FR' }],
       birth_year: 1960,
     },
+    // As an operator's file may write it: the UK's common code, a phone written nationally.
+    {
+      source,
+      external_id: 'alan',
+      full_name: 'Alan Turing',
+      phones: ['01908 640404'],
+      locations: [{ city: 'Bletchley', region: null, country: 'uk' }],
+    },
+    {
+      source,
+      external_id: 'grace',
+      full_name: 'Grace Hopper',
+      locations: [{ city: 'Los Angeles', region: 'CA', country: 'US' }],
+    },
     {
       source,
       external_id: 'zoe',
@@ -137,6 +151,44 @@ describe('local provider (Postgres)', () => {
       const both = await findPeople({ name: 'Ada Lovelace', email: 'ada@analytical.example' });
       expect(both[0]).toMatchObject({ id: 'ada', on: ['name', 'email'] });
       expect(both[0]!.score).toBeGreaterThan(0.95);
+    });
+
+    it('reads a country as its code or its name (GB, UK, United Kingdom), on the record and in the search', async () => {
+      const inLondon = await findPeople({ name: 'Ada Lovelace', location: 'London, GB' });
+      const inGb = await findPeople({ name: 'Ada Lovelace', location: 'GB' });
+      for (const location of ['London, UK', 'london, united kingdom', 'London, U.K.']) {
+        expect([location, await findPeople({ name: 'Ada Lovelace', location })]).toEqual([location, inLondon]);
+      }
+      for (const location of ['UK', 'United Kingdom']) {
+        expect([location, await findPeople({ name: 'Ada Lovelace', location })]).toEqual([location, inGb]);
+      }
+      expect(inGb.map((f) => [f.id, f.on])).toEqual([
+        ['ada', ['name', 'location']],
+        ['ada-2', ['name']],
+      ]);
+      // A record imported with country `uk`: stored and shown as GB, found there and by its national phone.
+      for (const location of ['GB', 'UK', 'United Kingdom', 'Bletchley']) {
+        expect([location, await findPeople({ name: 'Alan Turing', location })]).toEqual([
+          location,
+          [{ id: 'alan', score: 0.825, on: ['name', 'location'] }],
+        ]);
+      }
+      // A country's name is compared with countries only: Canada is not California (CA).
+      expect(await findPeople({ name: 'Grace Hopper', location: 'Canada' })).toEqual([
+        { id: 'grace', score: 0.638, on: ['name'] },
+      ]);
+      for (const location of ['CA', 'United States', 'Los Angeles, US']) {
+        expect([location, await findPeople({ name: 'Grace Hopper', location })]).toEqual([
+          location,
+          [{ id: 'grace', score: 0.825, on: ['name', 'location'] }],
+        ]);
+      }
+      const [alan] = await searchPeople({ phone: '+44 1908 640404' }, ctx, THIS_YEAR);
+      expect(alan).toMatchObject({
+        full_name: 'Alan Turing',
+        locations: [{ city: 'Bletchley', region: null, country: 'GB' }],
+        matched_on: ['phone'],
+      });
     });
 
     it('leaves out those born outside an age range (and keeps those without a birth year)', async () => {

@@ -1,5 +1,6 @@
 import {
   countryKey,
+  isInPlace,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -72,7 +73,7 @@ export async function searchPeople(
     if (evidence.length === 0) continue;
     let factor = 1;
     if (places.length > 0) {
-      const here = places.filter((p) => row.location_keys.includes(p)).length;
+      const here = places.filter((place) => isInPlace(place, row)).length;
       if (here > 0) evidence.push(['location', here / places.length]);
       else if (row.location_keys.length > 0) factor = ELSEWHERE;
     }
