@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import {
   API_RESULT_FIELDS,
   Api,
   FakeUpstream,
+  REPO_ROOT,
   Stack,
   ledgerState,
   settled,
@@ -249,6 +250,77 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
     } finally {
       await withGleif.stop();
       await gleif.close();
+    }
+  });
+
+  it('merges the same person from PDL and the local index into one item, each address and number once', async () => {
+    const email = `Sean.Thorne@${tag}.example`;
+    const local = personRowOf({
+      source,
+      external_id: 'sean',
+      full_name: `Sean ${tag} Thorne`,
+      emails: [email],
+      phones: ['020 7946 0321'],
+      locations: [{ city: 'London', region: null, country: 'UK' }],
+      birth_year: 1990,
+    });
+    await writePeople(db, [local]);
+    // PDL's documented answer, about the same person: the address lower-cased, the number in E.164.
+    const found = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'libs/providers/src/pdl/fixtures/ok/found.json'), 'utf8'),
+    ) as FakeAnswer & { body: { data: Record<string, unknown> } };
+    Object.assign(found.body.data, {
+      work_email: null,
+      emails: [{ address: email.toLowerCase(), type: 'personal' }],
+      personal_emails: [email.toLowerCase(), 'sthorne@example.org'],
+      mobile_phone: '+442079460321',
+      phone_numbers: ['+442079460321', '+447700900123'],
+      location_locality: 'London',
+      location_region: 'England',
+      location_country: 'United Kingdom',
+    });
+    const pdl = await FakeUpstream.start();
+    pdl.reply(found);
+    const withPdl = await Stack.start({
+      label: 'people-pdl',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: { PDL_API_KEY: 'e2e-people-pdl-key', PDL_BASE_URL: pdl.url },
+    });
+    try {
+      const pdlApi = new Api(withPdl.baseUrl);
+      const { key, accountId } = await pdlApi.register(SIGNUP);
+      for (const body of [{ email: email.toUpperCase() }, { phone: '+44 20 7946 0321' }]) {
+        const res = await pdlApi.post<Envelope>('/v1/search/person', body, { key });
+        expect([body, res.status, res.body.sources.map((s) => [s.provider, s.outcome])]).toEqual([
+          body,
+          200,
+          [
+            ['local', 'found'],
+            ['pdl', 'found'],
+          ],
+        ]);
+        expect([body, res.body.results]).toEqual([
+          body,
+          [
+            expect.objectContaining({
+              id: local.id,
+              full_name: `Sean ${tag} Thorne`,
+              emails: [email, 'sthorne@example.org'],
+              phones: ['020 7946 0321', '+447700900123'],
+              locations: [
+                { city: 'London', region: null, country: 'GB' },
+                { city: 'London', region: 'England', country: 'GB' },
+              ],
+              birth_year: 1990,
+              sources: ['local', 'pdl'],
+            }),
+          ],
+        ]);
+      }
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 2, captures: 2, releases: 0 }));
+    } finally {
+      await withPdl.stop();
+      await pdl.close();
     }
   });
 

@@ -156,18 +156,27 @@ function unionBy<T>(lists: T[][], keyOf: (v: T) => string = String): T[] {
   return [...seen.values()];
 }
 
-/** Scalars from the highest precedence that knows them; lists and sources unioned; the best score. */
+/** How the values of each list field of an item compare: the same key is the same value, kept once. */
+type ListKeys<T> = Partial<Record<keyof T, (value: never, item: T) => string>>;
+
+const asWritten = (value: unknown): string => JSON.stringify(value);
+
+/**
+ * Scalars from the highest precedence that knows them; lists unioned, each value once by its list's key
+ * (the first part's spelling kept); sources unioned; the best score.
+ */
 function mergeSubject<T extends { id: string; match_score: number; matched_on: string[]; sources: string[] }>(
   ranked: Ranked<T>,
-  lists: readonly (keyof T)[],
+  lists: ListKeys<T>,
 ): T {
   const merged = { ...ranked[0]!.item };
   for (const field of Object.keys(merged) as (keyof T)[]) {
-    (merged as Record<keyof T, unknown>)[field] = lists.includes(field)
+    const keyOf = lists[field] as ((value: unknown, item: T) => string) | undefined;
+    (merged as Record<keyof T, unknown>)[field] = keyOf
       ? unionBy(
-          ranked.map((r) => r.item[field] as unknown[]),
-          (v) => JSON.stringify(v),
-        )
+          ranked.map(({ item }) => (item[field] as unknown[]).map((value) => ({ value, key: keyOf(value, item) }))),
+          (v) => v.key,
+        ).map((v) => v.value)
       : firstKnown(ranked, field);
   }
   merged.id = ranked[0]!.item.id;
@@ -181,7 +190,24 @@ function bestFirst<T extends { match_score: number }>(items: T[]): T[] {
   return items.sort((a, b) => b.match_score - a.match_score);
 }
 
-const PERSON_LISTS = ['aliases', 'emails', 'phones', 'usernames', 'accounts', 'locations'] as const;
+/**
+ * A person's phone number in E.164, as people are matched and listed by: one written nationally ("020
+ * 7946 0018" on a London record) is read in the person's country, as the local index keyed it — the
+ * same number as a vendor's +442079460018. Null when it is not one.
+ */
+function phoneOf(phone: string, person: PersonResultItem): string | null {
+  return normalizePhoneNumber(phone, phoneRegionOf(person.locations));
+}
+
+/** A merged person lists an address, number or handle once, however its parts wrote it. */
+const PERSON_LISTS: ListKeys<PersonResultItem> = {
+  aliases: asWritten,
+  emails: (email: string) => normalizeEmailAddress(email) ?? asWritten(email),
+  phones: (phone: string, person) => phoneOf(phone, person) ?? asWritten(phone),
+  usernames: normalizeUsername,
+  accounts: asWritten,
+  locations: asWritten,
+};
 
 /**
  * A username presence item: no name, found through the username alone. Any other item without a name (a
@@ -202,9 +228,7 @@ function mergePeople(ranked: Contribution<'person'>[]): PersonResultItem[] {
   const keyed = keyedItems<PersonResultItem>(ranked, (p) => [
     `id:${p.id}`,
     ...p.emails.flatMap((e) => keyOrNone('email', normalizeEmailAddress(e))),
-    // A phone written nationally ("020 7946 0018" on a London record) is read in the person's country,
-    // as the local index keyed it: the same number as a vendor's +442079460018.
-    ...p.phones.flatMap((n) => keyOrNone('phone', normalizePhoneNumber(n, phoneRegionOf(p.locations)))),
+    ...p.phones.flatMap((n) => keyOrNone('phone', phoneOf(n, p))),
   ]);
   const people = groupsOf(keyed.filter((k) => !isPresence(k.item)))
     .map((g) => mergeSubject(g, PERSON_LISTS))
@@ -237,7 +261,7 @@ function mergeCompanies(ranked: Contribution<'company'>[]): CompanyResultItem[] 
       ...keyOrNone('domain', c.domain ? normalizeDomain(c.domain) : null),
     ];
   });
-  return bestFirst(groupsOf(keyed).map((g) => mergeSubject(g, [])));
+  return bestFirst(groupsOf(keyed).map((g) => mergeSubject(g, {})));
 }
 
 function keyOrNone(prefix: string, value: string | null): string[] {

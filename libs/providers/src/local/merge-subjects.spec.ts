@@ -23,12 +23,21 @@ const company = (over: Partial<CompanyResultItem>): CompanyResultItem => ({
 
 describe('merging people', () => {
   it('makes one item of people sharing an e-mail (any case), scalars by precedence, lists unioned', () => {
-    const local = person({ id: 'per_local', emails: ['Ada@Example.com'], birth_year: 1815, match_score: 0.75 });
+    const local = person({
+      id: 'per_local',
+      emails: ['Ada@Example.com'],
+      phones: ['020 7946 0018'],
+      usernames: ['Ada_L'],
+      locations: [{ city: 'London', region: null, country: 'GB' }],
+      birth_year: 1815,
+      match_score: 0.75,
+    });
     const pdl = person({
       id: 'per_pdl',
       full_name: 'Augusta Ada King',
       emails: ['ada@example.com', 'countess@example.org'],
-      phones: ['+442079460018'],
+      phones: ['+442079460018', '+442079460999'],
+      usernames: ['ada_l', 'countess'],
       birth_year: null,
       match_score: 0.9,
       matched_on: ['email'],
@@ -43,8 +52,10 @@ describe('merging people', () => {
       id: 'per_local',
       full_name: 'Ada Lovelace',
       birth_year: 1815,
-      emails: ['Ada@Example.com', 'ada@example.com', 'countess@example.org'],
-      phones: ['+442079460018'],
+      // Each address, number and handle once, as the highest precedence wrote it.
+      emails: ['Ada@Example.com', 'countess@example.org'],
+      phones: ['020 7946 0018', '+442079460999'],
+      usernames: ['Ada_L', 'countess'],
       match_score: 0.9,
       matched_on: ['name', 'email'],
       sources: ['local', 'pdl'],
