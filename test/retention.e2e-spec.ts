@@ -24,6 +24,16 @@ const RETENTION_ENV = {
 /** What the purge must leave as it was: the audit trail. */
 const AUDIT_COLUMNS = `account_id, key_id, kind, permissible_purpose, request_id, created_at, completed_at, status, cost, charged, result_count`;
 
+/** How to read a key of each type BullMQ writes (a key gone meanwhile reads as `none`). */
+const READ_KEY: Record<string, (redis: IORedis, key: string) => Promise<unknown>> = {
+  string: (r, k) => r.get(k),
+  hash: (r, k) => r.hgetall(k),
+  list: (r, k) => r.lrange(k, 0, -1),
+  set: (r, k) => r.smembers(k),
+  zset: (r, k) => r.zrange(k, 0, -1),
+  stream: (r, k) => r.xrange(k, '-', '+'),
+};
+
 interface Envelope {
   status: string;
   search_id: string;
@@ -208,6 +218,53 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     expect(again.status).toBe(200);
     expect(again.body.results).toEqual([]);
   });
+
+  it("leaves nothing in Redis that holds a purged search's input or results (jobs, event streams, webhook jobs)", async () => {
+    const { key } = await api.register();
+    const hook = await receiver([]);
+    try {
+      expect((await api.post('/v1/webhooks', { url: hook.url }, { key })).status).toBe(201);
+      // A number no other test looks up: any Redis value naming it comes from this search.
+      const res = await api.post<Envelope>('/v1/verify/phone', { phone: '+447700900461' }, { key });
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body.results)).toContain('447700900461');
+      await waitFor(
+        async () => hook.received.length,
+        (n) => n > 0,
+        { timeoutMs: 15_000, what: 'the search.completed event to be delivered' },
+      );
+      await sql(`UPDATE searches SET created_at = created_at - interval '2 days' WHERE id = $1`, [res.body.search_id]);
+      await waitFor(
+        () => sql<{ input: unknown }>(`SELECT input FROM searches WHERE id = $1`, [res.body.search_id]),
+        (rows) => rows[0]?.input === null,
+        { timeoutMs: 15_000, what: 'the retention pass to purge the search' },
+      );
+      // The purge has run, and the finished lookup and delivery jobs (1 s old) have gone with a pass.
+      await waitFor(
+        () => redisText(stack.env['QUEUE_PREFIX']!),
+        (text) => !text.includes(`:${res.body.search_id}`),
+        { timeoutMs: 15_000, what: "the search's jobs to be removed" },
+      );
+      const holding = (await redisValues(stack.env['QUEUE_PREFIX']!)).filter(([, v]) => v.includes('447700900461'));
+      expect(holding.map(([k]) => k)).toEqual([]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  /** Every key of the stack's prefix with its contents as text. */
+  async function redisValues(prefix: string): Promise<[string, string][]> {
+    const keys: string[] = [];
+    for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 1000 }))
+      keys.push(...(batch as string[]));
+    const out: [string, string][] = [];
+    for (const k of keys) {
+      const read = READ_KEY[await redis.type(k)];
+      out.push([k, JSON.stringify(read ? await read(redis, k) : null)]);
+    }
+    return out;
+  }
+  const redisText = async (prefix: string) => (await redisValues(prefix)).map(([k, v]) => `${k} ${v}`).join('\n');
 
   it("erases a batch's request hash (of every item's input) and Idempotency-Key past RESULTS_TTL_DAYS, and it still answers", async () => {
     const { key } = await api.register();

@@ -90,17 +90,18 @@ export type LookupJobOf<K extends LookupKind> = Omit<LookupJob, 'kind' | 'input'
   input: LookupInputByKind[K];
 };
 
-/** The version of a job's return value (a pointer and, when small, the settled outcome). */
+/** The version of a job's result (a pointer and, when small, the settled outcome). */
 export const LOOKUP_RESULT_VERSION = 1;
 
-/** Largest serialised outcome carried inline in a job's return value; bigger ones stay in Postgres only. */
+/** Largest serialised outcome carried inline in a job's result; bigger ones stay in Postgres only. */
 export const INLINE_OUTCOME_MAX_BYTES = 8 * 1024;
 
 /**
- * A job's return value: a pointer to the search, plus — when it is small — the settled outcome, so a
- * waiting gateway can answer without reading it back. The events stream is trimmed and carries
- * return values, so anything larger than INLINE_OUTCOME_MAX_BYTES is left out: Postgres is always
- * the durable truth and the gateway falls back to it.
+ * A job's result, as published on its `reply_to` channel: a pointer to the search, plus — when it is
+ * small — the settled outcome, so a waiting gateway can answer without reading it back; anything larger
+ * than INLINE_OUTCOME_MAX_BYTES is left out: Postgres is always the durable truth and the gateway falls
+ * back to it. BullMQ's return value is the pointer alone: it is kept in the job and in the queue's events
+ * stream, which is trimmed by length and never by age, so results there would outlive RESULTS_TTL_DAYS.
  */
 export const lookupJobResultSchema = z
   .object({

@@ -150,7 +150,11 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         try {
           const result = await this.metrics.timeJob(QUEUE_NAMES[kind], () => processor.process(job));
           this.reply(job, result);
-          return result;
+          // The outcome (the lookup's results) goes to the waiting gateway only. BullMQ keeps a return value in
+          // the job and in the queue's events stream, which is trimmed by length, never by age: past
+          // RESULTS_TTL_DAYS it would still hold the results that the retention pass erased (ADR 0016).
+          const { outcome: _outcome, ...pointer } = result;
+          return pointer;
         } finally {
           if (consumer) consumer.inFlight = Math.max(0, consumer.inFlight - 1);
         }
