@@ -7,6 +7,8 @@ import {
   RETENTION_JOB_NAME,
   RETENTION_SCHEDULER_ID,
   WEBHOOK_QUEUE,
+  searchEventId,
+  webhookJobId,
 } from '@dossier/contracts';
 import { Api, QueueProbe, Stack, receiver, sql, testEnv, waitFor } from '@dossier/testing';
 
@@ -247,6 +249,51 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
       );
       const holding = (await redisValues(stack.env['QUEUE_PREFIX']!)).filter(([, v]) => v.includes('447700900461'));
       expect(holding.map(([k]) => k)).toEqual([]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('removes a webhook event still being retried once RESULTS_TTL_DAYS have passed since it was queued, recorded failed', async () => {
+    const { key } = await api.register();
+    // The first attempt fails; the next waits WEBHOOK_RETRY_BASE_MS (30 s by default): the job sits delayed.
+    const hook = await receiver([500]);
+    try {
+      const created = await api.post<{ webhook: { id: string } }>(
+        '/v1/webhooks',
+        { url: hook.url, events: ['search.completed'] },
+        { key },
+      );
+      expect(created.status).toBe(201);
+      const webhookId = created.body.webhook.id;
+      const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+      expect(res.status).toBe(200);
+      const eventId = searchEventId(res.body.search_id);
+      const jobId = webhookJobId(webhookId, eventId);
+      await waitFor(
+        () => probe.state(WEBHOOK_QUEUE, jobId),
+        (state) => state === 'delayed',
+        { timeoutMs: 15_000, what: 'the event to wait for its second attempt' },
+      );
+      // Move the clock: the search and its event are two days old (RESULTS_TTL_DAYS is 1), its retry still ahead.
+      await sql(`UPDATE searches SET created_at = created_at - interval '2 days' WHERE id = $1`, [res.body.search_id]);
+      const jobKey = `${stack.env['QUEUE_PREFIX']!}:${WEBHOOK_QUEUE}:${jobId}`;
+      await redis.hset(jobKey, 'timestamp', String(Date.now() - 2 * 86_400_000));
+
+      await waitFor(
+        () => redis.exists(jobKey),
+        (n) => n === 0,
+        { timeoutMs: 15_000, what: `the expired delivery job ${jobKey} to be removed` },
+      );
+      expect(hook.received).toHaveLength(1);
+      const deliveries = await api.get<{ deliveries: { event_id: string; attempt: number; outcome: string }[] }>(
+        `/v1/webhooks/${webhookId}/deliveries`,
+        { key },
+      );
+      expect(deliveries.body.deliveries.map((d) => [d.event_id, d.attempt, d.outcome])).toEqual([
+        [eventId, 2, 'failed'],
+        [eventId, 1, 'retrying'],
+      ]);
     } finally {
       await hook.close();
     }

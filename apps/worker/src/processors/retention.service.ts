@@ -11,6 +11,7 @@ import { closeWithin } from './close-workers';
 
 /** Finished jobs cleaned from one queue's set per pass (BullMQ cleans in bounded steps). */
 const CLEAN_LIMIT = 10_000;
+const DAY_MS = 86_400_000;
 
 export interface RetentionOutcome {
   /** Searches whose input, results and sources were erased. */
@@ -19,7 +20,7 @@ export interface RetentionOutcome {
   batches: number;
   /** Webhook delivery attempts (rows of `GET /v1/webhooks/{id}/deliveries`) deleted. */
   deliveries: number;
-  /** Finished lookup and webhook-delivery jobs (and their payloads) removed from Redis. */
+  /** Finished lookup and webhook-delivery jobs, and expired delivery jobs (and their payloads), removed from Redis. */
   jobs: number;
 }
 
@@ -30,7 +31,8 @@ export interface RetentionOutcome {
  * one worker runs each pass. A pass erases the inputs and results of searches older than
  * RESULTS_TTL_DAYS (the audit columns stay), deletes webhook delivery attempts as old, and removes
  * finished lookup and webhook-delivery jobs (a lookup's input; an event's whole envelope) past their
- * JOB_KEEP_* age, which BullMQ otherwise removes only when another job of the queue finishes.
+ * JOB_KEEP_* age, which BullMQ otherwise removes only when another job of the queue finishes, and every
+ * webhook-delivery job queued more than RESULTS_TTL_DAYS ago, whatever its state.
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -107,6 +109,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
       jobs += (await queue.clean(completed.age * 1000, CLEAN_LIMIT, 'completed')).length;
       jobs += (await queue.clean(failed.age * 1000, CLEAN_LIMIT, 'failed')).length;
     }
+    // An event's body is the envelope with its results: gone at the age the search's are, whatever its state.
+    jobs += await this.webhooks.expire(days * DAY_MS);
     if (searches > 0 || batches > 0 || deliveries > 0 || jobs > 0) {
       this.logger.log(
         `purged the inputs and results of ${searches} search(es), the request hashes of ${batches} batch(es) and ${deliveries} webhook delivery attempt(s) older than ${days} days; removed ${jobs} finished job(s)`,

@@ -33,6 +33,7 @@ import {
 import { BatchesRepository, SearchesRepository, WebhooksRepository, type DeliveryAttempt } from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
+import { FINISHED_STATES, WAITING_STATES, jobsAddedBefore } from './jobs-added-before';
 import { closeWithin } from '../processors/close-workers';
 
 /**
@@ -45,6 +46,8 @@ export const WEBHOOK_MAX_INTERRUPTED = 2;
 const UNSIGNABLE = "not sent: this server's WEBHOOK_SECRET_KEY does not open the webhook's signing secret";
 /** What a delivery row says of an attempt whose worker died before it had an outcome. */
 const INTERRUPTED = 'interrupted: the worker stopped during the attempt';
+/** What a delivery row says of an event the retention pass removed before it was delivered. */
+const EXPIRED = 'expired: not delivered within RESULTS_TTL_DAYS, so its body was erased with the results it carried';
 
 /**
  * Webhooks in the worker (ADR 0020): `searchSettled` puts one delivery job per subscribed webhook on the
@@ -136,6 +139,36 @@ export class WebhookDeliveryService
       created_at: done.completed_at.toISOString(),
       data: batchBody(batchId, batch.items, new Map(searches.map((s) => [s.id, s])), balance),
     });
+  }
+
+  /**
+   * Retention (ADR 0016): removes every delivery job whose event was queued more than `olderThanMs` ago,
+   * in any state but active (a running attempt is left to the next pass) — its body is a search's or a
+   * batch's envelope, whose results the same pass erases from Postgres at that age. BullMQ's own
+   * removal counts from when a job finished, and an event retried for a day and then kept failed for
+   * JOB_KEEP_FAILED_S outlived RESULTS_TTL_DAYS. An event not yet delivered is recorded `failed`.
+   * Returns how many jobs it removed.
+   */
+  async expire(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    for (const state of [...WAITING_STATES, ...FINISHED_STATES]) {
+      const waiting = (WAITING_STATES as readonly string[]).includes(state);
+      for (const id of await jobsAddedBefore(this.queue, state, cutoff)) {
+        const job = waiting ? await this.queue.getJob(id) : undefined;
+        if ((await this.queue.remove(id)) !== 1) continue; // taken by a worker meanwhile: the next pass
+        removed += 1;
+        const keys = job ? webhookJobKeysSchema.safeParse(job.data) : undefined;
+        if (job && keys?.success) {
+          const attempt = job.attemptsMade + (job.stalledCounter ?? 0) + 1;
+          await this.record(keys.data.webhook_id, keys.data.event, attempt, 'failed', {
+            statusCode: null,
+            error: EXPIRED,
+          });
+        }
+      }
+    }
+    return removed;
   }
 
   /** One delivery job per webhook; the job id (webhook + event) makes a second enqueue of the same event a no-op. */
