@@ -14,7 +14,8 @@ export class HistoryController {
     tag: 'lookups',
     summary: "The account's searches, newest first",
     description:
-      "One page of the calling account's own searches (any of its keys), newest first: kind, status, times, credits " +
+      "One page of the calling account's own searches (any of its keys of the calling key's mode: a test key lists " +
+      'only test searches), newest first: kind, status, times, credits ' +
       'and purpose; inputs and results are at `GET /v1/searches/{id}`. Pages follow `next_cursor` (null on the last ' +
       'page), which marks a place in the list: searches made while paging never repeat or shift a page. Listing costs nothing.',
     query: historyQuery,
