@@ -283,6 +283,33 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
+  it('refuses to register a URL whose host name has not resolved within WEBHOOK_TIMEOUT_MS, without waiting on the name server', async () => {
+    const dns = await FakeDns.start({ 'silent.test': 'timeout' });
+    const slow = await Stack.start({
+      label: 'webhooks-slow-dns-register',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TEST_DNS_SERVERS: dns.server, WEBHOOK_TIMEOUT_MS: '500' },
+    });
+    try {
+      const other = new Api(slow.baseUrl);
+      const { key: k } = await other.register();
+      const created = await other.post('/v1/webhooks', { url: 'http://silent.test:8080/hook' }, { key: k });
+      expect({ status: created.status, body: created.body }).toEqual({
+        status: 400,
+        body: expect.objectContaining({
+          error: expect.objectContaining({
+            code: 'validation_error',
+            details: [{ field: 'url', issue: 'has a host name that did not resolve within 500 ms' }],
+          }),
+        }),
+      });
+      expect(dns.queries).toContainEqual({ name: 'silent.test', type: 'A' });
+      expect((await other.get<{ webhooks: unknown[] }>('/v1/webhooks', { key: k })).body.webhooks).toEqual([]);
+    } finally {
+      await slow.stop();
+      await dns.close();
+    }
+  });
+
   it('ends an attempt whose host name has not resolved within WEBHOOK_TIMEOUT_MS, recorded failed (a DNS server that stopped answering)', async () => {
     const dns = await FakeDns.start({ 'hooks.test': { a: ['127.0.0.1'] } });
     const hook = await receiver([]);

@@ -148,6 +148,7 @@ describe('config', () => {
     expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY: hex }).webhooks).toEqual({
       key: Buffer.from(hex, 'hex'),
       allowPrivate: false,
+      timeoutMs: 10_000,
       testDnsServers: null,
     });
     const b64 = Buffer.alloc(32, 7).toString('base64');

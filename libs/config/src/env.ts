@@ -93,6 +93,11 @@ const webhooks = {
   /** `true`: webhook URLs may be http and may resolve to loopback or private addresses (tests, closed networks). */
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   /**
+   * Worker: longest one delivery attempt may take (resolving the URL's host, connecting, the receiver's
+   * answer); gateway: longest the host lookup may take when a webhook is registered.
+   */
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  /**
    * Test-only: `host:port,…` DNS servers a webhook URL's host is resolved through instead of the system's
    * resolver, so that a test can put a local one behind it (ignored unless NODE_ENV=test).
    */
@@ -117,12 +122,14 @@ function webhooksOf(e: {
   NODE_ENV: 'development' | 'production' | 'test';
   WEBHOOK_SECRET_KEY?: string | undefined;
   WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
+  WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_TEST_DNS_SERVERS?: string[] | undefined;
 }) {
   return {
     /** null: webhooks cannot be registered (gateway) nor delivered (worker). */
     key: e.WEBHOOK_SECRET_KEY === undefined ? null : webhookKeyOf(e.WEBHOOK_SECRET_KEY),
     allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     /** null: the system's resolver. */
     testDnsServers: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_DNS_SERVERS ?? null) : null,
   };
@@ -177,8 +184,6 @@ const workerSchema = z.object({
   ...heap,
   ...jobRetention,
   ...webhooks,
-  /** Longest a webhook receiver may take to answer before the attempt counts as failed. */
-  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
   /** The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. */
   WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
   WEBHOOK_CONCURRENCY: int(1, 1000).default(16),
@@ -415,7 +420,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     maintenance: e.WORKER_MAINTENANCE === 'true' ? { intervalMs: e.RETENTION_INTERVAL_MS } : null,
     webhooks: {
       ...webhooksOf(e),
-      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
       testAttempts: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_ATTEMPTS ?? null) : null,

@@ -52,8 +52,13 @@ export class WebhooksService {
   async create({ accountId, mode }: AuthContext, body: { url: string; events?: WebhookEvent[] | undefined }) {
     const key = this.config.webhooks.key;
     if (key === null) throw DomainError.unavailable('webhooks are not enabled on this server (no WEBHOOK_SECRET_KEY)');
-    const check = await checkWebhookTarget(body.url, this.config.webhooks.allowPrivate, this.resolveHost);
-    if (!check.ok) throw DomainError.validation([{ field: 'url', issue: check.reason }]);
+    // A name server that never answers must not hold the request (and a gateway's resolver thread) for long.
+    const { allowPrivate, timeoutMs } = this.config.webhooks;
+    const check = await checkWebhookTarget(body.url, allowPrivate, this.resolveHost, AbortSignal.timeout(timeoutMs));
+    if (!check.ok) {
+      const issue = check.timedOut ? `has a host name that did not resolve within ${timeoutMs} ms` : check.reason;
+      throw DomainError.validation([{ field: 'url', issue }]);
+    }
     const events = body.events ? WEBHOOK_EVENTS.filter((e) => body.events!.includes(e)) : [...WEBHOOK_EVENTS];
     const secret = newWebhookSecret();
     const row = await this.webhooks.create(
