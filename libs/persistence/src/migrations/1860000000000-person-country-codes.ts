@@ -1,23 +1,24 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { personRowOf, type RecordLocation } from '@dossier/domain';
+import { personRowOf, type PersonRow } from '@dossier/domain';
 
 /** A stored person as the migration reads it back into the record it was imported from. */
-interface StoredPerson {
-  id: string;
-  source: string;
-  external_id: string;
-  full_name: string;
-  first_name: string | null;
-  last_name: string | null;
-  aliases: string[];
-  emails: string[];
-  phones: string[];
-  usernames: string[];
-  locations: RecordLocation[];
-  birth_year: number | null;
-  phone_keys: string[];
-  location_keys: string[];
-}
+type StoredPerson = Pick<
+  PersonRow,
+  | 'id'
+  | 'source'
+  | 'external_id'
+  | 'full_name'
+  | 'first_name'
+  | 'last_name'
+  | 'aliases'
+  | 'emails'
+  | 'phones'
+  | 'usernames'
+  | 'locations'
+  | 'birth_year'
+  | 'phone_keys'
+  | 'location_keys'
+>;
 
 const BATCH = 5_000;
 
