@@ -41,6 +41,14 @@ export function birthYearsOf(ageRange: string, thisYear: number): { min: number 
   };
 }
 
+/**
+ * The age of someone born in `birthYear`, as person items show it: this year minus the birth year (a
+ * year more than the exact age until the birthday, as a birth year alone cannot tell); null when unknown.
+ */
+export function ageOf(birthYear: number | null, thisYear: number): number | null {
+  return birthYear === null ? null : thisYear - birthYear;
+}
+
 export async function searchPeople(
   input: PersonInput,
   ctx: ProviderContext,
@@ -121,7 +129,7 @@ function personItem(row: PersonRow, score: number, evidence: Evidence, thisYear:
     usernames: row.usernames,
     accounts: [],
     locations: row.locations,
-    age: row.birth_year === null ? null : thisYear - row.birth_year,
+    age: ageOf(row.birth_year, thisYear),
     birth_year: row.birth_year,
     match_score: score,
     matched_on: evidence.map(([field]) => field),

@@ -35,7 +35,7 @@ export const contract: HttpContract<'person'> = {
         { service: 'angellist', username: null, url: 'https://angel.co/300' },
       ],
       locations: [{ city: 'San Francisco', region: 'California', country: 'US' }],
-      age: null,
+      age: new Date().getUTCFullYear() - 1990, // this year minus the birth year, as the local index says it
       birth_year: 1990,
       match_score: 0.9,
       matched_on: ['email', 'name'],

@@ -94,6 +94,24 @@ describe('pdlProvider', () => {
     ]);
   });
 
+  it('says the age as the local index does, from birth_year or else the year of birth_date', async () => {
+    const thisYear = new Date().getUTCFullYear();
+    fake.reply(FOUND); // birth_year 1990
+    expect((await lookup({ email: 'sean@peopledatalabs.com' })).items[0]).toMatchObject({
+      birth_year: 1990,
+      age: thisYear - 1990,
+    });
+    const data = { ...(FOUND.body['data'] as object), birth_year: true, birth_date: '1961-07-23' };
+    fake.reply({ ...FOUND, body: { ...FOUND.body, data } });
+    expect((await lookup({ email: 'sean@peopledatalabs.com' })).items[0]).toMatchObject({
+      birth_year: 1961,
+      age: thisYear - 1961,
+    });
+    // A birth date alone holds the profile to the searched age range too.
+    fake.reply({ ...FOUND, body: { ...FOUND.body, data } });
+    expect((await lookup({ email: 'sean@peopledatalabs.com', age_range: '-30' })).outcome).toBe('not_found');
+  });
+
   it("reads the fields a plan does not include (PDL's `true`) as unknown", async () => {
     fake.reply(HIDDEN);
     expect((await lookup({ email: 'sean@peopledatalabs.com' })).items[0]).toMatchObject({
@@ -101,6 +119,7 @@ describe('pdlProvider', () => {
       emails: [],
       phones: [],
       birth_year: null,
+      age: null,
       locations: [{ city: 'San Francisco', region: 'California', country: 'US' }],
       usernames: ['seanthorne'],
       match_score: 0.7,

@@ -3,7 +3,7 @@ import { countryCodeOfName, normalizeEmailAddress, normalizePhoneNumber, subject
 import type { PersonInput, PersonResultItem } from '@dossier/contracts';
 import { baseUrlOf, checkBaseUrl, expectJson, integerSetting, parsesAs, request, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { birthYearsOf } from '../local/local.provider';
+import { ageOf, birthYearsOf } from '../local/local.provider';
 
 const ID = 'pdl';
 const DEFAULT_BASE_URL = 'https://api.peopledatalabs.com';
@@ -25,6 +25,8 @@ const personSchema = z.object({
   first_name: text,
   last_name: text,
   birth_year: z.union([z.number().int(), z.boolean()]).nullish(),
+  /** `YYYY-MM-DD`, or `YYYY-MM` where PDL knows no day. */
+  birth_date: text,
   emails: list(z.object({ address: z.string(), type: z.string().nullish() })),
   work_email: text,
   personal_emails: list(z.string()),
@@ -83,9 +85,9 @@ function enrichParams(input: PersonInput): Record<string, string> | null {
  * date), so its answer is held to the range as the local index holds its records — a birth year outside
  * it is no match; an unknown one stays (unknown is not "outside").
  */
-function inAgeRange(birthYear: unknown, ageRange: string | undefined): boolean {
-  if (!ageRange || typeof birthYear !== 'number') return true;
-  const { min, max } = birthYearsOf(ageRange, new Date().getUTCFullYear());
+function inAgeRange(birthYear: number | null, ageRange: string | undefined, thisYear: number): boolean {
+  if (!ageRange || birthYear === null) return true;
+  const { min, max } = birthYearsOf(ageRange, thisYear);
   return (min === null || birthYear >= min) && (max === null || birthYear <= max);
 }
 
@@ -106,6 +108,13 @@ export function matchScoreOf(likelihood: number): number {
 const str = (v: string | boolean | null | undefined): string | null => (typeof v === 'string' && v.trim()) || null;
 const arr = <T>(v: T[] | boolean | null | undefined): T[] => (Array.isArray(v) ? v : []);
 
+/** A person's birth year: PDL's `birth_year`, else the year of its `birth_date`; null when it gives neither. */
+function birthYearOf(person: Person): number | null {
+  if (typeof person.birth_year === 'number') return person.birth_year;
+  const year = /^(\d{4})(-|$)/.exec(str(person.birth_date) ?? '')?.[1];
+  return year ? Number(year) : null;
+}
+
 /** A profile's network URL as a link: PDL writes them without a scheme (`linkedin.com/in/…`). */
 function linkOf(url: string | null | undefined): string | null {
   const u = url?.trim();
@@ -114,7 +123,7 @@ function linkOf(url: string | null | undefined): string | null {
 }
 
 /** PDL's person as a person item. */
-function personItem(person: Person, likelihood: number, matchedOn: string[]): PersonResultItem {
+function personItem(person: Person, likelihood: number, matchedOn: string[], thisYear: number): PersonResultItem {
   const first = str(person.first_name);
   const last = str(person.last_name);
   const emails = [
@@ -132,7 +141,7 @@ function personItem(person: Person, likelihood: number, matchedOn: string[]): Pe
   const region = str(person.location_region);
   const countryName = str(person.location_country);
   const country = countryName ? (countryCodeOfName(countryName) ?? countryName) : null;
-  const birthYear = typeof person.birth_year === 'number' ? person.birth_year : null;
+  const birthYear = birthYearOf(person);
   return {
     id: subjectId('person', ID, person.id),
     full_name: str(person.full_name) ?? ([first, last].filter(Boolean).join(' ') || null),
@@ -144,7 +153,7 @@ function personItem(person: Person, likelihood: number, matchedOn: string[]): Pe
     usernames: [...new Set(profiles.map((p) => p.username?.trim()).filter((u): u is string => Boolean(u)))],
     accounts: profiles.map((p) => ({ service: p.network, username: p.username?.trim() || null, url: linkOf(p.url) })),
     locations: city || region || country ? [{ city, region, country }] : [],
-    age: null,
+    age: ageOf(birthYear, thisYear),
     birth_year: birthYear,
     match_score: matchScoreOf(likelihood),
     matched_on: matchedOn,
@@ -222,9 +231,14 @@ export const pdlProvider: Provider<'person'> = {
     );
     throwIfRefused(res);
     const answer = expectJson(ID, res, enrichSchema, { notFound: [404] });
-    if (!answer || answer.likelihood < minLikelihood || !inAgeRange(answer.data.birth_year, input.age_range))
+    const thisYear = new Date().getUTCFullYear();
+    if (
+      !answer ||
+      answer.likelihood < minLikelihood ||
+      !inAgeRange(birthYearOf(answer.data), input.age_range, thisYear)
+    )
       return { outcome: 'not_found', items: [] };
-    const item = personItem(answer.data, answer.likelihood, matchedOnOf(sent, answer.matched));
+    const item = personItem(answer.data, answer.likelihood, matchedOnOf(sent, answer.matched), thisYear);
     return { outcome: 'found', items: [item], identities: [[`${ID}:${answer.data.id}`]] };
   },
 };
