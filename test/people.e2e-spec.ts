@@ -324,6 +324,58 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
     }
   });
 
+  it('scores a PDL-only person for the searched place and age as the local index does, and says its age', async () => {
+    const email = `pdl-only@${tag.toLowerCase()}.example`;
+    const born = new Date().getUTCFullYear() - 35;
+    const found = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'libs/providers/src/pdl/fixtures/ok/found.json'), 'utf8'),
+    ) as FakeAnswer & { body: { data: Record<string, unknown> } };
+    // PDL's documented answer (likelihood 9, in San Francisco, California, United States), known to PDL only.
+    Object.assign(found.body.data, {
+      id: `pdl-only-${tag}`,
+      work_email: email,
+      emails: [{ address: email, type: 'current_professional' }],
+      personal_emails: [],
+      mobile_phone: null,
+      phone_numbers: [],
+      birth_year: born,
+      birth_date: null,
+    });
+    const pdl = await FakeUpstream.start();
+    pdl.reply(found);
+    const withPdl = await Stack.start({
+      label: 'people-pdl-only',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: { PDL_API_KEY: 'e2e-people-pdl-key', PDL_BASE_URL: pdl.url },
+    });
+    try {
+      const pdlApi = new Api(withPdl.baseUrl);
+      const { key } = await pdlApi.register(SIGNUP);
+      const search = async (extra: Record<string, string>) => {
+        const res = await pdlApi.post<Envelope>('/v1/search/person', { email, ...extra }, { key });
+        expect([extra, res.status, res.body.sources.map((s) => [s.provider, s.outcome])]).toEqual([
+          extra,
+          200,
+          [
+            ['local', 'not_found'],
+            ['pdl', 'found'],
+          ],
+        ]);
+        const [item] = res.body.results;
+        return [extra, item!['match_score'], item!['matched_on'], item!['age'], item!['sources']];
+      };
+      // Elsewhere: 85% of the score; a known age in the range: evidence (0.2), as for a local record.
+      for (const extra of [{ location: 'Dublin', age_range: '30-40' }])
+        expect(await search(extra)).toEqual([extra, 0.782, ['email', 'age_range'], 35, ['pdl']]);
+      // In the searched city: location evidence (0.3) on PDL's 0.9.
+      for (const extra of [{ location: 'San Francisco' }])
+        expect(await search(extra)).toEqual([extra, 0.93, ['email', 'location'], 35, ['pdl']]);
+    } finally {
+      await withPdl.stop();
+      await pdl.close();
+    }
+  });
+
   it.each([
     [{ email: 'nope' }, 'email', 'must be an e-mail address'],
     [{ phone: 'call me' }, 'phone', 'is not a phone number'],

@@ -1,6 +1,5 @@
 import {
   countryKey,
-  isInPlace,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -17,7 +16,7 @@ import {
 import type { CompanyInput, CompanyResultItem, PersonInput, PersonResultItem } from '@dossier/contracts';
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { nameMatchScore } from './name-match';
-import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from '../subject-score';
+import { NAME_FLOOR, companyMatchedOn, placeAndAgeOf, scoreOf, type Evidence } from '../subject-score';
 import { companyEvidence } from '../company-item';
 
 const ID = 'local';
@@ -25,8 +24,6 @@ const ID = 'local';
 export const MAX_ITEMS = 25;
 /** Name candidates fetched from the trigram index before scoring. */
 const NAME_CANDIDATES = 200;
-/** A record whose known locations all differ from the searched one keeps this share of its score. */
-const ELSEWHERE = 0.85;
 
 /** `"30-40"`, `"65+"`, `"-25"` → the birth years of someone that age this year (either side of a birthday). */
 export function birthYearsOf(ageRange: string, thisYear: number): { min: number | null; max: number | null } {
@@ -79,14 +76,9 @@ export async function searchPeople(
     if (search.phone_key && row.phone_keys.includes(search.phone_key)) evidence.push(['phone', 1]);
     if (search.username_key && row.username_keys.includes(search.username_key)) evidence.push(['username', 1]);
     if (evidence.length === 0) continue;
-    let factor = 1;
-    if (places.length > 0) {
-      const here = places.filter((place) => isInPlace(place, row)).length;
-      if (here > 0) evidence.push(['location', here / places.length]);
-      else if (row.location_keys.length > 0) factor = ELSEWHERE;
-    }
-    if (input.age_range && row.birth_year !== null) evidence.push(['age_range', 1]);
-    items.push(personItem(row, scoreOf(evidence, factor), evidence, thisYear));
+    const placeAndAge = placeAndAgeOf(places, input.age_range, row);
+    evidence.push(...placeAndAge.evidence);
+    items.push(personItem(row, scoreOf(evidence, placeAndAge.factor), evidence, thisYear));
   }
   return best(items);
 }

@@ -112,6 +112,24 @@ describe('pdlProvider', () => {
     expect((await lookup({ email: 'sean@peopledatalabs.com', age_range: '-30' })).outcome).toBe('not_found');
   });
 
+  it('weighs the searched location and age range on the score as on local records (placeAndAgeOf)', async () => {
+    const score = async (input: PersonInput) => {
+      fake.reply(FOUND); // likelihood 9; San Francisco, California, United States; born 1990
+      const [item] = (await lookup({ email: 'sean@peopledatalabs.com', ...input })).items;
+      return [item!.match_score, item!.matched_on];
+    };
+    expect(await score({})).toEqual([0.9, ['email']]);
+    // Known only elsewhere: 85% of PDL's 0.9, as a local record elsewhere keeps 85%.
+    expect(await score({ location: 'Dublin' })).toEqual([0.765, ['email']]);
+    // In the place, of a known age in the range: each one more piece of evidence (location 0.3, age 0.2).
+    expect(await score({ location: 'San Francisco' })).toEqual([0.93, ['email', 'location']]);
+    expect(await score({ location: 'San Francisco, United States', age_range: '18+' })).toEqual([
+      0.944,
+      ['email', 'location', 'age_range'],
+    ]);
+    expect(await score({ location: 'San Francisco, Dublin' })).toEqual([0.915, ['email', 'location']]);
+  });
+
   it("reads the fields a plan does not include (PDL's `true`) as unknown", async () => {
     fake.reply(HIDDEN);
     expect((await lookup({ email: 'sean@peopledatalabs.com' })).items[0]).toMatchObject({

@@ -1,9 +1,17 @@
 import { z } from 'zod';
-import { countryCodeOfName, normalizeEmailAddress, normalizePhoneNumber, subjectId } from '@dossier/domain';
+import {
+  countryCodeOfName,
+  locationKeys,
+  normalizeEmailAddress,
+  normalizePhoneNumber,
+  searchedLocationParts,
+  subjectId,
+} from '@dossier/domain';
 import type { PersonInput, PersonResultItem } from '@dossier/contracts';
 import { baseUrlOf, checkBaseUrl, expectJson, integerSetting, parsesAs, request, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { ageOf, birthYearsOf } from '../local/local.provider';
+import { placeAndAgeOf, scoreOf } from '../subject-score';
 
 const ID = 'pdl';
 const DEFAULT_BASE_URL = 'https://api.peopledatalabs.com';
@@ -99,7 +107,8 @@ function minLikelihoodOf(settings: Readonly<Record<string, string | undefined>>)
 /**
  * PDL's likelihood (1–10: how sure it is that the profile is the person asked for) as `match_score`:
  * likelihood ÷ 10, so PDL's certainty (10) is 1.0 and the default floor (6) is 0.6; the order is kept
- * (ADR 0012).
+ * (ADR 0012). The searched location and age range then weigh on it as on the local index's records
+ * (placeAndAgeOf).
  */
 export function matchScoreOf(likelihood: number): number {
   return likelihood / 10;
@@ -122,8 +131,14 @@ function linkOf(url: string | null | undefined): string | null {
   return /^https?:\/\//i.test(u) ? u : `https://${u}`;
 }
 
-/** PDL's person as a person item. */
-function personItem(person: Person, likelihood: number, matchedOn: string[], thisYear: number): PersonResultItem {
+/** PDL's person as a person item, scored for the search as the local index scores its records. */
+function personItem(
+  person: Person,
+  likelihood: number,
+  matchedOn: string[],
+  input: PersonInput,
+  thisYear: number,
+): PersonResultItem {
   const first = str(person.first_name);
   const last = str(person.last_name);
   const emails = [
@@ -142,6 +157,12 @@ function personItem(person: Person, likelihood: number, matchedOn: string[], thi
   const countryName = str(person.location_country);
   const country = countryName ? (countryCodeOfName(countryName) ?? countryName) : null;
   const birthYear = birthYearOf(person);
+  const locations = city || region || country ? [{ city, region, country }] : [];
+  const { evidence, factor } = placeAndAgeOf(
+    input.location ? searchedLocationParts(input.location) : [],
+    input.age_range,
+    { locations, location_keys: [...new Set(locations.flatMap(locationKeys))], birth_year: birthYear },
+  );
   return {
     id: subjectId('person', ID, person.id),
     full_name: str(person.full_name) ?? ([first, last].filter(Boolean).join(' ') || null),
@@ -152,11 +173,11 @@ function personItem(person: Person, likelihood: number, matchedOn: string[], thi
     phones: [...new Set(phones)],
     usernames: [...new Set(profiles.map((p) => p.username?.trim()).filter((u): u is string => Boolean(u)))],
     accounts: profiles.map((p) => ({ service: p.network, username: p.username?.trim() || null, url: linkOf(p.url) })),
-    locations: city || region || country ? [{ city, region, country }] : [],
+    locations,
     age: ageOf(birthYear, thisYear),
     birth_year: birthYear,
-    match_score: matchScoreOf(likelihood),
-    matched_on: matchedOn,
+    match_score: scoreOf(evidence, factor, matchScoreOf(likelihood)),
+    matched_on: [...new Set([...matchedOn, ...evidence.map(([field]) => field)])],
     sources: [ID],
   };
 }
@@ -238,7 +259,7 @@ export const pdlProvider: Provider<'person'> = {
       !inAgeRange(birthYearOf(answer.data), input.age_range, thisYear)
     )
       return { outcome: 'not_found', items: [] };
-    const item = personItem(answer.data, answer.likelihood, matchedOnOf(sent, answer.matched), thisYear);
+    const item = personItem(answer.data, answer.likelihood, matchedOnOf(sent, answer.matched), input, thisYear);
     return { outcome: 'found', items: [item], identities: [[`${ID}:${answer.data.id}`]] };
   },
 };
