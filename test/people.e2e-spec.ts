@@ -136,6 +136,16 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
       'Arlington',
       'Dublin',
     ]);
+    // A state's name finds a record in its USPS code, a country's common name one in its ISO code.
+    const named = await api.post<Envelope>(
+      '/v1/search/person',
+      { name: `Grace ${tag} Hopper`, location: 'Virginia, USA' },
+      { key },
+    );
+    expect(named.body.results.map((r) => [r['match_score'], r['matched_on']])).toEqual([
+      [0.825, ['name', 'location']],
+      [0.638, ['name']],
+    ]);
   });
 
   it('finds a person by e-mail and by a phone in another format, through the generic search too', async () => {
@@ -367,8 +377,13 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
       // Elsewhere: 85% of the score; a known age in the range: evidence (0.2), as for a local record.
       for (const extra of [{ location: 'Dublin', age_range: '30-40' }])
         expect(await search(extra)).toEqual([extra, 0.782, ['email', 'age_range'], 35, ['pdl']]);
-      // In the searched city: location evidence (0.3) on PDL's 0.9.
-      for (const extra of [{ location: 'San Francisco' }])
+      // In the searched city: location evidence (0.3) on PDL's 0.9; its region "California" is the state
+      // CA, its country "United States" is the USA — every part of the place agrees.
+      for (const extra of [
+        { location: 'San Francisco' },
+        { location: 'San Francisco, CA' },
+        { location: 'San Francisco, USA' },
+      ])
         expect(await search(extra)).toEqual([extra, 0.93, ['email', 'location'], 35, ['pdl']]);
     } finally {
       await withPdl.stop();

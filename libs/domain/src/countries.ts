@@ -21,9 +21,25 @@ export function isIsoCountry(code: string): boolean {
 let codesByName: ReadonlyMap<string, string> | undefined;
 
 /**
+ * Names commonly written for a country that CLDR does not give it (folded; "U.S.A." folds to `usa`, and
+ * "U.S." to the code `us`). England, Scotland, Wales and Northern Ireland, written where a country is,
+ * are the United Kingdom's parts: GB.
+ */
+const COUNTRY_NAME_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['usa', 'US'],
+  ['united states of america', 'US'],
+  ['great britain', 'GB'],
+  ['england', 'GB'],
+  ['scotland', 'GB'],
+  ['wales', 'GB'],
+  ['northern ireland', 'GB'],
+]);
+
+/**
  * The ISO 3166-1 alpha-2 code of a country written out in English ("United States", "united kingdom",
- * "Côte d'Ivoire") or already as a code ("us", and "UK" as countryKey reads it: `GB`); null when the
- * name is not one CLDR knows.
+ * "Côte d'Ivoire", and the common names CLDR does not give: "USA", "Great Britain", "England") or
+ * already as a code ("us", "U.S.", and "UK" as countryKey reads it: `GB`); null when the name is not one
+ * of these.
  */
 export function countryCodeOfName(name: string): string | null {
   const key = foldText(name);
@@ -41,5 +57,77 @@ export function countryCodeOfName(name: string): string | null {
     }
     codesByName = map;
   }
-  return codesByName.get(key) ?? null;
+  return codesByName.get(key) ?? COUNTRY_NAME_ALIASES.get(key) ?? null;
+}
+
+/** The fifty states and the District of Columbia: USPS code → name. */
+export const US_STATES: ReadonlyMap<string, string> = new Map([
+  ['AL', 'Alabama'],
+  ['AK', 'Alaska'],
+  ['AZ', 'Arizona'],
+  ['AR', 'Arkansas'],
+  ['CA', 'California'],
+  ['CO', 'Colorado'],
+  ['CT', 'Connecticut'],
+  ['DE', 'Delaware'],
+  ['DC', 'District of Columbia'],
+  ['FL', 'Florida'],
+  ['GA', 'Georgia'],
+  ['HI', 'Hawaii'],
+  ['ID', 'Idaho'],
+  ['IL', 'Illinois'],
+  ['IN', 'Indiana'],
+  ['IA', 'Iowa'],
+  ['KS', 'Kansas'],
+  ['KY', 'Kentucky'],
+  ['LA', 'Louisiana'],
+  ['ME', 'Maine'],
+  ['MD', 'Maryland'],
+  ['MA', 'Massachusetts'],
+  ['MI', 'Michigan'],
+  ['MN', 'Minnesota'],
+  ['MS', 'Mississippi'],
+  ['MO', 'Missouri'],
+  ['MT', 'Montana'],
+  ['NE', 'Nebraska'],
+  ['NV', 'Nevada'],
+  ['NH', 'New Hampshire'],
+  ['NJ', 'New Jersey'],
+  ['NM', 'New Mexico'],
+  ['NY', 'New York'],
+  ['NC', 'North Carolina'],
+  ['ND', 'North Dakota'],
+  ['OH', 'Ohio'],
+  ['OK', 'Oklahoma'],
+  ['OR', 'Oregon'],
+  ['PA', 'Pennsylvania'],
+  ['RI', 'Rhode Island'],
+  ['SC', 'South Carolina'],
+  ['SD', 'South Dakota'],
+  ['TN', 'Tennessee'],
+  ['TX', 'Texas'],
+  ['UT', 'Utah'],
+  ['VT', 'Vermont'],
+  ['VA', 'Virginia'],
+  ['WA', 'Washington'],
+  ['WV', 'West Virginia'],
+  ['WI', 'Wisconsin'],
+  ['WY', 'Wyoming'],
+]);
+
+/** Folded state names and codes → USPS code, built once from US_STATES. */
+let statesByKey: ReadonlyMap<string, string> | undefined;
+
+/**
+ * The USPS code of a US state or DC written as its code or its name ("va", "Virginia", "district of
+ * columbia", "D.C." → `VA`, `DC`); null otherwise. Only meaningful for a region of a place in the US.
+ */
+export function usStateCodeOf(value: string): string | null {
+  statesByKey ??= new Map(
+    [...US_STATES].flatMap(([code, name]) => [
+      [foldText(code), code],
+      [foldText(name), code],
+    ]),
+  );
+  return statesByKey.get(foldText(value)) ?? null;
 }

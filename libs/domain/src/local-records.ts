@@ -1,4 +1,4 @@
-import { countryCodeOfName } from './countries';
+import { countryCodeOfName, usStateCodeOf } from './countries';
 import {
   countryKey,
   foldText,
@@ -206,11 +206,13 @@ export function companyRowOf(record: CompanyRecord): CompanyRow {
   };
 }
 
-/** A part of a searched location: folded, and the country it names, if it names one. */
+/** A part of a searched location: folded, and the country or US state it names, if it names one. */
 export interface SearchedPlace {
   key: string;
-  /** The ISO code of the country the part names ("United Kingdom", "UK", "gb" → `GB`), else null. */
+  /** The ISO code of the country the part names ("United Kingdom", "UK", "gb", "USA" → `GB`, `US`), else null. */
   country: string | null;
+  /** The USPS code of the US state the part names ("Virginia", "VA" → `VA`), else null. */
+  state: string | null;
 }
 
 /** The parts of a searched location, split at commas: "London, United Kingdom" → london; united kingdom (GB). */
@@ -221,20 +223,24 @@ export function searchedLocationParts(location: string): SearchedPlace[] {
       .map(foldText)
       .filter((v) => v !== ''),
   );
-  return [...keys].map((key) => ({ key, country: countryCodeOfName(key) }));
+  return [...keys].map((key) => ({ key, country: countryCodeOfName(key), state: usStateCodeOf(key) }));
 }
 
 /**
  * Whether a record is in a searched place: the part equals one of its location keys (a city, region or
- * country code, folded), or names the country of one of its locations — "United Kingdom", "UK" and "GB"
- * find a record in GB. A country's name is compared with countries only: "Canada" is not California's
- * `CA`, nor "Israel" Illinois' `IL`.
+ * country code, folded), names the country of one of its locations — "United Kingdom", "UK", "GB" and
+ * "Great Britain" find a record in GB — or names the state of one of its US locations, by name or code —
+ * "Virginia" finds a record in region `VA` of the US, "VA" one in "Virginia". A country's name is
+ * compared with countries only, a state's with the regions of US locations only: "Canada" is not
+ * California's `CA`, nor "Israel" Illinois' `IL`.
  */
 export function isInPlace(place: SearchedPlace, row: Pick<PersonRow, 'location_keys' | 'locations'>): boolean {
-  return (
-    row.location_keys.includes(place.key) ||
-    (place.country !== null && row.locations.some((l) => l.country !== null && countryKey(l.country) === place.country))
-  );
+  if (row.location_keys.includes(place.key)) return true;
+  return row.locations.some((l) => {
+    const country = l.country === null ? null : countryCodeOfName(l.country);
+    if (place.country !== null && country === place.country) return true;
+    return place.state !== null && country === 'US' && l.region !== null && usStateCodeOf(l.region) === place.state;
+  });
 }
 
 /** What the local person index is asked: comparison keys (null when not searched by), birth-year bounds. */

@@ -100,8 +100,8 @@ describe('normalisation', () => {
     expect(locationKeys({ city: 'London', region: 'England', country: 'UK' })).toEqual(['london', 'england', 'gb']);
     expect(phoneRegionOf([{ country: null }, { country: 'uk' }])).toBe('GB');
     expect(searchedLocationParts('London, United Kingdom')).toEqual([
-      { key: 'london', country: null },
-      { key: 'united kingdom', country: 'GB' },
+      { key: 'london', country: null, state: null },
+      { key: 'united kingdom', country: 'GB', state: null },
     ]);
     expect(searchedLocationParts(' uk ,GB, Georgia, Austin, TX').map((p) => p.country)).toEqual([
       'GB',
@@ -116,5 +116,31 @@ describe('normalisation', () => {
     };
     const inPlace = (location: string) => searchedLocationParts(location).map((p) => isInPlace(p, california));
     expect(inPlace('Los Angeles, CA, United States, Canada')).toEqual([true, true, true, false]);
+  });
+
+  it('matches the common names of a country with countries, and US state names with US regions only', () => {
+    const inPlace = (location: string, place: { city?: string; region: string | null; country: string | null }) => {
+      const row = { locations: [{ city: null, ...place }], location_keys: locationKeys(place) };
+      return searchedLocationParts(location).map((p) => isInPlace(p, row));
+    };
+    const virginia = { region: 'VA', country: 'US' };
+    expect(inPlace('Virginia, USA, U.S., United States of America', virginia)).toEqual([true, true, true, true]);
+    expect(inPlace('U.S.A.', virginia)).toEqual([true]);
+    const california = { region: 'California', country: 'US' };
+    expect(inPlace('CA, california, Canada, Cal', california)).toEqual([true, true, false, false]);
+    // A state is a region of the US only: not a region "VA" elsewhere, nor one of unknown country.
+    expect(inPlace('Virginia', { region: 'VA', country: 'IT' })).toEqual([false]);
+    expect(inPlace('Virginia', { region: 'VA', country: null })).toEqual([false]);
+    expect(inPlace('Georgia', { region: 'GA', country: 'US' })).toEqual([true]);
+    const edinburgh = { city: 'Edinburgh', region: 'Scotland', country: 'GB' };
+    expect(inPlace('Great Britain, Scotland, England, Wales, Northern Ireland', edinburgh)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    // A country name is not compared with regions: Canada is not California, England not a US region.
+    expect(inPlace('England, Canada, Great Britain', { region: 'CA', country: 'US' })).toEqual([false, false, false]);
   });
 });
