@@ -27,6 +27,22 @@ type Delivery = {
   error: string | null;
 };
 
+/** A webhook's delivery rows, once they satisfy `until` (each attempt is recorded when it ends). */
+function deliveriesOnce(
+  client: Api,
+  webhookId: string,
+  key: string,
+  until: (deliveries: Delivery[]) => boolean,
+  what: string,
+): Promise<Delivery[]> {
+  return waitFor(
+    async () =>
+      (await client.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${webhookId}/deliveries`, { key })).body.deliveries,
+    until,
+    { timeoutMs: 30_000, what },
+  );
+}
+
 /** What an integrator writes: recompute the HMAC of "<t>.<raw body>" and compare in constant time. */
 function verify(raw: string, header: string, secret: string): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
@@ -221,15 +237,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
         { key: k },
       );
       expect(search.status).toBe(200);
-      const deliveries = await waitFor(
-        async () =>
-          (
-            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
-              key: k,
-            })
-          ).body.deliveries,
+      const deliveries = await deliveriesOnce(
+        other,
+        created.body.webhook.id,
+        k,
         (d) => d.some((x) => x.outcome === 'failed'),
-        { timeoutMs: 30_000, what: 'the event recorded failed' },
+        'the event recorded failed',
       );
       expect(deliveries.map((d) => [d.attempt, d.outcome, d.status_code])).toEqual([
         [3, 'failed', 503],
@@ -258,15 +271,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       const created = await other.post<Created>('/v1/webhooks', { url }, { key: k });
       expect(created.status).toBe(201);
       expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
-      const deliveries = await waitFor(
-        async () =>
-          (
-            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
-              key: k,
-            })
-          ).body.deliveries,
+      const deliveries = await deliveriesOnce(
+        other,
+        created.body.webhook.id,
+        k,
         (d) => d.length > 0,
-        { timeoutMs: 30_000, what: 'the refused attempt recorded' },
+        'the refused attempt recorded',
       );
       expect(deliveries).toEqual([
         expect.objectContaining({
@@ -328,15 +338,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       dns.set('hooks.test', 'timeout');
       const asked = dns.queries.length;
       expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
-      const deliveries = await waitFor(
-        async () =>
-          (
-            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
-              key: k,
-            })
-          ).body.deliveries,
+      const deliveries = await deliveriesOnce(
+        other,
+        created.body.webhook.id,
+        k,
         (d) => d.length > 0,
-        { timeoutMs: 30_000, what: 'the attempt recorded' },
+        'the attempt recorded',
       );
       expect(deliveries).toEqual([
         expect.objectContaining({
@@ -368,15 +375,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       const created = await other.post<Created>('/v1/webhooks', { url: hook.url }, { key: k });
       expect(created.status).toBe(201);
       expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
-      const deliveries = await waitFor(
-        async () =>
-          (
-            await other.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${created.body.webhook.id}/deliveries`, {
-              key: k,
-            })
-          ).body.deliveries,
+      const deliveries = await deliveriesOnce(
+        other,
+        created.body.webhook.id,
+        k,
         (d) => d.some((x) => x.outcome === 'failed'),
-        { timeoutMs: 30_000, what: 'the unsigned event recorded failed' },
+        'the unsigned event recorded failed',
       );
       const error = "not sent: this server's WEBHOOK_SECRET_KEY does not open the webhook's signing secret";
       expect(deliveries.map((d) => [d.attempt, d.outcome, d.status_code, d.error])).toEqual([
