@@ -6,7 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError, createRootLogger, loadGatewayConfig, tuneHeap } from '@dossier/config';
-import { unreachableDatabase } from '@dossier/persistence';
+import { createOrExit } from '@dossier/persistence';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
 import { RouteTable } from './http/route-table';
@@ -61,19 +61,16 @@ async function bootstrap(): Promise<void> {
   // The app's logger from the first line, not a buffer: what starting up logs (waiting for Redis, a failure)
   // is a JSON line as it happens. A failure reaches the catch below (abortOnError: false) to be named.
   const params = { pinoHttp: { logger }, useExisting: true as const };
-  let app: NestFastifyApplication;
-  try {
-    app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
-      bodyParser: false,
-      logger: new PinoNestLogger(new PinoLogger(params), params),
-      abortOnError: false,
-    });
-  } catch (err) {
-    const db = unreachableDatabase(err, config.databaseUrl);
-    if (db === null) throw err;
-    logger.fatal(db);
-    process.exit(1);
-  }
+  const app = await createOrExit(
+    () =>
+      NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
+        bodyParser: false,
+        logger: new PinoNestLogger(new PinoLogger(params), params),
+        abortOnError: false,
+      }),
+    config.databaseUrl,
+    (message) => logger.fatal(message),
+  );
   app.useLogger(app.get(PinoNestLogger));
   // Whatever is logged while a request is handled (guards, services, the error filter) carries its
   // request id: each request runs in a logging context of its own from its first hook on.

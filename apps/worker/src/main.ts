@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import '@dossier/config/before-nest';
-import { Logger, type INestApplicationContext } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import { ConfigError, createRootLogger, loadWorkerConfig, tuneHeap } from '@dossier/config';
-import { unreachableDatabase } from '@dossier/persistence';
+import { createOrExit } from '@dossier/persistence';
 import { WorkerModule } from './worker.module';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -21,18 +21,15 @@ async function bootstrap(): Promise<void> {
   const starting = new AbortController();
   const stopStarting = (): void => starting.abort();
   for (const signal of STOP_SIGNALS) process.on(signal, stopStarting);
-  let app: INestApplicationContext;
-  try {
-    app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger, starting.signal), {
-      logger: new PinoNestLogger(new PinoLogger(params), params),
-      abortOnError: false,
-    });
-  } catch (err) {
-    const db = unreachableDatabase(err, config.databaseUrl);
-    if (db === null) throw err;
-    logger.fatal(db);
-    process.exit(1);
-  }
+  const app = await createOrExit(
+    () =>
+      NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger, starting.signal), {
+        logger: new PinoNestLogger(new PinoLogger(params), params),
+        abortOnError: false,
+      }),
+    config.databaseUrl,
+    (message) => logger.fatal(message),
+  );
   for (const signal of STOP_SIGNALS) process.off(signal, stopStarting);
   app.useLogger(app.get(PinoNestLogger));
   if (starting.signal.aborted) {

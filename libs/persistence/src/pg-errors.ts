@@ -79,3 +79,22 @@ export function unreachableDatabase(err: unknown, databaseUrl: string): string |
   const why = err instanceof Error ? err.message : String(err);
   return `cannot reach Postgres at ${where} (DATABASE_URL): ${why}`;
 }
+
+/**
+ * Creates an app (the gateway's, a worker's): when that fails because Postgres is unreachable, `fatal`
+ * says so in one line (unreachableDatabase) and the process exits 1; any other failure is thrown.
+ */
+export async function createOrExit<T>(
+  create: () => Promise<T>,
+  databaseUrl: string,
+  fatal: (message: string) => void,
+): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    const db = unreachableDatabase(err, databaseUrl);
+    if (db === null) throw err;
+    fatal(db);
+    process.exit(1);
+  }
+}
