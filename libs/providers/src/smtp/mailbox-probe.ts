@@ -174,10 +174,12 @@ const POLICY_TEXT =
 
 /**
  * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full", 4.2.2 too) full; 5.7.x a
- * policy refusal (a blocked client, not a word on the mailbox); 5.1.x no such mailbox; a 550/551/553
- * without either is no such mailbox unless its text names a block list, a policy or the client (then a
- * policy refusal: a blocked probe must not read as an undeliverable address); any other 4xx deferred
- * (greylisting, a full queue); the rest says nothing about the mailbox.
+ * policy refusal (a blocked client, not a word on the mailbox); 5.1.x no such mailbox, and so Exchange
+ * Online's 5.4.1 "Recipient address rejected" (its directory-based edge blocking refuses every address not
+ * in the directory so, "Access denied" though it says); a 550/551/553 without either is no such mailbox
+ * unless its text names a block list, a policy or the client (then a policy refusal: a blocked probe must
+ * not read as an undeliverable address); any other 4xx deferred (greylisting, a full queue); the rest
+ * says nothing about the mailbox.
  */
 function classify(reply: SmtpReply): RcptAnswer {
   const [, subject, detail] = reply.enhanced?.split('.') ?? [];
@@ -188,6 +190,10 @@ function classify(reply: SmtpReply): RcptAnswer {
   if (reply.code < 500 || reply.code >= 600) return 'other';
   if (subject === '7') return 'policy';
   if (subject === '1') return 'rejected';
+  // Before the policy words: its "Access denied" is about the recipient, not the client.
+  if (subject === '4' && detail === '1' && /\bRecipient address rejected\b/i.test(reply.lines.join(' '))) {
+    return 'rejected';
+  }
   if (POLICY_TEXT.test(reply.lines.join(' '))) return 'policy';
   if ([550, 551, 553].includes(reply.code)) return 'rejected';
   return 'other';
