@@ -45,6 +45,10 @@ describe('parseEmail', () => {
     ['user@exa_mple.com', 'has a domain that is not a valid host name'],
     [`user@${'a'.repeat(64)}.com`, 'has a domain that is not a valid host name'],
     ['user@example..com', 'has a domain that is not a valid host name'],
+    // What a URL's host parser would decode or drop (percent-escapes, tabs, line breaks) is not a host name.
+    ['user@ex%61mple.com', 'has a domain that is not a valid host name'],
+    ['user@exa\tmple.com', 'has a domain that is not a valid host name'],
+    ['user@exam\r\nple.com', 'has a domain that is not a valid host name'],
     ['user@192.168.0.1', 'has a numeric top-level domain'],
     [`${'a'.repeat(60)}@${Array.from({ length: 4 }, () => 'b'.repeat(60)).join('.')}.com`, 'is longer than 254 octets'],
   ])('refuses %j: %s', (input, reason) => {

@@ -21,6 +21,8 @@ const ATEXT = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u00a0-\u{10FFFF}]+$/u;
 /** RFC 5321 QcontentSMTP inside a quoted local part: qtext (printable ASCII, and UTF-8) and quoted-pairs. */
 const QUOTED = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e\u00a0-\u{10FFFF}]|\\[\x20-\x7e])+"$/u;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+/** What a URL's host parser decodes or drops but no domain name has: `%`, spaces and ASCII controls. */
+const URL_HOST_ONLY = /[%\x00-\x20\x7f]/;
 
 const octets = (s: string): number => Buffer.byteLength(s, 'utf8');
 /** A Dot-string: atoms of atext joined by single dots (what needs no quoting). */
@@ -55,7 +57,9 @@ export function parseEmail(raw: string): ParsedEmail {
       return invalid(input, 'has a character the local part cannot have unquoted', rawLocal);
   }
   if (rawDomain.startsWith('[')) return invalid(input, 'has an address literal instead of a domain name', local);
-  const domain = domainToASCII(rawDomain.replace(/\.$/, '')).toLowerCase();
+  // domainToASCII parses a URL's host: it decodes percent-escapes and drops tabs and line breaks, which
+  // would make `user@ex%61mple.com` or a domain with a line break in it a valid address at another domain.
+  const domain = URL_HOST_ONLY.test(rawDomain) ? '' : domainToASCII(rawDomain.replace(/\.$/, '')).toLowerCase();
   if (domain === '') return invalid(input, 'has a domain that is not a valid host name', local);
   const labels = domain.split('.');
   if (labels.length < 2) return invalid(input, 'has a domain without a top-level domain', local, domain);
