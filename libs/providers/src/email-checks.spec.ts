@@ -45,6 +45,22 @@ describe('addressFacts', () => {
     },
   );
 
+  // A short domain is a few edits from some provider: IBM's is two from aim.com, GE's one from me.com.
+  it.each([
+    ['grace@acme.com', 'me.com'],
+    ['grace@ibm.com', 'aim.com'],
+    ['grace@hp.com', 'qq.com'],
+    ['grace@att.com', 'aol.com'],
+    ['grace@meta.com', 'me.com'],
+    ['grace@nike.com', 'live.com'],
+    ['grace@arm.com', 'aim.com'],
+    ['grace@ey.com', 'hey.com'],
+    ['grace@ge.com', 'me.com'],
+    ['grace@gm.com', 'pm.com'],
+  ])('suggests nothing for a company domain %j, however close to %s', (address) => {
+    expect(facts(address).did_you_mean).toBeNull();
+  });
+
   it('says nothing about a malformed address', () => {
     expect(facts('not an address@gmial.com')).toEqual({
       disposable: false,

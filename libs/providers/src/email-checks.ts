@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { POPULAR_DOMAINS, run as suggestDomain } from '@zootools/email-spell-checker';
+import { distance } from 'fastest-levenshtein';
 import type { Deliverability, ParsedEmail } from '@dossier/domain';
 import type { EmailResultItem } from '@dossier/contracts';
 import { emailItem } from './email-item';
@@ -76,13 +77,28 @@ export function addressFacts(parsed: ParsedEmail): AddressFacts {
  * The common provider `domain` is likely a typo of (`gmial.com` → `gmail.com`, `yahooo.com` → `yahoo.com`),
  * from `@zootools/email-spell-checker`, but only where that names a common provider: its top-level-domain
  * corrections are off (they turn real country domains into others: `.pt` → `.it`, `.ac.uk` → `.co.uk`), and a
- * domain that is itself a common provider gets no suggestion (`gmx.net` is not a typo of `cox.net`).
+ * domain that is itself a common provider gets no suggestion (`gmx.net` is not a typo of `cox.net`); and only
+ * one slip away (`oneSlipApart`): its own threshold takes short company domains for providers (`ibm.com` →
+ * `aim.com`, `hp.com` → `qq.com`, `meta.com` → `me.com`).
  */
 function commonProviderTypo(domain: string): string | null {
   const { common } = loadLists();
   if (common.has(domain)) return null;
   const suggestion = suggestDomain({ email: `x@${domain}`, topLevelDomains: [] })?.domain;
-  return suggestion !== undefined && suggestion !== domain && common.has(suggestion) ? suggestion : null;
+  return suggestion !== undefined && common.has(suggestion) && oneSlipApart(domain, suggestion) ? suggestion : null;
+}
+
+/**
+ * One character added, dropped or mistyped, or two neighbours swapped — in a name of at least four characters
+ * where the name itself differs (`ge.com` is General Electric, not a slip for `me.com`; `gmail.con` is one).
+ */
+function oneSlipApart(typed: string, meant: string): boolean {
+  const name = typed.split('.')[0]!;
+  if (name !== meant.split('.')[0] && name.length < 4) return false;
+  if (distance(typed, meant) === 1) return true;
+  const at = [...typed].findIndex((c, k) => c !== meant[k]);
+  const swapped = `${typed.slice(0, at)}${typed[at + 1] ?? ''}${typed[at] ?? ''}${typed.slice(at + 2)}`;
+  return at >= 0 && swapped === meant;
 }
 
 // ---- the verdict ----------------------------------------------------------------------------------------
