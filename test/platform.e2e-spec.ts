@@ -95,6 +95,25 @@ describe('rate limits held in Redis across gateway processes', () => {
     expect(outside.headers.get('ratelimit-limit')).toBeNull();
   });
 
+  it('behind a proxy (TRUST_PROXY=true) limits the address the proxy saw, not one the client wrote into X-Forwarded-For', async () => {
+    const gateway = await stack.startGateway({
+      QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-proxied`,
+      TRUST_PROXY: 'true',
+    });
+    const api = new Api(gateway.baseUrl);
+    // The proxy in front appends the address it saw (203.0.113.7) to whatever the client sent.
+    const guesses = [];
+    for (let i = 0; i < 6; i++) {
+      const headers = { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.7` };
+      guesses.push(await api.get<ErrorBody>('/v1/account', { key: `dsk_${String(i).repeat(40)}`, headers }));
+    }
+    expect(guesses.map((g) => g.status)).toEqual([401, 401, 401, 401, 429, 429]);
+    // Another client behind the same proxy has a bucket of its own.
+    const other = await api.get('/v1/account', { headers: { 'x-forwarded-for': '203.0.113.8' } });
+    expect(other.status).toBe(401);
+    expect(other.headers.get('ratelimit-remaining')).toBe('3');
+  });
+
   it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {
     const api = new Api(
       (

@@ -25,7 +25,10 @@ async function bootstrap(): Promise<void> {
   const errors = new ErrorEnvelopeFilter(routes);
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    // The nearest TRUST_PROXY hops are proxies, whatever their address; further left in X-Forwarded-For
+    // is the client's own text. Not `true` (Fastify then takes the leftmost entry, which any client
+    // writes) and not a number (Fastify 5 then trusts no hop at all).
+    trustProxy: config.trustProxy > 0 ? (_address: string, hop: number) => hop < config.trustProxy : false,
     requestIdHeader: false,
     genReqId: requestIdFor,
     // One pino logger for Fastify and Nest; Fastify's request logging is one line per request (RequestLog).

@@ -92,9 +92,18 @@ describe('config', () => {
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: must differ from PORT'],
     [{ LOGIN_FAILURE_LIMIT: '10 per minute' }, 'LOGIN_FAILURE_LIMIT: expected calls/period such as 600/300s'],
     [{ LOGIN_FAILURE_LIMIT: '0/10m' }, 'LOGIN_FAILURE_LIMIT'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
   ])('rejects %j naming %s', (env, name) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(name);
+  });
+
+  it('trusts no proxy by default, one for TRUST_PROXY=true, and the count given', () => {
+    expect(loadGatewayConfig({}).trustProxy).toBe(0);
+    expect(loadGatewayConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(0);
+    expect(loadGatewayConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadGatewayConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
   });
 
   it('limits failed logins to 10 per 10 min per account by default; LOGIN_FAILURE_LIMIT sets another rate', () => {

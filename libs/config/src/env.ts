@@ -163,7 +163,17 @@ const gatewaySchema = z.object({
     .refine((v) => !v.includes(':'), 'must not contain ":"')
     .optional(),
   ADMIN_PASSWORD: z.string().min(1).optional(),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /**
+   * How many proxies in front of the gateway append to X-Forwarded-For: `false` (none: the socket's
+   * address), `true` (one), or a count. The client address is the entry the farthest of them wrote; what
+   * the client sent itself, further left, is never read (it could name any address it likes).
+   */
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .regex(/^(true|false|\d{1,2})$/, 'expected true, false or the number of proxies in front (0–99)')
+    .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v)))
+    .default(0),
   /** Longest a client may take to send a request's headers, counted from the connection (or, kept alive, the first byte). */
   HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
   /** Longest a client may take to send a whole request, headers and body; the wait for the answer is not counted. */
@@ -366,7 +376,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     queueMaxWaiting: e.QUEUE_MAX_WAITING,
     requirePermissiblePurpose: e.REQUIRE_PERMISSIBLE_PURPOSE === 'true',
     admin: e.ADMIN_USER && e.ADMIN_PASSWORD ? { user: e.ADMIN_USER, password: e.ADMIN_PASSWORD } : null,
-    trustProxy: e.TRUST_PROXY === 'true',
+    /** Proxy hops trusted for X-Forwarded-For (0: none); a hop count, never "trust every hop". */
+    trustProxy: e.TRUST_PROXY,
     http: httpTimeoutsOf(e),
     webhooks: webhooksOf(e),
     testHoldEnqueueMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_ENQUEUE_MS ?? null) : null,
