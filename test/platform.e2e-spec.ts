@@ -114,6 +114,27 @@ describe('rate limits held in Redis across gateway processes', () => {
     expect(other.headers.get('ratelimit-remaining')).toBe('3');
   });
 
+  it('gives an IPv6 client one address bucket per /64, and an IPv4-mapped address the IPv4 one', async () => {
+    const gateway = await stack.startGateway({ QUEUE_PREFIX: `${stack.env['QUEUE_PREFIX']}-v6`, TRUST_PROXY: 'true' });
+    const api = new Api(gateway.baseUrl);
+    // One client holds a whole /64: rotating through it must not give it a fresh bucket each time.
+    const v6 = [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2::abcd',
+      '2001:0db8:0001:0002:ffff:0:0:9',
+      '2001:db8:1:2:dead:beef:0:1',
+      '2001:db8:1:2::7',
+    ];
+    const fromV6 = [];
+    for (const address of v6) fromV6.push(await api.get('/v1/account', { headers: { 'x-forwarded-for': address } }));
+    expect(fromV6.map((g) => g.status)).toEqual([401, 401, 401, 401, 429]);
+    const nextPrefix = await api.get('/v1/account', { headers: { 'x-forwarded-for': '2001:db8:1:3::1' } });
+    expect(nextPrefix.headers.get('ratelimit-remaining')).toBe('3');
+    expect((await api.get('/v1/account', { headers: { 'x-forwarded-for': '203.0.113.8' } })).status).toBe(401);
+    const mapped = await api.get('/v1/account', { headers: { 'x-forwarded-for': '::ffff:203.0.113.8' } });
+    expect(mapped.headers.get('ratelimit-remaining')).toBe('2');
+  });
+
   it('requires a permissible purpose for person searches when the operator says so, and charges nothing without it', async () => {
     const api = new Api(
       (

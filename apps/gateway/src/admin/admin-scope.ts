@@ -4,6 +4,7 @@ import { DomainError, isDomainError } from '@dossier/domain';
 import { HTTP_STATUS, envelopeOf, toDomainError } from '../http/error-envelope';
 import type { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { basicAuthMatches, type AdminCredentials } from './basic-auth';
+import { addressIdentity } from '../rate-limit/client-address';
 
 const logger = new Logger('admin');
 
@@ -29,7 +30,7 @@ export function registerAdminScope(
       scope.addHook('onRequest', async (request, reply) => {
         if (basicAuthMatches(request.headers.authorization, admin)) return;
         if (admin !== null && request.headers.authorization !== undefined) {
-          const limited = await limiter.enforce(`ip:${request.ip}`, reply).then(
+          const limited = await limiter.enforce(addressIdentity(request.ip), reply).then(
             () => null,
             (err: unknown) => (isDomainError(err) && err.code === 'rate_limited' ? err : null),
           );

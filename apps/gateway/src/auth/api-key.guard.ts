@@ -6,6 +6,7 @@ import { ApiKeysRepository, hashApiKey } from '@dossier/persistence';
 import { IS_PUBLIC } from './public.decorator';
 import { KeyCache } from './key-cache';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { addressIdentity } from '../rate-limit/client-address';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -33,7 +34,7 @@ export class ApiKeyGuard implements CanActivate {
     } catch (err) {
       // A refused key still spends the caller's address bucket: guessing keys is rate-limited too.
       if (err instanceof DomainError && err.code === 'unauthorized') {
-        await this.limiter.enforce(`ip:${request.ip}`, context.switchToHttp().getResponse<FastifyReply>());
+        await this.limiter.enforce(addressIdentity(request.ip), context.switchToHttp().getResponse<FastifyReply>());
       }
       throw err;
     }

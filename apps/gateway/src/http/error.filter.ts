@@ -5,6 +5,7 @@ import type { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { HTTP_STATUS, creditHeaders, envelopeOf, toDomainError } from './error-envelope';
 import { REQUEST_ID_HEADER } from './request-id';
 import type { RouteTable } from './route-table';
+import { addressIdentity } from '../rate-limit/client-address';
 
 /**
  * The one global filter: every failure leaves as the contract's error envelope. Also Fastify's
@@ -48,7 +49,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       this.answer(error, exception, request, reply);
       return;
     }
-    limiter.enforce(`ip:${request.ip}`, reply).then(
+    limiter.enforce(addressIdentity(request.ip), reply).then(
       () => this.answer(error, exception, request, reply),
       // Over the limit: 429 with its headers. Redis down: the answer it had, without them.
       (err: unknown) =>

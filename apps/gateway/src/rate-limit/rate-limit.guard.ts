@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '@dossier/domain';
 import { KeyRevocations } from '../auth/key-revocations';
 import { RateLimiterService } from './rate-limiter.service';
+import { addressIdentity } from './client-address';
 
 /**
  * Runs after the key guard on every route under /v1 (by the route Fastify matched): per key when authenticated, per client address on the
@@ -25,7 +26,7 @@ export class RateLimitGuard implements CanActivate {
     const reply = http.getResponse<FastifyReply>();
     const keyId = request.auth?.keyId;
     if (keyId === undefined) {
-      await this.limiter.enforce(`ip:${request.ip}`, reply);
+      await this.limiter.enforce(addressIdentity(request.ip), reply);
       return true;
     }
     const decision = await this.limiter.enforce(`key:${keyId}`, reply, this.revocations.markerKey(keyId));
