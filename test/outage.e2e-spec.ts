@@ -295,6 +295,49 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     }
   });
 
+  it('exits 0 on SIGTERM while still creating the app (Postgres slow to answer), gateway and worker alike', async () => {
+    const apps = await Promise.all(
+      (['gateway', 'worker'] as const).map(async (kind) => {
+        // A Postgres that takes the connection and says nothing until released: the app is held mid-create.
+        const pg = (await TcpProxy.forUrl(testEnv.databaseUrl).start()).hold();
+        const env = { ...stack.env, DATABASE_URL: pg.url(testEnv.databaseUrl), LOG_FORMAT: 'json', LOG_LEVEL: 'info' };
+        const app =
+          kind === 'gateway'
+            ? AppProcess.start('gateway-creating', DIST.gateway, {
+                ...env,
+                PORT: String(await freePort()),
+                METRICS_PORT: String(await freePort()),
+                HOST: '127.0.0.1',
+              })
+            : AppProcess.start('worker-creating', DIST.worker, {
+                ...env,
+                WORKER_HEALTH_PORT: String(await freePort()),
+                WORKER_HEALTH_HOST: '127.0.0.1',
+              });
+        return { pg, app };
+      }),
+    );
+    try {
+      for (const { pg, app } of apps) {
+        await waitFor(
+          () => Promise.resolve(pg.waiting),
+          (n) => n > 0 || !app.running,
+          { timeoutMs: 15_000, what: `${app.name} to connect to Postgres` },
+        );
+        // Node's default for the signal would end the process by it: a supervisor reads that as a crash.
+        const exit = app.stop('SIGTERM', 15_000);
+        pg.release();
+        expect([await exit, app.child.signalCode]).toEqual([0, null]);
+        expect(app.logs).toMatch(/stopped before it was up/);
+      }
+    } finally {
+      for (const { pg, app } of apps) {
+        await app.stop('SIGKILL');
+        await pg.close();
+      }
+    }
+  });
+
   it('exits 1 when started while Postgres is unreachable, naming DATABASE_URL (never its password) in a JSON line', async () => {
     const port = await freePort(); // nothing listens there
     const env = {

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigError, createRootLogger, loadGatewayConfig, tuneHeap } from '@dossier/config';
+import { ConfigError, StopWhileStarting, createRootLogger, loadGatewayConfig, tuneHeap } from '@dossier/config';
 import { createOrExit } from '@dossier/persistence';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
@@ -64,6 +64,8 @@ async function bootstrap(): Promise<void> {
   // The app's logger from the first line, not a buffer: what starting up logs (waiting for Redis, a failure)
   // is a JSON line as it happens. A failure reaches the catch below (abortOnError: false) to be named.
   const params = { pinoHttp: { logger }, useExisting: true as const };
+  // A stop while the app is created (Postgres slow to answer) closes it once it is, with exit 0.
+  const starting = new StopWhileStarting();
   const app = await createOrExit(
     () =>
       NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
@@ -83,7 +85,7 @@ async function bootstrap(): Promise<void> {
   );
   app.useGlobalFilters(errors);
   errors.limitWith(app.get(RateLimiterService));
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
+  await starting.handOver(app, (message) => new Logger('gateway').log(message));
   await app.listen(config.port, config.host);
   new Logger('gateway').log(`listening on ${await app.getUrl()}`);
 }

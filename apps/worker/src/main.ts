@@ -3,11 +3,9 @@ import '@dossier/config/before-nest';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
-import { ConfigError, createRootLogger, loadWorkerConfig, tuneHeap } from '@dossier/config';
+import { ConfigError, StopWhileStarting, createRootLogger, loadWorkerConfig, tuneHeap } from '@dossier/config';
 import { createOrExit } from '@dossier/persistence';
 import { WorkerModule } from './worker.module';
-
-const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig();
@@ -17,10 +15,8 @@ async function bootstrap(): Promise<void> {
   // for Redis), and a worker started before Redis would otherwise say nothing until it came.
   const params = { pinoHttp: { logger } };
   // Starting up ends once Redis answers, and Nest's shutdown hooks wait for it: a stop before then ends the
-  // start-up waits instead, and the worker closes as below.
-  const starting = new AbortController();
-  const stopStarting = (): void => starting.abort();
-  for (const signal of STOP_SIGNALS) process.on(signal, stopStarting);
+  // start-up waits instead, and the worker closes once created.
+  const starting = new StopWhileStarting();
   const app = await createOrExit(
     () =>
       NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger, starting.signal), {
@@ -30,16 +26,9 @@ async function bootstrap(): Promise<void> {
     config.databaseUrl,
     (message) => logger.fatal(message),
   );
-  for (const signal of STOP_SIGNALS) process.off(signal, stopStarting);
   app.useLogger(app.get(PinoNestLogger));
-  if (starting.signal.aborted) {
-    new Logger('worker').log('stopped before it was up (waiting for Redis): closing');
-    await app.close();
-    process.exit(0);
-  }
-  // Exit with 0 once the active jobs have finished: Nest's default re-raises the signal, so an orderly
-  // stop would look like a crash (exit by SIGTERM) to a supervisor.
-  app.enableShutdownHooks([...STOP_SIGNALS], { useProcessExit: true });
+  // From here a stop exits 0 once the active jobs have finished.
+  await starting.handOver(app, (message) => new Logger('worker').log(message));
   new Logger('worker').log(`ready: ${config.kinds.join(', ')}`);
 }
 

@@ -5,3 +5,4 @@ export * from './token-bucket';
 export * from './logger';
 export * from './internal-http';
 export * from './heap';
+export * from './stop-signals';

@@ -13,6 +13,8 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private server?: Server;
   private up = true;
+  /** Connections accepted while held, each waiting to be joined to the target. */
+  private held: (() => void)[] | null = null;
   port = 0;
 
   constructor(
@@ -32,20 +34,12 @@ export class TcpProxy {
         client.destroy();
         return;
       }
-      const upstream = connect(this.targetPort, this.targetHost);
-      client.setNoDelay(true);
-      upstream.setNoDelay(true);
-      this.sockets.add(client).add(upstream);
-      if (this.tap) client.on('data', this.tap());
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(client);
-        this.sockets.delete(upstream);
-      };
-      client.pipe(upstream).pipe(client);
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
+      if (this.held) {
+        this.sockets.add(client);
+        this.held.push(() => this.join(client));
+        return;
+      }
+      this.join(client);
     });
     this.server.listen(0, '127.0.0.1');
     await once(this.server, 'listening');
@@ -53,6 +47,23 @@ export class TcpProxy {
     if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
     this.port = address.port;
     return this;
+  }
+
+  private join(client: Socket): void {
+    const upstream = connect(this.targetPort, this.targetHost);
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    this.sockets.add(client).add(upstream);
+    if (this.tap) client.on('data', this.tap());
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      this.sockets.delete(client);
+      this.sockets.delete(upstream);
+    };
+    client.pipe(upstream).pipe(client);
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
   }
 
   /** URL that reaches the target through the proxy. */
@@ -72,6 +83,24 @@ export class TcpProxy {
 
   restore(): void {
     this.up = true;
+  }
+
+  /** Accept new connections but pass nothing on (a service slow to answer) until `release()`. */
+  hold(): this {
+    this.held ??= [];
+    return this;
+  }
+
+  /** How many connections wait in a hold. */
+  get waiting(): number {
+    return this.held?.length ?? 0;
+  }
+
+  /** Join the connections held so far to the target, and pass new ones on at once again. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const join of held) join();
   }
 
   async close(): Promise<void> {
