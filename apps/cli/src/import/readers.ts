@@ -13,6 +13,12 @@ export const FORMATS = ['jsonl', 'csv', 'gleif', 'companies-house'] as const;
 export type ImportFormat = (typeof FORMATS)[number];
 export type ImportKind = 'person' | 'company';
 
+/**
+ * The most bytes one CSV record may have. A quote left open makes the parser read every later line into
+ * one value: without a limit, the rest of the file (gigabytes, in a registry's bulk file) in memory.
+ */
+export const MAX_CSV_RECORD_BYTES = 1 << 20;
+
 /** A file that cannot be imported as asked (a missing column): a usage error, exit status 2. */
 export class FileShapeError extends Error {
   override readonly name = 'FileShapeError';
@@ -75,8 +81,9 @@ type Row = Record<string, string>;
  * The rows of a CSV file, up to its first malformed record (a broken quote). csv-parse cannot resynchronise
  * after one: left inside a quoted field it reads the following lines into it, or takes a later quote for
  * the field's end and goes on with shifted columns. So that record ends the read, reported as `stopped` at
- * the line it starts on. It is skipped rather than thrown: a parser that errors drops the rows it has
- * parsed but not yet handed over, which would be lost too (in a small file, every row before it).
+ * the line it starts on, as is a record past MAX_CSV_RECORD_BYTES. It is skipped rather than thrown: a
+ * parser that errors drops the rows it has parsed but not yet handed over, which would be lost too (in a
+ * small file, every row before it).
  * A row with values past the header's last column (an unquoted comma shifts every later value one
  * column on) is rejected; empty cells there lose nothing and are let through.
  */
@@ -93,6 +100,7 @@ async function* csv(
   const parser: Parser = parse({
     bom: true,
     info: true,
+    max_record_size: MAX_CSV_RECORD_BYTES,
     relax_column_count: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
@@ -100,7 +108,10 @@ async function* csv(
     on_record: (entry) => (broken === null ? entry : null),
     on_skip: (error) => {
       if (broken !== null) return; // the same broken record, or the parser's attempts to go on after it
-      broken = `invalid CSV: ${error?.message ?? 'unreadable record'}`;
+      broken =
+        error?.code === 'CSV_MAX_RECORD_SIZE'
+          ? `invalid CSV: a record runs past ${MAX_CSV_RECORD_BYTES} bytes (a quote left open?)`
+          : `invalid CSV: ${error?.message ?? 'unreadable record'}`;
       // Read no further; the rows parsed before it are still handed over, then the parser ends.
       stream.unpipe(parser);
       parser.end();
