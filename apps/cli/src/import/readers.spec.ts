@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_CSV_RECORD_BYTES, entries, openFile, type Entry } from './readers';
+import { FileShapeError, MAX_CSV_RECORD_BYTES, entries, openFile, type Entry } from './readers';
 
 /** The import readers on files of their own, no database. */
 describe('import readers', () => {
@@ -32,5 +32,29 @@ describe('import readers', () => {
     ]);
     // Read up to the limit, not to the end of the file.
     expect(stream.bytesRead).toBeLessThan(2 * MAX_CSV_RECORD_BYTES);
+  });
+
+  const read = async (name: string, text: string, kind: 'person' | 'company' = 'person') => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    const out: Entry[] = [];
+    for await (const entry of entries(kind, 'csv', openFile(path))) out.push(entry);
+    return out;
+  };
+
+  it('refuses a CSV header that names a column twice, instead of keeping one of its values', async () => {
+    const file = 'external_id,full_name,emails,phones,emails\np1,Ada,ada@one.example,+14155550100,ada@two.example\n';
+    await expect(read('twice.csv', file)).rejects.toThrow(
+      new FileShapeError('the header names the emails column twice: which value is meant is unclear'),
+    );
+    await expect(read('twice-company.csv', 'external_id,name,name\nc1,Acme,Acme Ltd\n', 'company')).rejects.toThrow(
+      FileShapeError,
+    );
+  });
+
+  it('reads a CSV header with empty names past its last column, as spreadsheets export it', async () => {
+    expect(await read('trailing.csv', 'external_id,full_name,,\np1,Ada,,\n')).toEqual([
+      { line: 2, fields: { external_id: 'p1', full_name: 'Ada' } },
+    ]);
   });
 });

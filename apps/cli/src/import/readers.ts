@@ -19,7 +19,7 @@ export type ImportKind = 'person' | 'company';
  */
 export const MAX_CSV_RECORD_BYTES = 1 << 20;
 
-/** A file that cannot be imported as asked (a missing column): a usage error, exit status 2. */
+/** A file that cannot be imported as asked (a missing column, one named twice): a usage error, exit status 2. */
 export class FileShapeError extends Error {
   override readonly name = 'FileShapeError';
 }
@@ -38,7 +38,7 @@ export function entries(kind: ImportKind, format: ImportFormat, stream: ReadStre
       return jsonl(stream);
     case 'csv':
       return mapped(
-        csv(stream, kind === 'person' ? ['external_id', 'full_name'] : ['external_id', 'name'], (h) => h),
+        csv(stream, kind === 'person' ? ['external_id', 'full_name'] : ['external_id', 'name'], (h) => h, true),
         (row) => (kind === 'person' ? personCsvFields(row) : cells(row)),
       );
     case 'gleif':
@@ -91,6 +91,8 @@ async function* csv(
   stream: ReadStream,
   required: string[],
   header: (name: string) => string,
+  /** Every column is a field (JSONL's CSV twin): a name given twice is a shape error, not "the later wins". */
+  distinct = false,
 ): AsyncIterable<{ line: number; row: Row } | Unreadable> {
   let broken: string | null = null;
   let lastLine = 0; // the header's, then the last row's: the broken record starts on the line after it
@@ -126,13 +128,16 @@ async function* csv(
       columns = record.map(header);
       const missing = required.filter((r) => !columns!.includes(r));
       if (missing.length > 0) throw new FileShapeError(`the header has no ${missing.join(', ')} column`);
+      const twice = distinct ? columns.find((c, i) => c !== '' && columns!.indexOf(c) !== i) : undefined;
+      if (twice !== undefined)
+        throw new FileShapeError(`the header names the ${twice} column twice: which value is meant is unclear`);
     } else if (record.slice(columns.length).some((v) => v !== '')) {
       yield {
         line,
         reason: `${record.length} values, but the header has ${columns.length} columns (a value with a comma needs quotes)`,
       };
     } else {
-      // A short row lacks its last cells; of two columns with one name, the later wins.
+      // A short row lacks its last cells; of two columns with one name (in a registry's file), the later wins.
       const row: Row = Object.fromEntries(columns.slice(0, record.length).map((name, i) => [name, record[i]!]));
       yield { line, row };
     }
