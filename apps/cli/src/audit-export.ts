@@ -37,14 +37,21 @@ function bound(flag: 'from' | 'to', value: string | undefined): Date | null | st
   return `--${flag} "${value}" must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)`;
 }
 
+/** An option given twice, by every command (one of its values would be dropped without a word). */
+export function givenTwice(option: string): string {
+  return `--${option} is given twice: give each option once`;
+}
+
 /** The command's flags, or a message naming the bad one (commands.ts makes it a usage error). */
 export function parseAuditExportArgs(args: string[]): AuditExportCommand | string {
   let values: Record<string, string | undefined>;
+  let tokens: { kind: string; name?: string }[];
   try {
-    ({ values } = parseArgs({
+    ({ values, tokens } = parseArgs({
       args,
       strict: true,
       allowPositionals: false,
+      tokens: true,
       options: {
         from: { type: 'string' },
         to: { type: 'string' },
@@ -56,6 +63,9 @@ export function parseAuditExportArgs(args: string[]): AuditExportCommand | strin
     // parseArgs names the option: "Unknown option '--form'", "Option '--to <value>' argument missing".
     return err instanceof Error ? err.message : String(err);
   }
+  const named = tokens.flatMap((t) => (t.kind === 'option' && t.name !== undefined ? [t.name] : []));
+  const twice = named.find((name, i) => named.indexOf(name) !== i);
+  if (twice !== undefined) return givenTwice(twice);
   const from = bound('from', values['from']);
   if (typeof from === 'string') return from;
   const to = bound('to', values['to']);

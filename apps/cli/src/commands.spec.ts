@@ -21,6 +21,19 @@ describe('parseCommand', () => {
     [['credits:grant', 'a@example.com', 'abc'], /<n> "abc"/],
     [['db:migrate', 'extra'], /expected 0 argument/],
     [['frobnicate'], /unknown command "frobnicate"/],
+    // An option given twice: one of the two values would be dropped without a word.
+    [['suppress:add', '--email', 'a@example.com', '--email', 'b@example.com'], /^suppress:add: --email is given twice/],
+    [
+      ['suppress:remove', '--name', 'Jane Doe', '--birth-year', '1980', '--birth-year=1981'],
+      /--birth-year is given twice/,
+    ],
+    [['import', 'person', 'a.csv', '--format', 'csv', '--format=jsonl'], /^import: --format is given twice/],
+    [['demo:seed', '--people', '5', '--people', '6'], /^demo:seed: --people is given twice/],
+    [
+      ['audit:export', '--account', 'a@example.com', '--account', 'b@example.com'],
+      /^audit:export: --account is given twice/,
+    ],
+    [['audit:export', '--from', '2026-01-01', '--from=2026-02-01'], /^audit:export: --from is given twice/],
   ])('%j is a usage error naming the problem', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
     expect(() => parseCommand(argv)).toThrow(message);

@@ -1,4 +1,4 @@
-import { AUDIT_EXPORT_USAGE, parseAuditExportArgs, type AuditExportCommand } from './audit-export';
+import { AUDIT_EXPORT_USAGE, givenTwice, parseAuditExportArgs, type AuditExportCommand } from './audit-export';
 import { DEMO_DEFAULTS } from './import/demo-defaults';
 import { FORMATS, type ImportFormat, type ImportKind } from './import/readers';
 import { SUPPRESS_OPTIONS, SUPPRESS_USAGE, suppressCommand, type SuppressCommand } from './suppress';
@@ -79,7 +79,10 @@ export function parseCommand(argv: string[]): Command {
   }
 }
 
-/** `--name value` options (and bare `--flag`s) apart from positional arguments; an unknown option is a usage error. */
+/**
+ * `--name value` options (and bare `--flag`s) apart from positional arguments; an unknown option, or one
+ * given twice (one of its values would be dropped), is a usage error.
+ */
 function options(
   command: string,
   args: string[],
@@ -95,6 +98,7 @@ function options(
       continue;
     }
     const [key, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (values.has(key) || flags.has(key)) throw new UsageError(`${command}: ${givenTwice(key)}`);
     if (known.flags.includes(key)) flags.add(key);
     else if (known.values.includes(key)) {
       const value = inline ?? args[++i];
