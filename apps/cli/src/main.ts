@@ -1,9 +1,15 @@
 import 'reflect-metadata';
 import { ConfigError, loadCliConfig } from '@dossier/config';
-import { AccountsRepository, SearchHistoryRepository, openDataSource, runMigrations } from '@dossier/persistence';
+import {
+  AccountsRepository,
+  SearchHistoryRepository,
+  openDataSource,
+  runMigrations,
+  unreachableDatabase,
+} from '@dossier/persistence';
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseCommand, UsageError, USAGE } from './commands';
+import { parseCommand, UsageError, USAGE, type Command } from './commands';
 import { ImportInterrupted, consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
@@ -17,10 +23,22 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadCliConfig();
+  try {
+    return await run(command, config.databaseUrl);
+  } catch (err) {
+    // One line naming the server and DATABASE_URL (never its password), as the gateway and worker say it.
+    const unreachable = unreachableDatabase(err, config.databaseUrl);
+    if (unreachable === null) throw err;
+    console.error(unreachable);
+    return 1;
+  }
+}
+
+async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: string): Promise<number> {
   // Migrations build indexes over every imported record, and an import's upserts are as large as its
   // batches: the CLI's statements have no 10 s cap.
   const db = await openDataSource({
-    url: config.databaseUrl,
+    url: databaseUrl,
     poolSize: 2,
     applicationName: 'dossier-cli',
     queryTimeoutMs: null,

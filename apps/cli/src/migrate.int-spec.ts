@@ -1,4 +1,4 @@
-import { adminSql, runCli, testEnv, withDatabase } from '@dossier/testing';
+import { adminSql, freePort, runCli, testEnv, withDatabase } from '@dossier/testing';
 
 /** `db:migrate` as deploys run it: several at once on an empty database (a migrate job and an operator's). */
 describe('CLI db:migrate (real Postgres)', () => {
@@ -34,5 +34,20 @@ describe('CLI db:migrate (real Postgres)', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('says it cannot reach Postgres, naming DATABASE_URL (never its password), exit 1, when nothing listens there', async () => {
+    const port = await freePort(); // nothing listens there
+    const run = await runCli(['db:migrate'], { DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/dossier` });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^cannot reach Postgres at 127\\.0\\.0\\.1:${port}/dossier \\(DATABASE_URL\\): connect ECONNREFUSED .*\n$`,
+        ),
+      ),
+    });
+    expect(run.stderr).not.toContain('s3cret');
   });
 });

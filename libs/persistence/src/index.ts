@@ -14,7 +14,7 @@ export * from './entities/company-record.entity';
 export * from './entities/suppression.entity';
 export * from './entities/webhook.entity';
 export * from './suppressions.repository';
-export { isDatabaseUnavailable, isUniqueViolation, createOrExit } from './pg-errors';
+export { isDatabaseUnavailable, isUniqueViolation, createOrExit, unreachableDatabase } from './pg-errors';
 export * from './local-index.writer';
 export * from './local-index.repository';
 export * from './credit-metrics';
