@@ -65,8 +65,20 @@ async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: str
           return 2;
         }
         const started = performance.now();
+        // Ctrl-C or SIGTERM: stop reading, let the batch being written in, say how far it got. A second
+        // signal ends the process at once (the handlers are gone by then).
+        const stop = new AbortController();
+        const onSignal = (signal: NodeJS.Signals) => stop.abort(signal);
+        process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
         try {
-          const summary = await importFile(db, command.kind, command.file, command.format, consoleOutput());
+          const summary = await importFile(
+            db,
+            command.kind,
+            command.file,
+            command.format,
+            consoleOutput(),
+            stop.signal,
+          );
           const seconds = (performance.now() - started) / 1000;
           console.log(`${summaryLine(summary)} (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`);
           if (summary.stoppedAt !== null)
@@ -89,6 +101,8 @@ async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: str
             return 1;
           }
           throw error;
+        } finally {
+          process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
         }
       }
       case 'demo:seed': {

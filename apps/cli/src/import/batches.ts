@@ -36,6 +36,11 @@ export class BatchWriter<Row> {
     return this.counts;
   }
 
+  /** Waits for the batch being written, if any, whether it succeeds or not (`writtenThrough` is then final). */
+  async settle(): Promise<void> {
+    await this.writing.catch(() => undefined);
+  }
+
   private async flush(): Promise<void> {
     const rows = this.batch;
     const through = this.batchThrough;

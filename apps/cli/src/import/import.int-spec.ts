@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
-import { REPO_ROOT, TcpProxy, ownDatabase, runCli } from '@dossier/testing';
+import { DIST, REPO_ROOT, TcpProxy, ownDatabase, runCli } from '@dossier/testing';
 import { BATCH } from './batches';
 import { demoCompanies, demoPeople } from './demo';
 import { ImportInterrupted, importFile } from './import';
@@ -588,5 +590,62 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     const again = await cli('import', 'person', file);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^read 12000, imported 7000, updated 0, unchanged 5000, rejected 0 /m);
+  });
+
+  it('stops at Ctrl-C or SIGTERM once the batch being written is in, and says through which line everything is', async () => {
+    const file = join(dir, 'stop.jsonl');
+    const people = Array.from({ length: 12_000 }, (_, k) =>
+      JSON.stringify({ external_id: `stop-${k}`, full_name: `Person ${k} Stop`, source: 'stop' }),
+    );
+    writeFileSync(file, `${people.join('\n')}\n`);
+    const ds = await openDataSource({ url: env.DATABASE_URL, poolSize: 2, applicationName: 'stop' });
+    try {
+      // The operator presses Ctrl-C once the first batch is written.
+      const stop = new AbortController();
+      const out = { rejected: () => undefined, progress: () => stop.abort('SIGINT'), done: () => undefined };
+      const failure = await importFile(ds, 'person', file, 'jsonl', out, stop.signal).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(ImportInterrupted);
+      const stopped = failure as ImportInterrupted;
+      expect(stopped.message).toBe('interrupted (SIGINT)');
+      expect(stopped.summary.read).toBeLessThan(12_000);
+      expect(stopped.writtenThrough).toBeGreaterThanOrEqual(BATCH);
+      const n = stopped.summary.imported;
+      expect(n).toBe(stopped.writtenThrough);
+      expect(await rows(`SELECT count(*)::int AS n FROM people WHERE source = 'stop'`)).toEqual([{ n }]);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('tells the operator who stops an import with SIGTERM what is written, exit 1', async () => {
+    const file = join(dir, 'term.jsonl');
+    const people = Array.from({ length: 200_000 }, (_, k) =>
+      JSON.stringify({ external_id: `term-${k}`, full_name: `Person ${k} Term`, source: 'term' }),
+    );
+    writeFileSync(file, `${people.join('\n')}\n`);
+    const child = spawn(process.execPath, [DIST.cli, 'import', 'person', file], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: env.DATABASE_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = once(child, 'exit');
+    // The first progress line comes once the first batch is written: stop it then.
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('progress: ')) resolve();
+      }),
+    );
+    child.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(1);
+    expect(stderr).toContain(`import: ${file}: stopped: interrupted (SIGTERM)\n`);
+    const through = /every valid line up to line (\d+) is written\. Importing the file again is safe/.exec(stdout);
+    expect(through).not.toBeNull();
+    expect(await rows(`SELECT count(*)::int AS n FROM people WHERE source = 'term'`)).toEqual([
+      { n: Number(through![1]) },
+    ]);
   });
 });

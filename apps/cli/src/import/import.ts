@@ -24,8 +24,9 @@ export interface ImportSummary {
 }
 
 /**
- * A write failed (Postgres went away, say) part-way: what was written by then, and through which line.
- * Importing the file again is safe: what is written comes back unchanged.
+ * A write failed (Postgres went away, say) or the operator stopped the import (Ctrl-C, SIGTERM) part-way:
+ * what was written by then, and through which line. Importing the file again is safe: what is written
+ * comes back unchanged.
  */
 export class ImportInterrupted extends Error {
   override readonly name = 'ImportInterrupted';
@@ -51,7 +52,9 @@ export interface ImportOutput {
 /**
  * Streams FILE into the local index: each line checked (a bad one reported and skipped), the good ones
  * written BATCH at a time through COPY and one upsert (writePeople/writeCompanies) by a BatchWriter. The
- * file is read no faster than Postgres takes the batches, so memory stays constant.
+ * file is read no faster than Postgres takes the batches, so memory stays constant. When `stop` is aborted
+ * (its reason names the signal), no further line is read: the batch being written is let in, and the
+ * import ends with ImportInterrupted.
  */
 export async function importFile(
   db: DataSource,
@@ -59,6 +62,7 @@ export async function importFile(
   path: string,
   format: ImportFormat,
   out: ImportOutput,
+  stop?: AbortSignal,
 ): Promise<ImportSummary> {
   const size = statSync(path).size;
   const stream = openFile(path);
@@ -71,6 +75,7 @@ export async function importFile(
   );
   try {
     for await (const entry of entries(kind, format, stream)) {
+      if (stop?.aborted) throw new Error(`interrupted (${String(stop.reason)})`);
       lines.read++;
       const checked = 'reason' in entry ? entry : rowOf(kind, entry.fields, source);
       if ('reason' in checked) {
@@ -84,6 +89,7 @@ export async function importFile(
     await writer.finish();
   } catch (error) {
     if (error instanceof FileShapeError) throw error;
+    await writer.settle();
     throw new ImportInterrupted(summary(), writer.writtenThrough, error);
   } finally {
     stream.destroy();
