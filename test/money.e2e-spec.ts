@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { QUEUE_NAMES } from '@dossier/contracts';
+import { QUEUE_NAMES, WEBHOOK_QUEUE, batchEventId, webhookJobId } from '@dossier/contracts';
 import {
   Api,
   CRASH_PHONE,
@@ -177,6 +177,67 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       expect(event.type).toBe('batch.completed');
       expect(event.data).toEqual((await api.get(`/v1/batches/${batch.body.batch_id}`, { key })).body);
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 2, captures: 1, releases: 1 }));
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('voids a batch answered 503 (every add failed, every reservation released): no batch.completed for it, ever', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    try {
+      // Every add "fails" at once, though it reached Redis; no phone worker runs yet, so the gateway releases
+      // every reservation before any job runs, and answers 503 ("nothing was charged") without a batch id.
+      const lost = new Api(
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' })).baseUrl,
+      );
+      const created = await lost.post<{ webhook: { id: string } }>(
+        '/v1/webhooks',
+        { url: hook.url, events: ['batch.completed'] },
+        { key },
+      );
+      expect(created.status).toBe(201);
+      const requests = [
+        { kind: 'phone', input: PHONE },
+        { kind: 'phone', input: PHONE },
+      ];
+      const headers = { 'idempotency-key': 'voided-batch' };
+      const refused = await lost.post<Envelope>('/v1/batch', { requests }, { key, headers });
+      expect(refused.status).toBe(503);
+      expect(refused.body.error?.code).toBe('unavailable');
+      const voided = await sql<{ id: string; batch_id: string }>(
+        `SELECT id, batch_id FROM searches WHERE account_id = $1`,
+        [accountId],
+      );
+      expect(voided).toHaveLength(2);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
+
+      // The queued jobs run now and find their searches settled; then the client retries with its key.
+      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      for (const s of voided) {
+        await waitFor(
+          () => queues.job(QUEUE_NAMES.phone, s.id),
+          (j) => j.state === 'completed',
+          { timeoutMs: 15_000, what: `the released item's job ${s.id} to run` },
+        );
+      }
+      const retried = await api.post<{ batch_id: string }>('/v1/batch', { requests }, { key, headers });
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      await waitFor(
+        () => Promise.resolve(hook.received.length),
+        (n) => n >= 1,
+        { timeoutMs: 15_000, what: "the retried batch's batch.completed delivery" },
+      );
+      // Only the batch the client got is announced: the voided one's event was never queued (its jobs, which
+      // queue it when a batch's last search settles, have all run), nor does the batch answer or replay.
+      const voidedEvent = webhookJobId(created.body.webhook.id, batchEventId(voided[0]!.batch_id));
+      expect(await queues.state(WEBHOOK_QUEUE, voidedEvent)).toBe('missing');
+      expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { batch_id: string } }).data.batch_id)).toEqual([
+        retried.body.batch_id,
+      ]);
+      expect((await api.get(`/v1/batches/${voided[0]!.batch_id}`, { key })).status).toBe(404);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 4, captures: 2, releases: 2 }));
     } finally {
       await hook.close();
     }

@@ -154,9 +154,14 @@ export class BatchesRepository {
     return rows[0] ?? null;
   }
 
-  /** Frees the batch's Idempotency-Key (its searches could not be queued): a retry with the key runs it again. */
-  async forgetIdempotencyKey(id: string): Promise<void> {
-    await queryRows(this.db, `UPDATE batches SET idempotency_key = NULL WHERE id = $1`, [id]);
+  /**
+   * Removes a batch none of whose searches could be queued, every one released (the client was answered
+   * 503 without its id): its Idempotency-Key is free, so a retry with the key runs it again, and nothing
+   * completes it or sends its `batch.completed` (the reconciler's findSettledOpen, a late job's
+   * completeIfSettled find no row). Its failed searches stay, naming it, as a refused lookup's search does.
+   */
+  async discard(id: string): Promise<void> {
+    await queryRows(this.db, `DELETE FROM batches WHERE id = $1`, [id]);
   }
 
   /**

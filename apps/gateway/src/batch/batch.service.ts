@@ -100,9 +100,13 @@ export class BatchService {
       } catch (err) {
         const releases = await Promise.all(created.reserved.map((s) => this.lookups.releaseUnqueued(s.id)));
         if (releases.every((r) => r === 'released')) {
-          // Redis is down: every reservation went back and the key is freed, so retrying the batch runs it again.
-          // A job that did get queued finds its search settled and stops there.
-          await this.batches.forgetIdempotencyKey(batchId).catch(() => {});
+          // Redis is down: every reservation went back, and the batch goes too (the 503 names no batch): its key
+          // is free, so retrying runs it again, and no batch.completed is ever sent for it (the reconciler used
+          // to complete it, and a job whose add did reach Redis to finish it, announcing a batch the client
+          // never got). A job that did get queued finds its search settled and stops there.
+          await this.batches
+            .discard(batchId)
+            .catch((e: unknown) => this.logger.warn(`could not discard unqueued batch ${batchId}: ${String(e)}`));
           throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
         }
         // Some add did reach Redis and its job already settled (or Postgres failed too, and its job or the
