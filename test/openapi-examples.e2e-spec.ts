@@ -136,6 +136,11 @@ describe('every real answer is one the OpenAPI document describes', () => {
       if (!validate(res.body))
         problems.push(`${where}: body does not match: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
     }
+    // Every header of the document's own list that the answer carries is one this answer documents.
+    for (const header of Object.keys(doc['components']['headers'] as Json)) {
+      if (res.headers.has(header) && !(header in (answer['headers'] ?? {})))
+        problems.push(`${where}: ${header} is sent but not documented`);
+    }
     const always = ['X-Request-Id'];
     if (url.startsWith('/v1/') && res.status < 300)
       always.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');

@@ -127,7 +127,8 @@ function headersFor(route: DocumentedRoute, status: number): Json {
   const { doc } = route;
   const names = ['X-Request-Id'];
   if (doc.errors.includes('rate_limited')) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
-  if ((doc.credits ?? doc.lookup) && (status < 300 || status === 503))
+  // A 402 reports the balance the lookup did not fit in, a failed lookup (503) the balance after its release.
+  if ((doc.credits ?? doc.lookup) && (status < 300 || status === 402 || status === 503))
     names.push('X-Credits-Spent', 'X-Credits-Remaining');
   if (doc.lookup && status < 300) names.push('Idempotent-Replayed', 'Preference-Applied');
   if (status === 202) names.push('Location');
