@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_MODES } from '@dossier/domain';
+import { anyOfRequired } from '../http/validation';
 
 const str = () => z.string({ error: 'must be a string' });
 
@@ -33,6 +34,7 @@ function credentials(password: typeof passwordField) {
         ctx.addIssue({ code: 'custom', path: ['passwort'], message: 'differs from password; send only one of them' });
       }
     })
+    .meta(anyOfRequired(['password', 'passwort']))
     .transform((v) => ({ email: v.email, password: (v.password ?? v.passwort) as string }));
 }
 

@@ -3,9 +3,11 @@ import { LOOKUP_KINDS, SEARCH_STATUSES } from '@dossier/domain';
 
 const once = (what: string) => z.string({ error: `must be given once, as ${what}` });
 
+// `format` for the document: `z.toJSONSchema` describes a pipe's input, the string before the check.
 const instant = once('an RFC 3339 timestamp')
   .pipe(z.iso.datetime({ offset: true, error: 'must be an RFC 3339 timestamp such as 2026-11-01T00:00:00Z' }))
-  .transform((v) => new Date(v));
+  .transform((v) => new Date(v))
+  .meta({ format: 'date-time' });
 
 /**
  * The query string of `GET /v1/searches`. Unknown parameters are refused (as unknown body fields are), so
@@ -23,6 +25,8 @@ export const historyQuery = z
       .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100')
       .transform(Number)
       .pipe(z.number().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'))
+      // The document shows the number it reads from the text, not the text (`pattern` dropped).
+      .meta({ type: 'integer', minimum: 1, maximum: 100, pattern: undefined })
       .optional()
       .describe('searches per page, 1–100 (default 20)'),
     cursor: once('text').optional().describe('`next_cursor` of the previous page; send the same filters with it'),

@@ -103,6 +103,14 @@ export function unstorableText(body: unknown): FieldIssue[] {
 }
 
 /**
+ * "At least one of `keys`" as JSON Schema, for a body's `.meta()`: a rule a `superRefine` enforces is
+ * invisible to `z.toJSONSchema`, and a document without it lets a generated client send what is refused.
+ */
+export function anyOfRequired(keys: readonly string[]): { anyOf: { required: string[] }[] } {
+  return { anyOf: keys.map((key) => ({ required: [key] })) };
+}
+
+/**
  * Validates a parsed JSON body against a strict schema, or throws `validation_error` naming each field.
  * Text Postgres cannot store is refused first, in any string or key at any depth, before a schema (or
  * one of its transforms) sees it: every body of every route goes through here.

@@ -7,6 +7,7 @@ import {
   phoneResultSchema,
   sourceReportSchema,
 } from '@dossier/contracts';
+import { anyOfRequired } from '../http/validation';
 
 const text = (max: number) =>
   z
@@ -77,6 +78,9 @@ const atLeastOne =
     }
   };
 
+const PERSON_KEYS = ['name', 'email', 'phone', 'username'] as const;
+const COMPANY_KEYS = ['company_name', 'domain', 'registration_number'] as const;
+
 export const personBody = z
   .object({
     name: text(256).optional(),
@@ -91,8 +95,9 @@ export const personBody = z
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()
-  .superRefine(atLeastOne(['name', 'email', 'phone', 'username'] as const, 'name'))
+  .superRefine(atLeastOne(PERSON_KEYS, 'name'))
   .meta({
+    ...anyOfRequired(PERSON_KEYS),
     examples: [{ name: 'Gonzalo Halvorson', location: 'South Jillville, NM', permissible_purpose: 'employment' }],
   });
 
@@ -105,8 +110,11 @@ export const companyBody = z
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()
-  .superRefine(atLeastOne(['company_name', 'domain', 'registration_number'] as const, 'company_name'))
-  .meta({ examples: [{ company_name: 'Balistreri Friesen and Franecki-Schroeder Ltd', country: 'GB' }] });
+  .superRefine(atLeastOne(COMPANY_KEYS, 'company_name'))
+  .meta({
+    ...anyOfRequired(COMPANY_KEYS),
+    examples: [{ company_name: 'Balistreri Friesen and Franecki-Schroeder Ltd', country: 'GB' }],
+  });
 
 export const verifyEmailBody = z
   .object({ email: text(320), permissible_purpose: permissiblePurpose.optional() })
