@@ -165,6 +165,17 @@ describe('every real answer is one the OpenAPI document describes', () => {
       if (acceptedByDocument(op, path, options.json))
         problems.push(`${where}: the document's schemas accept this request (${path} ${JSON.stringify(options.json)})`);
     }
+    // A batch answers a bad item with its error in its place: the document's item schema must refuse that item too.
+    const requests = (options.json as Json | undefined)?.['requests'] as unknown[] | undefined;
+    const itemSchema = op['requestBody']?.['content']?.['application/json']?.['schema']?.['properties']?.['requests']?.[
+      'items'
+    ] as Json | undefined;
+    if (res.status < 300 && Array.isArray(res.body?.['items']) && requests && !options.semantic) {
+      (res.body['items'] as Json[]).forEach((item, i) => {
+        if (item['error']?.['code'] === 'validation_error' && validatorFor(itemSchema ?? {})(requests[i]))
+          problems.push(`${where}: the document's item schema accepts requests[${i}] ${JSON.stringify(requests[i])}`);
+      });
+    }
     // Every header of the document's own list that the answer carries is one this answer documents.
     for (const header of Object.keys(doc['components']['headers'] as Json)) {
       if (res.headers.has(header) && !(header in (answer['headers'] ?? {})))
@@ -257,7 +268,15 @@ describe('every real answer is one the OpenAPI document describes', () => {
     const item = { kind: 'phone', input: { phone: '+14155552671' } };
     const batch = await send('POST', '/v1/batch', {
       key,
-      json: { requests: [item, { kind: 'email', input: {} }] },
+      json: {
+        requests: [
+          item,
+          { kind: 'email', input: {} },
+          { kind: 'username', input: { username: 'grace_h' } },
+          { kind: 'company', input: { country: 'GB' } },
+          { input: { phone: '+14155552671' } },
+        ],
+      },
     });
     await send('POST', '/v1/batch', { key, json: { requests: [item] }, headers: { prefer: 'respond-async' } });
     await send('POST', '/v1/batch', { key, json: { requests: [] } });

@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { LOOKUP_KINDS } from '@dossier/domain';
+import { ERROR_CODES, LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
 import {
   anySuccessEnvelope,
+  companyBody,
   emailSuccessEnvelope,
   pendingEnvelope,
+  personBody,
   phoneSuccessEnvelope,
+  verifyEmailBody,
+  verifyPhoneBody,
 } from '../lookups/lookups.schema';
 
 /** The most requests one batch may carry. */
@@ -20,13 +24,36 @@ export const batchItemBody = z
   })
   .strict();
 
+/** Each kind's endpoint body: what an item's `input` is checked with (batch.service.ts, through lookup-requests.ts). */
+const INPUT_BODIES: Record<LookupKind, z.ZodType> = {
+  person: personBody,
+  company: companyBody,
+  email: verifyEmailBody,
+  phone: verifyPhoneBody,
+};
+
+/**
+ * A valid item as JSON Schema, for the document: `{kind, input}` with that kind's endpoint body. The array
+ * itself takes anything (an invalid item gets its error in its place), so this is only what it shows.
+ */
+function validItemJsonSchema(): Record<string, unknown> {
+  const item = z.union(
+    LOOKUP_KINDS.map((kind) => z.object({ kind: z.literal(kind), input: INPUT_BODIES[kind] }).strict()),
+  );
+  const { $schema: _drop, ...json } = z.toJSONSchema(item, { target: 'draft-2020-12', io: 'input' });
+  return json;
+}
+
 export const batchBody = z
   .object({
     requests: z
       .array(z.unknown(), { error: 'must be an array of requests' })
       .min(1, 'must hold at least one request')
       .max(BATCH_MAX_ITEMS, `must hold at most ${BATCH_MAX_ITEMS} requests`)
-      .describe(`1 to ${BATCH_MAX_ITEMS} requests, each \`{kind, input}\` (see batchItem)`),
+      .meta({
+        description: `1 to ${BATCH_MAX_ITEMS} requests, each \`{kind, input}\` with that kind's endpoint body`,
+        items: validItemJsonSchema(),
+      }),
   })
   .strict()
   .meta({
@@ -44,7 +71,7 @@ export const batchBody = z
 const itemError = z.object({
   status: z.literal('error'),
   error: z.object({
-    code: z.string().describe('validation_error, insufficient_credits, unavailable, …'),
+    code: z.enum(ERROR_CODES).describe('validation_error, insufficient_credits, unavailable, …'),
     message: z.string(),
     details: z.array(z.object({ field: z.string(), issue: z.string() })).optional(),
   }),
