@@ -273,6 +273,31 @@ describe('the request for a site', () => {
       expect([name, probeRequest(statusSite, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
   });
 
+  it('is none, on a site that puts the username into its host name, for a name the site keeps for its own services (mail, api, admin, …)', () => {
+    const tumblr = siteOf({ errorType: 'status_code', url: 'https://{}.tumblr.example/' });
+    // help.tumblr.example answers 200 with the site's help centre: read as a profile, every such name was found.
+    for (const name of [
+      'mail',
+      'API',
+      'admin',
+      'blog',
+      'help',
+      'support',
+      'status',
+      'static',
+      'cdn',
+      'm',
+      'app',
+      'dev',
+    ])
+      expect([name, probeRequest(tumblr, name)]).toEqual([name, null]);
+    for (const name of ['mailman', 'apiary', 'blogger', 'mm', 'devon'])
+      expect([name, probeRequest(tumblr, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
+    // In the path they are handles like any other.
+    for (const name of ['mail', 'api', 'admin', 'help'])
+      expect([name, probeRequest(statusSite, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
+  });
+
   it('is none for `.` and `..`, which an address reads as path steps (/u/.. is the home page), not as a handle', () => {
     expect(probeRequest(statusSite, '..')).toBeNull();
     expect(probeRequest(statusSite, '.')).toBeNull();

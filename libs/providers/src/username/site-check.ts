@@ -55,17 +55,32 @@ const NAME_IN_HOST = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\{\}/i;
 const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 /**
+ * Host names a site keeps for its own services (`www`, `mail`, `api`, `help`, …), never a member's: at
+ * `help.tumblr.com` the site's help centre answers 200, and a status or message rule would read it as a
+ * profile. Sites reserve such names at sign-up; this is the common core of those lists (mail and name
+ * servers, APIs and CDNs, the site's blog, help, status and admin pages, its mobile and app front ends).
+ */
+const RESERVED_HOST_LABELS: ReadonlySet<string> = new Set([
+  ...['www', 'www1', 'www2', 'web', 'm', 'mobile', 'app', 'apps'],
+  ...['mail', 'email', 'webmail', 'smtp', 'imap', 'pop', 'pop3', 'mx', 'ns', 'ns1', 'ns2', 'dns', 'ftp', 'vpn'],
+  ...['api', 'cdn', 'static', 'assets', 'img', 'images', 'media', 'files', 'upload', 'uploads', 'download'],
+  ...['admin', 'login', 'auth', 'sso', 'account', 'accounts', 'secure', 'dashboard', 'billing'],
+  ...['blog', 'help', 'support', 'status', 'docs', 'developer', 'developers', 'news', 'forum', 'shop', 'store'],
+  ...['dev', 'test', 'staging', 'beta', 'demo', 'localhost'],
+]);
+
+/**
  * Whether `username` can stand in a site's host name: as one label — with a dot it would ask another
- * host level (`a.b.tumblr.com`) — and not `www`, which is the site's own home page, never a profile.
+ * host level (`a.b.tumblr.com`) — and not one the site keeps for itself (RESERVED_HOST_LABELS).
  */
 function fitsHostName(username: string): boolean {
-  return HOST_LABEL.test(username) && username.toLowerCase() !== 'www';
+  return HOST_LABEL.test(username) && !RESERVED_HOST_LABELS.has(username.toLowerCase());
 }
 
 /**
  * The request that checks `username` on `site`, or null where the site cannot have it: its `regexCheck`
  * refuses it, it is `.` or `..`, the site puts it into its host name and it is not one label there (or
- * is `www`), or it does not make a valid address there.
+ * is one the site keeps for its own services: `www`, `mail`, `api`, …), or it does not make a valid address there.
  */
 export function probeRequest(site: Site, username: string): UpstreamRequest | null {
   if (site.regexCheck && !site.regexCheck.test(username)) return null;
