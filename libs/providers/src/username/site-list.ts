@@ -166,12 +166,20 @@ export interface UsernameSettings {
   concurrency: number;
   /** Site checks in flight in this process, every lookup's together: each holds one connection at most. */
   maxConnections: number;
+  /** Of those, at most this many to one host (the probe's `host:port`), every lookup's together. */
+  maxPerHost: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 8000;
 const DEFAULT_CONCURRENCY = 32;
 /** Eight lookups' worth at USERNAME_CONCURRENCY's default; at the person queue's default 16 jobs, 16 each. */
 const DEFAULT_MAX_CONNECTIONS = 256;
+/**
+ * Parallel lookups walk the list in the same order: at the person queue's 16 jobs, each site had 16
+ * requests at once, which is what sites rate-limit and wall. Four lets a lookup's sites that share a host
+ * (two at most in the shipped list: Genius's artists and users) go together, so one lookup is not slowed.
+ */
+const DEFAULT_MAX_PER_HOST = 4;
 
 /**
  * The username settings, resolved: the list from `USERNAME_SITES_FILE` (default: the shipped one),
@@ -206,6 +214,7 @@ export function usernameSettings(settings: Readonly<Record<string, string | unde
     timeoutMs: integerSetting(settings, 'USERNAME_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 60_000),
     concurrency: integerSetting(settings, 'USERNAME_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000),
     maxConnections: integerSetting(settings, 'USERNAME_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, 1, 10_000),
+    maxPerHost: integerSetting(settings, 'USERNAME_MAX_PER_HOST', DEFAULT_MAX_PER_HOST, 1, 1000),
   };
 }
 

@@ -405,6 +405,45 @@ describe('username presence', () => {
     );
   });
 
+  it('asks one site host USERNAME_MAX_PER_HOST at a time, every lookup together, so parallel lookups do not each hit it at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    routes = {
+      busy: () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        const after = new Promise<void>((open) => gates.push(open)).then(() => inFlight--);
+        return { status: 404, after };
+      },
+    };
+    const run = async (settings: Record<string, string>, handles: string[], expected: number) => {
+      inFlight = 0;
+      most = 0;
+      gates.length = 0;
+      const pending = Promise.all(handles.map((handle) => lookup(handle, within(settings))));
+      for (let released = 0; released < handles.length; released++) {
+        await waitFor(
+          () => Promise.resolve(gates.length),
+          (n) => n > released,
+          { timeoutMs: 5000, what: `request ${released + 1}` },
+        );
+        gates[released]!();
+      }
+      const answers = await pending;
+      expect(answers.map((a) => a.outcome)).toEqual(handles.map(() => 'not_found'));
+      expect(most).toBe(expected);
+    };
+    const handles = ['ghopper', 'alovelace', 'aturing', 'kjohnson', 'mhamilton', 'dritchie'];
+    // Six lookups of the same site at once, plenty of connections: two requests at the site at a time.
+    await run(sitesAt({ Busy: { path: 'busy' } }, { USERNAME_MAX_PER_HOST: '2' }), handles, 2);
+    // The default lets a lookup's two sites on one host (Genius's artists and users) go together, and no more.
+    await run(sitesAt({ Busy: { path: 'busy' } }), handles, 4);
+    expect(() => usernameProvider.validateSettings!({ USERNAME_MAX_PER_HOST: '0' })).toThrow(
+      'USERNAME_MAX_PER_HOST: expected a whole number from 1 to 1000, got "0"',
+    );
+  });
+
   it("reports a site whose circuit is open skipped, with the guards' reason", async () => {
     routes = { hub: { status: 200, body: PROFILE } };
     const settings = sitesAt({ GitHub: { path: 'hub' }, Broken: { path: 'broken' } });

@@ -62,17 +62,33 @@ function slotsOf(size: number): Slots {
 }
 
 /**
+ * The site checks in flight to each host (`host:port` of the request asked first), every lookup's together
+ * (USERNAME_MAX_PER_HOST): per size, then per host — as many as the list has hosts.
+ */
+const hostSlots = new Map<number, Map<string, Slots>>();
+
+function hostSlotsOf(size: number, url: string): Slots {
+  let hosts = hostSlots.get(size);
+  if (!hosts) hostSlots.set(size, (hosts = new Map()));
+  const host = new URL(url).host.toLowerCase();
+  let slots = hosts.get(host);
+  if (!slots) hosts.set(host, (slots = new Slots(size)));
+  return slots;
+}
+
+/**
  * Checks one site through the fan-out's guards for that site (its own breaker, retries of 5xx and refused
- * connections), within the per-site timeout and the whole check's budget. It first waits for one of the
- * process's connection slots (the per-site time starts once it has one), and holds it until the site's
- * answer is read — the answer's connection closed. Never rejects: every end is a report, `found` and
+ * connections), within the per-site timeout and the whole check's budget. It first waits for its host's
+ * turn (USERNAME_MAX_PER_HOST), then for one of the process's connection slots — a check waiting on a busy
+ * host holds no connection slot — (the per-site time starts once it has both), and holds them until the
+ * site's answer is read — the answer's connection closed. Never rejects: every end is a report, `found` and
  * `not_found` included.
  */
 async function checkSite(
   { site, req }: { site: Site; req: UpstreamRequest },
   handle: string,
   ctx: ProviderContext,
-  limits: { timeoutMs: number; budget: AbortSignal; slots: Slots },
+  limits: { timeoutMs: number; budget: AbortSignal; slots: Slots; hostSlots: Slots },
 ): Promise<SourceReport> {
   const id = siteId(site);
   const notReached: SourceReport = {
@@ -81,16 +97,18 @@ async function checkSite(
     took_ms: 0,
     detail: `${id}: not reached before the check's deadline`,
   };
-  let release: () => void;
+  const releases: (() => void)[] = [];
   try {
-    release = await limits.slots.take(limits.budget);
+    releases.push(await limits.hostSlots.take(limits.budget));
+    releases.push(await limits.slots.take(limits.budget));
   } catch {
+    releases.forEach((release) => release());
     return notReached;
   }
   try {
     return await checkHeld({ site, req }, handle, ctx, limits);
   } finally {
-    release();
+    releases.reverse().forEach((release) => release());
   }
 }
 
@@ -137,6 +155,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
       'USERNAME_TIMEOUT_MS',
       'USERNAME_CONCURRENCY',
       'USERNAME_MAX_CONNECTIONS',
+      'USERNAME_MAX_PER_HOST',
     ],
     defaultTimeoutMs,
     transport: 'http',
@@ -155,7 +174,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
 
     async lookup(_kind, input: PersonInput, ctx: ProviderContext): Promise<ProviderAnswer<'person'>> {
       const handle = handleOf(input);
-      const { sites, timeoutMs, concurrency, maxConnections } = usernameSettings(ctx.settings);
+      const { sites, timeoutMs, concurrency, maxConnections, maxPerHost } = usernameSettings(ctx.settings);
       const probes = sites.flatMap((site) => {
         const req = handle === null ? null : probeRequest(site, handle);
         return req ? [{ site, req }] : [];
@@ -166,7 +185,12 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
       }
       const budget = AbortSignal.any([ctx.signal, AbortSignal.timeout(budgetMs)]);
       const reports = await mapLimit(probes, concurrency, (probe) =>
-        checkSite(probe, handle, ctx, { timeoutMs, budget, slots: slotsOf(maxConnections) }),
+        checkSite(probe, handle, ctx, {
+          timeoutMs,
+          budget,
+          slots: slotsOf(maxConnections),
+          hostSlots: hostSlotsOf(maxPerHost, probe.req.url),
+        }),
       );
       const found = probes.flatMap(({ site }, i) =>
         reports[i]!.outcome === 'found' ? [{ site, report: reports[i]! }] : [],
