@@ -166,7 +166,7 @@ export type TargetCheck = { ok: true; target: ResolvedTarget } | { ok: false; re
 export type ResolveHost = (host: string, signal?: AbortSignal) => Promise<{ address: string; family: number }[]>;
 
 /** The system's resolver (getaddrinfo: /etc/hosts, then DNS). It cannot be cancelled: the check stops waiting. */
-const systemResolve: ResolveHost = (host) => lookup(host, { all: true, verbatim: true });
+export const systemResolve: ResolveHost = (host) => lookup(host, { all: true, verbatim: true });
 
 /**
  * A host's A and AAAA records from these DNS servers (`host:port`), not the system's resolver: what

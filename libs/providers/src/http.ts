@@ -1,4 +1,5 @@
 import { TextDecoder } from 'node:util';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ProviderError } from './provider';
 
@@ -134,6 +135,8 @@ export interface UpstreamRequest {
   body?: string;
   /** `manual` keeps a redirect as the answer (status 3xx with a Location), for checks that read it. */
   redirect?: 'follow' | 'manual';
+  /** Connects through this in place of the process's default (a lookup that refuses some addresses). */
+  dispatcher?: Dispatcher;
 }
 
 /**
@@ -150,6 +153,7 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
       body: req.body,
       redirect: req.redirect ?? 'follow',
       signal,
+      ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
     });
     const { bytes, truncated } = await readCapped(res);
     return { status: res.status, headers: res.headers, url: res.url, text: decodeBody(bytes, res.headers), truncated };

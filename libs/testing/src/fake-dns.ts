@@ -17,13 +17,16 @@ export interface DnsRecords {
  */
 export type DnsName = DnsRecords | 'nxdomain' | 'servfail' | 'refused' | 'timeout';
 
+/** An answer that changes from one query to the next (DNS rebinding): `asked` is how many of this name and type came before. */
+export type DnsScript = (type: string, asked: number) => DnsName;
+
 /**
  * A DNS server on 127.0.0.1 (UDP) that answers what the test scripts, per name, and records every query.
  * Point `DNS_SERVERS` at `server`.
  */
 export class FakeDns {
   readonly queries: { name: string; type: string }[] = [];
-  private readonly names = new Map<string, DnsName>();
+  private readonly names = new Map<string, DnsName | DnsScript>();
 
   private constructor(
     private readonly dns: ReturnType<typeof dns2.createServer>,
@@ -31,7 +34,7 @@ export class FakeDns {
     readonly server: string,
   ) {}
 
-  static async start(names: Record<string, DnsName> = {}): Promise<FakeDns> {
+  static async start(names: Record<string, DnsName | DnsScript> = {}): Promise<FakeDns> {
     const handlers: { handle?: FakeDns['handle'] } = {};
     const dns = dns2.createServer({ udp: true, handle: (request, send) => handlers.handle?.(request, send) });
     const addresses = await dns.listen({ udp: { port: 0, address: '127.0.0.1' } });
@@ -43,8 +46,8 @@ export class FakeDns {
     return fake;
   }
 
-  /** Scripts how `name` answers from now on. */
-  set(name: string, answer: DnsName): this {
+  /** Scripts how `name` answers from now on: always the same, or query by query. */
+  set(name: string, answer: DnsName | DnsScript): this {
     this.names.set(name.toLowerCase().replace(/\.$/, ''), answer);
     return this;
   }
@@ -58,8 +61,10 @@ export class FakeDns {
     if (!question) return;
     const name = question.name.toLowerCase().replace(/\.$/, '');
     const type = Object.entries(Packet.TYPE).find(([, code]) => code === question.type)?.[0] ?? String(question.type);
+    const asked = this.queries.filter((q) => q.name === name && q.type === type).length;
     this.queries.push({ name, type });
-    const answer = this.names.get(name) ?? 'nxdomain';
+    const scripted = this.names.get(name) ?? 'nxdomain';
+    const answer = typeof scripted === 'function' ? scripted(type, asked) : scripted;
     if (answer === 'timeout') return;
     const response = Packet.createResponseFromRequest(request);
     const record = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };

@@ -1,4 +1,5 @@
-import { FakeUpstream } from '@dossier/testing';
+import { resolverAt } from '@dossier/contracts';
+import { FakeDns, FakeUpstream } from '@dossier/testing';
 import { ProviderError, outcomeOfError } from '../provider';
 import { decide, exchange, probeRequest, type SiteExchange } from './site-check';
 import { DEFAULT_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
@@ -382,6 +383,45 @@ describe('the exchange with a site', () => {
       }
       expect(inside.requests).toEqual([]);
     } finally {
+      await inside.close();
+    }
+  });
+
+  it('refuses a private address at the connection to a redirected host, resolving its name once: a DNS answer that changes between a check and the connection (rebinding) gets nowhere', async () => {
+    const inside = await FakeUpstream.start();
+    const dns = await FakeDns.start();
+    try {
+      inside.reply({ status: 200, body: PROFILE });
+      const { port } = new URL(inside.url);
+      const resolve = resolverAt([dns.server]);
+      const site = at(statusSite);
+      const runVia = () =>
+        exchange(site, 'ghopper', probeRequest(site, 'ghopper')!, AbortSignal.timeout(5000), resolve);
+      const notFollowed = {
+        outcome: 'unknown',
+        detail:
+          'site:Example: redirected to another host at a loopback, private, link-local or metadata address (not followed)',
+      };
+
+      // A name at a loopback address: one query of each type for the hop, and the request never made.
+      dns.set('inside.test', { a: ['127.0.0.1'] });
+      fake.reply({ status: 302, headers: { location: `http://inside.test:${port}/admin` } });
+      const ex = await runVia();
+      expect(ex).toMatchObject({ status: 302, url: `http://inside.test:${port}/admin`, privateRedirect: true });
+      expect(verdict(site, ex)).toEqual(notFollowed);
+      expect(dns.queries.filter((q) => q.name === 'inside.test' && q.type === 'A')).toHaveLength(1);
+
+      // A name that does not resolve when first asked, then answers 127.0.0.1: a check that asks first and
+      // leaves an unresolved name "for the request to fail on" let the request's own lookup reach loopback.
+      dns.set('rebind.test', (type, asked) => (type === 'A' && asked > 0 ? { a: ['127.0.0.1'] } : 'nxdomain'));
+      fake.reply({ status: 302, headers: { location: `http://rebind.test:${port}/admin` } });
+      await expect(runVia()).rejects.toMatchObject({ code: 'unavailable' }); // as the guards retry it:
+      const again = await runVia();
+      expect(again).toMatchObject({ status: 302, privateRedirect: true });
+      expect(verdict(site, again)).toEqual(notFollowed);
+      expect(inside.requests).toEqual([]);
+    } finally {
+      await dns.close();
       await inside.close();
     }
   });

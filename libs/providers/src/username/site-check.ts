@@ -1,7 +1,6 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { isRefusedAddress } from '@dossier/contracts';
-import { untilAborted } from '@dossier/domain';
+import { isIP, type LookupFunction } from 'node:net';
+import { isRefusedAddress, systemResolve, type ResolveHost } from '@dossier/contracts';
+import { Agent } from 'undici';
 import { looksLikeChallenge, MAX_BODY_BYTES, rateLimited, request, type UpstreamRequest } from '../http';
 import { ProviderError } from '../provider';
 import type { Site } from './site-list';
@@ -128,19 +127,31 @@ export interface SiteExchange {
 /**
  * Asks the site, following up to five redirects by hand. It stops at a redirect to the site's error page
  * or to a login page (the answer is known from the address alone: nothing more is fetched), and at one to
- * another host at a loopback, private, link-local or metadata address (`privateRedirect`).
+ * another host at a loopback, private, link-local or metadata address (`privateRedirect`): refused by the
+ * connection's own lookup (`resolve`, the system's by default), so the address judged is the one connected to.
  */
 export async function exchange(
   site: Site,
   username: string,
   req: UpstreamRequest,
   signal: AbortSignal,
+  resolve: ResolveHost = systemResolve,
 ): Promise<SiteExchange> {
   const id = siteId(site);
   const redirects: string[] = [];
   let current = req;
+  /** The redirect being followed, when it leaves the site's host by name: its answer, and its guarded connection. */
+  let hop: { from: SiteExchange; guard: GuardedDispatcher } | null = null;
   for (;;) {
-    const res = await request(id, { ...current, redirect: 'manual' }, signal);
+    let res;
+    try {
+      res = await request(id, { ...current, redirect: 'manual', dispatcher: hop?.guard.dispatcher }, signal);
+    } catch (error) {
+      if (hop?.guard.refused()) return { ...hop.from, url: current.url, privateRedirect: true };
+      throw error;
+    } finally {
+      void hop?.guard.dispatcher.destroy();
+    }
     const answer = { ...res, requested: req.url, redirects, url: current.url };
     if (res.status < 300 || res.status > 399 || res.status === 304) return answer;
     const location = res.headers.get('location');
@@ -149,8 +160,8 @@ export async function exchange(
     redirects.push(next.toString());
     if (isErrorPage(site, username, next.toString()) || isLoginRedirect(next.toString(), req.url))
       return { ...answer, url: next.toString() };
-    if (await isPrivateRedirect(next, new URL(req.url), id, signal))
-      return { ...answer, url: next.toString(), privateRedirect: true };
+    const way = redirectWay(next, new URL(req.url));
+    if (way === 'refused') return { ...answer, url: next.toString(), privateRedirect: true };
     if (redirects.length > MAX_REDIRECTS)
       throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
     // Browsers turn a POST into a GET on 301, 302 and 303 (and drop its body); 307 and 308 keep both.
@@ -158,6 +169,7 @@ export async function exchange(
     // The site's credentials are for its own origin: a browser sends neither its Authorization nor its cookies elsewhere.
     const headers =
       next.origin === new URL(current.url).origin ? current.headers : without(current.headers, CREDENTIAL_HEADERS);
+    hop = way === 'guarded' ? { from: answer, guard: guardedDispatcher(resolve) } : null;
     current = asGet
       ? { url: next.toString(), method: 'GET', headers: without(headers, BODY_HEADERS) }
       : { ...current, url: next.toString(), headers };
@@ -173,24 +185,54 @@ function without(headers: Record<string, string> | undefined, names: ReadonlySet
 }
 
 /**
- * Whether a redirect leaves the site's host for one at a loopback, private, link-local or metadata address
- * (`isRefusedAddress`, as for webhooks; any address the name resolves to). Followed, a site — or a profile
- * on it that sends visitors elsewhere — would point the worker's requests into its own network (SSRF) and
- * read the answer's status back as the verdict. The site's own host is the operator's choice, and where it
- * redirects on that host with it. A name that does not resolve is left for the request to fail on.
+ * How a redirect target may be connected to. Followed to a loopback, private, link-local or metadata
+ * address (`isRefusedAddress`, as for webhooks), a site — or a profile on it that sends visitors elsewhere
+ * — would point the worker's requests into its own network (SSRF) and read the answer's status back as the
+ * verdict. The site's own host is the operator's choice, and where it redirects on that host with it
+ * (`open`). Another host given as an address is judged now (`refused`); one given as a name is asked through
+ * a dispatcher whose connections refuse such an address when they resolve it: judged apart, before the
+ * request, a name could answer a public address to the check and 127.0.0.1 to the connection (DNS rebinding).
  */
-async function isPrivateRedirect(target: URL, site: URL, id: string, signal: AbortSignal): Promise<boolean> {
-  if (target.hostname === site.hostname) return false;
+function redirectWay(target: URL, site: URL): 'open' | 'refused' | 'guarded' {
+  if (target.hostname === site.hostname) return 'open';
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(host)) return isRefusedAddress(host);
-  const timeout = () => new ProviderError('timeout', `${id}: no answer before the deadline`);
-  const addresses = await untilAborted(lookup(host, { all: true, verbatim: true }), signal, timeout).catch(
-    (error: unknown) => {
-      if (signal.aborted) throw error;
-      return [];
-    },
-  );
-  return addresses.some((a) => isRefusedAddress(a.address));
+  if (isIP(host)) return isRefusedAddress(host) ? 'refused' : 'open';
+  return 'guarded';
+}
+
+interface GuardedDispatcher {
+  dispatcher: Agent;
+  /** Whether a connection's lookup refused the address the name resolved to. */
+  refused(): boolean;
+}
+
+/**
+ * A dispatcher for one request to a redirected host, whose connections resolve the name once, through
+ * `resolve`, and fail when any address it resolves to is refused (`isRefusedAddress`); else connect to
+ * those of the family asked. The request's error may reach the caller as another realm's, or as text
+ * only (fetch wraps what it does not know as an Error), so the refusal is told apart by `refused()`.
+ */
+function guardedDispatcher(resolve: ResolveHost): GuardedDispatcher {
+  let refused = false;
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    const done = callback as (error: Error | null, address?: unknown, family?: number) => void;
+    resolve(hostname).then(
+      (found) => {
+        if (found.some((a) => isRefusedAddress(a.address))) {
+          refused = true;
+          return done(new Error(`${hostname} resolves to a loopback, private, link-local or metadata address`));
+        }
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const usable = found.filter((a) => family === 0 || a.family === family);
+        const first = usable[0];
+        if (!first) return done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+        if (options.all) return done(null, usable);
+        return done(null, first.address, first.family);
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
+  };
+  return { dispatcher: new Agent({ connect: { lookup } }), refused: () => refused };
 }
 
 /**
