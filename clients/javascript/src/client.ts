@@ -47,8 +47,9 @@ export interface ClientOptions {
   /** Defaults to `http://localhost:3000`. A trailing slash is ignored. */
   baseUrl?: string | undefined;
   /**
-   * Timeout of one HTTP attempt in milliseconds (default 30 000). A lookup asks the server to answer
-   * 2 s before it (`Prefer: wait`, when that is under the server's 10 s) and polls after the `202`.
+   * Timeout of one HTTP attempt as a whole, from connecting to the complete answer read, in milliseconds
+   * (default 30 000). A lookup asks the server to answer 2 s before it (`Prefer: wait`, when that is under
+   * the server's 10 s) and polls after the `202`.
    */
   timeoutMs?: number | undefined;
   /** Retries after the first attempt, on 429, 503 and connection failures (default 2). */

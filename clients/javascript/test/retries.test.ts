@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
@@ -320,6 +320,44 @@ describe('retries', () => {
       assert.equal(fake.requests.length, 2);
       assert.ok(Date.now() - started < 1_000);
     });
+  });
+
+  test('timeoutMs bounds the whole attempt, even when the server trickles its answer', async () => {
+    // Every byte of the answer comes within 50 ms, the whole answer takes 5 s: with timeoutMs 500 the
+    // attempt gives up (as in the Python, Ruby and PHP clients) instead of reading on.
+    const payload = JSON.stringify({ status: 'success', account: { id: 'acc_1' }, credits_remaining: 5 }).padEnd(100);
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        connections++;
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n\r\n`,
+        );
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (socket.destroyed || sent >= payload.length) {
+            clearInterval(timer);
+            socket.end();
+            return;
+          }
+          socket.write(payload[sent++]!);
+        }, 50);
+        socket.on('close', () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = new Client({ apiKey: KEY, baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 500, maxRetries: 1, ...FAST });
+      await assert.rejects(client.account(), APITimeoutError);
+      assert.equal(connections, 2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((done) => server.close(done));
+    }
   });
 
   test('errors other than 429/503 are not retried', async () => {

@@ -42,7 +42,7 @@ final class Client
      * @param string|null $apiKey "dsk_…"; defaults to the DOSSIER_API_KEY environment variable (also when blank);
      *        surrounding whitespace is removed, a control character inside is an InvalidArgumentException
      * @param string|null $baseUrl defaults to http://localhost:3000
-     * @param float $timeout seconds per HTTP request (connect + answer)
+     * @param float $timeout seconds one HTTP attempt may take as a whole, from connecting to the complete answer read
      * @param int $maxRetries retries after the first attempt on 429, 503 and connection failures
      * @param float $pollTimeout seconds a lookup may take, 202 polling included, before SearchTimeoutException
      * @param float $pollInterval seconds between polls when a 202 carries no Retry-After

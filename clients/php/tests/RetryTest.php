@@ -225,6 +225,23 @@ final class RetryTest extends TestCase
         $this->assertSame($requests[0]['headers']['idempotency-key'], $requests[1]['headers']['idempotency-key']);
     }
 
+    public function testTheTimeoutBoundsTheWholeAttemptEvenWhenTheServerTricklesBytes(): void
+    {
+        // Every byte of the answer comes within 0.05 s, the whole answer takes 5 s: with timeout 0.5 the
+        // attempt gives up (as in the Python, JavaScript and Ruby clients) instead of reading on.
+        $trickling = ['status' => 200, 'trickle' => 0.05, 'pad' => 100, 'body' => ['status' => 'success', 'account' => ['id' => 'acc_1'], 'credits_remaining' => 5]];
+        $this->server->script([$trickling, $trickling]);
+
+        try {
+            $this->client(['timeout' => 0.5, 'maxRetries' => 1])->account();
+            $this->fail('expected ApiConnectionException');
+        } catch (ApiConnectionException $e) {
+            $this->assertSame(2, $e->getAttempts());
+            $this->assertSame(28, $e->getCurlErrno()); // CURLE_OPERATION_TIMEDOUT
+        }
+        $this->assertCount(2, $this->server->requests());
+    }
+
     public function testATimedOutPostWithoutIdempotencyKeyIsNotRepeated(): void
     {
         $this->server->script([['status' => 201, 'delay' => 0.6, 'body' => ['status' => 'success', 'api_key' => 'dsk_x', 'key_id' => 'key_x']]]);

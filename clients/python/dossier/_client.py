@@ -58,8 +58,8 @@ class Client:
             either, or with a control character inside, ``ValueError`` is raised.
         base_url: the server, default ``http://localhost:3000`` (a path prefix
             such as ``https://example.com/dossier`` is kept).
-        timeout: seconds for connecting and for each read of one HTTP attempt
-            (default 30; ``None`` waits forever).
+        timeout: seconds one HTTP attempt may take as a whole, from connecting
+            to reading the complete answer (default 30; ``None`` waits forever).
         max_retries: retries after the first attempt on 429, 503 and connection
             failures (default 2).
         poll_timeout: default deadline in seconds for a lookup, counting the

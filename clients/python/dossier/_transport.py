@@ -5,9 +5,11 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import socket
 import ssl
+import threading
 import time
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ._errors import APIConnectionError, error_from_response, parse_retry_after
@@ -165,7 +167,16 @@ class Transport:
     def _send_once(
         self, method: str, path: str, payload: Optional[bytes], headers: Mapping[str, str]
     ) -> Tuple[int, Dict[str, str], str]:
+        """One attempt. ``timeout`` bounds all of it, connecting through reading the whole body: a
+        server that trickles its answer a byte at a time does not hold the call past it."""
         conn = self._connection()
+        expired = threading.Event()
+        connected: List[socket.socket] = []  # the socket, once open (http.client lets go of it early)
+        watchdog: Optional[threading.Timer] = None
+        if self.timeout is not None:
+            watchdog = threading.Timer(self.timeout, _expire, (connected, expired))
+            watchdog.daemon = True
+            watchdog.start()
         try:
             try:
                 conn.connect()
@@ -173,11 +184,17 @@ class Transport:
                 raise _ConnectionFailure(exc, sent=False, retryable=False) from exc
             except OSError as exc:
                 raise _ConnectionFailure(exc, sent=False) from exc
+            if conn.sock is not None:
+                connected.append(conn.sock)
+            if expired.is_set():  # connected just as the attempt ran out of time
+                raise _ConnectionFailure(self._timed_out(), sent=False)
             try:
                 conn.request(method, self._prefix + path, body=payload, headers=dict(headers))
                 response = conn.getresponse()
                 data = response.read()
             except (OSError, http.client.HTTPException) as exc:
+                if expired.is_set():  # the watchdog cut the connection
+                    raise _ConnectionFailure(self._timed_out(), sent=True) from exc
                 raise _ConnectionFailure(exc, sent=True) from exc
             resp_headers: Dict[str, str] = {}
             for name, value in response.getheaders():
@@ -185,7 +202,24 @@ class Transport:
                 resp_headers[key] = f"{resp_headers[key]}, {value}" if key in resp_headers else value
             return response.status, resp_headers, data.decode("utf-8", errors="replace")
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             conn.close()
+
+    def _timed_out(self) -> socket.timeout:
+        return socket.timeout(f"no complete answer within the timeout of {self.timeout} s")
+
+
+def _expire(connected: List[socket.socket], expired: threading.Event) -> None:
+    """Ends an attempt that outlived its timeout: shutting the socket down wakes the read blocked
+    on it (connecting is bounded by the socket's own timeout)."""
+    expired.set()
+    for sock in connected:
+        try:
+            # socket.socket's own shutdown, also for an SSLSocket: it only cuts the connection.
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _sleep(seconds: float) -> None:

@@ -164,3 +164,54 @@ class SleepRecorder:
         import time
 
         time.sleep(seconds)
+
+
+class TrickleServer:
+    """A server on 127.0.0.1 that answers every request with a complete, valid ``200`` whose
+    body it sends one byte every ``interval`` seconds: each read gets data quickly, the
+    whole answer takes ``len(body) * interval`` seconds. ``connections`` counts the requests."""
+
+    def __init__(self, body: Dict[str, Any], *, interval: float = 0.05, pad_to: int = 100) -> None:
+        text = json.dumps(body)
+        self.payload = (text + " " * max(0, pad_to - len(text))).encode()
+        self.interval = interval
+        self.connections = 0
+        self._listener = socket.socket()
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(8)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            self.connections += 1
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        import time
+
+        with conn:
+            try:
+                received = b""
+                while b"\r\n\r\n" not in received:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    received += chunk
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             + f"Content-Length: {len(self.payload)}\r\nConnection: close\r\n\r\n".encode())
+                for i in range(len(self.payload)):
+                    time.sleep(self.interval)
+                    conn.sendall(self.payload[i:i + 1])
+            except OSError:
+                return  # the client hung up
+
+    def stop(self) -> None:
+        self._listener.close()

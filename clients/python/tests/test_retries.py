@@ -16,7 +16,7 @@ import dossier
 from dossier._transport import Transport
 
 from .base import FakeServerTest
-from .fakeserver import DROP, FakeServer, SleepRecorder, answer, error, free_port, success
+from .fakeserver import DROP, FakeServer, SleepRecorder, TrickleServer, answer, error, free_port, success
 
 
 class BackoffTest(unittest.TestCase):
@@ -215,6 +215,19 @@ class ConnectionRefusedTest(unittest.TestCase):
         with self.assertRaises(dossier.APIConnectionError):
             client.account()
         self.assertLess(time.monotonic() - started, 2)
+
+    def test_timeout_bounds_the_whole_attempt_even_when_the_server_trickles_bytes(self) -> None:
+        # Every byte of the answer comes within 0.05 s, the whole answer takes 5 s: with timeout=0.5
+        # the attempt gives up (as in the JavaScript, Ruby and PHP clients) instead of reading on.
+        server = TrickleServer({"status": "success", "account": {"id": "acc_1"}, "credits_remaining": 5})
+        self.addCleanup(server.stop)
+        client = dossier.Client("dsk_x", base_url=server.url, timeout=0.5, max_retries=1,
+                                backoff_base=0.001, backoff_cap=0.001)
+        with self.assertRaises(dossier.APIConnectionError) as ctx:
+            client.account()
+        self.assertIsInstance(ctx.exception.cause, socket.timeout)
+        self.assertIn("2 attempt(s)", str(ctx.exception))
+        self.assertEqual(server.connections, 2)
 
 
 class CertificateErrorTest(unittest.TestCase):

@@ -277,4 +277,18 @@ class RetryTest < Minitest::Test
   ensure
     silent&.close
   end
+
+  def test_timeout_bounds_the_whole_attempt_even_when_the_server_trickles_bytes
+    # Every byte of the answer comes within 0.05 s, the whole answer takes 5 s: with timeout: 0.5 the
+    # attempt gives up (as in the Python, JavaScript and PHP clients) instead of reading on.
+    server = TrickleServer.new({ status: "success", account: { id: "acc_1" }, credits_remaining: 5 })
+    c = record_pauses(Dossier::Client.new(api_key: "dsk_x", base_url: server.url, timeout: 0.5, max_retries: 1,
+                                          backoff_base: 0.001, backoff_max: 0.001))
+    err = assert_raises(Dossier::ConnectionError) { c.account }
+    assert_kind_of Timeout::Error, err.cause
+    assert_match(/after 2 attempts/, err.message)
+    assert_equal 2, server.connections
+  ensure
+    server&.stop
+  end
 end

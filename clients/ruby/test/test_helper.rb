@@ -103,6 +103,58 @@ class FakeServer
   end
 end
 
+# A server on 127.0.0.1 that answers every request with a complete, valid 200 whose body it sends one
+# byte every `interval` seconds: each read gets data quickly, the whole answer takes bytesize * interval.
+class TrickleServer
+  attr_reader :connections
+
+  def initialize(body, interval: 0.05, pad_to: 100)
+    text = JSON.generate(body)
+    @payload = text + (" " * [pad_to - text.bytesize, 0].max)
+    @interval = interval
+    @connections = 0
+    @server = TCPServer.new("127.0.0.1", 0)
+    @thread = Thread.new { serve }
+    @thread.report_on_exception = false
+  end
+
+  def url
+    "http://127.0.0.1:#{@server.addr[1]}"
+  end
+
+  def stop
+    @server.close unless @server.closed?
+    @thread.kill
+    @thread.join(1)
+  end
+
+  private
+
+  def serve
+    loop do
+      socket = @server.accept
+      @connections += 1
+      Thread.new(socket) { |s| answer(s) }.report_on_exception = false
+    end
+  rescue IOError, Errno::EBADF
+    nil # server closed
+  end
+
+  def answer(socket)
+    while (line = socket.gets) && line != "\r\n"; end
+    socket.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" \
+                 "Content-Length: #{@payload.bytesize}\r\nConnection: close\r\n\r\n")
+    @payload.each_char do |c|
+      sleep(@interval)
+      socket.write(c)
+    end
+  rescue SystemCallError, IOError
+    nil # the client hung up
+  ensure
+    socket.close unless socket.closed?
+  end
+end
+
 module DossierTestHelpers
   SUCCESS = {
     status: "success", search_id: "srch_1", credits_remaining: 9,

@@ -14,7 +14,7 @@ module Dossier
   # Dossier::ConnectionError when the server cannot be reached after the retries.
   class Client
     DEFAULT_BASE_URL = "http://localhost:3000"
-    DEFAULT_TIMEOUT = 30        # seconds, per HTTP request (connect, write and read each)
+    DEFAULT_TIMEOUT = 30        # seconds per HTTP attempt, from connecting to the whole answer read
     DEFAULT_MAX_RETRIES = 2     # retries after the first attempt
     DEFAULT_POLL_TIMEOUT = 60   # seconds a lookup may take, polling a pending search included
     DEFAULT_POLL_INTERVAL = 1.0 # seconds between polls when the answer has no Retry-After
@@ -33,7 +33,8 @@ module Dossier
     # api_key:       "dsk_…"; defaults to ENV["DOSSIER_API_KEY"] (also when blank); surrounding whitespace is
     #                removed. ArgumentError when neither is set, or with a control character inside.
     # base_url:      default "http://localhost:3000"
-    # timeout:       seconds per HTTP request (nil: no timeout), default 30
+    # timeout:       seconds one HTTP attempt may take as a whole, from connecting to the complete answer
+    #                read (nil: no timeout), default 30
     # max_retries:   retries on 429, 503 and connection failures, default 2 (0 disables them)
     # poll_timeout:  seconds a lookup may take (from the call's start, polling of a 202 included) before
     #                PollTimeoutError, default 60 (nil: no deadline)

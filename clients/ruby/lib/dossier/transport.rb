@@ -4,12 +4,26 @@ require "json"
 require "net/http"
 require "openssl"
 require "time"
+require "timeout"
 require "uri"
 
 module Dossier
   # HTTP plumbing shared by Client and the class methods register/login: one Net::HTTP request per
   # attempt, JSON in and out, retries with exponential backoff and full jitter. Internal API.
   class Transport
+    # An attempt that outlived `timeout` after the connection was made (the request may have arrived): a
+    # Net::ReadTimeout, as a silent server's is, but for the whole answer rather than one read.
+    class AttemptTimeout < Net::ReadTimeout
+      def initialize(message = nil)
+        super(nil)
+        @message = message
+      end
+
+      def message
+        @message || super
+      end
+    end
+
     # One HTTP answer: Integer status, headers (lower-case names => String), raw body, parsed JSON (or nil).
     Reply = Struct.new(:status, :headers, :body, :data)
 
@@ -135,8 +149,26 @@ module Dossier
         http.read_timeout = timeout
         http.write_timeout = timeout
       end
-      response = http.start { |h| h.request(req) }
+      connected = false
+      response = within_timeout do
+        http.start do |h|
+          connected = true
+          h.request(req)
+        end
+      end
       to_reply(response)
+    rescue AttemptTimeout
+      raise if connected
+
+      raise Net::OpenTimeout, "no connection within the timeout of #{timeout} s" # never sent: retried
+    end
+
+    # `timeout` bounds the whole attempt, from connecting to reading the complete answer: Net::HTTP's own
+    # timeouts count each read, so a server trickling its answer a byte at a time would outlast them.
+    def within_timeout(&block)
+      return yield unless timeout
+
+      Timeout.timeout(timeout, AttemptTimeout, "no complete answer within the timeout of #{timeout} s", &block)
     end
 
     def build_request(method, uri, body, headers)
