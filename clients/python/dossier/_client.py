@@ -66,8 +66,8 @@ class Client:
             polling of a ``202`` (default 60). Overridable per call.
         backoff_base, backoff_cap: exponential backoff with full jitter: retry
             ``n`` (from 0) waits a random time in ``[0, min(cap, base * 2**n)]``
-            seconds (defaults 0.5 and 8), or the ``Retry-After`` header's value
-            when that is longer. A ``Retry-After`` over 60 seconds is not waited
+            seconds (defaults 0.5 and 8); an answer with a ``Retry-After`` header
+            waits that instead. A ``Retry-After`` over 60 seconds is not waited
             out: the ``RateLimitError`` (or ``UnavailableError``) is raised at once.
     """
 

@@ -132,10 +132,8 @@ class Transport:
                     retry_after = parse_retry_after(resp_headers.get("retry-after"))
                     # A longer wait than we are willing to sleep: the error (with retry_after) is raised.
                     if retry_after is None or retry_after <= MAX_RETRY_AFTER:
-                        delay = self._backoff(attempt)
-                        if retry_after is not None:
-                            delay = max(delay, retry_after)
-                        self.sleep(delay)
+                        # The server's Retry-After as given, else the backoff (as in the other clients).
+                        self.sleep(self._backoff(attempt) if retry_after is None else retry_after)
                         attempt += 1
                         continue
 

@@ -89,6 +89,19 @@ class RetryTest(FakeServerTest):
         self.assertEqual(self.sleeps.delays, [0.3])
         self.assertEqual(len(self.server.requests), 2)
 
+    def test_retry_after_is_waited_as_given_even_when_the_backoff_would_be_longer(self) -> None:
+        # As the JavaScript, Ruby and PHP clients: the server's Retry-After replaces the backoff.
+        self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="0"),
+                          error(503, "unavailable", Retry_After="1"),
+                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        c = self.client(backoff_base=30, backoff_cap=30)
+        delays: "list[float]" = []
+        c._transport.sleep = delays.append  # records without sleeping
+        with mock.patch("random.uniform", side_effect=lambda lo, hi: hi):  # the backoff at its ceiling: 30 s
+            c.account()
+        self.assertEqual(delays, [0, 1])
+        self.assertEqual(len(self.server.requests), 3)
+
     def test_a_retry_after_over_60_seconds_is_raised_at_once(self) -> None:
         # As the JavaScript and Ruby clients: not waited out (it would block the caller for an hour).
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="3600"),
