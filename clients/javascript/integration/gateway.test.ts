@@ -171,6 +171,7 @@ describe('Dossier gateway (integration)', () => {
       assert.equal(err.code, 'insufficient_credits');
       assert.ok(err.message.length > 0);
       assert.ok(err.request_id);
+      assert.equal(err.credits_remaining, 0);
       return true;
     });
     assert.equal((await client.account()).credits_remaining, 0);

@@ -70,7 +70,21 @@ export class APIError extends DossierError {
 export class AuthenticationError extends APIError {}
 
 /** `402 insufficient_credits`: the balance is below the lookup's cost; nothing was charged. */
-export class InsufficientCreditsError extends APIError {}
+export class InsufficientCreditsError extends APIError {
+  /** The balance (`X-Credits-Remaining`), or `null` when the answer has none (a batch item's error). */
+  readonly credits_remaining: number | null;
+
+  constructor(init: APIErrorInit) {
+    super(init);
+    const value = init.headers['x-credits-remaining']?.trim();
+    this.credits_remaining = value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+  }
+
+  /** camelCase alias of {@link InsufficientCreditsError.credits_remaining}. */
+  get creditsRemaining(): number | null {
+    return this.credits_remaining;
+  }
+}
 
 /** `400 validation_error` or `invalid_json`; {@link APIError.details} names each field. */
 export class ValidationError extends APIError {}

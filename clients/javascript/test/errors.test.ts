@@ -112,6 +112,25 @@ describe('error mapping', () => {
     );
   });
 
+  test('InsufficientCreditsError carries the balance (X-Credits-Remaining), as in the other clients', async () => {
+    await withFake(
+      sequence({
+        status: 402,
+        body: errorBody('insufficient_credits', 'this lookup costs 1'),
+        headers: { 'X-Credits-Spent': '0', 'X-Credits-Remaining': '3' },
+      }),
+      async (f) => {
+        const c = new Client({ apiKey: KEY, baseUrl: f.url, maxRetries: 0 });
+        await assert.rejects(c.verifyPhone('+14155552671'), (err: unknown) => {
+          assert.ok(err instanceof InsufficientCreditsError);
+          assert.equal(err.credits_remaining, 3);
+          assert.equal(err.creditsRemaining, 3);
+          return true;
+        });
+      },
+    );
+  });
+
   test('RateLimitError and UnavailableError carry Retry-After in seconds', async () => {
     await assert.rejects(
       client.getSearch('rate_limited'),

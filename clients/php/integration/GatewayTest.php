@@ -82,6 +82,7 @@ final class GatewayTest extends TestCase
             $this->assertSame(402, $e->getHttpStatus());
             $this->assertSame('insufficient_credits', $e->getErrorCode());
             $this->assertNotEmpty($e->getRequestId());
+            $this->assertSame(0, $e->getCreditsRemaining());
         }
         $this->assertSame(0, $client->account()->creditsRemaining);
     }

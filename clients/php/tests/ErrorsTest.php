@@ -64,6 +64,18 @@ final class ErrorsTest extends TestCase
         }
     }
 
+    public function testInsufficientCreditsExceptionCarriesTheBalanceAsInTheOtherClients(): void
+    {
+        $this->server->script([self::error(402, 'insufficient_credits', 'this lookup costs 1', ['X-Credits-Spent' => '0', 'X-Credits-Remaining' => '3'])]);
+
+        try {
+            $this->client()->verifyPhone('+14155552671');
+            $this->fail('expected InsufficientCreditsException');
+        } catch (InsufficientCreditsException $e) {
+            $this->assertSame(3, $e->getCreditsRemaining());
+        }
+    }
+
     public function testValidationExceptionCarriesFieldDetails(): void
     {
         $details = [

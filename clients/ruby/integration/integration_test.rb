@@ -55,6 +55,7 @@ class IntegrationTest < Minitest::Test
     assert_equal 402, err.http_status
     assert_equal "insufficient_credits", err.code
     refute_nil err.request_id
+    assert_equal 0, err.credits_remaining
     assert_equal 0, client.account.credits_remaining, "a refused lookup charges nothing"
   end
 

@@ -57,6 +57,13 @@ class ErrorsTest < Minitest::Test
     assert_equal 1, @server.requests.size, "a 400 is never retried"
   end
 
+  def test_insufficient_credits_carries_the_balance_as_in_the_other_clients
+    @server.reply(402, error_body("insufficient_credits", "this lookup costs 1"),
+                  { "X-Credits-Spent" => "0", "X-Credits-Remaining" => "3" })
+    err = assert_raises(Dossier::InsufficientCreditsError) { client.verify_phone(phone: "+14155552671") }
+    assert_equal 3, err.credits_remaining
+  end
+
   def test_rate_limit_and_unavailable_expose_retry_after
     @server.reply(429, error_body("rate_limited", "slow down"), { "Retry-After" => "3" })
     @server.reply(503, error_body("unavailable", "down"), { "Retry-After" => "2" })

@@ -48,7 +48,13 @@ module Dossier
   class AuthenticationError < APIError; end
 
   # 402 `insufficient_credits`: the balance is below the lookup's cost; nothing was charged.
-  class InsufficientCreditsError < APIError; end
+  # `credits_remaining` is the balance (the X-Credits-Remaining header; nil for a batch item's error).
+  class InsufficientCreditsError < APIError
+    def credits_remaining
+      value = headers["x-credits-remaining"].to_s.strip
+      value.match?(/\A\d+\z/) ? value.to_i : nil
+    end
+  end
 
   # 429 `rate_limited`. `retry_after` holds the Retry-After seconds.
   class RateLimitError < APIError; end
