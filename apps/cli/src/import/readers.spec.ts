@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileShapeError, MAX_CSV_RECORD_BYTES, entries, openFile, type Entry } from './readers';
+import { FileShapeError, MAX_RECORD_BYTES, entries, openFile, type Entry } from './readers';
 
 /** The import readers on files of their own, no database. */
 describe('import readers', () => {
@@ -16,7 +16,7 @@ describe('import readers', () => {
     const rest = Array.from({ length: 100_000 }, (_, i) => `p${i},Person number ${i} of the rest of the file\n`);
     writeFileSync(path, `external_id,full_name\np1,Ada\np2,"Bob\n${rest.join('')}`);
     const size = statSync(path).size;
-    expect(size).toBeGreaterThan(3 * MAX_CSV_RECORD_BYTES);
+    expect(size).toBeGreaterThan(3 * MAX_RECORD_BYTES);
 
     const stream = openFile(path);
     const read: Entry[] = [];
@@ -26,12 +26,12 @@ describe('import readers', () => {
       { line: 2, fields: { external_id: 'p1', full_name: 'Ada' } },
       {
         line: 3,
-        reason: `invalid CSV: a record runs past ${MAX_CSV_RECORD_BYTES} bytes (a quote left open?)`,
+        reason: `invalid CSV: a record runs past ${MAX_RECORD_BYTES} bytes (a quote left open?)`,
         stopped: true,
       },
     ]);
     // Read up to the limit, not to the end of the file.
-    expect(stream.bytesRead).toBeLessThan(2 * MAX_CSV_RECORD_BYTES);
+    expect(stream.bytesRead).toBeLessThan(2 * MAX_RECORD_BYTES);
   });
 
   const read = async (name: string, text: string, kind: 'person' | 'company' = 'person') => {
@@ -56,5 +56,49 @@ describe('import readers', () => {
     expect(await read('trailing.csv', 'external_id,full_name,,\np1,Ada,,\n')).toEqual([
       { line: 2, fields: { external_id: 'p1', full_name: 'Ada' } },
     ]);
+  });
+
+  it('stops at a JSONL line past the record limit (a JSON array given as JSONL) without reading the file into memory', async () => {
+    const path = join(dir, 'array.jsonl');
+    const items = Array.from({ length: 60_000 }, (_, i) => `{"external_id":"p${i}","full_name":"Person number ${i}"}`);
+    writeFileSync(
+      path,
+      `{"external_id":"p0","full_name":"Ada"}\n[${items.join(',')}]\n{"external_id":"p9","full_name":"Bo"}\n`,
+    );
+    expect(statSync(path).size).toBeGreaterThan(3 * MAX_RECORD_BYTES);
+
+    const stream = openFile(path);
+    const read: Entry[] = [];
+    for await (const entry of entries('person', 'jsonl', stream)) read.push(entry);
+
+    expect(read).toEqual([
+      { line: 1, fields: { external_id: 'p0', full_name: 'Ada' } },
+      {
+        line: 2,
+        reason: `invalid JSON: a line runs past ${MAX_RECORD_BYTES} bytes (one JSON object per line?)`,
+        stopped: true,
+      },
+    ]);
+    expect(stream.bytesRead).toBeLessThan(2 * MAX_RECORD_BYTES);
+  });
+
+  it('reads JSONL lines split at CRLF, LF or CR, a byte-order mark and multi-byte text across reads', async () => {
+    const path = join(dir, 'ends.jsonl');
+    const long = 'é'.repeat(40_000); // 80,000 bytes: over one 64 KiB read, a character split between two
+    writeFileSync(path, `\uFEFF{"external_id":"a"}\r\n\r\n{"external_id":"b"}\r{"external_id":"${long}"}\n`);
+    const read: Entry[] = [];
+    for await (const entry of entries('person', 'jsonl', openFile(path))) read.push(entry);
+    expect(read).toEqual([
+      { line: 1, fields: { external_id: 'a' } },
+      { line: 3, fields: { external_id: 'b' } },
+      { line: 4, fields: { external_id: long } },
+    ]);
+    // A CRLF split between two 64 KiB reads is one line end: the next line keeps its number.
+    const split = join(dir, 'split-crlf.jsonl');
+    const pad = 'x'.repeat((1 << 16) - '{"external_id":""}'.length - 1);
+    writeFileSync(split, `{"external_id":"${pad}"}\r\n{"external_id":"z"}\n`);
+    const lines: Entry[] = [];
+    for await (const entry of entries('person', 'jsonl', openFile(split))) lines.push(entry);
+    expect(lines.map((e) => e.line)).toEqual([1, 2]);
   });
 });

@@ -1,5 +1,4 @@
 import { createReadStream, type ReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { parse, type Parser } from 'csv-parse';
 
 /**
@@ -14,10 +13,11 @@ export type ImportFormat = (typeof FORMATS)[number];
 export type ImportKind = 'person' | 'company';
 
 /**
- * The most bytes one CSV record may have. A quote left open makes the parser read every later line into
- * one value: without a limit, the rest of the file (gigabytes, in a registry's bulk file) in memory.
+ * The most bytes one record may have: a CSV record, or a JSONL line. A CSV quote left open makes the parser
+ * read every later line into one value, and a file with no line breaks (a JSON array given as JSONL) is one
+ * line: without a limit, the rest of the file (gigabytes, in a registry's bulk file) in memory.
  */
-export const MAX_CSV_RECORD_BYTES = 1 << 20;
+export const MAX_RECORD_BYTES = 1 << 20;
 
 /** A file that cannot be imported as asked (a missing column, one named twice): a usage error, exit status 2. */
 export class FileShapeError extends Error {
@@ -57,8 +57,16 @@ export function entries(kind: ImportKind, format: ImportFormat, stream: ReadStre
 
 async function* jsonl(stream: ReadStream): AsyncIterable<Entry> {
   let line = 0;
-  for await (const read of createInterface({ input: stream, crlfDelay: Infinity })) {
+  for await (const read of lines(stream)) {
     line++;
+    if (read === null) {
+      yield {
+        line,
+        reason: `invalid JSON: a line runs past ${MAX_RECORD_BYTES} bytes (one JSON object per line?)`,
+        stopped: true,
+      };
+      return;
+    }
     // A UTF-8 byte-order mark (as Windows tools write one) is not part of the first line's JSON.
     const text = line === 1 ? read.replace(/^\uFEFF/, '') : read;
     if (text.trim() === '') continue;
@@ -75,13 +83,57 @@ async function* jsonl(stream: ReadStream): AsyncIterable<Entry> {
   }
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The file's lines as UTF-8 text, ended by LF, CRLF or CR (as readline ends them), each at most
+ * MAX_RECORD_BYTES: a longer one is `null` and ends the read, having held no more than the limit and
+ * one read's chunk.
+ */
+async function* lines(stream: ReadStream): AsyncIterable<string | null> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let afterCr = false; // the last line ended with CR: an LF first in the next chunk belongs to it
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let start = afterCr && chunk[0] === LF ? 1 : 0;
+    afterCr = false;
+    for (;;) {
+      const lf = chunk.indexOf(LF, start);
+      const cr = chunk.indexOf(CR, start);
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (end === -1) break;
+      if (size + end - start > MAX_RECORD_BYTES) {
+        yield null;
+        return;
+      }
+      parts.push(chunk.subarray(start, end));
+      yield Buffer.concat(parts).toString('utf8');
+      parts = [];
+      size = 0;
+      start = end + 1;
+      if (chunk[end] === CR) {
+        if (start === chunk.length) afterCr = true;
+        else if (chunk[start] === LF) start++;
+      }
+    }
+    size += chunk.length - start;
+    if (size > MAX_RECORD_BYTES) {
+      yield null;
+      return;
+    }
+    parts.push(chunk.subarray(start));
+  }
+  if (size > 0) yield Buffer.concat(parts).toString('utf8');
+}
+
 type Row = Record<string, string>;
 
 /**
  * The rows of a CSV file, up to its first malformed record (a broken quote). csv-parse cannot resynchronise
  * after one: left inside a quoted field it reads the following lines into it, or takes a later quote for
  * the field's end and goes on with shifted columns. So that record ends the read, reported as `stopped` at
- * the line it starts on, as is a record past MAX_CSV_RECORD_BYTES. It is skipped rather than thrown: a
+ * the line it starts on, as is a record past MAX_RECORD_BYTES. It is skipped rather than thrown: a
  * parser that errors drops the rows it has parsed but not yet handed over, which would be lost too (in a
  * small file, every row before it).
  * A row with values past the header's last column (an unquoted comma shifts every later value one
@@ -102,7 +154,7 @@ async function* csv(
   const parser: Parser = parse({
     bom: true,
     info: true,
-    max_record_size: MAX_CSV_RECORD_BYTES,
+    max_record_size: MAX_RECORD_BYTES,
     relax_column_count: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
@@ -112,7 +164,7 @@ async function* csv(
       if (broken !== null) return; // the same broken record, or the parser's attempts to go on after it
       broken =
         error?.code === 'CSV_MAX_RECORD_SIZE'
-          ? `invalid CSV: a record runs past ${MAX_CSV_RECORD_BYTES} bytes (a quote left open?)`
+          ? `invalid CSV: a record runs past ${MAX_RECORD_BYTES} bytes (a quote left open?)`
           : `invalid CSV: ${error?.message ?? 'unreadable record'}`;
       // Read no further; the rows parsed before it are still handed over, then the parser ends.
       stream.unpipe(parser);
