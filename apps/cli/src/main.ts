@@ -81,6 +81,9 @@ async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: str
           );
           const seconds = (performance.now() - started) / 1000;
           console.log(`${summaryLine(summary)} (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`);
+          // A header with no rows (or only blank lines) reads as a success: said, so a cut-short file is noticed.
+          if (summary.read === 0)
+            console.error(`import: ${command.file}: warning: no records in the file: nothing was imported`);
           if (summary.stoppedAt !== null)
             console.log(`stopped at line ${summary.stoppedAt}: the rest of the file was not read`);
           return summary.rejected > 0 ? 1 : 0;

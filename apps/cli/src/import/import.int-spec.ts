@@ -300,6 +300,32 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     ).toEqual([{ n: 6020, after: 0 }]);
   });
 
+  it('refuses a zero-byte file by name (exit 2), and warns of a file with no records, exit 0', async () => {
+    const empty = join(dir, 'truncated.jsonl');
+    writeFileSync(empty, '');
+    const none = await cli('import', 'person', empty);
+    expect([none.code, none.stderr.trim(), none.stdout]).toEqual([
+      2,
+      `import: ${empty}: the file is empty (0 bytes): nothing to import (a download cut short?)`,
+      '',
+    ]);
+    const header = join(dir, 'header-only.csv');
+    writeFileSync(header, 'external_id,full_name\n');
+    const headerOnly = await cli('import', 'person', header);
+    expect(headerOnly.code).toBe(0);
+    expect(headerOnly.stderr).toMatch(
+      new RegExp(`^import: ${header}: warning: no records in the file: nothing was imported$`, 'm'),
+    );
+    expect(headerOnly.stdout).toMatch(/^read 0, imported 0, updated 0, unchanged 0, rejected 0 /m);
+    const blank = join(dir, 'blank.jsonl');
+    writeFileSync(blank, '\n\n');
+    const blankRun = await cli('import', 'person', blank);
+    expect([blankRun.code, blankRun.stderr.match(/^import: .*/gm)]).toEqual([
+      0,
+      [`import: ${blank}: warning: no records in the file: nothing was imported`],
+    ]);
+  });
+
   it('imports companies from CSV, the GLEIF golden copy and Companies House basic data as published', async () => {
     const csv = await cli('import', 'company', join(FIXTURES, 'companies.csv'));
     expect([csv.code, csv.stderr.match(/^line .*/gm)]).toEqual([

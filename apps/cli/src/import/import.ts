@@ -52,7 +52,8 @@ export interface ImportOutput {
 /**
  * Streams FILE into the local index: each line checked (a bad one reported and skipped), the good ones
  * written BATCH at a time through COPY and one upsert (writePeople/writeCompanies) by a BatchWriter. The
- * file is read no faster than Postgres takes the batches, so memory stays constant. When `stop` is aborted
+ * file is read no faster than Postgres takes the batches, so memory stays constant. A zero-byte file is a
+ * FileShapeError. When `stop` is aborted
  * (its reason names the signal), no further line is read: the batch being written is let in, and the
  * import ends with ImportInterrupted.
  */
@@ -65,6 +66,8 @@ export async function importFile(
   stop?: AbortSignal,
 ): Promise<ImportSummary> {
   const size = statSync(path).size;
+  // Nothing to read is not a success: a download cut short (or a file being written) would look like one.
+  if (size === 0) throw new FileShapeError('the file is empty (0 bytes): nothing to import (a download cut short?)');
   const stream = openFile(path);
   const lines = { read: 0, rejected: 0, stoppedAt: null as number | null };
   const summary = (): ImportSummary => ({ ...lines, ...writer.counts });
