@@ -1,5 +1,15 @@
 import { WEBHOOK_QUEUE, searchEventId, webhookJobId } from '@dossier/contracts';
-import { CRASH_PHONE, CrashStack, receiver, waitFor, type Api, type QueueProbe, type Stack } from '@dossier/testing';
+import {
+  CRASH_PHONE,
+  CrashStack,
+  RedisServer,
+  receiver,
+  sql,
+  waitFor,
+  type Api,
+  type QueueProbe,
+  type Stack,
+} from '@dossier/testing';
 
 type Delivery = {
   event_id: string;
@@ -114,6 +124,69 @@ describe('webhook deliveries whose worker dies mid-attempt (gateway + worker pro
       );
       expect(hook.received).toHaveLength(3);
     } finally {
+      await hook.close();
+    }
+  });
+});
+
+describe('a webhook attempt whose worker dies after recording it, before BullMQ records its outcome (its own Redis)', () => {
+  let redis: RedisServer;
+  let fixture: CrashStack;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    fixture = await CrashStack.start({
+      label: 'webhook-crash-row',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', REDIS_URL: redis.url },
+      workerEnv: { ...FAST_STALL, ...HOLD },
+    });
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await redis?.stop();
+  });
+
+  it('keeps one row for that attempt, the outcome it recorded, and goes on with the next', async () => {
+    const { stack, api } = fixture;
+    const hook = await receiver(['hang']);
+    try {
+      await stack.startWorker();
+      const { key } = await api.register();
+      const created = await api.post<{ webhook: { id: string } }>('/v1/webhooks', { url: hook.url }, { key });
+      expect(created.status).toBe(201);
+      const webhookId = created.body.webhook.id;
+      const search = await api.post<{ search_id: string }>('/v1/verify/phone', CRASH_PHONE, { key });
+      expect(search.status).toBe(200);
+      const eventId = searchEventId(search.body.search_id);
+      await waitFor(
+        async () => hook.received.length,
+        (n) => n === 1,
+        { timeoutMs: 30_000, what: 'attempt 1 to reach the receiver' },
+      );
+      // Redis takes no write from here on: the worker records the attempt in Postgres, then cannot tell BullMQ.
+      expect(await redis.command('CLIENT PAUSE 60000 WRITE')).toMatch(/^\+OK/);
+      hook.answerHung(500);
+      const rows = () =>
+        sql<{ attempt: number; outcome: string; status_code: number | null; error: string | null }>(
+          `SELECT attempt, outcome, status_code, error FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id`,
+          [webhookId],
+        );
+      await waitFor(rows, (r) => r.length === 1, { timeoutMs: 15_000, what: 'attempt 1 recorded' });
+      await fixture.killWorkers();
+      expect(await redis.command('CLIENT UNPAUSE')).toMatch(/^\+OK/);
+
+      await stack.startWorker();
+      const after = await waitFor(rows, (r) => r.some((x) => x.outcome === 'delivered'), {
+        timeoutMs: 30_000,
+        what: 'the event delivered by the next worker',
+      });
+      expect(after.map((r) => [r.attempt, r.outcome, r.status_code, r.error])).toEqual([
+        [1, 'retrying', 500, 'answered 500'],
+        [2, 'delivered', 200, null],
+      ]);
+      expect(hook.received.map((r) => (JSON.parse(r.raw) as { id: string }).id)).toEqual([eventId, eventId]);
+    } finally {
+      await fixture.killWorkers();
       await hook.close();
     }
   });

@@ -26,6 +26,7 @@ import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-com
 import { WebhookDeliveriesRetention1840000000000 } from './migrations/1840000000000-webhook-deliveries-retention';
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
 import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
+import { WebhookDeliveryPerAttempt1900000000000 } from './migrations/1900000000000-webhook-delivery-per-attempt';
 
 export const ENTITIES = [
   AccountEntity,
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   WebhookDeliveriesRetention1840000000000,
   UsernameKeysAfterAt1850000000000,
   PersonCountryCodes1860000000000,
+  WebhookDeliveryPerAttempt1900000000000,
 ];
 
 export interface DataSourceOptions {

@@ -37,6 +37,29 @@ describe('WebhooksRepository against the real Postgres', () => {
     duration_ms: 3,
   });
 
+  it('records an attempt once: a second report of it keeps the first, unless it ends the event failed', async () => {
+    const hook = await webhook();
+    const retrying = { ...attempt('evt_twice'), outcome: 'retrying' as const, status_code: 500, error: 'answered 500' };
+    await webhooks.recordAttempt(hook, retrying);
+    await webhooks.recordAttempt(hook, { ...retrying, status_code: null, error: 'interrupted' });
+    expect((await webhooks.deliveries(hook, 10)).map((d) => [d.attempt, d.outcome, d.status_code, d.error])).toEqual([
+      [1, 'retrying', 500, 'answered 500'],
+    ]);
+    await webhooks.recordAttempt(hook, { ...retrying, outcome: 'failed', status_code: null, error: 'given up' });
+    await webhooks.recordAttempt(hook, {
+      ...retrying,
+      attempt: 2,
+      outcome: 'delivered',
+      status_code: 204,
+      error: null,
+    });
+    await webhooks.recordAttempt(hook, { ...retrying, attempt: 2, outcome: 'failed', status_code: null, error: 'x' });
+    expect((await webhooks.deliveries(hook, 10)).map((d) => [d.attempt, d.outcome, d.status_code])).toEqual([
+      [2, 'delivered', 204],
+      [1, 'failed', 500],
+    ]);
+  });
+
   it('deletes the delivery attempts older than the retention period, of every webhook, in batches, and keeps the recent ones', async () => {
     const [a, b] = [await webhook(), await webhook()];
     for (const [hook, event] of [

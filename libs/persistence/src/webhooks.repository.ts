@@ -146,11 +146,18 @@ export class WebhooksRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Records one attempt of an event, once: an attempt recorded already (its worker died before BullMQ
+   * recorded the outcome, and the next worker reports it interrupted) keeps the row it has — except that
+   * `failed` (the event ends there) replaces `retrying`, so the event's end stays visible.
+   */
   async recordAttempt(webhookId: string, a: DeliveryAttempt): Promise<void> {
     await queryRows(
       this.db,
       `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, attempt, outcome, status_code, error, duration_ms)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $1)`,
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $1)
+       ON CONFLICT (webhook_id, event_id, attempt) DO UPDATE SET outcome = 'failed'
+        WHERE webhook_deliveries.outcome = 'retrying' AND EXCLUDED.outcome = 'failed'`,
       [webhookId, a.event_id, a.event_type, a.attempt, a.outcome, a.status_code, a.error, a.duration_ms],
     );
   }

@@ -28,6 +28,10 @@ export async function receiver(script: (number | 'hang')[]) {
   return {
     url,
     received,
+    /** Answers every request left hanging so far with `status`. */
+    answerHung: (status: number) => {
+      for (const res of hung.splice(0)) res.writeHead(status).end();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hung) res.destroy();

@@ -226,7 +226,8 @@ export class WebhookDeliveryService
    * One attempt: recorded whatever happens; a failure throws so BullMQ retries (or, the last, fails for good).
    * Attempts are numbered by start: one whose worker died (BullMQ found its job stalled and queued it again)
    * counts, and is recorded by the next one, as `retrying` — or, past WEBHOOK_MAX_INTERRUPTED, `failed`, and
-   * the event ends there. BullMQ counts only the attempts that failed towards the job's `attempts`, so the
+   * the event ends there. An interrupted attempt that had recorded its outcome (its worker died before BullMQ
+   * learnt it) keeps that row: recordAttempt writes one row per attempt. BullMQ counts only the attempts that failed towards the job's `attempts`, so the
    * documented retries are all made, however many workers died on the way.
    */
   private async deliver(job: Job<WebhookJob>): Promise<void> {

@@ -49,6 +49,7 @@ export class WebhookEntity {
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_webhook_idx', ['webhookId', 'id'])
 @Index('webhook_deliveries_attempted_idx', ['attemptedAt'])
+@Index('webhook_deliveries_attempt_key', ['webhookId', 'eventId', 'attempt'], { unique: true })
 @Check('webhook_deliveries_outcome_check', "outcome IN ('delivered', 'retrying', 'failed')")
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
