@@ -10,7 +10,18 @@ import {
   searchEventId,
   webhookJobId,
 } from '@dossier/contracts';
-import { Api, QueueProbe, Stack, receiver, sql, testEnv, waitFor } from '@dossier/testing';
+import {
+  Api,
+  CrashStack,
+  QueueProbe,
+  Stack,
+  ledgerState,
+  receiver,
+  settled,
+  sql,
+  testEnv,
+  waitFor,
+} from '@dossier/testing';
 
 const PHONE = { phone: '+14155552671' };
 /** Tiny ages so that removal is seen in a second; the failed age asks for more than RESULTS_TTL_DAYS allows. */
@@ -342,5 +353,57 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     const again = await api.get<{ items: { search_id: string }[] }>(`/v1/batches/${old.body.batch_id}`, { key });
     expect(again.status).toBe(200);
     expect(again.body.items).toHaveLength(1);
+  });
+});
+
+describe('retention: a search still pending past RESULTS_TTL_DAYS because no worker takes its kind (own database)', () => {
+  let fixture: CrashStack;
+
+  beforeAll(async () => {
+    fixture = await CrashStack.start({ label: 'retention-pending', env: RETENTION_ENV });
+  });
+  afterAll(() => fixture?.close());
+
+  it('is failed and released once (money exact), its input erased and its job removed, and it says so', async () => {
+    const { stack, api, queues } = fixture;
+    const { key, accountId } = await api.register();
+    const start = (await ledgerState(accountId)).balance;
+    // Only phone jobs are consumed: the e-mail lookup's job waits, its search pending, its input kept.
+    await stack.startWorker({ LOOKUP_QUEUES: 'phone' });
+    const waiting = await api.post<Envelope>(
+      '/v1/verify/email',
+      { email: 'pending.forever@example.com' },
+      { key, headers: { prefer: 'respond-async' } },
+    );
+    expect(waiting.status).toBe(202);
+    const id = waiting.body.search_id;
+    expect(await queues.state(QUEUE_NAMES.email, id)).toBe('waiting');
+    // Move the clock: the search is two days old (RESULTS_TTL_DAYS is 1), its job still waiting.
+    await sql(`UPDATE searches SET created_at = created_at - interval '2 days' WHERE id = $1`, [id]);
+
+    const [row] = await waitFor(
+      () => sql<{ status: string; input: unknown }>(`SELECT status, input FROM searches WHERE id = $1`, [id]),
+      (rows) => rows[0]?.input === null,
+      { timeoutMs: 15_000, what: 'the retention pass to erase the pending search past RESULTS_TTL_DAYS' },
+    );
+    expect(row?.status).toBe('failed');
+    expect(await queues.state(QUEUE_NAMES.email, id)).toBe('missing');
+    // Released once, whatever the passes after it do.
+    const maintenance = queues.queue(MAINTENANCE_QUEUE);
+    const passes = await maintenance.getCompletedCount();
+    await waitFor(
+      () => maintenance.getCompletedCount(),
+      (n) => n >= passes + 3,
+      { timeoutMs: 15_000, what: 'three more retention passes' },
+    );
+    expect(await ledgerState(accountId)).toEqual(settled(start, { reserves: 1, captures: 0, releases: 1 }));
+    const answer = await api.get<{ status: string; error: { code: string; message: string } }>(`/v1/searches/${id}`, {
+      key,
+    });
+    expect(answer.body.status).toBe('error');
+    expect(answer.body.error).toEqual({
+      code: 'unavailable',
+      message: 'the lookup was not run within RESULTS_TTL_DAYS (no worker took it); nothing was charged',
+    });
   });
 });

@@ -5,11 +5,16 @@ import type { LookupQueues } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository, type SearchPosition } from '@dossier/persistence';
 import { LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
-import { WorkerMetrics } from './worker-metrics';
+import { WorkerMetrics, type MaintenanceAction } from './worker-metrics';
 
 /** Stale searches read per query, and pages per pass (a pass checks each one's job in Redis: two calls). */
 const PAGE = 200;
 const PAGES_PER_PASS = 25;
+const DAY_S = 86_400;
+/** The error of a search failed because its job was lost (a gateway died between reserving and enqueueing). */
+const LOST = 'the lookup was lost before it ran; nothing was charged';
+/** The error of a search failed by the retention pass: still pending past RESULTS_TTL_DAYS. */
+const EXPIRED = 'the lookup was not run within RESULTS_TTL_DAYS (no worker took it); nothing was charged';
 
 /**
  * Finds searches left pending with no live job — a gateway that died between reserving and
@@ -69,26 +74,57 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     return released;
   }
 
+  /**
+   * Retention (ADR 0016): fails and releases every search still pending `olderThanDays` days after it was
+   * made — its job waiting for a worker that never came (no worker consumes its kind) or retrying — and
+   * removes its job (which holds its input), so that the pass erases its input as it does a settled one's.
+   * A job being run right then is left to the next pass. Returns how many searches this call released.
+   */
+  async expire(olderThanDays: number): Promise<number> {
+    let released = 0;
+    let after: SearchPosition | null = null;
+    for (let page = 0; page < PAGES_PER_PASS; page++) {
+      const stale = await this.searches.findStalePending(olderThanDays * DAY_S, PAGE, after);
+      for (const search of stale) {
+        const queue = this.queues[search.kind];
+        const job = await queue.getJob(search.id);
+        const state = job ? await job.getState() : 'missing';
+        // 0: locked, a worker runs it now (it settles the search itself, or the next pass fails it).
+        if (job && (await queue.remove(search.id)) !== 1) continue;
+        released += await this.fail(search.id, state, 'expired', EXPIRED);
+      }
+      if (stale.length < PAGE) break;
+      after = stale.at(-1)!.position;
+    }
+    return released;
+  }
+
   /** Fails and releases one stale search when it has no live job; 1 when this call released it. */
   private async reconcile(stale: { id: string; kind: LookupKind }): Promise<number> {
     const job = await this.queues[stale.kind].getJob(stale.id);
     const state = job ? await job.getState() : 'missing';
     if (state !== 'missing' && state !== 'failed' && state !== 'unknown') return 0;
-    const { settled, notify } = await this.searches.settle(stale.id, {
+    return this.fail(stale.id, state, 'released_stale', LOST);
+  }
+
+  /**
+   * Settles a search `failed` with `message` (its credits released, once: a search settles once) and queues
+   * its search.failed event and its batch's completion; 1 when this call settled it.
+   */
+  private async fail(id: string, state: string, action: MaintenanceAction, message: string): Promise<number> {
+    const { settled, notify } = await this.searches.settle(id, {
       status: 'failed',
-      error: { code: 'unavailable', message: 'the lookup was lost before it ran; nothing was charged' },
+      error: { code: 'unavailable', message },
       sources: [],
     });
     if (!settled) return 0;
-    this.metrics.reconciled('released_stale', 1);
-    this.logger.warn(`released stale search ${stale.id} (job ${state})`);
+    this.metrics.reconciled(action, 1);
+    this.logger.warn(`${action === 'expired' ? 'expired' : 'released stale'} search ${id} (job ${state})`);
     // Its search.failed event, and its batch's completion when it was the last one running.
     if (notify)
       await this.webhooks
-        .searchSettled(stale.id, 'failed')
-        .catch((err: unknown) =>
-          this.logger.error(`search ${stale.id}: could not queue its webhook events: ${String(err)}`),
-        );
+        .searchSettled(id, 'failed')
+        .catch((err: unknown) => this.logger.error(`search ${id}: could not queue its webhook events: ${String(err)}`));
     return 1;
   }
 }

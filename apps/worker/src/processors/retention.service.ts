@@ -8,12 +8,15 @@ import { LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../in
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics } from './worker-metrics';
 import { closeWithin } from './close-workers';
+import { ReconcilerService } from './reconciler.service';
 
 /** Finished jobs cleaned from one queue's set per pass (BullMQ cleans in bounded steps). */
 const CLEAN_LIMIT = 10_000;
 const DAY_MS = 86_400_000;
 
 export interface RetentionOutcome {
+  /** Searches still pending past RESULTS_TTL_DAYS, failed and released (their jobs removed) before the purge. */
+  expired: number;
   /** Searches whose input, results and sources were erased. */
   searches: number;
   /** Batches whose request hash and Idempotency-Key were erased. */
@@ -28,7 +31,8 @@ export interface RetentionOutcome {
  * Retention, once across all workers: a BullMQ job scheduler on the maintenance queue produces one
  * retention job every RETENTION_INTERVAL_MS. Every worker with WORKER_MAINTENANCE on upserts the same
  * scheduler id (one schedule however many start) and consumes the queue; one job at a time exists, so
- * one worker runs each pass. A pass erases the inputs and results of searches older than
+ * one worker runs each pass. A pass fails and releases the searches still pending RESULTS_TTL_DAYS after
+ * they were made (their jobs removed), erases the inputs and results of searches older than
  * RESULTS_TTL_DAYS (the audit columns stay), deletes webhook delivery attempts as old, and removes
  * finished lookup and webhook-delivery jobs (a lookup's input; an event's whole envelope) past their
  * JOB_KEEP_* age, which BullMQ otherwise removes only when another job of the queue finishes, and every
@@ -51,6 +55,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     @Inject(LOOKUP_QUEUES) private readonly lookupQueues: LookupQueues,
     private readonly metrics: WorkerMetrics,
     private readonly webhooks: WebhookDeliveryService,
+    private readonly reconciler: ReconcilerService,
     @Inject(STARTING) private readonly starting: AbortSignal,
   ) {}
 
@@ -99,6 +104,8 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   /** One retention pass (what the scheduled job runs). */
   async runOnce(): Promise<RetentionOutcome> {
     const days = this.config.resultsTtlDays;
+    // First, so that the purge below erases their inputs with the settled searches'.
+    const expired = await this.reconciler.expire(days);
     const searches = await this.searchesRepository.purgeResults(days);
     this.metrics.reconciled('purged', searches);
     const batches = await this.batchesRepository.purgeRequestHashes(days);
@@ -111,11 +118,11 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
     }
     // An event's body is the envelope with its results: gone at the age the search's are, whatever its state.
     jobs += await this.webhooks.expire(days * DAY_MS);
-    if (searches > 0 || batches > 0 || deliveries > 0 || jobs > 0) {
+    if (expired > 0 || searches > 0 || batches > 0 || deliveries > 0 || jobs > 0) {
       this.logger.log(
-        `purged the inputs and results of ${searches} search(es), the request hashes of ${batches} batch(es) and ${deliveries} webhook delivery attempt(s) older than ${days} days; removed ${jobs} finished job(s)`,
+        `failed and released ${expired} search(es) still pending; purged the inputs and results of ${searches} search(es), the request hashes of ${batches} batch(es) and ${deliveries} webhook delivery attempt(s) older than ${days} days; removed ${jobs} finished job(s)`,
       );
     }
-    return { searches, batches, deliveries, jobs };
+    return { expired, searches, batches, deliveries, jobs };
   }
 }

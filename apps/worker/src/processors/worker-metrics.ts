@@ -4,7 +4,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 const JOB_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** What the reconciler (and the retention pass) did: released stale searches, purged searches. */
-export type MaintenanceAction = 'released_stale' | 'purged';
+export type MaintenanceAction = 'released_stale' | 'expired' | 'purged';
 
 /** The worker's own Prometheus metrics: job durations per queue, and reconciler actions. */
 export class WorkerMetrics {
@@ -21,11 +21,11 @@ export class WorkerMetrics {
     });
     this.reconciler = new Counter({
       name: 'dossier_reconciler_actions_total',
-      help: 'Searches the reconciler acted on, by action: released_stale (failed a search left pending with no job, released its credits), purged (erased its input and results past RESULTS_TTL_DAYS)',
+      help: 'Searches the reconciler acted on, by action: released_stale (failed a search left pending with no job, released its credits), expired (failed and released a search still pending past RESULTS_TTL_DAYS, its job removed), purged (erased its input and results past RESULTS_TTL_DAYS)',
       labelNames: ['action'],
       registers: [registry],
     });
-    for (const action of ['released_stale', 'purged'] as const) this.reconciler.inc({ action }, 0);
+    for (const action of ['released_stale', 'expired', 'purged'] as const) this.reconciler.inc({ action }, 0);
   }
 
   /** Runs one job's work and records how long it took and whether it completed. */
