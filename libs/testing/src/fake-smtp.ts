@@ -11,8 +11,11 @@ export type RcptScript = 'accept' | 'hang' | SmtpAnswer;
 
 /** What the fake plays, from the greeting on. Anything not scripted is a well-behaved server. */
 export interface SmtpScript {
-  /** `hang`: connections are accepted but never greeted; a reply: the session is refused with it. */
-  greeting?: 'ok' | 'hang' | SmtpAnswer;
+  /**
+   * `hang`: connections are accepted but never greeted; `drop`: they are closed before any greeting; a
+   * reply: the session is refused with it.
+   */
+  greeting?: 'ok' | 'hang' | 'drop' | SmtpAnswer;
   /** `false`: EHLO is not understood (500), as on a server that only speaks RFC 821's HELO. */
   ehlo?: boolean;
   /** How `MAIL FROM` answers (a blocked sender: a 5xx). */
@@ -42,7 +45,11 @@ export class FakeSmtp {
     public script: SmtpScript,
   ) {}
 
-  static async start(script: SmtpScript = {}): Promise<FakeSmtp> {
+  /**
+   * Listens on `listen.host` (default 127.0.0.1) and `listen.port` (default: any free one): a second mail host
+   * on another loopback address (127.0.0.10) needs the first one's port, the one `SMTP_PROBE_PORT` names.
+   */
+  static async start(script: SmtpScript = {}, listen: { host?: string; port?: number } = {}): Promise<FakeSmtp> {
     const ref: { fake?: FakeSmtp } = {};
     const record = (entry: { tnx?: string; cid?: string }, ...message: unknown[]): void => {
       if (entry.tnx === 'command' && entry.cid) ref.fake?.record(entry.cid, message.slice(1).join(' '));
@@ -70,7 +77,7 @@ export class FakeSmtp {
         stream.on('end', () => callback(refusal({ code: 554, message: '5.7.0 a probe never sends a message' })));
       },
     });
-    const listening = server.listen(0, '127.0.0.1');
+    const listening = server.listen(listen.port ?? 0, listen.host ?? '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
       listening.once('listening', resolve);
       listening.once('error', reject);
@@ -92,6 +99,11 @@ export class FakeSmtp {
     if (this.script.ehlo === false) session.disabledCommands = ['EHLO', 'AUTH', 'STARTTLS'];
     const greeting = this.script.greeting ?? 'ok';
     if (greeting === 'hang') return;
+    if (greeting === 'drop') {
+      const connections = this.server.connections as Set<{ id: string; close(): void }>;
+      for (const connection of connections) if (connection.id === session.id) connection.close();
+      return;
+    }
     callback(greeting === 'ok' ? null : refusal(greeting));
   }
 

@@ -25,13 +25,26 @@ const CONNECT_TIMEOUT_MS = 3000;
 const MAX_CONNECTIONS = 3;
 
 /**
+ * Why one mail host (or address) could not be asked: `connect`, it could not be connected to (or has no
+ * address the probe may connect to); `session`, it took the connection but refused or dropped the session
+ * before greeting; `skipped`, the probe's bound left it out.
+ */
+interface HostFailure {
+  kind: 'connect' | 'session' | 'skipped';
+  text: string;
+}
+
+/**
  * Asks the mail hosts of `recipient`'s domain, best preference first, whether they take mail for it —
  * without sending any: greeting, `EHLO` (`HELO` where EHLO is not understood), `MAIL FROM`, `RCPT TO` the
  * address, `RCPT TO` a made-up address at the same domain (does the domain accept anything?), `QUIT`.
- * Never `DATA`. The next host is tried only when one cannot be connected to; the first that answers
- * decides. An address the webhooks would refuse (`isRefusedAddress`: loopback, private, link-local,
- * metadata…) is skipped unless `options.allowPrivate`; a host with no other address counts as one that
- * cannot be connected to. Throws only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
+ * Never `DATA`. As an MTA does (RFC 5321 §5.1), the next address, then the next host, is tried when one
+ * cannot be connected to or does not hold a session (a 4xx/5xx greeting, a connection closed or silent
+ * before the greeting), at most
+ * `MAX_CONNECTIONS` addresses in all; the first that greets decides. An address the webhooks
+ * would refuse (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless
+ * `options.allowPrivate`; a host with no other address counts as one that cannot be connected to. Throws
+ * only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
  */
 export async function probeMailbox(
   hosts: readonly MailHost[],
@@ -40,23 +53,33 @@ export async function probeMailbox(
   options: ProbeOptions,
   signal: AbortSignal,
 ): Promise<MailboxProbe> {
-  const unreachable: string[] = [];
+  const failures: HostFailure[] = [];
   let connections = 0;
-  for (const { host } of hosts) {
+  for (const [i, { host }] of hosts.entries()) {
+    if (connections === MAX_CONNECTIONS) {
+      const rest = hosts.slice(i).map((h) => h.host);
+      failures.push({
+        kind: 'skipped',
+        text: `${rest.join(', ')}: not tried (at most ${MAX_CONNECTIONS} connections per probe)`,
+      });
+      break;
+    }
     const found = await dns.addresses(host);
     if ('failure' in found || found.addresses.length === 0) {
-      unreachable.push(`${host}: ${'failure' in found ? found.failure : 'it has no address'}`);
+      failures.push({ kind: 'connect', text: `${host}: ${'failure' in found ? found.failure : 'it has no address'}` });
       continue;
     }
     const allowed = options.allowPrivate ? found.addresses : found.addresses.filter((a) => !isRefusedAddress(a));
     if (allowed.length === 0) {
-      unreachable.push(
-        `${host}: it resolves only to a loopback, private, link-local or metadata address (${found.addresses.join(', ')}), which the probe does not connect to`,
-      );
+      failures.push({
+        kind: 'connect',
+        text: `${host}: it resolves only to a loopback, private, link-local or metadata address (${found.addresses.join(', ')}), which the probe does not connect to`,
+      });
       continue;
     }
     for (const address of allowed) {
-      if (connections++ === MAX_CONNECTIONS) return cannotConnect(unreachable, options.port, true);
+      if (connections === MAX_CONNECTIONS) break;
+      connections++;
       const budget = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
       let session: SmtpSession;
       try {
@@ -64,21 +87,32 @@ export async function probeMailbox(
       } catch (error) {
         if (signal.aborted) throw deadlinePassed(error);
         if (!(error instanceof ConnectFailure)) throw error;
-        unreachable.push(`${host} (${address}): ${error.message}`);
+        failures.push({ kind: 'connect', text: `${host} (${address}): ${error.message}` });
         continue;
       }
+      let greeted = false;
       try {
+        const greeting = await session.read();
+        if (greeting.code !== 220) {
+          failures.push({
+            kind: 'session',
+            text: `${host} (${address}) refused the session: ${describeReply(greeting)}`,
+          });
+          continue;
+        }
+        greeted = true;
         return await dialogue(session, host, recipient, options);
       } catch (error) {
         if (signal.aborted) throw deadlinePassed(error);
-        if (error instanceof SessionFailure) return inconclusive(`${host}: ${error.message} during the probe`);
-        throw error;
+        if (!(error instanceof SessionFailure)) throw error;
+        if (greeted) return inconclusive(`${host}: ${error.message} during the probe`);
+        failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} before its greeting` });
       } finally {
         session.close();
       }
     }
   }
-  return cannotConnect(unreachable, options.port, connections > 0);
+  return noHostAsked(failures, options.port, connections > 0);
 }
 
 async function dialogue(
@@ -87,8 +121,6 @@ async function dialogue(
   recipient: ParsedEmail,
   options: ProbeOptions,
 ): Promise<MailboxProbe> {
-  const greeting = await session.read();
-  if (greeting.code !== 220) return inconclusive(`${host} refused the session: ${describeReply(greeting)}`);
   let hello = await session.command(`EHLO ${options.heloName}`);
   const extended = hello.code === 250;
   if (!extended) hello = await session.command(`HELO ${options.heloName}`);
@@ -203,7 +235,18 @@ function inconclusive(reason: string): MailboxProbe {
   return { result: 'inconclusive', reason };
 }
 
-/** No host could be asked; where connections were tried, say that the port may be blocked on our side. */
+/**
+ * No host could be asked. When none took a connection, where connections were tried, say that the port
+ * may be blocked on our side; when one did, the port is open: say what each host did.
+ */
+function noHostAsked(failures: HostFailure[], port: number, triedConnecting: boolean): MailboxProbe {
+  const texts = failures.map((f) => f.text);
+  if (!failures.some((f) => f.kind === 'session')) return cannotConnect(texts, port, triedConnecting);
+  if (failures.length === 1) return inconclusive(texts[0]!);
+  const said = failures.map((f) => (f.kind === 'connect' ? `could not connect to port ${port} of ${f.text}` : f.text));
+  return inconclusive(`no mail host could be asked: ${said.join('; ')}`);
+}
+
 function cannotConnect(unreachable: string[], port: number, triedConnecting: boolean): MailboxProbe {
   const hint = triedConnecting
     ? `. Outbound port ${port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`

@@ -171,6 +171,45 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     expect(smtp.sessions.length).toBe(before + 1);
   });
 
+  // RFC 5321 §5.1 and Postfix: a primary that will not hold a session — a 4xx/5xx greeting, a connection
+  // closed before or at the greeting — is skipped for the next MX, as one that refuses the connection is.
+  it.each<[string, SmtpScript['greeting'], string]>([
+    ['a 421 greeting', { code: 421, message: '4.3.2 too busy, try later' }, ' refused the session: 421 4.3.2 too busy'],
+    ['a 554 greeting', { code: 554, message: '5.7.1 no SMTP service for you' }, ' refused the session: 554 5.7.1'],
+    ['a connection closed before the greeting', 'drop', ': the server closed the connection before its greeting'],
+  ])('asks the backup MX when the primary answers with %s', async (_name, greeting, said) => {
+    const primary = await FakeSmtp.start({ greeting }, { host: '127.0.0.10', port: smtp.port });
+    try {
+      dns.set('busy-primary.example', {
+        mx: [
+          [10, 'mx1.busy-primary.example'],
+          [20, 'mx2.busy-primary.example'],
+        ],
+      });
+      dns.set('mx1.busy-primary.example', { a: ['127.0.0.10'] });
+      dns.set('mx2.busy-primary.example', { a: ['127.0.0.1'] });
+      smtp.script = { rcpt: { 'grace@busy-primary.example': 'accept' } };
+      const answer = await lookup({ email: 'grace@busy-primary.example' });
+      expect(primary.sessions.length).toBe(1);
+      expect(answer).toMatchObject({
+        outcome: 'found',
+        items: [
+          { deliverability: 'deliverable', reason: 'mx2.busy-primary.example accepted the mailbox (250 Accepted)' },
+        ],
+      });
+      // With no backup that answers, the reason says what each host did.
+      dns.set('mx2.busy-primary.example', { a: ['127.0.0.3'] });
+      const alone = await lookup({ email: 'grace@busy-primary.example' });
+      expect(alone).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
+      expect(alone.items[0]?.reason).toContain(`mx1.busy-primary.example (127.0.0.10)${said}`);
+      expect(alone.items[0]?.reason).toContain(
+        `could not connect to port ${smtp.port} of mx2.busy-primary.example (127.0.0.3): connection refused`,
+      );
+    } finally {
+      await primary.close();
+    }
+  });
+
   it('sends nothing but the envelope in any case', () => {
     expect(smtp.sessions.length).toBeGreaterThan(0);
     for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
