@@ -21,13 +21,26 @@ export interface ProbeOptions {
 
 /** A TCP handshake with a live server takes well under a second: one not answered by then is not coming. */
 const CONNECT_TIMEOUT_MS = 3000;
-/** Addresses tried before giving up: enough for a backup MX, and still within a caller's usual wait. */
-const MAX_CONNECTIONS = 3;
+/**
+ * The bounds of one probe, after Postfix's (`smtp_mx_address_limit` 5, `smtp_mx_session_limit` 2), with a
+ * cap per host so that one host's dead addresses cannot use up the attempts its backups are there for:
+ *
+ * - at most `MAX_ADDRESSES_PER_HOST` addresses of each mail host (the others are usually the same cluster);
+ * - at most `MAX_CONNECTIONS` connection attempts in all;
+ * - at most `MAX_SESSIONS` servers that took the connection but gave no usable greeting (a 4xx/5xx
+ *   greeting, a connection closed or left silent before it) — each may cost a whole `SMTP_TIMEOUT_MS`.
+ *
+ * At the defaults the worst case, two silent servers (2 × 10 s) and three connections never answered
+ * (3 × 3 s), is 29 s: within the provider's 30 s. The lookup's deadline ends the probe in any case.
+ */
+const MAX_ADDRESSES_PER_HOST = 2;
+const MAX_CONNECTIONS = 5;
+const MAX_SESSIONS = 2;
 
 /**
  * Why one mail host (or address) could not be asked: `connect`, it could not be connected to (or has no
  * address the probe may connect to); `session`, it took the connection but refused or dropped the session
- * before greeting; `skipped`, the probe's bound left it out.
+ * before greeting; `skipped`, the probe's bounds left it out.
  */
 interface HostFailure {
   kind: 'connect' | 'session' | 'skipped';
@@ -40,8 +53,7 @@ interface HostFailure {
  * address, `RCPT TO` a made-up address at the same domain (does the domain accept anything?), `QUIT`.
  * Never `DATA`. As an MTA does (RFC 5321 §5.1), the next address, then the next host, is tried when one
  * cannot be connected to or does not hold a session (a 4xx/5xx greeting, a connection closed or silent
- * before the greeting), at most
- * `MAX_CONNECTIONS` addresses in all; the first that greets decides. An address the webhooks
+ * before the greeting), within the bounds above; the first that greets decides. An address the webhooks
  * would refuse (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless
  * `options.allowPrivate`; a host with no other address counts as one that cannot be connected to. Throws
  * only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
@@ -55,13 +67,13 @@ export async function probeMailbox(
 ): Promise<MailboxProbe> {
   const failures: HostFailure[] = [];
   let connections = 0;
+  let sessions = 0;
   for (const [i, { host }] of hosts.entries()) {
-    if (connections === MAX_CONNECTIONS) {
+    if (connections === MAX_CONNECTIONS || sessions === MAX_SESSIONS) {
+      const limit =
+        sessions === MAX_SESSIONS ? `${MAX_SESSIONS} servers that did not greet` : `${MAX_CONNECTIONS} connections`;
       const rest = hosts.slice(i).map((h) => h.host);
-      failures.push({
-        kind: 'skipped',
-        text: `${rest.join(', ')}: not tried (at most ${MAX_CONNECTIONS} connections per probe)`,
-      });
+      failures.push({ kind: 'skipped', text: `${rest.join(', ')}: not tried (at most ${limit} per probe)` });
       break;
     }
     const found = await dns.addresses(host);
@@ -77,8 +89,8 @@ export async function probeMailbox(
       });
       continue;
     }
-    for (const address of allowed) {
-      if (connections === MAX_CONNECTIONS) break;
+    for (const address of allowed.slice(0, MAX_ADDRESSES_PER_HOST)) {
+      if (connections === MAX_CONNECTIONS || sessions === MAX_SESSIONS) break;
       connections++;
       const budget = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
       let session: SmtpSession;
@@ -94,6 +106,7 @@ export async function probeMailbox(
       try {
         const greeting = await session.read();
         if (greeting.code !== 220) {
+          sessions++;
           failures.push({
             kind: 'session',
             text: `${host} (${address}) refused the session: ${describeReply(greeting)}`,
@@ -106,6 +119,7 @@ export async function probeMailbox(
         if (signal.aborted) throw deadlinePassed(error);
         if (!(error instanceof SessionFailure)) throw error;
         if (greeted) return inconclusive(`${host}: ${error.message} during the probe`);
+        sessions++;
         failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} before its greeting` });
       } finally {
         session.close();

@@ -210,6 +210,68 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     }
   });
 
+  it('asks the backup MX when every address of the primary refuses the connection', async () => {
+    dns.set('many-addresses.example', {
+      mx: [
+        [10, 'mx1.many-addresses.example'],
+        [20, 'mx2.many-addresses.example'],
+      ],
+    });
+    // Nothing listens on 127.0.0.2-4.
+    dns.set('mx1.many-addresses.example', { a: ['127.0.0.2', '127.0.0.3', '127.0.0.4'] });
+    dns.set('mx2.many-addresses.example', { a: ['127.0.0.1'] });
+    smtp.script = { rcpt: { 'grace@many-addresses.example': 'accept' } };
+    await expect(lookup({ email: 'grace@many-addresses.example' })).resolves.toMatchObject({
+      outcome: 'found',
+      items: [
+        { deliverability: 'deliverable', reason: 'mx2.many-addresses.example accepted the mailbox (250 Accepted)' },
+      ],
+    });
+  });
+
+  it('still gives up after a bounded number of connections, saying so', async () => {
+    const hosts = ['mx1', 'mx2', 'mx3', 'mx4'].map((h) => `${h}.many-hosts.example`);
+    dns.set('many-hosts.example', { mx: hosts.map((h, i) => [10 * (i + 1), h] as [number, string]) });
+    for (const [i, host] of hosts.entries()) dns.set(host, { a: [`127.0.1.${2 * i + 1}`, `127.0.1.${2 * i + 2}`] });
+    const answer = await lookup({ email: 'grace@many-hosts.example' });
+    const reason = answer.items[0]?.reason ?? '';
+    // Two addresses per host at most, five connections in all: mx3's second address and mx4 are not tried.
+    expect(reason.match(/connection refused/g)).toHaveLength(5);
+    expect(reason).toContain('mx3.many-hosts.example (127.0.1.5)');
+    expect(reason).not.toContain('127.0.1.6');
+    expect(reason).toContain('mx4.many-hosts.example: not tried (at most 5 connections per probe)');
+  });
+
+  it('asks no third server once two took the connection and did not greet', async () => {
+    const busy = { greeting: { code: 421, message: '4.3.2 too busy, try later' } };
+    const others = await Promise.all(
+      ['127.0.0.10', '127.0.0.11'].map((host) => FakeSmtp.start(busy, { host, port: smtp.port })),
+    );
+    try {
+      dns.set('all-busy.example', {
+        mx: [
+          [10, 'mx1.all-busy.example'],
+          [20, 'mx2.all-busy.example'],
+          [30, 'mx3.all-busy.example'],
+        ],
+      });
+      dns.set('mx1.all-busy.example', { a: ['127.0.0.10'] });
+      dns.set('mx2.all-busy.example', { a: ['127.0.0.11'] });
+      dns.set('mx3.all-busy.example', { a: ['127.0.0.1'] });
+      smtp.script = { rcpt: { 'grace@all-busy.example': 'accept' } };
+      const before = smtp.sessions.length;
+      const answer = await lookup({ email: 'grace@all-busy.example' });
+      expect(others.map((o) => o.sessions.length)).toEqual([1, 1]);
+      expect(smtp.sessions.length).toBe(before);
+      expect(answer).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
+      expect(answer.items[0]?.reason).toContain(
+        'mx3.all-busy.example: not tried (at most 2 servers that did not greet per probe)',
+      );
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
+  });
+
   it('sends nothing but the envelope in any case', () => {
     expect(smtp.sessions.length).toBeGreaterThan(0);
     for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);

@@ -67,7 +67,8 @@ export const smtpProvider: Provider<'email'> = {
     'SMTP_PROBE_ALLOW_PRIVATE',
     DNS_SERVERS_KEY,
   ],
-  // Connections to up to three hosts, each with SMTP_TIMEOUT_MS; never past the caller's wait either.
+  // Five connections at most, two of them whole sessions of SMTP_TIMEOUT_MS (probeMailbox's bounds: 29 s at the
+  // defaults); never past the caller's wait either.
   defaultTimeoutMs: 30_000,
   transport: 'smtp',
   // Its upstream is each address's own domain: one that does not answer says nothing about the next.
