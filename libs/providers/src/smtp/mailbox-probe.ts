@@ -145,12 +145,7 @@ async function dialogue(
     return inconclusive(`${host} does not take UTF-8 addresses (no SMTPUTF8), so it cannot be asked`);
   }
   const mail = await session.command(`MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
-  if (mail.code !== 250) {
-    return inconclusive(
-      `${host} refused the probe's sender <${options.mailFrom}>: ${describeReply(mail)} ` +
-        '(the sender address or this host is blocked: check SMTP_MAIL_FROM, SMTP_HELO_NAME and the IP reputation)',
-    );
-  }
+  if (mail.code !== 250) return inconclusive(senderRefused(host, mail, options.mailFrom));
   const rcpt = await session.command(`RCPT TO:<${recipient.normalized}>`);
   const said = describeReply(rcpt);
   switch (classify(rcpt)) {
@@ -171,6 +166,29 @@ async function dialogue(
     case 'other':
       return inconclusive(`${host} answered ${said}, which says nothing about the mailbox`);
   }
+}
+
+/**
+ * Why `MAIL FROM` was not accepted, as the reply says: TLS required (`530 5.7.0 Must issue a STARTTLS
+ * command first`, RFC 3207: the probe speaks no TLS); authentication required (530, RFC 4954: a submission
+ * port, not a mail exchanger's); a 4xx, deferred (greylisting at the sender, a busy server); any other
+ * refusal is about the sender or this host.
+ */
+function senderRefused(host: string, reply: SmtpReply, mailFrom: string): string {
+  const said = describeReply(reply);
+  if (/\bSTARTTLS\b|\b(?:TLS|encryption) (?:is )?required\b/i.test(reply.lines.join(' '))) {
+    return `${host} takes mail only over TLS: ${said} (the probe does not speak STARTTLS, so it cannot ask)`;
+  }
+  if (reply.code === 530) {
+    return `${host} asks for authentication: ${said} (a submission port, not a mail exchanger: check SMTP_PROBE_PORT)`;
+  }
+  if (reply.code >= 400 && reply.code < 500) {
+    return `${host} deferred the probe's sender <${mailFrom}>: ${said} (greylisting or a temporary failure: a later probe may tell)`;
+  }
+  return (
+    `${host} refused the probe's sender <${mailFrom}>: ${said} ` +
+    '(the sender address or this host is blocked: check SMTP_MAIL_FROM, SMTP_HELO_NAME and the IP reputation)'
+  );
 }
 
 /**

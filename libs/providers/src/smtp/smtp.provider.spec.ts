@@ -272,6 +272,31 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     }
   });
 
+  it.each<[string, SmtpScript['mailFrom'], string]>([
+    [
+      'a 451 at MAIL FROM (greylisting the sender)',
+      { code: 451, message: '4.7.1 greylisted, please try again later' },
+      "mx.probe.example deferred the probe's sender <verify@dossier.test>: 451 4.7.1 greylisted, please try again later (greylisting or a temporary failure: a later probe may tell)",
+    ],
+    [
+      'a 530 asking for STARTTLS first',
+      { code: 530, message: '5.7.0 Must issue a STARTTLS command first' },
+      'mx.probe.example takes mail only over TLS: 530 5.7.0 Must issue a STARTTLS command first (the probe does not speak STARTTLS, so it cannot ask)',
+    ],
+    [
+      'a 530 asking for authentication',
+      { code: 530, message: '5.7.0 Authentication required' },
+      `mx.probe.example asks for authentication: 530 5.7.0 Authentication required (a submission port, not a mail exchanger: check SMTP_PROBE_PORT)`,
+    ],
+  ])('says what %s means, not that the sender is blocked', async (_name, mailFrom, reason) => {
+    smtp.script = { mailFrom, rcpt: { 'grace@probe.example': 'accept' } };
+    await expect(lookup({ email: 'grace@probe.example' })).resolves.toMatchObject({
+      outcome: 'unknown',
+      items: [{ deliverability: 'unknown', reason }],
+      detail: reason,
+    });
+  });
+
   it('sends nothing but the envelope in any case', () => {
     expect(smtp.sessions.length).toBeGreaterThan(0);
     for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
