@@ -95,6 +95,25 @@ describe('POST /v1/batch and GET /v1/batches/{id} (gateway + worker processes, r
     expect(got.body).toEqual(res.body);
   });
 
+  it('names the item, not the body, when an item is not a JSON object (the batch itself is fine)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<Batch>('/v1/batch', { requests: [PHONE, null, 42, [PHONE], 'x'] }, { key });
+    expect(res.status).toBe(200);
+    expect(res.body.items[0]).toMatchObject({ status: 'success' });
+    res.body.items.slice(1).forEach((item, k) => {
+      const field = `requests.${k + 1}`;
+      expect(item).toEqual({
+        status: 'error',
+        error: {
+          code: 'validation_error',
+          message: `${field} must be a JSON object`,
+          details: [{ field, issue: 'must be a JSON object' }],
+        },
+      });
+    });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
   it('refuses a batch that is not 1–100 requests with 400, charging nothing and recording nothing', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const cases: [unknown, string][] = [

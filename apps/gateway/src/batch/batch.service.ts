@@ -63,7 +63,7 @@ export class BatchService {
       if (existing) return this.replay(existing, requestHash, call);
     }
 
-    const planned = requests.map((item) => this.plan(item, call));
+    const planned = requests.map((item, index) => this.plan(item, index, call));
     const batchId = newId.batch();
     const searchIds = planned.flatMap((p) => ('search' in p ? [p.search.id] : []));
     const watch = call.prefer.respondAsync || searchIds.length === 0 ? null : this.waiter.watch(...searchIds);
@@ -145,10 +145,11 @@ export class BatchService {
   /**
    * One request of the batch as a search to start, or the error it gets in its place: checked exactly
    * as its endpoint checks a body (and its purpose and queue room as a single lookup's), costing nothing.
+   * An item that is not an object is named by its place (`requests.2`): the request's body itself is fine.
    */
-  private plan(item: unknown, call: LookupCall): Planned {
+  private plan(item: unknown, index: number, call: LookupCall): Planned {
     try {
-      const { kind, input } = parseBody(batchItemBody, item);
+      const { kind, input } = parseBody(batchItemBody, item, `requests.${index}`);
       const request = LOOKUP_OF[kind](input);
       this.lookups.checkPurpose(request);
       this.lookups.assertRoom(kind);

@@ -1,29 +1,33 @@
 import type { z } from 'zod';
 import { DomainError, UNSTORABLE_TEXT, isStorableText, type FieldIssue } from '@dossier/domain';
 
-function fieldOf(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.') || 'body';
+/** A field's name: its path in the body, or `root` (what the body is called) for the body itself. */
+function fieldOf(path: readonly PropertyKey[], root: string): string {
+  return path.map(String).join('.') || root;
 }
 
-/** zod issues → the contract's `details`: one entry per field, in words an integrator can act on. */
-export function issuesToDetails(issues: readonly z.core.$ZodIssue[], body: unknown): FieldIssue[] {
+/**
+ * zod issues → the contract's `details`: one entry per field, in words an integrator can act on. `root` names
+ * the body itself (`requests.2` for a batch's item: there the request's body is fine).
+ */
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[], body: unknown, root = 'body'): FieldIssue[] {
   const details: FieldIssue[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys)
-        details.push({ field: fieldOf([...issue.path, key]), issue: 'is not a known field' });
+        details.push({ field: fieldOf([...issue.path, key], root), issue: 'is not a known field' });
       continue;
     }
     if (issue.code === 'invalid_type' && issue.path.length === 0) {
-      details.push({ field: 'body', issue: 'must be a JSON object' });
+      details.push({ field: root, issue: 'must be a JSON object' });
       continue;
     }
     // Missing, not mistyped: nothing at that path in what the client sent (`{"name":42}` is "must be a string").
     if (issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined) {
-      details.push({ field: fieldOf(issue.path), issue: 'is required' });
+      details.push({ field: fieldOf(issue.path, root), issue: 'is required' });
       continue;
     }
-    details.push({ field: fieldOf(issue.path), issue: wordsOf(issue) });
+    details.push({ field: fieldOf(issue.path, root), issue: wordsOf(issue) });
   }
   return details;
 }
@@ -81,16 +85,16 @@ function pathOf(node: Node): string[] {
  * Every string value and object key of a parsed JSON body that could not be stored, named by its path
  * (`a.b`, `items.0.x`). Walks with an explicit stack: a 64 KiB body can nest thousands of levels deep.
  */
-export function unstorableText(body: unknown): FieldIssue[] {
+export function unstorableText(body: unknown, root = 'body'): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const stack: Node[] = [{ value: body, key: null, parent: null }];
   while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
     const node = stack.pop()!;
     const { key, value } = node;
     if (key !== null && !isStorableText(key)) {
-      issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_NAME });
+      issues.push({ field: fieldOf(pathOf(node), root), issue: UNSTORABLE_NAME });
     } else if (typeof value === 'string') {
-      if (!isStorableText(value)) issues.push({ field: fieldOf(pathOf(node)), issue: UNSTORABLE_TEXT });
+      if (!isStorableText(value)) issues.push({ field: fieldOf(pathOf(node), root), issue: UNSTORABLE_TEXT });
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: node });
     } else if (typeof value === 'object' && value !== null) {
@@ -115,11 +119,11 @@ export function anyOfRequired(keys: readonly string[]): { anyOf: { required: str
  * Text Postgres cannot store is refused first, in any string or key at any depth, before a schema (or
  * one of its transforms) sees it: every body of every route goes through here.
  */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const unstorable = unstorableText(body);
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, root = 'body'): z.output<S> {
+  const unstorable = unstorableText(body, root);
   if (unstorable.length > 0) throw DomainError.validation(unstorable);
   // No body at all reads as `{}` (each missing field named); a JSON `null` is a body that is not an object.
   const result = schema.safeParse(body === undefined ? {} : body);
-  if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues, body));
+  if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues, body, root));
   return result.data;
 }
