@@ -114,6 +114,30 @@ describe('POST /v1/batch and GET /v1/batches/{id} (gateway + worker processes, r
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
+  it("names each refused item's balance at its own turn: an expensive item the balance does not cover, then a cheap one it does", async () => {
+    const dear = new Api((await stack.startGateway({ SIGNUP_CREDITS: '2', COST_PERSON: '3' })).baseUrl);
+    const { key, accountId } = await dear.register(2);
+    const res = await dear.post<Batch>(
+      '/v1/batch',
+      {
+        requests: [
+          { kind: 'person', input: { name: 'Grace Hopper' } },
+          PHONE,
+          { kind: 'person', input: { name: 'Ada' } },
+        ],
+      },
+      { key, headers: { prefer: 'wait=30' } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((i) => (i.status === 'error' ? i.error.message : i.status))).toEqual([
+      'this lookup costs 3 credit(s) and the balance is 2; nothing was charged',
+      'success',
+      'this lookup costs 3 credit(s) and the balance is 1; nothing was charged',
+    ]);
+    expect(res.body.credits_remaining).toBe(1);
+    expect(await ledgerState(accountId)).toEqual(settled(1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
   it('refuses a batch that is not 1–100 requests with 400, charging nothing and recording nothing', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const cases: [unknown, string][] = [

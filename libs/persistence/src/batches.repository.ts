@@ -80,9 +80,14 @@ export class BatchesRepository {
           const [row] = await sql<{ balance: string }>(`SELECT balance FROM accounts WHERE id = $1`, [batch.accountId]);
           return row ? creditsOf(row.balance) : 0;
         };
+        // The balance after the last reservation (the account's row is locked: nothing else moves it now)…
+        const last = outcomes.findLast((o) => o.kind === 'reserved');
+        const balance = last?.kind === 'reserved' ? last.balance : await accountBalance();
+        // …and, walking the items in order, the balance at each one's turn: a refused item names that one,
+        // not what is left after later, cheaper items were reserved.
+        let atTurn = balance + outcomes.reduce((sum, o, k) => sum + (o.kind === 'reserved' ? searches[k]!.cost : 0), 0);
         const items: BatchItemRef[] = [];
         const reserved: NewSearch[] = [];
-        let balance: number | null = null;
         let next = 0;
         for (const item of planned) {
           if ('error' in item) {
@@ -92,17 +97,16 @@ export class BatchesRepository {
           const search = searches[next]!;
           const outcome = outcomes[next++]!;
           if (outcome.kind === 'reserved') {
-            balance = outcome.balance;
+            atTurn -= search.cost;
             reserved.push(search);
             items.push({ search_id: search.id });
             continue;
           }
           // No Idempotency-Key on a batch's searches: the only other outcome is the balance.
-          balance ??= await accountBalance();
           items.push({
             error: {
               code: 'insufficient_credits',
-              message: `this lookup costs ${search.cost} credit(s) and the balance is ${balance}; nothing was charged`,
+              message: `this lookup costs ${search.cost} credit(s) and the balance is ${atTurn}; nothing was charged`,
             },
           });
         }
@@ -120,7 +124,6 @@ export class BatchesRepository {
             reserved.length === 0,
           ],
         );
-        balance ??= await accountBalance();
         return { kind: 'created' as const, items, reserved, balance };
       });
       if (created.kind === 'created') {
