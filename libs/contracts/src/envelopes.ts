@@ -69,7 +69,9 @@ export interface BatchBody {
 
 /**
  * A batch as `POST /v1/batch` and `GET /v1/batches/{id}` answer it (and `batch.completed` carries it):
- * every item in request order, `pending` while any of its searches runs.
+ * every item in request order, `pending` while any of its searches runs. One answer states one balance:
+ * `balance` (the last read) is every item's `credits_remaining` and the batch's — an item read settled at
+ * an earlier read does not keep the balance of that read (ADR 0019).
  */
 export function batchBody(
   batchId: string,
@@ -81,7 +83,7 @@ export function batchBody(
     if ('error' in item) return { status: 'error', error: item.error };
     const search = searches.get(item.search_id);
     return search
-      ? searchEnvelope(search)
+      ? searchEnvelope({ ...search, balance })
       : { status: 'error', error: { code: 'not_found', message: 'this search is gone' }, search_id: item.search_id };
   });
   return {

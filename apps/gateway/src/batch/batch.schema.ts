@@ -83,8 +83,13 @@ const itemError = z.object({
 const exampleOf = (schema: z.ZodType): Record<string, unknown> =>
   (z.globalRegistry.get(schema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
 
-const PHONE_ITEM = exampleOf(phoneSuccessEnvelope);
-const EMAIL_ITEM = { ...exampleOf(emailSuccessEnvelope), search_id: 'srch_2hGt7yQaMn4kX8sU1wC5pE9f' };
+/** One answer states one balance: every item's credits_remaining is the batch's (ADR 0019). */
+const PHONE_ITEM: Record<string, unknown> = { ...exampleOf(phoneSuccessEnvelope), credits_remaining: 98 };
+const EMAIL_ITEM = {
+  ...exampleOf(emailSuccessEnvelope),
+  search_id: 'srch_2hGt7yQaMn4kX8sU1wC5pE9f',
+  credits_remaining: 98,
+};
 const EXAMPLE_BATCH = {
   status: 'success',
   batch_id: 'bat_3xKq9LmP2vR7tW4nB8cY1dZf',

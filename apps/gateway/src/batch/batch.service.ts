@@ -224,7 +224,7 @@ export class BatchService {
       current.set(v.id, v);
       if (v.status !== 'pending') settled.set(v.id, v);
     }
-    // Every item's credits_remaining reads the balance at its own read; the batch's is the latest.
+    // The latest balance: the batch's credits_remaining, and every item's (batchBody).
     const balance = views[0]?.balance ?? (await this.searches.balanceOf(accountId)) ?? 0;
     return bodyOf(batch.id, batch.items, current, balance);
   }
