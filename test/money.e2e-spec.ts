@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { QUEUE_NAMES, WEBHOOK_QUEUE, batchEventId, webhookJobId } from '@dossier/contracts';
+import { QUEUE_NAMES, WEBHOOK_QUEUE, batchEventId, searchEventId, webhookJobId } from '@dossier/contracts';
 import {
   Api,
   CRASH_PHONE,
@@ -238,6 +238,58 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       ]);
       expect((await api.get(`/v1/batches/${voided[0]!.batch_id}`, { key })).status).toBe(404);
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 4, captures: 2, releases: 2 }));
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('announces no search.failed for a lookup answered 503 whose job runs after all (the add reached Redis, its reply was lost)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    try {
+      const lost = new Api(
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' })).baseUrl,
+      );
+      const created = await lost.post<{ webhook: { id: string } }>(
+        '/v1/webhooks',
+        { url: hook.url, events: ['search.completed', 'search.failed'] },
+        { key },
+      );
+      expect(created.status).toBe(201);
+      // No phone worker runs yet: the gateway releases each reservation before its job can run, and answers
+      // 503 ("nothing was charged"), naming no search — a single lookup, and a batch (voided).
+      const single = await lost.post<Envelope>('/v1/verify/phone', PHONE, { key });
+      expect(single.status).toBe(503);
+      const batch = await lost.post<Envelope>('/v1/batch', { requests: [{ kind: 'phone', input: PHONE }] }, { key });
+      expect(batch.status).toBe(503);
+      const refused = await sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1`, [accountId]);
+      expect(refused).toHaveLength(2);
+
+      // Their jobs were queued all the same: they run now, find their searches released, and charge nothing.
+      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      for (const s of refused) {
+        await waitFor(
+          () => queues.job(QUEUE_NAMES.phone, s.id),
+          (j) => j.state === 'completed',
+          { timeoutMs: 15_000, what: `the released search's job ${s.id} to run` },
+        );
+        const event = webhookJobId(created.body.webhook.id, searchEventId(s.id));
+        expect(await queues.state(WEBHOOK_QUEUE, event)).toBe('missing');
+      }
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
+
+      // A lookup the client did get is announced as ever: the only delivery.
+      const answered = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
+      expect(answered.status).toBe(200);
+      await waitFor(
+        () => Promise.resolve(hook.received.length),
+        (n) => n >= 1,
+        { timeoutMs: 15_000, what: 'the search.completed delivery' },
+      );
+      expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { search_id: string } }).data.search_id)).toEqual([
+        answered.body.search_id,
+      ]);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 3, captures: 1, releases: 2 }));
     } finally {
       await hook.close();
     }

@@ -37,8 +37,16 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly fanOut: FanOut,
     private readonly suppression: SuppressionFilter,
     private readonly testHold: WorkerConfig['testHold'],
-    /** Called once the search is settled (and again on a redelivery): queues its webhook events. */
-    private readonly onSettled: (searchId: string, status: 'succeeded' | 'failed') => Promise<void> = async () => {},
+    /**
+     * Called once the search is settled (and again on a redelivery): queues its webhook events. `announce`
+     * false: the search was released before this job ran (answered in the gateway's own response), so only
+     * its batch's completion is checked, and no search event is queued.
+     */
+    private readonly onSettled: (
+      searchId: string,
+      status: 'succeeded' | 'failed',
+      announce: boolean,
+    ) => Promise<void> = async () => {},
   ) {
     this.logger = new Logger(`${kind}-lookup`);
     this.settles = new Coalescer((items) => searches.settleMany(items), SETTLE_BATCH_MAX, SETTLE_BATCHES_IN_FLIGHT);
@@ -58,8 +66,9 @@ export class LookupProcessor<K extends LookupKind> {
       // A retry or a redelivery after a crash: the search may already be settled.
       const status = await this.searches.statusOf(data.search_id);
       if (status === 'succeeded' || status === 'failed') {
-        // The first run may have died between settling and queuing the events: queue them (again).
-        await this.onSettled(data.search_id, status);
+        // The first run may have died between settling and queuing the events: queue them (again). A failed
+        // search was not settled by a run of this job (a run only settles succeeded): see settledElsewhere.
+        await this.settledElsewhere(data.search_id, status);
         this.logJob(job, data.search_id, startedAt, { outcome: 'already_settled' });
         return this.pointer(data, status);
       }
@@ -83,13 +92,10 @@ export class LookupProcessor<K extends LookupKind> {
     });
     await this.hold('after');
     // A failure here fails the job: its retry finds the search settled and queues the events again.
-    if (settled.settled && settled.notify) await this.onSettled(data.search_id, 'succeeded');
+    if (settled.settled && settled.notify) await this.onSettled(data.search_id, 'succeeded', true);
     if (!settled.settled) {
-      // Settled before this job ran: by a gateway that released it when the reply to its add was lost (the job
-      // was queued all the same), or by the reconciler. That settle queued no events and did not complete
-      // its batch, and no later settle will: queue them here, as a redelivery does.
       const status = await this.searches.statusOf(data.search_id);
-      if (status === 'succeeded' || status === 'failed') await this.onSettled(data.search_id, status);
+      if (status === 'succeeded' || status === 'failed') await this.settledElsewhere(data.search_id, status);
     }
     this.logJob(job, data.search_id, startedAt, {
       outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
@@ -118,7 +124,7 @@ export class LookupProcessor<K extends LookupKind> {
       sources: [],
     });
     if (settled.settled && settled.notify)
-      await this.onSettled(searchId, 'failed').catch((err: unknown) =>
+      await this.onSettled(searchId, 'failed', true).catch((err: unknown) =>
         this.logger.error(`search ${searchId}: could not queue its webhook events: ${String(err)}`),
       );
     this.logger.warn({
@@ -128,6 +134,18 @@ export class LookupProcessor<K extends LookupKind> {
       search_id: searchId,
       outcome: 'failed',
     });
+  }
+
+  /**
+   * A search this job found settled. `succeeded`: by an earlier run of this job, which may have died before
+   * queueing its events — queued (again). `failed`: released before this job ran, by a gateway whose add's
+   * reply was lost (the job was queued all the same) — the gateway answered it itself, a 503 naming no search
+   * or its batch's item error, so no `search.failed` is sent for it; only its batch's completion, which that
+   * release did not check, is. (The reconciler, the other releaser, releases only searches without a live job
+   * and queues their events itself.)
+   */
+  private async settledElsewhere(searchId: string, status: 'succeeded' | 'failed'): Promise<void> {
+    await this.onSettled(searchId, status, status === 'succeeded');
   }
 
   /**

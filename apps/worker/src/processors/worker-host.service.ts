@@ -138,7 +138,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id)),
       ),
       this.config.testHold,
-      (searchId, status) => this.webhooks.searchSettled(searchId, status),
+      (searchId, status, announce) => this.webhooks.searchSettled(searchId, status, announce),
     );
     const worker = new Worker(
       QUEUE_NAMES[kind],

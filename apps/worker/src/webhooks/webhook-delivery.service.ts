@@ -100,11 +100,12 @@ export class WebhookDeliveryService
   /**
    * Queues the search's event for every webhook of its account that takes it. Called after the search
    * settled, and again by a redelivered lookup job: the job id (webhook + event) makes that a no-op.
+   * `announce` false: no search event (the gateway answered the search itself), only its batch's progress.
    */
-  async searchSettled(searchId: string, status: 'succeeded' | 'failed'): Promise<void> {
+  async searchSettled(searchId: string, status: 'succeeded' | 'failed', announce = true): Promise<void> {
     const type = status === 'succeeded' ? 'search.completed' : 'search.failed';
     const { batchId, subscribers } = await this.webhooks.onSearchSettled(searchId, type);
-    if (subscribers.length > 0) {
+    if (announce && subscribers.length > 0) {
       const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id, null);
       if (search) {
         await this.send(subscribers, {
