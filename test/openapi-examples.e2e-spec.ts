@@ -165,6 +165,19 @@ describe('every real answer is one the OpenAPI document describes', () => {
       if (acceptedByDocument(op, path, options.json))
         problems.push(`${where}: the document's schemas accept this request (${path} ${JSON.stringify(options.json)})`);
     }
+    // A success the document's schemas refuse: a client generated from it would not send this request at all.
+    // (Not a batch: its item schema shows valid items only, and an invalid one is answered in its place.)
+    const batched = Array.isArray((options.json as Json | undefined)?.['requests']);
+    if (res.status < 300 && options.json !== undefined && !batched && !acceptedByDocument(op, path, options.json))
+      problems.push(`${where}: the document's schemas refuse this request (${path} ${JSON.stringify(options.json)})`);
+    // A client tells a 200 from a 202 by the body too: no other success answer's schema may accept this one.
+    if (res.status < 300) {
+      for (const [status, other] of Object.entries(op['responses'] as Json)) {
+        const schema = (other as Json)['content']?.['application/json']?.['schema'] as Json | undefined;
+        if (status !== String(res.status) && Number(status) < 300 && schema && validatorFor(schema)(res.body))
+          problems.push(`${where}: the ${status} answer's schema accepts this ${res.status} body too`);
+      }
+    }
     // A batch answers a bad item with its error in its place: the document's item schema must refuse that item too.
     const requests = (options.json as Json | undefined)?.['requests'] as unknown[] | undefined;
     const itemSchema = op['requestBody']?.['content']?.['application/json']?.['schema']?.['properties']?.['requests']?.[
@@ -208,6 +221,7 @@ describe('every real answer is one the OpenAPI document describes', () => {
     const key = registered.body['api_key'] as string;
     await send('POST', '/v1/auth/register', { json: { email: email.toUpperCase(), password } });
     await send('POST', '/v1/auth/register', { json: { email: 'not an address', password: 'short' } });
+    await send('POST', '/v1/auth/register', { json: { email: 'not an address', password } });
     await send('POST', '/v1/auth/register', notJson);
     await send('POST', '/v1/auth/register', textPlain);
     await send('POST', '/v1/auth/register', tooLarge);
@@ -231,6 +245,8 @@ describe('every real answer is one the OpenAPI document describes', () => {
     const keyId = created.body['key_id'] as string;
     await send('DELETE', '/v1/auth/keys/{id}', { key, params: { id: keyId } });
     await send('DELETE', '/v1/auth/keys/{id}', { key, params: { id: 'key_none' } });
+    for (const body of [textPlain, notJson, tooLarge])
+      await send('DELETE', '/v1/auth/keys/{id}', { key, params: { id: 'key_none' }, ...body });
     await send('GET', '/v1/account', { key });
     await send('GET', '/v1/account');
 
@@ -249,6 +265,12 @@ describe('every real answer is one the OpenAPI document describes', () => {
     });
     await send('POST', '/v1/verify/phone', { key, ...textPlain });
     await send('POST', '/v1/verify/email', { key, json: { email: 'grace@example.com' } });
+    await send('POST', '/v1/verify/email', { key, json: { email: '   ' } });
+    await send('POST', '/v1/verify/phone', { key, json: { phone: ' +14155552671 '.padEnd(80, ' ') } });
+    await send('POST', '/v1/verify/phone', { key, json: { phone: '4155552671', country: 'USA' } });
+    await send('POST', '/v1/verify/phone', { key, json: { phone: '4155552671', country: ' us ' } });
+    // Two letters, but no country: no pattern tells it from one.
+    await send('POST', '/v1/verify/phone', { key, json: { phone: '4155552671', country: 'XX' }, semantic: true });
     await send('POST', '/v1/search', { key, json: { query: 'Grace Hopper', type: 'person' } });
     await send('POST', '/v1/search', { key, json: { query: 'gracehopper', type: 'username' } });
     await send('POST', '/v1/search', { key, json: { query: 'Grace Hopper', type: 'nobody' } });
@@ -285,12 +307,16 @@ describe('every real answer is one the OpenAPI document describes', () => {
 
     // Webhooks (a loopback address where nothing listens: this account's events go nowhere)
     const hook = await send('POST', '/v1/webhooks', { key, json: { url: 'http://127.0.0.1:9/hook' } });
-    await send('POST', '/v1/webhooks', { key, json: { url: 'ftp://127.0.0.1/hook' }, semantic: true });
+    await send('POST', '/v1/webhooks', { key, json: { url: 'ftp://127.0.0.1/hook' } });
+    await send('POST', '/v1/webhooks', { key, json: { url: 'not a url' } });
+    await send('POST', '/v1/webhooks', { key, json: { url: 'https://127.0.0.1:9/hook#part' } });
     await send('GET', '/v1/webhooks', { key });
     const hookId = (hook.body['webhook'] as Json | undefined)?.['id'] as string;
     await send('GET', '/v1/webhooks/{id}/deliveries', { key, params: { id: hookId } });
     await send('DELETE', '/v1/webhooks/{id}', { key, params: { id: hookId } });
     await send('DELETE', '/v1/webhooks/{id}', { key, params: { id: hookId } });
+    for (const body of [textPlain, notJson, tooLarge])
+      await send('DELETE', '/v1/webhooks/{id}', { key, params: { id: hookId }, ...body });
 
     // Out of credits: a batch of 100 spends the rest of the grant, then a lookup is refused
     await send('POST', '/v1/batch', { key, json: { requests: Array.from({ length: 100 }, () => item) } });

@@ -122,7 +122,16 @@ export class AuthController {
     status: 200,
     response: keyRevokedResponse,
     pathParams: { id: 'key id (key_…)' },
-    errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
+    // A DELETE carries no body, but one sent goes through the body parser like any other route's.
+    errors: [
+      'unauthorized',
+      'not_found',
+      'invalid_json',
+      'unsupported_media_type',
+      'payload_too_large',
+      'rate_limited',
+      'unavailable',
+    ],
   })
   revokeKey(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
     if (!KEY_ID.test(id)) throw new DomainError('not_found', 'no such key');

@@ -109,16 +109,25 @@ const EXAMPLE_BATCH = {
 };
 
 /** A batch: every item in request order, as the lookup would have answered it alone. */
-export const batchResponse = z
-  .object({
-    status: z.enum(['success', 'pending']).describe('pending while any item runs (then 202)'),
+const batchOf = <S extends z.ZodType>(status: z.ZodType, item: S) =>
+  z.object({
+    status,
     batch_id: z.string().describe('bat_…'),
-    items: z.array(z.union([anySuccessEnvelope, pendingEnvelope, itemError])),
-    credits_remaining: z.number().int(),
-  })
-  .meta({ examples: [EXAMPLE_BATCH] });
+    items: z.array(item),
+    credits_remaining: z.number().int().describe("the balance at this answer's read, in every item too"),
+  });
 
-export const pendingBatchResponse = batchResponse.meta({
+/** `200`: every item is done (no item is pending). */
+export const batchResponse = batchOf(
+  z.literal('success').describe('every item is done'),
+  z.union([anySuccessEnvelope, itemError]),
+).meta({ examples: [EXAMPLE_BATCH] });
+
+/** `202`: some item still runs. */
+export const pendingBatchResponse = batchOf(
+  z.literal('pending').describe('some item still runs (poll Location)'),
+  z.union([anySuccessEnvelope, pendingEnvelope, itemError]),
+).meta({
   examples: [
     {
       status: 'pending',

@@ -9,18 +9,26 @@ import {
 } from '@dossier/contracts';
 import { anyOfRequired } from '../http/validation';
 
+/**
+ * Text of 1 to `max` characters once trimmed. The document states that rule as a pattern (`minLength` and
+ * `maxLength` count the untrimmed text: "  " would pass, a padded value be refused), in `allOf` so that a
+ * field's own `.regex()` keeps its `pattern`. JavaScript's `\s` is the whitespace `trim()` removes.
+ */
 const text = (max: number) =>
   z
     .string({ error: 'must be a string' })
     .trim()
     .min(1, 'must be a non-empty string')
-    .max(max, `must be at most ${max} characters`);
+    .max(max, `must be at most ${max} characters`)
+    .meta({ maxLength: undefined, allOf: [{ pattern: `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$` }] });
 
 const country = z
   .string({ error: 'must be a string' })
   .trim()
   .toUpperCase()
   .refine(isIsoCountry, 'must be an ISO 3166-1 alpha-2 country code such as US or DE')
+  // Two letters, in either case, around blanks: what the code checks before it looks the code up.
+  .meta({ pattern: '^\\s*[A-Za-z]{2}\\s*$' })
   .describe('ISO 3166-1 alpha-2 country code');
 
 const permissiblePurpose = z

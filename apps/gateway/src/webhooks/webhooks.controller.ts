@@ -70,7 +70,16 @@ export class WebhooksController {
     status: 200,
     response: webhookDeletedResponse,
     pathParams: { id: 'webhook id (wh_…)' },
-    errors: ['unauthorized', 'not_found', 'rate_limited', 'unavailable'],
+    // A DELETE carries no body, but one sent goes through the body parser like any other route's.
+    errors: [
+      'unauthorized',
+      'not_found',
+      'invalid_json',
+      'unsupported_media_type',
+      'payload_too_large',
+      'rate_limited',
+      'unavailable',
+    ],
   })
   delete(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
     return this.webhooks.delete(auth, id);

@@ -6,6 +6,9 @@ export const createWebhookBody = z
     url: z
       .string({ error: 'must be a URL' })
       .max(2048, 'must be at most 2048 characters')
+      // What any URL the service takes looks like (the URL parser drops leading blanks and controls, and a
+      // #fragment is refused); the rest — a host that resolves, allowed addresses — no pattern can state.
+      .meta({ pattern: '^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:[^#]*$' })
       .describe('where events are POSTed: https (http only where the operator allows private targets)'),
     events: z
       .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }))
