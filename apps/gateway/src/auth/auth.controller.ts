@@ -4,7 +4,7 @@ import { CurrentAuth, type AuthContext } from './auth-context';
 import { Public } from './public.decorator';
 import { AuthService } from './auth.service';
 import { parseBody } from '../http/validation';
-import { ApiDoc } from '../openapi/api-doc.decorator';
+import { ApiDoc, DELETE_BY_ID_ERRORS } from '../openapi/api-doc.decorator';
 import {
   accountResponse,
   createKeyBody,
@@ -122,16 +122,7 @@ export class AuthController {
     status: 200,
     response: keyRevokedResponse,
     pathParams: { id: 'key id (key_…)' },
-    // A DELETE carries no body, but one sent goes through the body parser like any other route's.
-    errors: [
-      'unauthorized',
-      'not_found',
-      'invalid_json',
-      'unsupported_media_type',
-      'payload_too_large',
-      'rate_limited',
-      'unavailable',
-    ],
+    errors: DELETE_BY_ID_ERRORS,
   })
   revokeKey(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
     if (!KEY_ID.test(id)) throw new DomainError('not_found', 'no such key');

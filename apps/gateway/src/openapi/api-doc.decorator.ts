@@ -34,4 +34,18 @@ export interface ApiDocOptions {
   contentType?: string;
 }
 
+/**
+ * A `DELETE /v1/…/{id}`'s errors. A DELETE carries no body, but one sent goes through the body parser like
+ * any other route's (`invalid_json`, `unsupported_media_type`, `payload_too_large`).
+ */
+export const DELETE_BY_ID_ERRORS: ErrorCode[] = [
+  'unauthorized',
+  'not_found',
+  'invalid_json',
+  'unsupported_media_type',
+  'payload_too_large',
+  'rate_limited',
+  'unavailable',
+];
+
 export const ApiDoc = (options: ApiDocOptions): MethodDecorator => SetMetadata(API_DOC, options);

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CurrentAuth, type AuthContext } from '../auth/auth-context';
 import { parseBody } from '../http/validation';
-import { ApiDoc } from '../openapi/api-doc.decorator';
+import { ApiDoc, DELETE_BY_ID_ERRORS } from '../openapi/api-doc.decorator';
 import {
   createWebhookBody,
   deliveryListResponse,
@@ -70,16 +70,7 @@ export class WebhooksController {
     status: 200,
     response: webhookDeletedResponse,
     pathParams: { id: 'webhook id (wh_…)' },
-    // A DELETE carries no body, but one sent goes through the body parser like any other route's.
-    errors: [
-      'unauthorized',
-      'not_found',
-      'invalid_json',
-      'unsupported_media_type',
-      'payload_too_large',
-      'rate_limited',
-      'unavailable',
-    ],
+    errors: DELETE_BY_ID_ERRORS,
   })
   delete(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
     return this.webhooks.delete(auth, id);
