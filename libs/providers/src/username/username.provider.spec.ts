@@ -13,6 +13,34 @@ let lists = 0;
 /** What each site's path answers; unlisted paths 404. */
 let routes: Record<string, FakeAnswer | ((req: SeenRequest) => FakeAnswer)> = {};
 
+/** A route that answers 404 only when let through, one request at a time in arrival order, and counts how many it holds at once. */
+class Gate {
+  most = 0;
+  readonly seen: SeenRequest[] = [];
+  private held = 0;
+  private readonly opens: (() => void)[] = [];
+
+  readonly route = (req: SeenRequest): FakeAnswer => {
+    this.seen.push(req);
+    this.held++;
+    this.most = Math.max(this.most, this.held);
+    const after = new Promise<void>((open) => this.opens.push(open)).then(() => void this.held--);
+    return { status: 404, after };
+  };
+
+  /** Lets `count` requests through, each once it has come. */
+  async letThrough(count: number): Promise<void> {
+    for (let released = 0; released < count; released++) {
+      await waitFor(
+        () => Promise.resolve(this.opens.length),
+        (n) => n > released,
+        { timeoutMs: 5000, what: `request ${released + 1}` },
+      );
+      this.opens[released]!();
+    }
+  }
+}
+
 beforeAll(async () => {
   fake = await FakeUpstream.start();
   fake.reply((req) => {
@@ -337,50 +365,23 @@ describe('username presence', () => {
   });
 
   it('checks at most USERNAME_CONCURRENCY sites at once', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const gates: (() => void)[] = [];
-    routes = {
-      gated: () => {
-        inFlight++;
-        most = Math.max(most, inFlight);
-        const after = new Promise<void>((open) => gates.push(open)).then(() => inFlight--);
-        return { status: 404, after };
-      },
-    };
+    const gate = new Gate();
+    routes = { gated: gate.route };
     const names = ['A', 'B', 'C', 'D', 'E'];
     const settings = sitesAt(
       Object.fromEntries(names.map((n) => [n, { path: 'gated', url: `${fake.url}/gated/${n}/{}` }])),
       { USERNAME_CONCURRENCY: '2' },
     );
     const pending = lookup('ghopper', within(settings));
-    for (let released = 0; released < names.length; released++) {
-      await waitFor(
-        () => Promise.resolve(gates.length),
-        (n) => n > released,
-        { timeoutMs: 5000, what: `request ${released + 1}` },
-      );
-      gates[released]!();
-    }
+    await gate.letThrough(names.length);
     const answer = await pending;
     expect(answer.reports!.map((r) => r.outcome)).toEqual(names.map(() => 'not_found'));
-    expect(most).toBe(2);
+    expect(gate.most).toBe(2);
   });
 
   it('holds the site checks in flight in the process, every lookup together, to USERNAME_MAX_CONNECTIONS, each connection closed after its answer', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const gates: (() => void)[] = [];
-    const seen: SeenRequest[] = [];
-    routes = {
-      held: (req) => {
-        seen.push(req);
-        inFlight++;
-        most = Math.max(most, inFlight);
-        const after = new Promise<void>((open) => gates.push(open)).then(() => inFlight--);
-        return { status: 404, after };
-      },
-    };
+    const gate = new Gate();
+    routes = { held: gate.route };
     const names = ['A', 'B', 'C'];
     const settings = sitesAt(
       Object.fromEntries(names.map((n) => [n, { path: 'held', url: `${fake.url}/held/${n}/{}` }])),
@@ -388,51 +389,25 @@ describe('username presence', () => {
     );
     // Two lookups at once, each free to check its three sites together: six checks, two at a time.
     const pending = Promise.all(['ghopper', 'alovelace'].map((name) => lookup(name, within(settings))));
-    for (let released = 0; released < 6; released++) {
-      await waitFor(
-        () => Promise.resolve(gates.length),
-        (n) => n > released,
-        { timeoutMs: 5000, what: `request ${released + 1}` },
-      );
-      gates[released]!();
-    }
+    await gate.letThrough(6);
     const answers = await pending;
     expect(answers.flatMap((a) => a.reports!.map((r) => r.outcome))).toEqual(Array(6).fill('not_found'));
-    expect(most).toBe(2);
-    expect(seen.map((r) => r.headers.connection)).toEqual(Array(6).fill('close'));
+    expect(gate.most).toBe(2);
+    expect(gate.seen.map((r) => r.headers.connection)).toEqual(Array(6).fill('close'));
     expect(() => usernameProvider.validateSettings!({ USERNAME_MAX_CONNECTIONS: '0' })).toThrow(
       'USERNAME_MAX_CONNECTIONS: expected a whole number from 1 to 10000, got "0"',
     );
   });
 
   it('asks one site host USERNAME_MAX_PER_HOST at a time, every lookup together, so parallel lookups do not each hit it at once', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const gates: (() => void)[] = [];
-    routes = {
-      busy: () => {
-        inFlight++;
-        most = Math.max(most, inFlight);
-        const after = new Promise<void>((open) => gates.push(open)).then(() => inFlight--);
-        return { status: 404, after };
-      },
-    };
     const run = async (settings: Record<string, string>, handles: string[], expected: number) => {
-      inFlight = 0;
-      most = 0;
-      gates.length = 0;
+      const gate = new Gate();
+      routes = { busy: gate.route };
       const pending = Promise.all(handles.map((handle) => lookup(handle, within(settings))));
-      for (let released = 0; released < handles.length; released++) {
-        await waitFor(
-          () => Promise.resolve(gates.length),
-          (n) => n > released,
-          { timeoutMs: 5000, what: `request ${released + 1}` },
-        );
-        gates[released]!();
-      }
+      await gate.letThrough(handles.length);
       const answers = await pending;
       expect(answers.map((a) => a.outcome)).toEqual(handles.map(() => 'not_found'));
-      expect(most).toBe(expected);
+      expect(gate.most).toBe(expected);
     };
     const handles = ['ghopper', 'alovelace', 'aturing', 'kjohnson', 'mhamilton', 'dritchie'];
     // Six lookups of the same site at once, plenty of connections: two requests at the site at a time.
