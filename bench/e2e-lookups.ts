@@ -57,7 +57,11 @@ const LOADS: Record<LookupLoad['kind'], () => Promise<LookupLoad>> = {
   email: async () => {
     const dns = await FakeDns.start();
     const domains = Array.from({ length: 50 }, (_, i) => `company${i}.example`);
-    for (const [i, domain] of domains.entries()) dns.set(domain, { mx: [[10, `mx${i % 5}.${domain}`]] });
+    for (const [i, domain] of domains.entries()) {
+      dns.set(domain, { mx: [[10, `mx${i % 5}.${domain}`]] });
+      // The mail host has an address, as a real one does (with none, the domain is undeliverable).
+      dns.set(`mx${i % 5}.${domain}`, { a: ['192.0.2.25'] });
+    }
     const locals = ['grace.hopper', 'alan.turing', 'info', 'ada', 'x+tag', 'noreply', 'k.johnson'];
     const bodies = domains.flatMap((d) => locals.map((l) => Buffer.from(JSON.stringify({ email: `${l}@${d}` }))));
     return {
