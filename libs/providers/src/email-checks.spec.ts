@@ -90,14 +90,6 @@ describe('verdictOf: the first rule that applies wins', () => {
       'no mail host',
     ],
     [
-      'MX hosts none of which has an address',
-      checks('grace@acme.example', {
-        route: { kind: 'mx-without-address', hosts: [{ host: 'mx1.acme.example', preference: 10 }] },
-      }),
-      'undeliverable',
-      'no mail host with an address (its MX mx1.acme.example',
-    ],
-    [
       'a refused mailbox, even a role',
       checks('info@acme.example', { probe: probe('rejected') }),
       'undeliverable',

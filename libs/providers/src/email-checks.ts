@@ -141,11 +141,6 @@ const RULES: readonly Rule[] = [
         return undeliverable(`the domain ${parsed.domain} accepts no mail (null MX, RFC 7505)`);
       case 'no-mail-host':
         return undeliverable(`the domain ${parsed.domain} has no mail host (no MX, A or AAAA record)`);
-      case 'mx-without-address':
-        return undeliverable(
-          `the domain ${parsed.domain} has no mail host with an address ` +
-            `(its MX ${route.hosts.map((h) => h.host).join(', ')}: no A or AAAA record)`,
-        );
       case 'mx':
       case 'implicit':
       case 'dns-failure':
@@ -184,7 +179,7 @@ export function checkedEmailItem(email: string, source: string, checks: EmailChe
   const route = checks.route;
   return emailItem(email, source, {
     ...checks.facts,
-    mx_records: route?.kind === 'mx' || route?.kind === 'mx-without-address' ? route.hosts.map((h) => h.host) : [],
+    mx_records: route?.kind === 'mx' ? route.hosts.map((h) => h.host) : [],
     ...verdictOf(checks),
   });
 }

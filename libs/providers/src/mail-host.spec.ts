@@ -29,22 +29,6 @@ describe('MailDns against a fake DNS server on loopback', () => {
       'silent.test': 'timeout',
       'host.test': { a: ['127.0.0.1', '127.0.0.2'], aaaa: ['::1'] },
       'broken-host.test': 'servfail',
-      // MX hosts: mx1.mx.test has an address; those of dead-mx.test have none (NXDOMAIN, NODATA).
-      'mx1.mx.test': { a: ['192.0.2.10'] },
-      'mx.slip.test': { a: ['192.0.2.11'] },
-      'dead-mx.test': {
-        mx: [
-          [10, 'gone.dead-mx.test'],
-          [20, 'empty.dead-mx.test'],
-        ],
-      },
-      'empty.dead-mx.test': {},
-      'flaky-mx.test': {
-        mx: [
-          [10, 'gone.flaky-mx.test'],
-          [20, 'broken-host.test'],
-        ],
-      },
     });
   });
   afterAll(async () => {
@@ -82,27 +66,6 @@ describe('MailDns against a fake DNS server on loopback', () => {
         hosts: [{ host: domain, preference: 0 }],
       });
     }
-  });
-
-  it('tells MX hosts none of which has an address (NXDOMAIN, no A or AAAA) from ones DNS could not resolve', async () => {
-    await expect(dns().route('dead-mx.test')).resolves.toEqual({
-      kind: 'mx-without-address',
-      hosts: [
-        { host: 'gone.dead-mx.test', preference: 10 },
-        { host: 'empty.dead-mx.test', preference: 20 },
-      ],
-    });
-    // A host whose addresses the resolver could not tell (SERVFAIL) may have some: a mail host all the same.
-    await expect(dns().route('flaky-mx.test')).resolves.toMatchObject({ kind: 'mx' });
-  });
-
-  it("asks for the addresses of a domain's best MX host once, however often they are needed", async () => {
-    const mailDns = dns();
-    const before = fake.queries.length;
-    await mailDns.route('mx.test');
-    await mailDns.addresses('mx1.mx.test');
-    const asked = fake.queries.slice(before).filter((q) => q.name !== 'mx.test');
-    expect(asked.map((q) => `${q.type} ${q.name}`).sort()).toEqual(['A mx1.mx.test', 'AAAA mx1.mx.test']);
   });
 
   it('tells a domain that does not exist from one without a mail host', async () => {

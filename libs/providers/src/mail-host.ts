@@ -12,9 +12,6 @@ export interface MailHost {
  * Where DNS says a domain's mail goes (RFC 5321 §5.1, RFC 7505):
  *
  * - `mx`: its MX hosts, by preference;
- * - `mx-without-address`: MX hosts of which DNS says that none has an address (NXDOMAIN, or no A and no
- *   AAAA record): mail to the domain cannot be delivered (RFC 5321 §5.1; an MTA bounces it). Never when
- *   DNS could not tell about a host (SERVFAIL, timeout): that one may have an address, so it is `mx`;
  * - `implicit`: no MX records, but the domain has an A or AAAA record: it is its own mail host;
  * - `null-mx`: a null MX (`0 .`): the domain says it accepts no mail;
  * - `no-domain`: NXDOMAIN, the domain does not exist;
@@ -22,7 +19,7 @@ export interface MailHost {
  * - `dns-failure`: the resolver could not tell (SERVFAIL, timeout, refused): nothing is known.
  */
 export type MailRoute =
-  | { kind: 'mx' | 'implicit' | 'mx-without-address'; hosts: MailHost[] }
+  | { kind: 'mx' | 'implicit'; hosts: MailHost[] }
   | { kind: 'null-mx' | 'no-domain' | 'no-mail-host' }
   | { kind: 'dns-failure'; detail: string };
 
@@ -82,8 +79,6 @@ type Lookup<T> = { ok: T } | { code: 'ENOTFOUND' | 'ENODATA' } | { failure: stri
  */
 export class MailDns {
   private readonly resolver: Resolver;
-  /** Each host's addresses, asked once per lookup: the route's check and the probe both need them. */
-  private readonly known = new Map<string, Promise<HostAddresses>>();
 
   constructor(
     private readonly signal: AbortSignal,
@@ -103,8 +98,10 @@ export class MailDns {
       // RFC 7505: a null MX is one record whose exchange is the root; mixed with real ones it is a slip, ignored.
       const real = records.filter((r) => hostName(r.exchange) !== '');
       if (real.length === 0) return { kind: 'null-mx' };
-      const hosts = byPreference(real.map((r) => ({ host: hostName(r.exchange), preference: r.priority })));
-      return { kind: (await this.someMayHaveAddress(hosts)) ? 'mx' : 'mx-without-address', hosts };
+      return {
+        kind: 'mx',
+        hosts: byPreference(real.map((r) => ({ host: hostName(r.exchange), preference: r.priority }))),
+      };
     }
     // No MX records: RFC 5321 §5.1 treats the domain itself as the mail host, if it has an address.
     const own = await this.addresses(domain);
@@ -114,27 +111,8 @@ export class MailDns {
       : { kind: 'no-mail-host' };
   }
 
-  /** The IPv4, then IPv6 addresses of a host (an address literal is its own); asked once per instance. */
-  addresses(host: string): Promise<HostAddresses> {
-    let found = this.known.get(host);
-    if (!found) this.known.set(host, (found = this.resolve(host)));
-    return found;
-  }
-
-  /**
-   * False only when DNS says of every host that it has no address: the domain's mail cannot be delivered.
-   * In preference order, stopping at the first host with an address or one DNS could not tell about: the
-   * usual domain costs its best host's A and AAAA queries, which the probe then reuses.
-   */
-  private async someMayHaveAddress(hosts: readonly MailHost[]): Promise<boolean> {
-    for (const { host } of hosts) {
-      const found = await this.addresses(host);
-      if ('failure' in found || found.addresses.length > 0) return true;
-    }
-    return false;
-  }
-
-  private async resolve(host: string): Promise<HostAddresses> {
+  /** The IPv4, then IPv6 addresses of a host (an address literal is its own). */
+  async addresses(host: string): Promise<HostAddresses> {
     if (isIP(host)) return { addresses: [host] };
     const [v4, v6] = await Promise.all([
       this.query(host, 'A', (name) => this.resolver.resolve4(name)),

@@ -62,7 +62,7 @@ describe('emailProvider', () => {
     expect(dns.queries.length).toBe(before);
   });
 
-  it("asks the domain's own A and AAAA records only when there is no MX", async () => {
+  it('asks the A and AAAA records only when there is no MX', async () => {
     dns.set('mx-only.example', { mx: [[10, 'mx.mx-only.example']] }).set('a-only.example', { a: ['192.0.2.1'] });
     await lookup({ email: 'x@mx-only.example' });
     await lookup({ email: 'x@a-only.example' });

@@ -9,11 +9,10 @@ const ID = 'email';
 /**
  * What can be said about an address without asking its mailbox: syntax as mail systems read it
  * (RFC 5321/5322, IDN domains in punycode), the lists (disposable, free provider, role, a likely typo),
- * and where DNS sends its mail (MX through `DNS_SERVERS`, the A/AAAA fallback, a null MX, MX hosts none of
- * which has an address). Always on.
+ * and where DNS sends its mail (MX through `DNS_SERVERS`, the A/AAAA fallback, a null MX). Always on.
  *
- * `found` once it could judge — a malformed address and a domain without mail host, or without one that
- * has an address, included (all `undeliverable`); `unknown` when DNS could not answer (SERVFAIL, timeout, refused): the item still
+ * `found` once it could judge — a malformed address and a domain without mail host included (both are
+ * `undeliverable`); `unknown` when DNS could not answer (SERVFAIL, timeout, refused): the item still
  * carries the list facts, and says `unknown` rather than guess `undeliverable`.
  */
 export const emailProvider: Provider<'email'> = {

@@ -53,7 +53,7 @@ function integer(value: string | undefined, fallback: number): number {
  * `unknown`, with the reason, when it could not tell (greylisting, a policy refusal, a server that hangs,
  * a refused or blocked port, a mail host with only loopback, private, link-local or metadata addresses
  * unless `SMTP_PROBE_ALLOW_PRIVATE=true`, DNS that could not answer); `not_found` when the domain has no
- * mail host to ask, or none with an address (the `email` provider says why).
+ * mail host to ask (the `email` provider says why).
  */
 export const smtpProvider: Provider<'email'> = {
   id: ID,
@@ -102,8 +102,7 @@ export const smtpProvider: Provider<'email'> = {
         detail: route.detail,
       };
     }
-    // No mail host to ask, or none with an address: the `email` provider says why.
-    if (route.kind !== 'mx' && route.kind !== 'implicit') return { outcome: 'not_found', items: [] };
+    if (!('hosts' in route)) return { outcome: 'not_found', items: [] };
     const probe = await probeMailbox(route.hosts, dns, parsed, options, ctx.signal);
     const item = checkedEmailItem(input.email, ID, { parsed, facts, route, probe });
     if (probe.result === 'inconclusive') return { outcome: 'unknown', items: [item], detail: probe.reason };
