@@ -16,8 +16,12 @@ export interface SmtpScript {
    * reply: the session is refused with it.
    */
   greeting?: 'ok' | 'hang' | 'drop' | SmtpAnswer;
-  /** `false`: EHLO is not understood (500), as on a server that only speaks RFC 821's HELO. */
-  ehlo?: boolean;
+  /**
+   * `false`: EHLO is not understood (500), as on a server that only speaks RFC 821's HELO; a reply: EHLO and
+   * HELO are both answered with it (a server that greets, then will not hold the session: `421 4.7.0 try
+   * again later`, `554 5.7.1 go away`).
+   */
+  ehlo?: boolean | SmtpAnswer;
   /** How `MAIL FROM` answers (a blocked sender: a 5xx). */
   mailFrom?: 'accept' | SmtpAnswer;
   /**
@@ -25,6 +29,13 @@ export interface SmtpScript {
    * a catch-all when `accept`), else `550 5.1.1` (no such mailbox).
    */
   rcpt?: Record<string, RcptScript>;
+}
+
+/** What the fake reaches into of `smtp-server`'s connection: its id, a raw reply, closing it. */
+interface SmtpConnection {
+  id: string;
+  send(code: number, message: string): void;
+  close(): void;
 }
 
 const NO_SUCH_USER: SmtpAnswer = { code: 550, message: '5.1.1 no such user here' };
@@ -97,14 +108,30 @@ export class FakeSmtp {
     this.commandsById.set(session.id, []);
     this.sessions.push(this.commandsById.get(session.id)!);
     if (this.script.ehlo === false) session.disabledCommands = ['EHLO', 'AUTH', 'STARTTLS'];
+    const hello = this.script.ehlo;
+    if (typeof hello === 'object') {
+      const connection = this.connection(session.id);
+      const refuse = (_command: unknown, callback: () => void): void => {
+        connection?.send(hello.code, hello.message);
+        callback();
+      };
+      if (connection) Object.assign(connection, { handler_EHLO: refuse, handler_HELO: refuse });
+    }
     const greeting = this.script.greeting ?? 'ok';
     if (greeting === 'hang') return;
     if (greeting === 'drop') {
-      const connections = this.server.connections as Set<{ id: string; close(): void }>;
-      for (const connection of connections) if (connection.id === session.id) connection.close();
+      this.connection(session.id)?.close();
       return;
     }
     callback(greeting === 'ok' ? null : refusal(greeting));
+  }
+
+  /** `smtp-server`'s connection of a session (it keeps them in `connections`, which its types do not describe). */
+  private connection(sessionId: string): SmtpConnection | undefined {
+    for (const connection of this.server.connections as Set<SmtpConnection>) {
+      if (connection.id === sessionId) return connection;
+    }
+    return undefined;
   }
 
   private record(sessionId: string, line: string): void {

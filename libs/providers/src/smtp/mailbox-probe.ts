@@ -28,7 +28,8 @@ const CONNECT_TIMEOUT_MS = 3000;
  * - at most `MAX_ADDRESSES_PER_HOST` addresses of each mail host (the others are usually the same cluster);
  * - at most `MAX_CONNECTIONS` connection attempts in all;
  * - at most `MAX_SESSIONS` servers that took the connection but gave no usable greeting (a 4xx/5xx
- *   greeting, a connection closed or left silent before it) — each may cost a whole `SMTP_TIMEOUT_MS`.
+ *   greeting or answer to EHLO/HELO, a connection closed or left silent before them) — each may cost a
+ *   whole `SMTP_TIMEOUT_MS`.
  *
  * At the defaults the worst case, two silent servers (2 × 10 s) and three connections never answered
  * (3 × 3 s), is 29 s: within the provider's 30 s. The lookup's deadline ends the probe in any case.
@@ -52,8 +53,8 @@ interface HostFailure {
  * without sending any: greeting, `EHLO` (`HELO` where EHLO is not understood), `MAIL FROM`, `RCPT TO` the
  * address, `RCPT TO` a made-up address at the same domain (does the domain accept anything?), `QUIT`.
  * Never `DATA`. As an MTA does (RFC 5321 §5.1), the next address, then the next host, is tried when one
- * cannot be connected to or does not hold a session (a 4xx/5xx greeting, a connection closed or silent
- * before the greeting), within the bounds above; the first that greets decides. An address the webhooks
+ * cannot be connected to or does not hold a session (a 4xx/5xx greeting, a 4xx/5xx to EHLO and HELO, a
+ * connection closed or silent before them), within the bounds above; the first that greets decides. An address the webhooks
  * would refuse (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless
  * `options.allowPrivate`; a host with no other address counts as one that cannot be connected to. Throws
  * only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
@@ -102,7 +103,7 @@ export async function probeMailbox(
         failures.push({ kind: 'connect', text: `${host} (${address}): ${error.message}` });
         continue;
       }
-      let greeted = false;
+      let stage: 'greeting' | 'hello' | 'probe' = 'greeting';
       try {
         const greeting = await session.read();
         if (greeting.code !== 220) {
@@ -113,14 +114,25 @@ export async function probeMailbox(
           });
           continue;
         }
-        greeted = true;
-        return await dialogue(session, host, recipient, options);
+        stage = 'hello';
+        const hello = await sayHello(session, options.heloName);
+        if (hello.reply.code !== 250) {
+          sessions++;
+          failures.push({
+            kind: 'session',
+            text: `${host} (${address}) refused ${hello.command}: ${describeReply(hello.reply)}`,
+          });
+          continue;
+        }
+        stage = 'probe';
+        return await dialogue(session, host, hello, recipient, options);
       } catch (error) {
         if (signal.aborted) throw deadlinePassed(error);
         if (!(error instanceof SessionFailure)) throw error;
-        if (greeted) return inconclusive(`${host}: ${error.message} during the probe`);
+        if (stage === 'probe') return inconclusive(`${host}: ${error.message} during the probe`);
         sessions++;
-        failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} before its greeting` });
+        const when = stage === 'greeting' ? 'before its greeting' : 'at EHLO';
+        failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} ${when}` });
       } finally {
         session.close();
       }
@@ -129,19 +141,33 @@ export async function probeMailbox(
   return noHostAsked(failures, options.port, connections > 0);
 }
 
+interface Hello {
+  command: 'EHLO' | 'HELO';
+  reply: SmtpReply;
+}
+
+/**
+ * `EHLO`, and `HELO` where EHLO is refused with a 5xx (not understood: RFC 5321 §3.2 asks the client to
+ * fall back), as Postfix does. A 4xx is the server's "not now" (421: it closes): HELO would fare no better.
+ * Any reply but 250 to the last command sent means this server holds no session with us.
+ */
+async function sayHello(session: SmtpSession, heloName: string): Promise<Hello> {
+  const ehlo = await session.command(`EHLO ${heloName}`);
+  if (ehlo.code === 250 || ehlo.code < 500) return { command: 'EHLO', reply: ehlo };
+  return { command: 'HELO', reply: await session.command(`HELO ${heloName}`) };
+}
+
 async function dialogue(
   session: SmtpSession,
   host: string,
+  hello: Hello,
   recipient: ParsedEmail,
   options: ProbeOptions,
 ): Promise<MailboxProbe> {
-  let hello = await session.command(`EHLO ${options.heloName}`);
-  const extended = hello.code === 250;
-  if (!extended) hello = await session.command(`HELO ${options.heloName}`);
-  if (hello.code !== 250) return inconclusive(`${host} refused the greeting: ${describeReply(hello)}`);
+  const extended = hello.command === 'EHLO';
   // A UTF-8 address needs the SMTPUTF8 extension (RFC 6531); without it the server cannot be asked.
   const utf8 = /[^\x00-\x7f]/.test(recipient.normalized);
-  if (utf8 && !(extended && hello.lines.some((line) => /^SMTPUTF8\b/i.test(line)))) {
+  if (utf8 && !(extended && hello.reply.lines.some((line) => /^SMTPUTF8\b/i.test(line)))) {
     return inconclusive(`${host} does not take UTF-8 addresses (no SMTPUTF8), so it cannot be asked`);
   }
   const mail = await session.command(`MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);

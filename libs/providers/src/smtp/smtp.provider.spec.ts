@@ -210,6 +210,49 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     }
   });
 
+  // The same for a primary that greets, then refuses EHLO (and HELO) with a 4xx or 5xx: it holds no session either.
+  it.each<[string, SmtpScript['ehlo'], string[], string]>([
+    [
+      'a 421 to EHLO',
+      { code: 421, message: '4.7.0 try again later, closing connection' },
+      [`EHLO ${HELO}`],
+      ' refused EHLO: 421 4.7.0 try again later',
+    ],
+    [
+      'a 554 to EHLO and to HELO',
+      { code: 554, message: '5.7.1 no SMTP service for you' },
+      [`EHLO ${HELO}`, `HELO ${HELO}`],
+      ' refused HELO: 554 5.7.1 no SMTP service for you',
+    ],
+  ])('asks the backup MX when the primary answers %s', async (_name, ehlo, commands, said) => {
+    const primary = await FakeSmtp.start({ ehlo }, { host: '127.0.0.10', port: smtp.port });
+    try {
+      dns.set('picky-primary.example', {
+        mx: [
+          [10, 'mx1.picky-primary.example'],
+          [20, 'mx2.picky-primary.example'],
+        ],
+      });
+      dns.set('mx1.picky-primary.example', { a: ['127.0.0.10'] });
+      dns.set('mx2.picky-primary.example', { a: ['127.0.0.1'] });
+      smtp.script = { rcpt: { 'grace@picky-primary.example': 'accept' } };
+      const answer = await lookup({ email: 'grace@picky-primary.example' });
+      expect(primary.sessions.map((session) => session.filter((c) => c !== 'QUIT'))).toEqual([commands]);
+      expect(answer).toMatchObject({
+        outcome: 'found',
+        items: [
+          { deliverability: 'deliverable', reason: 'mx2.picky-primary.example accepted the mailbox (250 Accepted)' },
+        ],
+      });
+      dns.set('mx2.picky-primary.example', { a: ['127.0.0.3'] });
+      const alone = await lookup({ email: 'grace@picky-primary.example' });
+      expect(alone).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
+      expect(alone.items[0]?.reason).toContain(`mx1.picky-primary.example (127.0.0.10)${said}`);
+    } finally {
+      await primary.close();
+    }
+  });
+
   it('asks the backup MX when every address of the primary refuses the connection', async () => {
     dns.set('many-addresses.example', {
       mx: [
