@@ -123,6 +123,25 @@ describe('FanOut', () => {
     expect(result.items.map((i) => i.id)).toEqual(['fast']);
   });
 
+  it('reports the timeout a provider gives when its deadline comes, saying how far it got, over its own', async () => {
+    const { fan } = fanOut();
+    const heeds = (_k: 'person', _i: unknown, ctx: { signal: AbortSignal }) =>
+      new Promise<ProviderAnswer<'person'>>((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () =>
+          reject(new ProviderError('timeout', 'heeds: cut off while asking mx2; mx1 refused the session')),
+        );
+      });
+    const result = await fan.run('person', { name: 'x' }, [provider('heeds', heeds, { timeoutMs: 50 })], null);
+    expect(result.sources).toEqual([
+      {
+        provider: 'heeds',
+        outcome: 'timeout',
+        took_ms: expect.any(Number),
+        detail: 'heeds: cut off while asking mx2; mx1 refused the session',
+      },
+    ]);
+  });
+
   it("ends calls at the request's deadline, except a provider whose check goes on (deadline: 'own')", async () => {
     const { fan } = fanOut();
     const hang = () => new Promise<ProviderAnswer<'person'>>(() => undefined);

@@ -78,8 +78,7 @@ export class UpstreamGuards {
     const attempts = (): Promise<T> =>
       this.retry.execute(async ({ signal: attempt }) => {
         await this.acquire(upstream, attempt, deadlineAt);
-        // Raced against the deadline: a call that ignores its signal still cannot outlive it.
-        return untilAborted(call(attempt), attempt, () => timedOut(upstream.id));
+        return untilDeadline(call(attempt), attempt, upstream.id);
       }, signal);
     try {
       return await (breaker ? breaker.execute(attempts, signal) : attempts());
@@ -143,6 +142,22 @@ export class UpstreamGuards {
       await sleep(decision.retryMs, undefined, { signal });
     }
   }
+}
+
+/**
+ * `work`, raced against its deadline: a call that ignores its signal still cannot outlive it. One that heeds
+ * it and rejects at once with its own ProviderError (in the same turn of the event loop) is heard: its
+ * message can say how far it got (the mailbox probe's hosts), where `timedOut` can only say that it ended.
+ * Nothing but an AbortController and a listener per call; the wait of one turn is only ever paid on a deadline.
+ */
+function untilDeadline<T>(work: Promise<T>, deadline: AbortSignal, id: string): Promise<T> {
+  const heard = new AbortController();
+  const hear = (): void => void setImmediate(() => heard.abort());
+  if (deadline.aborted) hear();
+  else deadline.addEventListener('abort', hear, { once: true });
+  return untilAborted(work, heard.signal, () => timedOut(id)).finally(() =>
+    deadline.removeEventListener('abort', hear),
+  );
 }
 
 function timedOut(id: string, cause?: unknown): ProviderError {

@@ -57,7 +57,7 @@ interface HostFailure {
  * connection closed or silent before them), within the bounds above; the first that greets decides. An address the webhooks
  * would refuse (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless
  * `options.allowPrivate`; a host with no other address counts as one that cannot be connected to. Throws
- * only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it.
+ * only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it, saying how far it got.
  */
 export async function probeMailbox(
   hosts: readonly MailHost[],
@@ -66,7 +66,30 @@ export async function probeMailbox(
   options: ProbeOptions,
   signal: AbortSignal,
 ): Promise<MailboxProbe> {
-  const failures: HostFailure[] = [];
+  const progress: Progress = { failures: [], asking: null };
+  try {
+    return await probeHosts(hosts, dns, recipient, options, signal, progress);
+  } catch (error) {
+    if (signal.aborted) throw deadlinePassed(progress, error);
+    throw error;
+  }
+}
+
+/** How far a probe got: what each host tried so far did, and the one being asked. */
+interface Progress {
+  failures: HostFailure[];
+  asking: string | null;
+}
+
+async function probeHosts(
+  hosts: readonly MailHost[],
+  dns: MailDns,
+  recipient: ParsedEmail,
+  options: ProbeOptions,
+  signal: AbortSignal,
+  progress: Progress,
+): Promise<MailboxProbe> {
+  const failures = progress.failures;
   let connections = 0;
   let sessions = 0;
   for (const [i, { host }] of hosts.entries()) {
@@ -77,6 +100,7 @@ export async function probeMailbox(
       failures.push({ kind: 'skipped', text: `${rest.join(', ')}: not tried (at most ${limit} per probe)` });
       break;
     }
+    progress.asking = host;
     const found = await dns.addresses(host);
     if ('failure' in found || found.addresses.length === 0) {
       failures.push({ kind: 'connect', text: `${host}: ${'failure' in found ? found.failure : 'it has no address'}` });
@@ -93,13 +117,13 @@ export async function probeMailbox(
     for (const address of allowed.slice(0, MAX_ADDRESSES_PER_HOST)) {
       if (connections === MAX_CONNECTIONS || sessions === MAX_SESSIONS) break;
       connections++;
+      progress.asking = `${host} (${address})`;
       const budget = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
       let session: SmtpSession;
       try {
         session = await SmtpSession.open(address, options.port, budget, CONNECT_TIMEOUT_MS);
       } catch (error) {
-        if (signal.aborted) throw deadlinePassed(error);
-        if (!(error instanceof ConnectFailure)) throw error;
+        if (signal.aborted || !(error instanceof ConnectFailure)) throw error;
         failures.push({ kind: 'connect', text: `${host} (${address}): ${error.message}` });
         continue;
       }
@@ -127,8 +151,7 @@ export async function probeMailbox(
         stage = 'probe';
         return await dialogue(session, host, hello, recipient, options);
       } catch (error) {
-        if (signal.aborted) throw deadlinePassed(error);
-        if (!(error instanceof SessionFailure)) throw error;
+        if (signal.aborted || !(error instanceof SessionFailure)) throw error;
         if (stage === 'probe') return inconclusive(`${host}: ${error.message} during the probe`);
         sessions++;
         const when = stage === 'greeting' ? 'before its greeting' : 'at EHLO';
@@ -138,6 +161,7 @@ export async function probeMailbox(
       }
     }
   }
+  progress.asking = null;
   return noHostAsked(failures, options.port, connections > 0);
 }
 
@@ -312,6 +336,19 @@ function cannotConnect(unreachable: string[], port: number, triedConnecting: boo
   return inconclusive(`could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}${hint}`);
 }
 
-function deadlinePassed(cause: unknown): ProviderError {
-  return new ProviderError('timeout', 'smtp: the probe did not finish before the deadline', undefined, { cause });
+/**
+ * The lookup's deadline ended the probe: a `timeout` (its answer is missing, API.md), whose message keeps how
+ * far it got — the host being asked, and what each host before it did — for the source's `detail`.
+ */
+function deadlinePassed({ failures, asking }: Progress, cause: unknown): ProviderError {
+  const during = asking === null ? '' : `, while asking ${asking}`;
+  const before = failures.length === 0 ? '' : `; before that: ${failures.map((f) => f.text).join('; ')}`;
+  return new ProviderError(
+    'timeout',
+    `smtp: the probe did not finish before the deadline${during}${before}`,
+    undefined,
+    {
+      cause,
+    },
+  );
 }

@@ -358,6 +358,44 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     await expect(pending).rejects.toMatchObject({ name: 'ProviderError', code: 'timeout' });
   });
 
+  it('keeps what each host did when the deadline passes while a backup is being asked', async () => {
+    const primary = await FakeSmtp.start(
+      { greeting: { code: 421, message: '4.3.2 too busy, try later' } },
+      { host: '127.0.0.10', port: smtp.port },
+    );
+    try {
+      dns.set('slow-backup.example', {
+        mx: [
+          [10, 'mx1.slow-backup.example'],
+          [20, 'mx2.slow-backup.example'],
+        ],
+      });
+      dns.set('mx1.slow-backup.example', { a: ['127.0.0.10'] });
+      dns.set('mx2.slow-backup.example', { a: ['127.0.0.1'] });
+      smtp.script = { greeting: 'hang' };
+      const before = smtp.sessions.length;
+      const deadline = new AbortController();
+      const pending = lookup({ email: 'grace@slow-backup.example' }, {}, deadline.signal);
+      await waitFor(
+        async () => smtp.sessions.length,
+        (n) => n > before,
+        { timeoutMs: 5000, what: 'the probe to connect to the backup' },
+      );
+      deadline.abort();
+      const error = await pending.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ name: 'ProviderError', code: 'timeout' });
+      expect((error as Error).message).toBe(
+        'smtp: the probe did not finish before the deadline, while asking mx2.slow-backup.example (127.0.0.1); ' +
+          'before that: mx1.slow-backup.example (127.0.0.10) refused the session: 421 4.3.2 too busy, try later',
+      );
+    } finally {
+      await primary.close();
+    }
+  });
+
   it('rejects with a timeout when the deadline has already passed', async () => {
     const passed = new AbortController();
     passed.abort();
