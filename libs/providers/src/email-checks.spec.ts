@@ -28,6 +28,18 @@ describe('addressFacts', () => {
     expect(facts('grace.hopper@acme-corp.example').role_account).toBe(false);
   });
 
+  // role-based-email-addresses lists a few people's names among its roles: a given name (Per, Alexa) and a
+  // surname (Gardner) are a person's mailbox far more often than a function's.
+  it.each(['per', 'Alexa', 'gardner'])('does not mark %j, a name people have, as a role address', (local) => {
+    expect(facts(`${local}@acme-corp.example`).role_account).toBe(false);
+  });
+
+  // What the established verifiers (Reacher, AfterShip's email-verifier) count as roles too: a shared inbox
+  // (`hello@`, `team@`), a department (`it@`) or a placeholder (`user@`), not a person.
+  it.each(['hello', 'team', 'it', 'user'])('still marks %j as a role address', (local) => {
+    expect(facts(`${local}@acme-corp.example`).role_account).toBe(true);
+  });
+
   it.each([
     ['Grace@gmial.com', 'Grace@gmail.com'],
     ['grace@gmail.con', 'grace@gmail.com'],

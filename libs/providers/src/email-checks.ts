@@ -34,6 +34,14 @@ const requireData = createRequire(
 );
 let lists: Lists | undefined;
 
+/**
+ * Entries of `role-based-email-addresses` that are people's names — given names (`per`, `alexa`) and a surname
+ * (`gardner`) — and so a person's mailbox more often than a function's: not roles here. The rest of the list
+ * stands, as the established verifiers (Reacher, AfterShip's email-verifier) keep it: `hello`, `team`, `it`,
+ * `user` are shared inboxes, departments and placeholders, not people.
+ */
+const PEOPLES_NAMES: ReadonlySet<string> = new Set(['per', 'alexa', 'gardner']);
+
 /** The lists, read on first use (~120,000 disposable domains: a worker that serves no e-mail never loads them). */
 function loadLists(): Lists {
   lists ??= {
@@ -41,7 +49,7 @@ function loadLists(): Lists {
     disposableWildcards: new Set(requireData('disposable-email-domains/wildcard.json') as string[]),
     free: new Set(requireData('email-providers/all.json') as string[]),
     common: new Set([...(requireData('email-providers/common.json') as string[]), ...POPULAR_DOMAINS]),
-    roles: new Set(requireData('role-based-email-addresses') as string[]),
+    roles: new Set((requireData('role-based-email-addresses') as string[]).filter((r) => !PEOPLES_NAMES.has(r))),
   };
   return lists;
 }
