@@ -198,6 +198,8 @@ async function dialogue(
   if (mail.code !== 250) return inconclusive(senderRefused(host, mail, options.mailFrom));
   const rcpt = await session.command(`RCPT TO:<${recipient.normalized}>`);
   const said = describeReply(rcpt);
+  // Some servers ask for TLS only at RCPT TO: that says nothing about the mailbox, nor of a block.
+  if (asksForTls(rcpt)) return inconclusive(tlsOnly(host, rcpt));
   switch (classify(rcpt)) {
     case 'accepted':
       return catchAllCheck(session, host, recipient, said);
@@ -226,9 +228,7 @@ async function dialogue(
  */
 function senderRefused(host: string, reply: SmtpReply, mailFrom: string): string {
   const said = describeReply(reply);
-  if (/\bSTARTTLS\b|\b(?:TLS|encryption) (?:is )?required\b/i.test(reply.lines.join(' '))) {
-    return `${host} takes mail only over TLS: ${said} (the probe does not speak STARTTLS, so it cannot ask)`;
-  }
+  if (asksForTls(reply)) return tlsOnly(host, reply);
   if (reply.code === 530) {
     return `${host} asks for authentication: ${said} (a submission port, not a mail exchanger: check SMTP_PROBE_PORT)`;
   }
@@ -239,6 +239,15 @@ function senderRefused(host: string, reply: SmtpReply, mailFrom: string): string
     `${host} refused the probe's sender <${mailFrom}>: ${said} ` +
     '(the sender address or this host is blocked: check SMTP_MAIL_FROM, SMTP_HELO_NAME and the IP reputation)'
   );
+}
+
+/** A refusal that asks for TLS first (`530 5.7.0 Must issue a STARTTLS command first`, RFC 3207). */
+function asksForTls(reply: SmtpReply): boolean {
+  return reply.code >= 400 && /\bSTARTTLS\b|\b(?:TLS|encryption) (?:is )?required\b/i.test(reply.lines.join(' '));
+}
+
+function tlsOnly(host: string, reply: SmtpReply): string {
+  return `${host} takes mail only over TLS: ${describeReply(reply)} (the probe does not speak STARTTLS, so it cannot ask)`;
 }
 
 /**

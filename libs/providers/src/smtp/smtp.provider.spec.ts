@@ -340,6 +340,19 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     });
   });
 
+  it('says that a server asking for STARTTLS at RCPT TO takes mail only over TLS, not that the probe is blocked', async () => {
+    smtp.script = {
+      rcpt: { 'grace@probe.example': { code: 530, message: '5.7.0 Must issue a STARTTLS command first' } },
+    };
+    const reason =
+      'mx.probe.example takes mail only over TLS: 530 5.7.0 Must issue a STARTTLS command first (the probe does not speak STARTTLS, so it cannot ask)';
+    await expect(lookup({ email: 'grace@probe.example' })).resolves.toMatchObject({
+      outcome: 'unknown',
+      items: [{ deliverability: 'unknown', reason }],
+      detail: reason,
+    });
+  });
+
   it('sends nothing but the envelope in any case', () => {
     expect(smtp.sessions.length).toBeGreaterThan(0);
     for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
