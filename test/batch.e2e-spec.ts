@@ -114,6 +114,40 @@ describe('POST /v1/batch and GET /v1/batches/{id} (gateway + worker processes, r
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
+  it('gives an item with text Postgres cannot store (NUL, an unpaired surrogate) its own error, and runs the others', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    // JSON.stringify writes these as the escapes a client sends: \u0000, \ud800, \udfff.
+    const res = await api.post<Batch>(
+      '/v1/batch',
+      {
+        requests: [
+          { kind: 'person', input: { name: 'Jane\u0000Doe' } },
+          PHONE,
+          { kind: 'phone', input: { phone: '+1 650 253 0000\ud800' } },
+          { kind: 'email', input: { email: 'jane@example.com', ['sh\udfffoe']: 1 } },
+          { kind: 'company\u0000', input: { company_name: 'Acme' } },
+          { kind: 'phone', input: PHONE.input, ['x\u0000']: 1 },
+        ],
+      },
+      { key },
+    );
+    expect(res.status).toBe(200);
+    const fields = res.body.items.map((i) =>
+      i.status === 'error' ? `${i.error.code} ${JSON.stringify(i.error.details?.map((d) => d.field))}` : i.status,
+    );
+    expect(fields).toEqual([
+      'validation_error ["name"]',
+      'success',
+      'validation_error ["phone"]',
+      // A bad field name is named with U+FFFD in its bad text's place: the batch stores its items' errors.
+      `validation_error ${JSON.stringify(['sh\ufffdoe'])}`,
+      'validation_error ["kind"]',
+      `validation_error ${JSON.stringify(['x\ufffd'])}`,
+    ]);
+    expect((await api.get<Batch>(`/v1/batches/${res.body.batch_id}`, { key })).body).toEqual(res.body);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
   it("names each refused item's balance at its own turn: an expensive item the balance does not cover, then a cheap one it does", async () => {
     const dear = new Api((await stack.startGateway({ SIGNUP_CREDITS: '2', COST_PERSON: '3' })).baseUrl);
     const { key, accountId } = await dear.register(2);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, type LookupKind } from '@dossier/domain';
+import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, storableText, type LookupKind } from '@dossier/domain';
 import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
 import {
   BatchesRepository,
@@ -56,7 +56,8 @@ export class BatchService {
   ) {}
 
   async submit(raw: unknown, call: LookupCall): Promise<BatchOutcome> {
-    const { requests } = parseBody(batchBody, raw);
+    // Each item's text is checked with the item (plan): a NUL in one item is that item's error, not the batch's.
+    const { requests } = parseBody(batchBody, raw, 'body', 'requests');
     const requestHash = this.lookups.requestHash(call);
     if (call.idempotencyKey !== null) {
       const existing = await this.batches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey);
@@ -149,7 +150,8 @@ export class BatchService {
    */
   private plan(item: unknown, index: number, call: LookupCall): Planned {
     try {
-      const { kind, input } = parseBody(batchItemBody, item, `requests.${index}`);
+      // The input's text is checked by its endpoint's validator, which names its fields as the endpoint does.
+      const { kind, input } = parseBody(batchItemBody, item, `requests.${index}`, 'input');
       const request = LOOKUP_OF[kind](input);
       this.lookups.checkPurpose(request);
       this.lookups.assertRoom(kind);
@@ -170,10 +172,13 @@ export class BatchService {
       };
     } catch (err) {
       if (!isDomainError(err)) throw err;
+      // Stored with the batch: a field named by the bad text it holds (`{"x\u0000": 1}`) is named storably.
       const error: ItemError = {
         code: err.code,
-        message: err.message,
-        ...(err.details ? { details: err.details } : {}),
+        message: storableText(err.message),
+        ...(err.details
+          ? { details: err.details.map((d) => ({ field: storableText(d.field), issue: storableText(d.issue) })) }
+          : {}),
       };
       return { error };
     }

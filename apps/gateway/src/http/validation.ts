@@ -84,8 +84,10 @@ function pathOf(node: Node): string[] {
 /**
  * Every string value and object key of a parsed JSON body that could not be stored, named by its path
  * (`a.b`, `items.0.x`). Walks with an explicit stack: a 64 KiB body can nest thousands of levels deep.
+ * `checkedApart` names a top-level field whose content is not walked: the caller validates it on its own
+ * (a batch's `requests`, each item by itself, so one item's bad text is that item's error).
  */
-export function unstorableText(body: unknown, root = 'body'): FieldIssue[] {
+export function unstorableText(body: unknown, root = 'body', checkedApart?: string): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const stack: Node[] = [{ value: body, key: null, parent: null }];
   while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
@@ -93,6 +95,8 @@ export function unstorableText(body: unknown, root = 'body'): FieldIssue[] {
     const { key, value } = node;
     if (key !== null && !isStorableText(key)) {
       issues.push({ field: fieldOf(pathOf(node), root), issue: UNSTORABLE_NAME });
+    } else if (key !== null && key === checkedApart && node.parent?.parent === null) {
+      continue;
     } else if (typeof value === 'string') {
       if (!isStorableText(value)) issues.push({ field: fieldOf(pathOf(node), root), issue: UNSTORABLE_TEXT });
     } else if (Array.isArray(value)) {
@@ -117,10 +121,16 @@ export function anyOfRequired(keys: readonly string[]): { anyOf: { required: str
 /**
  * Validates a parsed JSON body against a strict schema, or throws `validation_error` naming each field.
  * Text Postgres cannot store is refused first, in any string or key at any depth, before a schema (or
- * one of its transforms) sees it: every body of every route goes through here.
+ * one of its transforms) sees it: every body of every route goes through here. `checkedApart`: a top-level
+ * field the caller runs through parseBody itself, piece by piece (see unstorableText).
  */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, root = 'body'): z.output<S> {
-  const unstorable = unstorableText(body, root);
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  root = 'body',
+  checkedApart?: string,
+): z.output<S> {
+  const unstorable = unstorableText(body, root, checkedApart);
   if (unstorable.length > 0) throw DomainError.validation(unstorable);
   // No body at all reads as `{}` (each missing field named); a JSON `null` is a body that is not an object.
   const result = schema.safeParse(body === undefined ? {} : body);
