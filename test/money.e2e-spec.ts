@@ -243,6 +243,60 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     }
   });
 
+  it('announces no batch answered 503 whose jobs settle and check its completion while the gateway voids it', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    try {
+      // The adds "fail" after 1 s; the gateway then releases both searches and holds 3 s before it deletes the
+      // batch. The worker took both jobs at once and held them 2 s: their settles and completion checks fall
+      // inside that hold, after the releases.
+      const voiding = new Api(
+        (
+          await stack.startGateway({
+            GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000',
+            GATEWAY_TEST_HOLD_BATCH_VOID_MS: '3000',
+            WEBHOOK_ALLOW_PRIVATE: 'true',
+          })
+        ).baseUrl,
+      );
+      const created = await voiding.post<{ webhook: { id: string } }>(
+        '/v1/webhooks',
+        { url: hook.url, events: ['batch.completed'] },
+        { key },
+      );
+      expect(created.status).toBe(201);
+      await stack.startWorker({
+        LOOKUP_QUEUES: 'phone',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WORKER_TEST_HOLD: 'before:2000',
+      });
+      const requests = [
+        { kind: 'phone', input: PHONE },
+        { kind: 'phone', input: PHONE },
+      ];
+      const refused = await voiding.post<Envelope>('/v1/batch', { requests }, { key });
+      expect(refused.status).toBe(503);
+      const voided = await sql<{ id: string; batch_id: string }>(
+        `SELECT id, batch_id FROM searches WHERE account_id = $1`,
+        [accountId],
+      );
+      expect(voided).toHaveLength(2);
+      for (const s of voided) {
+        await waitFor(
+          () => queues.job(QUEUE_NAMES.phone, s.id),
+          (j) => j.state === 'completed',
+          { timeoutMs: 15_000, what: `the voided batch's job ${s.id} to run` },
+        );
+      }
+      // Each job queues the batch's event, if it ever does, before it completes.
+      const event = webhookJobId(created.body.webhook.id, batchEventId(voided[0]!.batch_id));
+      expect(await queues.state(WEBHOOK_QUEUE, event)).toBe('missing');
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
+    } finally {
+      await hook.close();
+    }
+  });
+
   it('announces no search.failed for a lookup answered 503 whose job runs after all (the add reached Redis, its reply was lost)', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);

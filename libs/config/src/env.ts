@@ -187,6 +187,11 @@ const gatewaySchema = z.object({
    * lost to a timeout or a reset would (the job runs anyway; ignored unless NODE_ENV=test).
    */
   GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: int(0, 600_000).optional(),
+  /**
+   * Test-only fault injection: when a batch's adds fail, hold this long between releasing its searches and
+   * deleting it (inside that transaction; ignored unless NODE_ENV=test).
+   */
+  GATEWAY_TEST_HOLD_BATCH_VOID_MS: int(0, 600_000).optional(),
 });
 
 const workerSchema = z.object({
@@ -382,6 +387,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     webhooks: webhooksOf(e),
     testHoldEnqueueMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_ENQUEUE_MS ?? null) : null,
     testLoseEnqueueReplyMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS ?? null) : null,
+    testHoldBatchVoidMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_BATCH_VOID_MS ?? null) : null,
   };
 }
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

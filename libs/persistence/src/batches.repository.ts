@@ -2,8 +2,8 @@ import type { DataSource } from 'typeorm';
 import type { ApiKeyMode } from '@dossier/domain';
 import type { BatchItemRef, ItemError } from '@dossier/contracts';
 import type { CreditObserver } from './credit-metrics';
-import { isUniqueViolation } from './pg-errors';
-import { reserveAll, type NewSearch } from './searches.repository';
+import { isUniqueViolation, retryingDeadlocks } from './pg-errors';
+import { reserveAll, settleAll, type NewSearch, type Settlement } from './searches.repository';
 import {
   creditsOf,
   expireIdempotencyKey,
@@ -158,13 +158,38 @@ export class BatchesRepository {
   }
 
   /**
-   * Removes a batch none of whose searches could be queued, every one released (the client was answered
-   * 503 without its id): its Idempotency-Key is free, so a retry with the key runs it again, and nothing
-   * completes it or sends its `batch.completed` (the reconciler's findSettledOpen, a late job's
-   * completeIfSettled find no row). Its failed searches stay, naming it, as a refused lookup's search does.
+   * Releases the searches of a batch whose jobs could not be queued (each settled failed with `error`,
+   * nothing charged) and, when every one was released here, deletes the batch — in one transaction. The
+   * client is then answered 503 without the batch's id: its Idempotency-Key is free, so a retry with the key
+   * runs it again, and nothing completes it or sends its `batch.completed`. The delete commits with the
+   * releases: a job whose add did reach Redis settles, or checks the batch's completion, either before them
+   * (its search still pending among the others: not complete) or after (no batch row). A delete after the
+   * releases' commit left a moment in which such a job found the batch settled and announced it. The failed
+   * searches stay, naming the batch, as a refused lookup's search does. `released`: per search, whether this
+   * call released it (not: its job had settled it first; then the batch stays, `voided` false).
+   * `beforeDelete`: test-only, a hold between the releases and the delete.
    */
-  async discard(id: string): Promise<void> {
-    await queryRows(this.db, `DELETE FROM batches WHERE id = $1`, [id]);
+  async releaseUnqueued(
+    id: string,
+    searchIds: readonly string[],
+    error: { code: string; message: string },
+    beforeDelete: () => Promise<void> = async () => {},
+  ): Promise<{ released: boolean[]; voided: boolean }> {
+    const outcome: Settlement = { status: 'failed', error, sources: [] };
+    const { results, moved, voided } = await retryingDeadlocks(() =>
+      inTransaction(this.db, async (sql) => {
+        const settled = await settleAll(
+          sql,
+          searchIds.map((searchId) => ({ searchId, outcome })),
+        );
+        const all = settled.results.every((r) => r.settled);
+        await beforeDelete();
+        if (all) await sql(`DELETE FROM batches WHERE id = $1`, [id]);
+        return { ...settled, voided: all };
+      }),
+    );
+    for (const m of moved) this.credits(m);
+    return { released: results.map((r) => r.settled), voided };
   }
 
   /**

@@ -12,7 +12,7 @@ import {
 } from './sql';
 import { retryingDeadlocks } from './pg-errors';
 import type { SearchPosition } from './search-history.repository';
-import type { CreditObserver } from './credit-metrics';
+import type { CreditMovement, CreditObserver } from './credit-metrics';
 
 export interface NewSearch {
   id: string;
@@ -109,6 +109,91 @@ export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise
   return results;
 }
 
+/**
+ * Settles many searches in one statement through `sql` (a pooled connection, or a transaction's). Each
+ * search is marked done only if still pending, gets one capture or release entry (the unique index is the
+ * second guard), and releases are credited per account. A search named twice is settled by its first
+ * mention; the others report settled: false. The accounts it credits are locked in id order first
+ * (`locked`), the order reservations lock them in: settles on many accounts, and reservations, never hold
+ * one another's rows in a cycle (a deadlock). Two settles naming the same searches (a redelivered job
+ * beside the reconciler) still can, on the search rows: the caller runs it again (`retryingDeadlocks`).
+ * `moved`: what it captured and released, to tell the CreditObserver once it is committed.
+ */
+export async function settleAll(
+  sql: Sql,
+  items: readonly { searchId: string; outcome: Settlement }[],
+): Promise<{ results: SettleResult[]; moved: CreditMovement[] }> {
+  const first = new Map<string, number>();
+  items.forEach((item, k) => {
+    if (!first.has(item.searchId)) first.set(item.searchId, k);
+  });
+  const unique = [...first.values()].map((k) => items[k]!);
+  const capture = (o: Settlement) => o.status === 'succeeded' && o.charge;
+  const rows = await sql<{
+    id: string;
+    kind: LookupKind;
+    cost: number;
+    capture: boolean;
+    balance: string | null;
+    notify: boolean;
+  }>(
+    `WITH i AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
+                  AS t(id, status, results, sources, error, capture)
+     ), s AS (
+       UPDATE searches x
+          SET status = i.status, results = i.results::json, result_count = json_array_length(i.results::json),
+              sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
+         FROM i
+        WHERE x.id = i.id AND x.status = 'pending'
+        RETURNING x.id, x.account_id, x.kind, x.cost, i.capture, x.batch_id
+     ), led AS (
+       INSERT INTO credit_ledger (account_id, search_id, phase, amount)
+       SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
+         FROM s WHERE cost > 0
+       ON CONFLICT (search_id) WHERE phase IN ('capture', 'release') DO NOTHING
+       RETURNING account_id, amount
+     ), locked AS (
+       SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM led WHERE amount <> 0)
+        ORDER BY a.id COLLATE "C" FOR UPDATE
+     ), credit AS (
+       UPDATE accounts a SET balance = a.balance + t.total
+         FROM (SELECT account_id, sum(amount) AS total FROM led WHERE amount <> 0 GROUP BY account_id) t
+        WHERE a.id = t.account_id AND a.id IN (SELECT id FROM locked)
+        RETURNING a.id, a.balance
+     )
+     SELECT s.id, s.kind, s.cost, s.capture,
+            COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
+                     (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance,
+            s.batch_id IS NOT NULL OR EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id) AS notify
+       FROM s`,
+    [
+      unique.map((u) => u.searchId),
+      unique.map((u) => u.outcome.status),
+      unique.map((u) => (u.outcome.status === 'succeeded' ? JSON.stringify(u.outcome.results) : null)),
+      unique.map((u) => JSON.stringify(u.outcome.sources)),
+      unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
+      unique.map((u) => capture(u.outcome)),
+    ],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const results = items.map((item, k) => {
+    const row = first.get(item.searchId) === k ? byId.get(item.searchId) : undefined;
+    return {
+      settled: row !== undefined,
+      charged: row !== undefined && capture(item.outcome),
+      balance: row === undefined || row.balance === null ? null : creditsOf(row.balance),
+      notify: row?.notify ?? false,
+    };
+  });
+  const moved = rows.map((r) => ({
+    kind: r.kind,
+    phase: r.capture ? ('captured' as const) : ('released' as const),
+    credits: r.cost,
+  }));
+  return { results, moved };
+}
+
 /** Concurrent reservations of one process share a statement: at most this many per batch… */
 const RESERVE_BATCH_MAX = 64;
 /** …and this many batches (connections) at once. */
@@ -176,82 +261,15 @@ export class SearchesRepository {
 
   /**
    * settle() for many searches in one statement (the worker batches the jobs that finish within a
-   * couple of milliseconds). Each search is marked done only if still pending, gets one capture or
-   * release entry (the unique index is the second guard), and releases are credited per account.
-   * A search named twice in one call is settled by its first mention; the others report settled: false.
-   * The accounts it credits are locked in id order first (`locked`), the order reservations lock them in:
-   * settles on many accounts, and reservations, never hold one another's rows in a cycle (a deadlock).
-   * Two settles naming the same searches (a redelivered job beside the reconciler) still can, on the
-   * search rows: Postgres aborts one whole, and it runs again (a search settles once either way).
+   * couple of milliseconds): `settleAll`, run again when Postgres aborts it as a deadlock (it rolled back
+   * whole: a search settles once either way).
    */
   async settleMany(items: { searchId: string; outcome: Settlement }[]): Promise<SettleResult[]> {
-    const first = new Map<string, number>();
-    items.forEach((item, k) => {
-      if (!first.has(item.searchId)) first.set(item.searchId, k);
-    });
-    const unique = [...first.values()].map((k) => items[k]!);
-    const capture = (o: Settlement) => o.status === 'succeeded' && o.charge;
-    const settle = () =>
-      queryRows<{
-        id: string;
-        kind: LookupKind;
-        cost: number;
-        capture: boolean;
-        balance: string | null;
-        notify: boolean;
-      }>(
-        this.db,
-        `WITH i AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
-                    AS t(id, status, results, sources, error, capture)
-       ), s AS (
-         UPDATE searches x
-            SET status = i.status, results = i.results::json, result_count = json_array_length(i.results::json),
-                sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
-           FROM i
-          WHERE x.id = i.id AND x.status = 'pending'
-          RETURNING x.id, x.account_id, x.kind, x.cost, i.capture, x.batch_id
-       ), led AS (
-         INSERT INTO credit_ledger (account_id, search_id, phase, amount)
-         SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
-           FROM s WHERE cost > 0
-         ON CONFLICT (search_id) WHERE phase IN ('capture', 'release') DO NOTHING
-         RETURNING account_id, amount
-       ), locked AS (
-         SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM led WHERE amount <> 0)
-          ORDER BY a.id COLLATE "C" FOR UPDATE
-       ), credit AS (
-         UPDATE accounts a SET balance = a.balance + t.total
-           FROM (SELECT account_id, sum(amount) AS total FROM led WHERE amount <> 0 GROUP BY account_id) t
-          WHERE a.id = t.account_id AND a.id IN (SELECT id FROM locked)
-          RETURNING a.id, a.balance
-       )
-       SELECT s.id, s.kind, s.cost, s.capture,
-              COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
-                       (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance,
-              s.batch_id IS NOT NULL OR EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id) AS notify
-         FROM s`,
-        [
-          unique.map((u) => u.searchId),
-          unique.map((u) => u.outcome.status),
-          unique.map((u) => (u.outcome.status === 'succeeded' ? JSON.stringify(u.outcome.results) : null)),
-          unique.map((u) => JSON.stringify(u.outcome.sources)),
-          unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
-          unique.map((u) => capture(u.outcome)),
-        ],
-      );
-    const rows = await retryingDeadlocks(settle);
-    for (const r of rows) this.credits({ kind: r.kind, phase: r.capture ? 'captured' : 'released', credits: r.cost });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return items.map((item, k) => {
-      const row = first.get(item.searchId) === k ? byId.get(item.searchId) : undefined;
-      return {
-        settled: row !== undefined,
-        charged: row !== undefined && capture(item.outcome),
-        balance: row === undefined || row.balance === null ? null : creditsOf(row.balance),
-        notify: row?.notify ?? false,
-      };
-    });
+    const { results, moved } = await retryingDeadlocks(() =>
+      settleAll((text, params) => queryRows(this.db, text, params), items),
+    );
+    for (const m of moved) this.credits(m);
+    return results;
   }
 
   /** A search of this account made with a key of this mode (another mode's is not found; null: any mode). */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, storableText, type LookupKind } from '@dossier/domain';
 import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
@@ -8,12 +9,14 @@ import {
   type NewSearch,
   type PlannedItem,
 } from '@dossier/persistence';
+import type { GatewayConfig } from '@dossier/config';
 import type { AuthContext } from '../auth/auth-context';
+import { GATEWAY_CONFIG } from '../infra/tokens';
 import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
 import { idempotencyConflict } from '../lookups/lookup-outcome';
-import { LookupsService, type AnyLookupRequest, type LookupCall } from '../lookups/lookups.service';
+import { LookupsService, UNQUEUED_ERROR, type AnyLookupRequest, type LookupCall } from '../lookups/lookups.service';
 import { ResultWaiterService, type SearchWatch } from '../lookups/result-waiter.service';
 import { batchBody, batchItemBody } from './batch.schema';
 
@@ -49,6 +52,7 @@ export class BatchService {
   private readonly logger = new Logger(BatchService.name);
 
   constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly lookups: LookupsService,
     private readonly waiter: ResultWaiterService,
     @Inject(BatchesRepository) private readonly batches: BatchesRepository,
@@ -99,15 +103,9 @@ export class BatchService {
         // items run: reading them first answered 200 when they had all finished.
         if (call.prefer.respondAsync) return asQueued();
       } catch (err) {
-        const releases = await Promise.all(created.reserved.map((s) => this.lookups.releaseUnqueued(s.id)));
-        if (releases.every((r) => r === 'released')) {
-          // Redis is down: every reservation went back, and the batch goes too (the 503 names no batch): its key
-          // is free, so retrying runs it again, and no batch.completed is ever sent for it (the reconciler used
-          // to complete it, and a job whose add did reach Redis to finish it, announcing a batch the client
-          // never got). A job that did get queued finds its search settled and stops there.
-          await this.batches
-            .discard(batchId)
-            .catch((e: unknown) => this.logger.warn(`could not discard unqueued batch ${batchId}: ${String(e)}`));
+        if (await this.releaseUnqueued(batchId, created.reserved, call)) {
+          // Redis is down: every reservation went back, and the batch went with them (the 503 names no batch):
+          // its key is free, so retrying runs it again, and no batch.completed is ever sent for it.
           throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
         }
         // Some add did reach Redis and its job already settled (or Postgres failed too, and its job or the
@@ -131,6 +129,29 @@ export class BatchService {
       }
     } finally {
       watch?.dispose();
+    }
+  }
+
+  /**
+   * Releases the reserved searches of a batch whose queueing failed, and deletes the batch when every one was
+   * released here (one transaction: BatchesRepository.releaseUnqueued); true then. False when an add did reach
+   * Redis and its job settled its search first, or when Postgres failed too: the batch stands, with its key.
+   */
+  private async releaseUnqueued(batchId: string, reserved: readonly NewSearch[], call: LookupCall): Promise<boolean> {
+    const hold = this.config.testHoldBatchVoidMs;
+    try {
+      const { voided } = await this.batches.releaseUnqueued(
+        batchId,
+        reserved.map((s) => s.id),
+        UNQUEUED_ERROR,
+        hold === null ? undefined : () => sleep(hold),
+      );
+      return voided;
+    } catch (e) {
+      this.logger.error(
+        `request_id=${call.requestId}: releasing unqueued batch ${batchId} failed (its jobs or the reconciler settle its searches): ${String(e)}`,
+      );
+      return false;
     }
   }
 

@@ -39,6 +39,9 @@ export interface LookupCall {
   body: unknown;
 }
 
+/** The error of a search released because its job could not be queued. */
+export const UNQUEUED_ERROR = { code: 'unavailable', message: 'the lookup could not be queued; nothing was charged' };
+
 /** Accept → reserve → enqueue → wait (or pending). Answers in domain terms; the controller makes HTTP of them. */
 @Injectable()
 export class LookupsService {
@@ -207,7 +210,7 @@ export class LookupsService {
     try {
       const result = await this.searches.settle(searchId, {
         status: 'failed',
-        error: { code: 'unavailable', message: 'the lookup could not be queued; nothing was charged' },
+        error: UNQUEUED_ERROR,
         sources: [],
       });
       return result.settled ? 'released' : 'settled';
