@@ -143,8 +143,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
         (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
           .baseUrl,
       );
-      const created = await late.post('/v1/webhooks', { url: hook.url, events: ['batch.completed'] }, { key });
-      expect(created.status).toBe(201);
+      await late.webhook(key, hook.url, ['batch.completed']);
       // Only phone jobs run while the gateway waits on its adds: the phone item settles, the company item
       // is still queued when the add "fails", so the gateway releases it and answers the batch as it stands.
       await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -191,12 +190,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       const lost = new Api(
         (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' })).baseUrl,
       );
-      const created = await lost.post<{ webhook: { id: string } }>(
-        '/v1/webhooks',
-        { url: hook.url, events: ['batch.completed'] },
-        { key },
-      );
-      expect(created.status).toBe(201);
+      const webhookId = await lost.webhook(key, hook.url, ['batch.completed']);
       const requests = [
         { kind: 'phone', input: PHONE },
         { kind: 'phone', input: PHONE },
@@ -231,7 +225,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       );
       // Only the batch the client got is announced: the voided one's event was never queued (its jobs, which
       // queue it when a batch's last search settles, have all run), nor does the batch answer or replay.
-      const voidedEvent = webhookJobId(created.body.webhook.id, batchEventId(voided[0]!.batch_id));
+      const voidedEvent = webhookJobId(webhookId, batchEventId(voided[0]!.batch_id));
       expect(await queues.state(WEBHOOK_QUEUE, voidedEvent)).toBe('missing');
       expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { batch_id: string } }).data.batch_id)).toEqual([
         retried.body.batch_id,
@@ -259,12 +253,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
           })
         ).baseUrl,
       );
-      const created = await voiding.post<{ webhook: { id: string } }>(
-        '/v1/webhooks',
-        { url: hook.url, events: ['batch.completed'] },
-        { key },
-      );
-      expect(created.status).toBe(201);
+      const webhookId = await voiding.webhook(key, hook.url, ['batch.completed']);
       await stack.startWorker({
         LOOKUP_QUEUES: 'phone',
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -289,7 +278,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
         );
       }
       // Each job queues the batch's event, if it ever does, before it completes.
-      const event = webhookJobId(created.body.webhook.id, batchEventId(voided[0]!.batch_id));
+      const event = webhookJobId(webhookId, batchEventId(voided[0]!.batch_id));
       expect(await queues.state(WEBHOOK_QUEUE, event)).toBe('missing');
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
     } finally {
@@ -304,12 +293,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       const lost = new Api(
         (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' })).baseUrl,
       );
-      const created = await lost.post<{ webhook: { id: string } }>(
-        '/v1/webhooks',
-        { url: hook.url, events: ['search.completed', 'search.failed'] },
-        { key },
-      );
-      expect(created.status).toBe(201);
+      const webhookId = await lost.webhook(key, hook.url, ['search.completed', 'search.failed']);
       // No phone worker runs yet: the gateway releases each reservation before its job can run, and answers
       // 503 ("nothing was charged"), naming no search — a single lookup, and a batch (voided).
       const single = await lost.post<Envelope>('/v1/verify/phone', PHONE, { key });
@@ -327,7 +311,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
           (j) => j.state === 'completed',
           { timeoutMs: 15_000, what: `the released search's job ${s.id} to run` },
         );
-        const event = webhookJobId(created.body.webhook.id, searchEventId(s.id));
+        const event = webhookJobId(webhookId, searchEventId(s.id));
         expect(await queues.state(WEBHOOK_QUEUE, event)).toBe('missing');
       }
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));

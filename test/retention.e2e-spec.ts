@@ -123,8 +123,7 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     const { key } = await api.register();
     const hook = await receiver([]);
     try {
-      const created = await api.post('/v1/webhooks', { url: hook.url, events: ['search.completed'] }, { key });
-      expect(created.status).toBe(201);
+      await api.webhook(key, hook.url, ['search.completed']);
       expect((await api.post<Envelope>('/v1/verify/phone', PHONE, { key })).status).toBe(200);
       await waitFor(
         async () => hook.received.length,
@@ -147,13 +146,7 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     const { key } = await api.register();
     const hook = await receiver([]);
     try {
-      const created = await api.post<{ webhook: { id: string } }>(
-        '/v1/webhooks',
-        { url: hook.url, events: ['search.completed'] },
-        { key },
-      );
-      expect(created.status).toBe(201);
-      const webhookId = created.body.webhook.id;
+      const webhookId = await api.webhook(key, hook.url, ['search.completed']);
       const attempts = () =>
         sql<{ event_id: string }>(`SELECT event_id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id`, [
           webhookId,
@@ -236,7 +229,7 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     const { key } = await api.register();
     const hook = await receiver([]);
     try {
-      expect((await api.post('/v1/webhooks', { url: hook.url }, { key })).status).toBe(201);
+      await api.webhook(key, hook.url);
       // A number no other test looks up: any Redis value naming it comes from this search.
       const res = await api.post<Envelope>('/v1/verify/phone', { phone: '+447700900461' }, { key });
       expect(res.status).toBe(200);
@@ -273,13 +266,7 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     // The first attempt fails; the next waits WEBHOOK_RETRY_BASE_MS (30 s by default): the job sits delayed.
     const hook = await receiver([500]);
     try {
-      const created = await api.post<{ webhook: { id: string } }>(
-        '/v1/webhooks',
-        { url: hook.url, events: ['search.completed'] },
-        { key },
-      );
-      expect(created.status).toBe(201);
-      const webhookId = created.body.webhook.id;
+      const webhookId = await api.webhook(key, hook.url, ['search.completed']);
       const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
       expect(res.status).toBe(200);
       const eventId = searchEventId(res.body.search_id);

@@ -45,11 +45,10 @@ describe('webhook deliveries whose worker dies mid-attempt (gateway + worker pro
   /** An account with a webhook at `url` and one settled lookup (a worker must run): the webhook, the event id. */
   async function settledEvent(url: string): Promise<{ key: string; webhookId: string; eventId: string }> {
     const { key } = await api.register();
-    const created = await api.post<{ webhook: { id: string } }>('/v1/webhooks', { url }, { key });
-    expect(created.status).toBe(201);
+    const webhookId = await api.webhook(key, url);
     const search = await api.post<{ search_id: string }>('/v1/verify/phone', CRASH_PHONE, { key });
     expect(search.status).toBe(200);
-    return { key, webhookId: created.body.webhook.id, eventId: searchEventId(search.body.search_id) };
+    return { key, webhookId, eventId: searchEventId(search.body.search_id) };
   }
 
   const deliveries = async (key: string, webhookId: string) =>
@@ -152,9 +151,7 @@ describe('a webhook attempt whose worker dies after recording it, before BullMQ 
     try {
       await stack.startWorker();
       const { key } = await api.register();
-      const created = await api.post<{ webhook: { id: string } }>('/v1/webhooks', { url: hook.url }, { key });
-      expect(created.status).toBe(201);
-      const webhookId = created.body.webhook.id;
+      const webhookId = await api.webhook(key, hook.url);
       const search = await api.post<{ search_id: string }>('/v1/verify/phone', CRASH_PHONE, { key });
       expect(search.status).toBe(200);
       const eventId = searchEventId(search.body.search_id);

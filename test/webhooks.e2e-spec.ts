@@ -230,7 +230,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     try {
       const other = new Api(short.baseUrl);
       const { key: k } = await other.register();
-      const created = await other.post<Created>('/v1/webhooks', { url: hook.url }, { key: k });
+      const webhookId = await other.webhook(k, hook.url);
       const search = await other.post<{ search_id: string }>(
         '/v1/verify/phone',
         { phone: '+1 650 253 0000' },
@@ -239,7 +239,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       expect(search.status).toBe(200);
       const deliveries = await deliveriesOnce(
         other,
-        created.body.webhook.id,
+        webhookId,
         k,
         (d) => d.some((x) => x.outcome === 'failed'),
         'the event recorded failed',
@@ -268,16 +268,9 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       const { key: k } = await other.register();
       // https, so that only the address can be what the worker refuses
       const url = hook.url.replace('http:', 'https:');
-      const created = await other.post<Created>('/v1/webhooks', { url }, { key: k });
-      expect(created.status).toBe(201);
+      const webhookId = await other.webhook(k, url);
       expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
-      const deliveries = await deliveriesOnce(
-        other,
-        created.body.webhook.id,
-        k,
-        (d) => d.length > 0,
-        'the refused attempt recorded',
-      );
+      const deliveries = await deliveriesOnce(other, webhookId, k, (d) => d.length > 0, 'the refused attempt recorded');
       expect(deliveries).toEqual([
         expect.objectContaining({
           attempt: 1,
@@ -332,19 +325,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       const other = new Api(slow.baseUrl);
       const { key: k } = await other.register();
       const url = hook.url.replace('127.0.0.1', 'hooks.test');
-      const created = await other.post<Created>('/v1/webhooks', { url }, { key: k });
-      expect(created.status).toBe(201);
+      const webhookId = await other.webhook(k, url);
       // From now on the name's server never answers: the check before the attempt waits on it.
       dns.set('hooks.test', 'timeout');
       const asked = dns.queries.length;
       expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
-      const deliveries = await deliveriesOnce(
-        other,
-        created.body.webhook.id,
-        k,
-        (d) => d.length > 0,
-        'the attempt recorded',
-      );
+      const deliveries = await deliveriesOnce(other, webhookId, k, (d) => d.length > 0, 'the attempt recorded');
       expect(deliveries).toEqual([
         expect.objectContaining({
           attempt: 1,
@@ -372,12 +358,11 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     try {
       const other = new Api(split.baseUrl);
       const { key: k } = await other.register();
-      const created = await other.post<Created>('/v1/webhooks', { url: hook.url }, { key: k });
-      expect(created.status).toBe(201);
+      const webhookId = await other.webhook(k, hook.url);
       expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
       const deliveries = await deliveriesOnce(
         other,
-        created.body.webhook.id,
+        webhookId,
         k,
         (d) => d.some((x) => x.outcome === 'failed'),
         'the unsigned event recorded failed',
@@ -398,8 +383,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const hook = await receiver([]);
     const queues = new QueueProbe(stack.env['QUEUE_PREFIX']!);
     try {
-      const created = await api.post<Created>('/v1/webhooks', { url: hook.url }, { key });
-      const webhookId = created.body.webhook.id;
+      const webhookId = await api.webhook(key, hook.url);
       const event = { id: 'evt_0fromALaterVersion', type: 'search.completed', created_at: new Date().toISOString() };
       const jobId = webhookJobId(webhookId, event.id);
       await queues

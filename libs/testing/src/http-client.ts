@@ -68,4 +68,11 @@ export class Api {
     }
     return { email, key: res.body.api_key, accountId: res.body.account.id };
   }
+
+  /** Registers a webhook for `key`'s account (all events unless `events`); returns its id. */
+  async webhook(key: string, url: string, events?: string[]): Promise<string> {
+    const res = await this.post<{ webhook: { id: string } }>('/v1/webhooks', { url, events }, { key });
+    if (res.status !== 201) throw new Error(`webhook registration failed: ${res.status} ${res.text}`);
+    return res.body.webhook.id;
+  }
 }
