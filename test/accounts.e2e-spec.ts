@@ -178,6 +178,52 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(foreign.status).toBe(404);
   });
 
+  it('refuses a key name with control characters, naming the field, and documents the name’s rules', async () => {
+    const { key, accountId } = await api.register();
+    const bad = [
+      'ci\u0000',
+      'ci\nprod',
+      'line\r\n',
+      '\u001b[31mred\u001b[0m',
+      'tab\tbed',
+      'del\u007f',
+      'c1\u0085',
+      'bidi\u202e',
+    ];
+    const answers = [];
+    for (const name of bad) {
+      const res = await api.post<{ error: { code: string; details: { field: string }[] } }>(
+        '/v1/auth/keys',
+        { name },
+        { key },
+      );
+      answers.push({ name, status: res.status, code: res.body.error?.code, fields: res.body.error?.details });
+    }
+    expect(answers).toEqual(
+      bad.map((name) => ({
+        name,
+        status: 400,
+        code: 'validation_error',
+        fields: [expect.objectContaining({ field: 'name' })],
+      })),
+    );
+    // None was created; a name of 100 characters once trimmed, padded or not, is fine; 101 is not.
+    expect(await sql('SELECT id FROM api_keys WHERE account_id = $1', [accountId])).toHaveLength(1);
+    expect((await api.post('/v1/auth/keys', { name: `  ${'n'.repeat(100)}  ` }, { key })).status).toBe(201);
+    expect((await api.post('/v1/auth/keys', { name: 'n'.repeat(101) }, { key })).status).toBe(400);
+
+    const doc = await api.get<Record<string, any>>('/v1/openapi.json'); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const name = doc.body['paths']['/v1/auth/keys']['post']['requestBody']['content']['application/json']['schema'][
+      'properties'
+    ]['name'] as { maxLength?: number; allOf: { pattern: string }[] };
+    expect(name).not.toHaveProperty('maxLength');
+    const patterns = name.allOf.map((p) => new RegExp(p.pattern, 'u'));
+    const documented = (v: string) => patterns.every((p) => p.test(v));
+    expect(bad.map(documented)).toEqual(bad.map(() => false));
+    expect([`  ${'n'.repeat(100)}  `, 'ci key', 'ci \u{1F600}'].map(documented)).toEqual([true, true, true]);
+    expect(['n'.repeat(101), '   '].map(documented)).toEqual([false, false]);
+  });
+
   it('refuses a revoked key at once on every gateway, including one that has the key cached', async () => {
     const other = new Api((await stack.startGateway()).baseUrl);
     const { key } = await api.register();

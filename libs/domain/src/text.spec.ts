@@ -1,4 +1,4 @@
-import { isStorableText, storableText } from './text';
+import { hasControlCharacters, isStorableText, storableText } from './text';
 
 describe('isStorableText', () => {
   it('accepts paired surrogates (an emoji) and ordinary control characters', () => {
@@ -30,5 +30,13 @@ describe('storableText', () => {
       const wellFormed = (s as unknown as { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\ufffd');
       expect([s, storableText(s), isStorableText(storableText(s))]).toEqual([s, wellFormed, true]);
     }
+  });
+});
+
+describe('hasControlCharacters', () => {
+  it('finds C0 and C1 controls, DEL, line separators and bidi controls, and nothing in ordinary text', () => {
+    for (const c of ['\u0000', '\t', '\n', '\r', '\u001b', '\u007f', '\u0085', '\u009f', '\u2028', '\u202e', '\u2067'])
+      expect([c, hasControlCharacters(`a${c}b`)]).toEqual([c, true]);
+    expect(hasControlCharacters('ci key \u{1F600} Zoë – prod')).toBe(false);
   });
 });

@@ -23,3 +23,21 @@ export function isStorableText(value: string): boolean {
 export function storableText(value: string): string {
   return value.replace(UNSTORABLE_EVERYWHERE, '\ufffd');
 }
+
+/**
+ * Characters that make a short label (an API key's name) print as something else: the C0 and C1
+ * controls (NUL, tab, CR, LF, ESC and its terminal sequences), DEL, the line and paragraph separators,
+ * and the bidirectional embeddings, overrides and isolates that reorder what follows them. Written as
+ * the inside of a character class so that the OpenAPI document states the same set as a pattern.
+ */
+export const CONTROL_CHARACTER_SET = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const CONTROL = new RegExp(`[${CONTROL_CHARACTER_SET}]`);
+
+/** What such a value is told, after its name: `name must not contain …`. */
+export const CONTROL_CHARACTERS_TEXT =
+  'must not contain control characters (line breaks, tabs, escapes, bidi controls)';
+
+/** True for text with a control character of CONTROL_CHARACTER_SET. */
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL.test(value);
+}

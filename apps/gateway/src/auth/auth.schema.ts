@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_MODES } from '@dossier/domain';
-import { anyOfRequired } from '../http/validation';
+import { anyOfRequired, trimmedText } from '../http/validation';
 
 const str = () => z.string({ error: 'must be a string' });
 
@@ -46,7 +46,11 @@ export const loginBody = credentials(loginPasswordField);
 
 export const createKeyBody = z
   .object({
-    name: str().trim().min(1, 'must be a non-empty string').max(100, 'must be at most 100 characters').optional(),
+    name: trimmedText(100, { noControls: true })
+      .optional()
+      .describe(
+        'a label of your own: 1 to 100 characters once trimmed, no control characters (line breaks, tabs, escapes)',
+      ),
     mode: z
       .enum(API_KEY_MODES, { error: 'must be "live" or "test"' })
       .optional()

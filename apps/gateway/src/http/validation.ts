@@ -1,5 +1,13 @@
-import type { z } from 'zod';
-import { DomainError, UNSTORABLE_TEXT, isStorableText, type FieldIssue } from '@dossier/domain';
+import { z } from 'zod';
+import {
+  CONTROL_CHARACTERS_TEXT,
+  CONTROL_CHARACTER_SET,
+  DomainError,
+  UNSTORABLE_TEXT,
+  hasControlCharacters,
+  isStorableText,
+  type FieldIssue,
+} from '@dossier/domain';
 
 /** A field's name: its path in the body, or `root` (what the body is called) for the body itself. */
 function fieldOf(path: readonly PropertyKey[], root: string): string {
@@ -108,6 +116,28 @@ export function unstorableText(body: unknown, root = 'body', checkedApart?: stri
     }
   }
   return issues;
+}
+
+/**
+ * Text of 1 to `max` characters once trimmed. The document states that rule as a pattern (`minLength` and
+ * `maxLength` count the untrimmed text: "  " would pass, a padded value be refused), in `allOf` so that a
+ * field's own `.regex()` keeps its `pattern`. JavaScript's `\s` is the whitespace `trim()` removes.
+ * `noControls`: a label that must print as what it is (a key's name) also refuses control characters
+ * anywhere, padding included (`hasControlCharacters`), and the document states that as a second pattern.
+ */
+export function trimmedText(max: number, { noControls = false }: { noControls?: boolean } = {}) {
+  const lengthPattern = { pattern: `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$` };
+  const base = z.string({ error: 'must be a string' });
+  return (
+    noControls ? base.refine((v) => !hasControlCharacters(v), { message: CONTROL_CHARACTERS_TEXT, abort: true }) : base
+  )
+    .trim()
+    .min(1, 'must be a non-empty string')
+    .max(max, `must be at most ${max} characters`)
+    .meta({
+      maxLength: undefined,
+      allOf: noControls ? [lengthPattern, { pattern: `^[^${CONTROL_CHARACTER_SET}]*$` }] : [lengthPattern],
+    });
 }
 
 /**

@@ -7,20 +7,7 @@ import {
   phoneResultSchema,
   sourceReportSchema,
 } from '@dossier/contracts';
-import { anyOfRequired } from '../http/validation';
-
-/**
- * Text of 1 to `max` characters once trimmed. The document states that rule as a pattern (`minLength` and
- * `maxLength` count the untrimmed text: "  " would pass, a padded value be refused), in `allOf` so that a
- * field's own `.regex()` keeps its `pattern`. JavaScript's `\s` is the whitespace `trim()` removes.
- */
-const text = (max: number) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, 'must be a non-empty string')
-    .max(max, `must be at most ${max} characters`)
-    .meta({ maxLength: undefined, allOf: [{ pattern: `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$` }] });
+import { anyOfRequired, trimmedText } from '../http/validation';
 
 const country = z
   .string({ error: 'must be a string' })
@@ -37,7 +24,7 @@ const permissiblePurpose = z
   .regex(/^[a-z][a-z0-9_-]{1,63}$/, 'must be a short code such as employment, tenant_screening or fraud_prevention')
   .describe('Why this lookup is made; stored in the audit trail with the account, key, request id and time.');
 
-const ageRange = text(9)
+const ageRange = trimmedText(9)
   .regex(/^(\d{1,3}-\d{1,3}|\d{1,3}\+|-\d{1,3})$/, 'must look like "30-40", "65+" or "-25"')
   .refine((v) => {
     const m = /^(\d+)-(\d+)$/.exec(v);
@@ -46,18 +33,18 @@ const ageRange = text(9)
   .describe('"30-40", "65+" or "-25"');
 
 /** A domain, or a URL on it (`https://www.acme.com/about` searches `acme.com`). */
-const domain = text(2048)
+const domain = trimmedText(2048)
   .refine((v) => normalizeDomain(v) !== null, 'must be a domain name such as example.com, or a URL on it')
   .describe('example.com, or a URL such as https://www.example.com/about');
 
 /** An address a person search can match: what `POST /v1/verify/email` would call syntax-valid. */
-const emailAddress = text(254).refine(
+const emailAddress = trimmedText(254).refine(
   (v) => parseEmail(v).syntaxValid,
   'must be an e-mail address such as grace.hopper@example.com',
 );
 
 /** A company's registration number as registries write them: letters, digits, spaces and - . / */
-const registrationNumber = text(64).regex(
+const registrationNumber = trimmedText(64).regex(
   /^[A-Za-z0-9][A-Za-z0-9 ./-]*$/,
   'must be a registration number (letters, digits, spaces, - . /)',
 );
@@ -66,7 +53,7 @@ export const SEARCH_TYPES = ['person', 'company', 'email', 'phone', 'username'] 
 
 export const searchBody = z
   .object({
-    query: text(256),
+    query: trimmedText(256),
     type: z.enum(SEARCH_TYPES, { error: `must be one of ${SEARCH_TYPES.join(', ')}` }),
     country: country.optional(),
     permissible_purpose: permissiblePurpose.optional(),
@@ -91,14 +78,14 @@ const COMPANY_KEYS = ['company_name', 'domain', 'registration_number'] as const;
 
 export const personBody = z
   .object({
-    name: text(256).optional(),
+    name: trimmedText(256).optional(),
     email: emailAddress.optional(),
-    phone: text(64).optional().describe('E.164 (+14155552671); checked as `POST /v1/verify/phone` checks it'),
-    username: text(128)
+    phone: trimmedText(64).optional().describe('E.164 (+14155552671); checked as `POST /v1/verify/phone` checks it'),
+    username: trimmedText(128)
       // `.` and `..` would be read as path steps in a site's profile address (/u/.. is /), not as a handle.
       .regex(/^@?(?!\.{1,2}$)[^\s@/]+$/, 'must be a single handle such as grace_h (no spaces or slashes, not . or ..)')
       .optional(),
-    location: text(256).optional(),
+    location: trimmedText(256).optional(),
     age_range: ageRange.optional(),
     permissible_purpose: permissiblePurpose.optional(),
   })
@@ -111,7 +98,7 @@ export const personBody = z
 
 export const companyBody = z
   .object({
-    company_name: text(256).optional(),
+    company_name: trimmedText(256).optional(),
     domain: domain.optional(),
     registration_number: registrationNumber.optional(),
     country: country.optional(),
@@ -125,13 +112,13 @@ export const companyBody = z
   });
 
 export const verifyEmailBody = z
-  .object({ email: text(320), permissible_purpose: permissiblePurpose.optional() })
+  .object({ email: trimmedText(320), permissible_purpose: permissiblePurpose.optional() })
   .strict()
   .meta({ examples: [{ email: 'grace.hopper@example.com' }] });
 
 export const verifyPhoneBody = z
   .object({
-    phone: text(64).describe('E.164 (+14155552671) or national format with `country`'),
+    phone: trimmedText(64).describe('E.164 (+14155552671) or national format with `country`'),
     country: country.optional().describe('default region for national-format numbers'),
     permissible_purpose: permissiblePurpose.optional(),
   })
