@@ -263,6 +263,21 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(res.body.credits_remaining).toBe(7);
   });
 
+  it('answers an unknown key 401 every time, and a key issued after that works at once on every gateway', async () => {
+    const other = new Api((await stack.startGateway()).baseUrl);
+    const unknown = `dsk_${'B'.repeat(40)}`;
+    for (const gateway of [api, other, api, other])
+      expect((await gateway.get('/v1/account', { key: unknown })).status).toBe(401);
+    const { key } = await api.register();
+    const created = await other.post<{ api_key: string }>('/v1/auth/keys', { name: 'fresh' }, { key });
+    const login = await api.post<{ api_key: string }>('/v1/auth/login', {
+      email: (await api.get<{ account: { email: string } }>('/v1/account', { key })).body.account.email,
+      password: 'correct horse battery',
+    });
+    for (const fresh of [created.body.api_key, login.body.api_key])
+      for (const gateway of [api, other]) expect((await gateway.get('/v1/account', { key: fresh })).status).toBe(200);
+  });
+
   it.each([
     ['no header', {}],
     ['wrong scheme', { authorization: 'Basic abc' }],

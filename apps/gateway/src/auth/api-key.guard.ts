@@ -9,10 +9,12 @@ import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { addressIdentity } from '../rate-limit/client-address';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+const REFUSED = 'the API key is not valid or has been revoked';
 
 /**
  * The one global guard: every route needs a live API key unless it is marked @Public(). Successful
- * lookups are cached briefly (KeyCache); revocation is enforced by the rate-limit guard's Redis call.
+ * lookups are cached briefly (KeyCache), and so, for less time, are keys Postgres did not know; revocation
+ * is enforced by the rate-limit guard's Redis call.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -54,8 +56,12 @@ export class ApiKeyGuard implements CanActivate {
       request.auth = cached;
       return;
     }
+    if (this.cache.isUnknown(hash)) throw new DomainError('unauthorized', REFUSED);
     const found = await this.keys.authenticate(key);
-    if (!found) throw new DomainError('unauthorized', 'the API key is not valid or has been revoked');
+    if (!found) {
+      this.cache.setUnknown(hash);
+      throw new DomainError('unauthorized', REFUSED);
+    }
     request.auth = { keyId: found.key_id, accountId: found.account_id, mode: found.mode };
     this.cache.set(hash, request.auth);
     if (found.stale) {

@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError, type ApiKeyMode } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
-import { AccountsRepository, ApiKeysRepository, type ApiKeyView } from '@dossier/persistence';
+import { AccountsRepository, ApiKeysRepository, hashApiKey, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
 import type { AuthContext } from './auth-context';
 import { KeyRevocations } from './key-revocations';
+import { KeyCache } from './key-cache';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -31,12 +32,23 @@ export class AuthService {
     @Inject(ApiKeysRepository) private readonly keys: ApiKeysRepository,
     private readonly revocations: KeyRevocations,
     private readonly limiter: RateLimiterService,
+    private readonly cache: KeyCache,
   ) {}
+
+  /**
+   * A new key; this gateway forgets its hash as unknown at once. (No gateway can have it as unknown: the
+   * key did not exist before, see KeyCache.setUnknown — this is the one place that would know otherwise.)
+   */
+  private async issue(accountId: string, name: string | null, mode?: ApiKeyMode) {
+    const key = await this.keys.create(accountId, name, mode);
+    this.cache.forgetUnknown(hashApiKey(key.apiKey));
+    return key;
+  }
 
   async register(email: string, password: string) {
     const hash = await hashPassword(password);
     const account = await this.accounts.create(email, hash, this.config.signupCredits);
-    const key = await this.keys.create(account.id, 'default');
+    const key = await this.issue(account.id, 'default');
     return {
       status: 'success' as const,
       account: { id: account.id, email: account.email, created_at: account.created_at.toISOString() },
@@ -59,7 +71,7 @@ export class AuthService {
     const ok = await verifyPassword(password, creds?.password_hash ?? (await dummyPasswordHash()));
     if (!creds || !ok) throw new DomainError('invalid_credentials', 'the e-mail or password is wrong');
     await succeeded();
-    const key = await this.keys.create(creds.id, 'login');
+    const key = await this.issue(creds.id, 'login');
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 
@@ -72,7 +84,7 @@ export class AuthService {
     if (caller.mode === 'test' && mode === 'live') {
       throw DomainError.validation([{ field: 'mode', issue: 'a test key can only create test keys' }]);
     }
-    const key = await this.keys.create(caller.accountId, name, mode ?? caller.mode);
+    const key = await this.issue(caller.accountId, name, mode ?? caller.mode);
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 

@@ -110,6 +110,18 @@ describe('the global guards', () => {
       expect(keys.touch).not.toHaveBeenCalled();
     });
 
+    it('remembers an unknown key briefly: presenting it again costs no Postgres query, and is still refused', async () => {
+      const unknown = newApiKey();
+      for (let i = 0; i < 3; i++) {
+        const error = await keyGuard
+          .canActivate(context('guarded', { authorization: `Bearer ${unknown}` }).ctx)
+          .catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'unauthorized' });
+      }
+      expect(keys.authenticate).toHaveBeenCalledTimes(1);
+      expect(limiter.enforce).toHaveBeenCalledTimes(3);
+    });
+
     it('refreshes last_used_at of a key not used for a while, off the request path', async () => {
       await keyGuard.canActivate(context('guarded', { authorization: `Bearer ${stale}` }).ctx);
       expect(keys.touch).toHaveBeenCalledWith('key_stale');
