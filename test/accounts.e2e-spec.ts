@@ -290,6 +290,36 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(res.body).toMatchObject({ status: 'error', error: { code: 'unauthorized' } });
   });
 
+  it('answers a burst of registers and logins beyond the password-hashing line with 503 unavailable and Retry-After, creating nothing for them', async () => {
+    const busy = new Api(
+      (await stack.startGateway({ PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_MAX_WAITING: '1' })).baseUrl,
+    );
+    const tag = `burst${Date.now()}`;
+    const emails = Array.from({ length: 8 }, (_, i) => `${tag}-${i}@example.com`);
+    const password = 'correct horse battery';
+    const registers = await Promise.all(emails.map((email) => busy.post('/v1/auth/register', { email, password })));
+    const statuses = registers.map((r) => r.status);
+    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+    expect(statuses).toContain(201);
+    expect(statuses).toContain(503);
+    for (const refused of registers.filter((r) => r.status === 503)) {
+      expect(refused.body).toMatchObject({ status: 'error', error: { code: 'unavailable' } });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    const created = await sql<{ email: string }>(`SELECT email FROM accounts WHERE email LIKE $1 ORDER BY email`, [
+      `${tag}-%`,
+    ]);
+    expect(created.map((a) => a.email)).toEqual(emails.filter((_, i) => registers[i]!.status === 201));
+
+    const known = created[0]!.email;
+    const logins = await Promise.all(emails.map(() => busy.post('/v1/auth/login', { email: known, password })));
+    const loginStatuses = logins.map((r) => r.status);
+    expect(loginStatuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(loginStatuses).toContain(503);
+    // Once the burst is over, the gateway answers again.
+    expect((await busy.post('/v1/auth/login', { email: known, password })).status).toBe(200);
+  });
+
   describe('failed logins (LOGIN_FAILURE_LIMIT=3/10m on a gateway of its own)', () => {
     let limited: Api;
     const password = 'correct horse battery';

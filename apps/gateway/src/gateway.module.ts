@@ -8,6 +8,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
 import { KeyCache } from './auth/key-cache';
+import { PasswordHasher } from './auth/passwords';
 import { KeyRevocations, RedisKeyRevocations } from './auth/key-revocations';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
@@ -57,6 +58,7 @@ export class GatewayModule {
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         AuthService,
+        PasswordHasher,
         { provide: KeyCache, useValue: new KeyCache() },
         { provide: KeyRevocations, useClass: RedisKeyRevocations },
         RateLimiterService,

@@ -152,6 +152,12 @@ const gatewaySchema = z.object({
   RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
   /** Failed logins allowed per account (or unknown e-mail) before login answers 429 for it: 10 per 10 min. */
   LOGIN_FAILURE_LIMIT: rate().default({ max: 10, perMs: 600_000 }),
+  /**
+   * Password hashes (scrypt, ~32 MiB and ~100 ms of a core each) a gateway computes at once for register
+   * and login; PASSWORD_HASH_MAX_WAITING more wait their turn, and past that they are 503 at once.
+   */
+  PASSWORD_HASH_CONCURRENCY: int(1, 64).default(2),
+  PASSWORD_HASH_MAX_WAITING: int(0, 10_000).default(32),
   SYNC_WAIT_DEFAULT_S: decimal().pipe(z.number().min(0).max(600)).default(10),
   SYNC_WAIT_MAX_S: decimal().pipe(z.number().min(0).max(600)).default(60),
   QUEUE_MAX_WAITING: int(1, 100_000_000).default(50_000),
@@ -376,6 +382,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     costs: costsOf(e),
     rateLimit: { rps: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },
     loginFailureLimit: e.LOGIN_FAILURE_LIMIT,
+    passwordHashing: { concurrency: e.PASSWORD_HASH_CONCURRENCY, maxWaiting: e.PASSWORD_HASH_MAX_WAITING },
     syncWaitDefaultS: e.SYNC_WAIT_DEFAULT_S,
     syncWaitMaxS: e.SYNC_WAIT_MAX_S,
     queueMaxWaiting: e.QUEUE_MAX_WAITING,

@@ -55,8 +55,10 @@ describe('Slots', () => {
       gone: slots.take(leaving.signal).then(() => order.push('gone')),
       d: slots.take(never).then((release) => (order.push('d'), release)),
     };
+    expect({ held: slots.held, waiting: slots.waiting }).toEqual({ held: 2, waiting: 3 });
     leaving.abort(new Error('deadline'));
     await expect(waits.gone).rejects.toThrow('deadline');
+    expect(slots.waiting).toBe(2);
     await new Promise(setImmediate);
     expect(order).toEqual([]);
 
@@ -70,6 +72,7 @@ describe('Slots', () => {
     expect(order).toEqual(['c', 'd']);
     third();
     fourth();
+    expect({ held: slots.held, waiting: slots.waiting }).toEqual({ held: 0, waiting: 0 });
     await expect(slots.take(AbortSignal.abort(new Error('late')))).rejects.toThrow('late');
     await Promise.all([slots.take(never), slots.take(never)]);
   });

@@ -52,25 +52,35 @@ export async function mapLimit<T, R>(
  */
 export class Slots {
   private busy = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly queue: (() => void)[] = [];
 
   constructor(readonly size: number) {}
 
+  /** How many hold a slot now. */
+  get held(): number {
+    return this.busy;
+  }
+
+  /** How many wait for a slot (the holders not counted): a caller that would join them can refuse instead. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   take(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(toError(signal.reason));
-    if (this.busy < this.size && this.waiting.length === 0) return Promise.resolve(this.hold());
+    if (this.busy < this.size && this.queue.length === 0) return Promise.resolve(this.hold());
     return new Promise((resolve, reject) => {
       const grant = (): void => {
         signal.removeEventListener('abort', leave);
         resolve(this.hold());
       };
       const leave = (): void => {
-        const at = this.waiting.indexOf(grant);
-        if (at >= 0) this.waiting.splice(at, 1);
+        const at = this.queue.indexOf(grant);
+        if (at >= 0) this.queue.splice(at, 1);
         reject(toError(signal.reason));
       };
       signal.addEventListener('abort', leave, { once: true });
-      this.waiting.push(grant);
+      this.queue.push(grant);
     });
   }
 
@@ -81,7 +91,7 @@ export class Slots {
       if (released) return;
       released = true;
       this.busy -= 1;
-      this.waiting.shift()?.();
+      this.queue.shift()?.();
     };
   }
 }

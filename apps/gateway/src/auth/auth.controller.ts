@@ -17,6 +17,8 @@ import {
 } from './auth.schema';
 
 const KEY_ID = /^key_[0-9A-Za-z]{1,64}$/;
+const BUSY =
+  ' `503 unavailable` (with `Retry-After`) when this server is already hashing as many passwords as it queues (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_MAX_WAITING): retry after it.';
 
 @Controller('v1')
 export class AuthController {
@@ -29,7 +31,8 @@ export class AuthController {
     tag: 'auth',
     summary: 'Create an account',
     description:
-      'Returns the first API key (shown once) and the signup credit grant. `passwort` is accepted as an alias of `password`.',
+      'Returns the first API key (shown once) and the signup credit grant. `passwort` is accepted as an alias of `password`.' +
+      BUSY,
     auth: false,
     body: registerBody,
     status: 201,
@@ -55,7 +58,7 @@ export class AuthController {
   @ApiDoc({
     tag: 'auth',
     summary: 'Log in and get a new API key',
-    description: '`passwort` is accepted as an alias of `password`, as at register.',
+    description: '`passwort` is accepted as an alias of `password`, as at register.' + BUSY,
     auth: false,
     body: loginBody,
     status: 200,

@@ -4,7 +4,7 @@ import { DomainError, type ApiKeyMode } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
 import { AccountsRepository, ApiKeysRepository, hashApiKey, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
-import { dummyPasswordHash, hashPassword, verifyPassword } from './passwords';
+import { PasswordHasher, dummyPasswordHash } from './passwords';
 import type { AuthContext } from './auth-context';
 import { KeyRevocations } from './key-revocations';
 import { KeyCache } from './key-cache';
@@ -33,6 +33,7 @@ export class AuthService {
     private readonly revocations: KeyRevocations,
     private readonly limiter: RateLimiterService,
     private readonly cache: KeyCache,
+    private readonly passwords: PasswordHasher,
   ) {}
 
   /**
@@ -46,7 +47,7 @@ export class AuthService {
   }
 
   async register(email: string, password: string) {
-    const hash = await hashPassword(password);
+    const hash = await this.passwords.hash(password);
     const account = await this.accounts.create(email, hash, this.config.signupCredits);
     const key = await this.issue(account.id, 'default');
     return {
@@ -68,7 +69,13 @@ export class AuthService {
       ? `account:${creds.id}`
       : `email:${createHash('sha256').update(email.toLowerCase()).digest('base64url')}`;
     const succeeded = await this.limiter.takeLoginAttempt(subject);
-    const ok = await verifyPassword(password, creds?.password_hash ?? (await dummyPasswordHash()));
+    let ok: boolean;
+    try {
+      ok = await this.passwords.verify(password, creds?.password_hash ?? (await dummyPasswordHash()));
+    } catch (err) {
+      await succeeded(); // no password was checked (503: too many at once): not a failed login
+      throw err;
+    }
     if (!creds || !ok) throw new DomainError('invalid_credentials', 'the e-mail or password is wrong');
     await succeeded();
     const key = await this.issue(creds.id, 'login');

@@ -1,4 +1,8 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { GatewayConfig } from '@dossier/config';
+import { DomainError, Slots } from '@dossier/domain';
+import { GATEWAY_CONFIG } from '../infra/tokens';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) =>
@@ -37,4 +41,44 @@ let dummy: Promise<string> | undefined;
 export function dummyPasswordHash(): Promise<string> {
   dummy ??= hashPassword(randomBytes(16).toString('hex'));
   return dummy;
+}
+
+const NEVER = new AbortController().signal;
+
+/**
+ * Register's and login's password hashing, bounded per gateway process (ADR 0007): at most
+ * PASSWORD_HASH_CONCURRENCY scrypt runs at once, PASSWORD_HASH_MAX_WAITING more wait their turn (first
+ * come, first served), and a request beyond that is `503 unavailable` with `Retry-After` at once, before
+ * any hashing. Unbounded, a burst of logins queued as much CPU and memory (~32 MiB each) as it liked on
+ * libuv's four threads, which every other pool user (DNS lookups, file reads) waits behind.
+ */
+@Injectable()
+export class PasswordHasher {
+  private readonly slots: Slots;
+  private readonly maxWaiting: number;
+
+  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+    this.slots = new Slots(config.passwordHashing.concurrency);
+    this.maxWaiting = config.passwordHashing.maxWaiting;
+  }
+
+  hash(password: string): Promise<string> {
+    return this.bounded(() => hashPassword(password));
+  }
+
+  verify(password: string, stored: string): Promise<boolean> {
+    return this.bounded(() => verifyPassword(password, stored));
+  }
+
+  private async bounded<T>(work: () => Promise<T>): Promise<T> {
+    if (this.slots.held >= this.slots.size && this.slots.waiting >= this.maxWaiting) {
+      throw DomainError.unavailable('too many sign-ins at once on this server; retry in a moment');
+    }
+    const release = await this.slots.take(NEVER);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
 }
