@@ -100,6 +100,44 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect((wrong.body['error'] as { code: string }).code).toBe('invalid_credentials');
   });
 
+  it('keeps an account’s 20 most recently used login keys: a login past that revokes the least recently used, on every gateway', async () => {
+    const other = new Api((await stack.startGateway()).baseUrl);
+    const { email, key, accountId } = await api.register();
+    const named = await api.post<{ key_id: string }>('/v1/auth/keys', { name: 'login' }, { key });
+    const logins: { api_key: string; key_id: string }[] = [];
+    const login = async () => {
+      const res = await api.post<{ status: string; api_key: string; key_id: string }>('/v1/auth/login', {
+        email,
+        password: 'correct horse battery',
+      });
+      expect(Object.keys(res.body).sort()).toEqual(['api_key', 'key_id', 'status']);
+      logins.push(res.body);
+    };
+    for (let i = 0; i < 20; i++) await login();
+    // The first login key is used (and cached) on the other gateway: the second is now the least recently used.
+    expect((await other.get('/v1/account', { key: logins[0]!.api_key })).status).toBe(200);
+    await sql(`UPDATE api_keys SET last_used_at = now() WHERE id = $1`, [logins[0]!.key_id]);
+    await login();
+    await login();
+
+    const live = await sql<{ id: string }>(
+      `SELECT id FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY id`,
+      [accountId],
+    );
+    const revoked = logins.filter((l) => !live.some((k) => k.id === l.key_id)).map((l) => l.key_id);
+    expect(revoked.sort()).toEqual([logins[1]!.key_id, logins[2]!.key_id].sort());
+    // The register key and a key its owner named "login" are not login keys: they stay.
+    expect(live.map((k) => k.id)).toEqual(expect.arrayContaining([named.body.key_id]));
+    expect(live).toHaveLength(20 + 2);
+    for (const gateway of [api, other]) {
+      expect((await gateway.get('/v1/account', { key: logins[1]!.api_key })).status).toBe(401);
+      expect((await gateway.get('/v1/account', { key: logins[0]!.api_key })).status).toBe(200);
+      expect((await gateway.get('/v1/account', { key })).status).toBe(200);
+    }
+    const list = await api.get<{ keys: { id: string; revoked_at: string | null }[] }>('/v1/auth/keys', { key });
+    expect(list.body.keys.find((k) => k.id === logins[1]!.key_id)?.revoked_at).not.toBeNull();
+  });
+
   it('accepts the passwort alias at login as register does: the same password check, a conflict is a 400', async () => {
     const { email } = await api.register();
     const ok = await api.post<{ api_key: string; key_id: string }>('/v1/auth/login', {

@@ -49,10 +49,12 @@ export class ApiKeysRepository {
     this.keys = db.getRepository(ApiKeyEntity);
   }
 
+  /** `issuedByLogin`: a key `POST /v1/auth/login` issues (see `loginKeysBeyond`). */
   async create(
     accountId: string,
     name: string | null,
     mode: ApiKeyMode = 'live',
+    issuedByLogin = false,
   ): Promise<{ apiKey: string; keyId: string }> {
     const apiKey = newApiKey(mode);
     const keyId = newId.key();
@@ -67,6 +69,7 @@ export class ApiKeysRepository {
       keyHash: hashApiKey(apiKey),
       name,
       mode,
+      issuedByLogin,
     });
     return { apiKey, keyId };
   }
@@ -91,6 +94,22 @@ export class ApiKeysRepository {
     const where = mode === null ? { accountId } : { accountId, mode };
     const keys = await this.keys.find({ where, order: { createdAt: 'ASC', id: 'ASC' } });
     return keys.map(viewOf);
+  }
+
+  /**
+   * The ids of the account's live login-issued keys past the `keep` most recently used (last use, else
+   * creation; the newest first), to be revoked. One indexed query, on login only.
+   */
+  async loginKeysBeyond(accountId: string, keep: number): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      this.db,
+      `SELECT id FROM api_keys
+        WHERE account_id = $1 AND issued_by_login AND revoked_at IS NULL
+        ORDER BY COALESCE(last_used_at, created_at) DESC, created_at DESC, id DESC
+        OFFSET $2`,
+      [accountId, keep],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** Revokes a key of this account (revoking twice keeps the first time). Null when the account has no such key. */

@@ -27,6 +27,7 @@ import { WebhookDeliveriesRetention1840000000000 } from './migrations/1840000000
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
 import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
 import { WebhookDeliveryPerAttempt1900000000000 } from './migrations/1900000000000-webhook-delivery-per-attempt';
+import { LoginKeys1920000000000 } from './migrations/1920000000000-login-keys';
 
 export const ENTITIES = [
   AccountEntity,
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   UsernameKeysAfterAt1850000000000,
   PersonCountryCodes1860000000000,
   WebhookDeliveryPerAttempt1900000000000,
+  LoginKeys1920000000000,
 ];
 
 export interface DataSourceOptions {

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { DomainError } from '@dossier/domain';
 import { CurrentAuth, type AuthContext } from './auth-context';
 import { Public } from './public.decorator';
-import { AuthService } from './auth.service';
+import { AuthService, LOGIN_KEYS_KEPT } from './auth.service';
 import { parseBody } from '../http/validation';
 import { ApiDoc, DELETE_BY_ID_ERRORS } from '../openapi/api-doc.decorator';
 import {
@@ -58,7 +58,9 @@ export class AuthController {
   @ApiDoc({
     tag: 'auth',
     summary: 'Log in and get a new API key',
-    description: '`passwort` is accepted as an alias of `password`, as at register.' + BUSY,
+    description:
+      `\`passwort\` is accepted as an alias of \`password\`, as at register. Every login issues a new key; the account keeps its ${LOGIN_KEYS_KEPT} most recently used login keys, and a login past that revokes the least recently used of them (keys made by register or \`POST /v1/auth/keys\` are never revoked this way).` +
+      BUSY,
     auth: false,
     body: loginBody,
     status: 200,

@@ -10,6 +10,9 @@ import { KeyRevocations } from './key-revocations';
 import { KeyCache } from './key-cache';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 
+/** Login-issued keys an account keeps live; a login past that revokes the least recently used (ADR 0036). */
+export const LOGIN_KEYS_KEPT = 20;
+
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 export function keyViewOf(k: ApiKeyView) {
@@ -40,8 +43,8 @@ export class AuthService {
    * A new key; this gateway forgets its hash as unknown at once. (No gateway can have it as unknown: the
    * key did not exist before, see KeyCache.setUnknown — this is the one place that would know otherwise.)
    */
-  private async issue(accountId: string, name: string | null, mode?: ApiKeyMode) {
-    const key = await this.keys.create(accountId, name, mode);
+  private async issue(accountId: string, name: string | null, mode?: ApiKeyMode, issuedByLogin = false) {
+    const key = await this.keys.create(accountId, name, mode, issuedByLogin);
     this.cache.forgetUnknown(hashApiKey(key.apiKey));
     return key;
   }
@@ -78,7 +81,9 @@ export class AuthService {
     }
     if (!creds || !ok) throw new DomainError('invalid_credentials', 'the e-mail or password is wrong');
     await succeeded();
-    const key = await this.issue(creds.id, 'login');
+    const key = await this.issue(creds.id, 'login', 'live', true);
+    // The account keeps its LOGIN_KEYS_KEPT most recently used login keys (ADR 0036); the new one is the newest.
+    for (const stale of await this.keys.loginKeysBeyond(creds.id, LOGIN_KEYS_KEPT)) await this.revoke(creds.id, stale);
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 
@@ -110,10 +115,15 @@ export class AuthService {
     const accountId = caller.accountId;
     const owned = (await this.keys.list(accountId, caller.mode === 'test' ? 'test' : null)).some((k) => k.id === keyId);
     if (!owned) throw new DomainError('not_found', 'no such key');
-    await this.revocations.revoke(keyId);
-    const key = await this.keys.revoke(accountId, keyId);
+    const key = await this.revoke(accountId, keyId);
     if (!key) throw new DomainError('not_found', 'no such key');
     return { status: 'success' as const, key: keyViewOf(key) };
+  }
+
+  /** Every gateway's Redis marker first, then Postgres (ADR 0008). */
+  private async revoke(accountId: string, keyId: string) {
+    await this.revocations.revoke(keyId);
+    return this.keys.revoke(accountId, keyId);
   }
 
   async account(accountId: string) {

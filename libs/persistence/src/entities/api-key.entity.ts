@@ -31,6 +31,10 @@ export class ApiKeyEntity {
   @Column({ type: 'text', default: 'live' })
   mode!: ApiKeyMode;
 
+  /** Issued by `POST /v1/auth/login`: only the account's 20 most recently used of these stay live (ADR 0036). */
+  @Column({ type: 'boolean', name: 'issued_by_login', default: false })
+  issuedByLogin!: boolean;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 
