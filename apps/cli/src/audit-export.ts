@@ -122,14 +122,20 @@ function recordOf(e: AuditEntry): AuditRecord {
 }
 
 /**
+ * Text a spreadsheet would take for a formula: starting with a tab or a carriage return, or with `=`, `+`,
+ * `-` or `@` after any leading white space (spreadsheets trim it before they look: ` =HYPERLINK(…)` runs).
+ */
+const FORMULA = /^[\t\r]|^\s*[=+\-@]/;
+
+/**
  * RFC 4180: a field with a comma, a quote or a line break (or edge spaces) is quoted, quotes doubled; null is
- * empty. Text a spreadsheet would take for a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage
- * return: a client chooses its request id, an e-mail may start with `+`) gets a leading `'`, as OWASP
- * advises for CSV exports, so opening the file runs nothing. The JSON-lines export is verbatim.
+ * empty. Text a spreadsheet would take for a formula (FORMULA: a client chooses its request id, an e-mail may
+ * start with `+`) gets a leading `'`, as OWASP advises for CSV exports, so opening the file runs nothing.
+ * The JSON-lines export is verbatim.
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
+  const text = typeof value === 'string' && FORMULA.test(value) ? `'${value}` : String(value);
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
