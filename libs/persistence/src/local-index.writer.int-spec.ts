@@ -34,10 +34,10 @@ describe('local index writer', () => {
   };
 
   it('inserts once, leaves an unchanged record alone, and replaces a changed one with its names', async () => {
-    expect(await writePeople(db, [personRowOf(ada)])).toEqual({ imported: 1, updated: 0 });
-    expect(await writePeople(db, [personRowOf(ada)])).toEqual({ imported: 0, updated: 0 });
+    expect(await writePeople(db, [personRowOf(ada)])).toEqual({ imported: 1, updated: 0, superseded: 0 });
+    expect(await writePeople(db, [personRowOf(ada)])).toEqual({ imported: 0, updated: 0, superseded: 0 });
     const renamed = { ...ada, aliases: ['Countess of Lovelace'] };
-    expect(await writePeople(db, [personRowOf(renamed)])).toEqual({ imported: 0, updated: 1 });
+    expect(await writePeople(db, [personRowOf(renamed)])).toEqual({ imported: 0, updated: 1, superseded: 0 });
 
     const [row] = await db.query(
       `SELECT email_keys, phone_keys, username_keys, location_keys, first_name, last_name FROM people WHERE source = $1`,
@@ -68,12 +68,13 @@ describe('local index writer', () => {
       aliases: ['{brace}', 'comma, "and" quote', 'new\nline'],
       locations: [{ city: 'Zürich', region: null, country: 'CH' }],
     };
-    expect(await writePeople(db, [personRowOf(odd)])).toEqual({ imported: 1, updated: 0 });
+    expect(await writePeople(db, [personRowOf(odd)])).toEqual({ imported: 1, updated: 0, superseded: 0 });
     expect(
       await writePeople(db, [personRowOf({ ...odd, birth_year: 1900 }), personRowOf({ ...odd, birth_year: 1901 })]),
     ).toEqual({
       imported: 0,
       updated: 1,
+      superseded: 1,
     });
     const [row] = await db.query(
       `SELECT full_name, aliases, locations, birth_year FROM people WHERE source = $1 AND external_id = 'p2'`,
@@ -90,11 +91,12 @@ describe('local index writer', () => {
       registration_number: '01234567',
       domain: 'https://www.acme.com/about',
     };
-    expect(await writeCompanies(db, [companyRowOf(acme)])).toEqual({ imported: 1, updated: 0 });
-    expect(await writeCompanies(db, [companyRowOf(acme)])).toEqual({ imported: 0, updated: 0 });
+    expect(await writeCompanies(db, [companyRowOf(acme)])).toEqual({ imported: 1, updated: 0, superseded: 0 });
+    expect(await writeCompanies(db, [companyRowOf(acme)])).toEqual({ imported: 0, updated: 0, superseded: 0 });
     expect(await writeCompanies(db, [companyRowOf({ ...acme, status: 'dissolved' })])).toEqual({
       imported: 0,
       updated: 1,
+      superseded: 0,
     });
     const [row] = await db.query(
       `SELECT name_key, registration_key, domain_key, domain, status FROM companies WHERE source = $1`,

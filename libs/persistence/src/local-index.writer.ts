@@ -4,10 +4,15 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import type { CompanyRow, PersonRow } from '@dossier/domain';
 
-/** What a write did: rows new to the index, and rows whose (source, external id) was there with other values. */
+/**
+ * What a write did: rows new to the index, rows whose (source, external id) was there with other values, and
+ * rows a later row of the same batch with the same (source, external id) replaced before either was written.
+ * The rest were there already with the same values.
+ */
 export interface WriteCounts {
   imported: number;
   updated: number;
+  superseded: number;
 }
 
 type Column<R> = { name: keyof R & string; type: 'text' | 'text[]' | 'jsonb' | 'integer' | 'date' };
@@ -127,8 +132,9 @@ interface PgClient {
 
 /**
  * Upserts one batch: COPY into a temporary staging table, then one statement keyed by (source, external id)
- * — the last of duplicates in the batch wins; a record already there with the same values is left alone
- * (not counted); a changed one replaces the old version. Returns the ids inserted or replaced.
+ * — the last of duplicates in the batch wins (the others are counted as superseded); a record already there
+ * with the same values is left alone (not counted); a changed one replaces the old version. Returns the ids
+ * inserted or replaced.
  */
 async function upsertBatch<R extends { id: string }>(
   client: PgClient,
@@ -163,7 +169,9 @@ async function upsertBatch<R extends { id: string }>(
             coalesce(array_agg(id), '{}') AS written
        FROM written`,
   );
-  return counts[0]!;
+  // A row's id is made of its (source, external id) (subjectId): one id per record the batch holds.
+  const distinct = new Set(rows.map((r) => r.id)).size;
+  return { ...counts[0]!, superseded: rows.length - distinct };
 }
 
 async function inTransaction<T>(db: DataSource, work: (client: PgClient) => Promise<T>): Promise<T> {
@@ -188,9 +196,9 @@ async function inTransaction<T>(db: DataSource, work: (client: PgClient) => Prom
  * inserted or replaced.
  */
 export async function writePeople(db: DataSource, rows: readonly PersonRow[]): Promise<WriteCounts> {
-  if (rows.length === 0) return { imported: 0, updated: 0 };
+  if (rows.length === 0) return { imported: 0, updated: 0, superseded: 0 };
   return inTransaction(db, async (client) => {
-    const { imported, updated, written } = await upsertBatch(client, 'people', PERSON_COLUMNS, rows);
+    const { imported, updated, superseded, written } = await upsertBatch(client, 'people', PERSON_COLUMNS, rows);
     if (written.length > 0) {
       const byId = new Map(rows.map((r) => [r.id, r]));
       const names = written.flatMap((id) => byId.get(id)!.names.map((n) => ({ person_id: id, ...n })));
@@ -202,14 +210,14 @@ export async function writePeople(db: DataSource, rows: readonly PersonRow[]): P
         [names.map((n) => n.person_id), names.map((n) => n.name_key), names.map((n) => n.is_alias)],
       );
     }
-    return { imported, updated };
+    return { imported, updated, superseded };
   });
 }
 
 export async function writeCompanies(db: DataSource, rows: readonly CompanyRow[]): Promise<WriteCounts> {
-  if (rows.length === 0) return { imported: 0, updated: 0 };
+  if (rows.length === 0) return { imported: 0, updated: 0, superseded: 0 };
   return inTransaction(db, async (client) => {
-    const { imported, updated } = await upsertBatch(client, 'companies', COMPANY_COLUMNS, rows);
-    return { imported, updated };
+    const { imported, updated, superseded } = await upsertBatch(client, 'companies', COMPANY_COLUMNS, rows);
+    return { imported, updated, superseded };
   });
 }

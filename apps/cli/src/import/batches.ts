@@ -9,7 +9,7 @@ export const BATCH = 5_000;
  * batch starts (memory stays at two batches).
  */
 export class BatchWriter<Row> {
-  readonly counts = { imported: 0, updated: 0, unchanged: 0 };
+  readonly counts = { imported: 0, updated: 0, unchanged: 0, superseded: 0 };
   /** The line of the last row of the last batch written (0: none yet): every row pushed up to it is stored. */
   writtenThrough = 0;
   private batch: Row[] = [];
@@ -50,7 +50,8 @@ export class BatchWriter<Row> {
       const c = await this.write(rows);
       this.counts.imported += c.imported;
       this.counts.updated += c.updated;
-      this.counts.unchanged += rows.length - c.imported - c.updated;
+      this.counts.superseded += c.superseded;
+      this.counts.unchanged += rows.length - c.imported - c.updated - c.superseded;
       this.writtenThrough = through;
       this.onWritten();
     })();

@@ -149,8 +149,8 @@ async function writeAll<R, Row>(
 ): Promise<WriteCounts> {
   const writer = new BatchWriter(write);
   for (const r of records) await writer.push(rowOf(r));
-  const { imported, updated } = await writer.finish();
-  return { imported, updated };
+  const { imported, updated, superseded } = await writer.finish();
+  return { imported, updated, superseded };
 }
 
 export async function seedDemo(

@@ -50,10 +50,12 @@ describe('CLI import and demo:seed (real Postgres)', () => {
       'line 10: must be a JSON object',
       'line 11: nickname is not a known field',
     ]);
-    expect(run.stdout).toMatch(/^read 10, imported 4, updated 0, unchanged 0, rejected 6 \(\d+ records\/s\)$/m);
+    expect(run.stdout).toMatch(
+      /^read 10, imported 4, updated 0, unchanged 0, superseded 0, rejected 6 \(\d+ records\/s\)$/m,
+    );
     // Not a terminal: plain progress lines, no bar.
     expect(run.stderr).toMatch(
-      /^progress: 100% of the file, read 10, imported 4, updated 0, unchanged 0, rejected 6$/m,
+      /^progress: 100% of the file, read 10, imported 4, updated 0, unchanged 0, superseded 0, rejected 6$/m,
     );
     expect(
       await rows(
@@ -98,7 +100,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
 
   it('changes nothing when the same file is imported again, and replaces a record that changed', async () => {
     const again = await cli('import', 'person', join(FIXTURES, 'people.jsonl'));
-    expect(again.stdout).toMatch(/read 10, imported 0, updated 0, unchanged 4, rejected 6/);
+    expect(again.stdout).toMatch(/read 10, imported 0, updated 0, unchanged 4, superseded 0, rejected 6/);
     const file = join(dir, 'changed.jsonl');
     writeFileSync(
       file,
@@ -107,7 +109,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     const changed = await cli('import', 'person', file);
     expect([changed.code, changed.stdout]).toEqual([
       0,
-      expect.stringMatching(/read 1, imported 0, updated 1, unchanged 0, rejected 0/),
+      expect.stringMatching(/read 1, imported 0, updated 1, unchanged 0, superseded 0, rejected 0/),
     ]);
     expect(
       await rows(`SELECT full_name, phones, birth_year FROM people WHERE source = 'fixture' AND external_id = 'p-002'`),
@@ -121,6 +123,26 @@ describe('CLI import and demo:seed (real Postgres)', () => {
       { name_key: 'alan mathison turing', is_alias: false },
       { name_key: 'prof', is_alias: true },
     ]);
+  });
+
+  it('counts a line that a later line of the file for the same record replaces as superseded, not unchanged', async () => {
+    const file = join(dir, 'duplicates.jsonl');
+    const line = (external_id: string, full_name: string) => JSON.stringify({ external_id, full_name, source: 'dup' });
+    writeFileSync(
+      file,
+      [line('d-1', 'Ann One'), line('d-2', 'Bob Two'), line('d-1', 'Ann Other'), line('d-2', 'Bob Two'), ''].join('\n'),
+    );
+    const first = await cli('import', 'person', file);
+    expect([first.code, first.stdout]).toEqual([
+      0,
+      expect.stringMatching(/^read 4, imported 2, updated 0, unchanged 0, superseded 2, rejected 0 /m),
+    ]);
+    expect(await rows(`SELECT external_id, full_name FROM people WHERE source = 'dup' ORDER BY external_id`)).toEqual([
+      { external_id: 'd-1', full_name: 'Ann Other' },
+      { external_id: 'd-2', full_name: 'Bob Two' },
+    ]);
+    const again = await cli('import', 'person', file);
+    expect(again.stdout).toMatch(/^read 4, imported 0, updated 0, unchanged 2, superseded 2, rejected 0 /m);
   });
 
   it('imports people from CSV: lists split at ;, locations as city|region|country', async () => {
@@ -167,7 +189,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'line 6013: aliases[1] must not contain NUL characters or unpaired UTF-16 surrogates',
       ],
     ]);
-    expect(run.stdout).toMatch(/^read 6013, imported 6010, updated 0, unchanged 0, rejected 3 /m);
+    expect(run.stdout).toMatch(/^read 6013, imported 6010, updated 0, unchanged 0, superseded 0, rejected 3 /m);
     expect(
       await rows(
         `SELECT count(*)::int AS n, count(*) FILTER (WHERE external_id LIKE 'after-%')::int AS after,
@@ -183,7 +205,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     writeFileSync(file, `\uFEFF${line('w-1')}\r\n${line('w-2')}\r\n`);
     const run = await cli('import', 'person', file);
     expect([run.code, run.stderr.match(/^line .*/gm)]).toEqual([0, null]);
-    expect(run.stdout).toMatch(/^read 2, imported 2, updated 0, unchanged 0, rejected 0 /m);
+    expect(run.stdout).toMatch(/^read 2, imported 2, updated 0, unchanged 0, superseded 0, rejected 0 /m);
     expect(await rows(`SELECT external_id, full_name FROM people WHERE source = 'windows' ORDER BY 1`)).toEqual([
       { external_id: 'w-1', full_name: 'Zoë w-1' },
       { external_id: 'w-2', full_name: 'Zoë w-2' },
@@ -208,7 +230,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'line 3: locations[1].city must not contain NUL characters or unpaired UTF-16 surrogates',
       ],
     ]);
-    expect(run.stdout).toMatch(/^read 4, imported 1, updated 0, unchanged 0, rejected 3 /m);
+    expect(run.stdout).toMatch(/^read 4, imported 1, updated 0, unchanged 0, superseded 0, rejected 3 /m);
   });
 
   it('rejects a CSV row with more values than the header has columns, and imports the rows around it', async () => {
@@ -229,7 +251,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'line 5: 5 values, but the header has 4 columns (a value with a comma needs quotes)',
       ],
     ]);
-    expect(run.stdout).toMatch(/^read 4, imported 2, updated 0, unchanged 0, rejected 2 /m);
+    expect(run.stdout).toMatch(/^read 4, imported 2, updated 0, unchanged 0, superseded 0, rejected 2 /m);
     expect(await rows(`SELECT external_id, emails FROM people WHERE source = 'csv-shift' ORDER BY 1`)).toEqual([
       { external_id: 'x1', emails: ['jane@example.com'] },
       { external_id: 'x3', emails: ['ann@example.com'] },
@@ -254,7 +276,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'line 7: 5 values, but the header has 4 columns (a value with a comma needs quotes)',
       ],
     ]);
-    expect(run.stdout).toMatch(/^read 4, imported 2, updated 0, unchanged 0, rejected 2 /m);
+    expect(run.stdout).toMatch(/^read 4, imported 2, updated 0, unchanged 0, superseded 0, rejected 2 /m);
   });
 
   it('imports the CSV rows before a broken quote, names its line and says the rest was not read', async () => {
@@ -277,7 +299,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'line 22: invalid CSV: Invalid Closing Quote: got "q" at line 22 instead of delimiter, record delimiter, trimable character (if activated) or comment',
       ],
       [
-        expect.stringMatching(/^read 21, imported 20, updated 0, unchanged 0, rejected 1 /),
+        expect.stringMatching(/^read 21, imported 20, updated 0, unchanged 0, superseded 0, rejected 1 /),
         'stopped at line 22: the rest of the file was not read',
       ],
     ]);
@@ -288,7 +310,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
       1,
       [expect.stringMatching(/^line 6002: invalid CSV: Invalid Closing Quote: got "P" at line 6003 /)],
       [
-        expect.stringMatching(/^read 6001, imported 6000, updated 0, unchanged 0, rejected 1 /),
+        expect.stringMatching(/^read 6001, imported 6000, updated 0, unchanged 0, superseded 0, rejected 1 /),
         'stopped at line 6002: the rest of the file was not read',
       ],
     ]);
@@ -316,7 +338,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     expect(headerOnly.stderr).toMatch(
       new RegExp(`^import: ${header}: warning: no records in the file: nothing was imported$`, 'm'),
     );
-    expect(headerOnly.stdout).toMatch(/^read 0, imported 0, updated 0, unchanged 0, rejected 0 /m);
+    expect(headerOnly.stdout).toMatch(/^read 0, imported 0, updated 0, unchanged 0, superseded 0, rejected 0 /m);
     const blank = join(dir, 'blank.jsonl');
     writeFileSync(blank, '\n\n');
     const blankRun = await cli('import', 'person', blank);
@@ -528,7 +550,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'line 5: external_id is too long to index: at most 1300 bytes of UTF-8 once normalised',
       ],
     ]);
-    expect(run.stdout).toMatch(/^read 6, imported 2, updated 0, unchanged 0, rejected 4 /m);
+    expect(run.stdout).toMatch(/^read 6, imported 2, updated 0, unchanged 0, superseded 0, rejected 4 /m);
     expect(await rows(`SELECT external_id FROM people WHERE source = 'too-long' ORDER BY 1`)).toEqual([
       { external_id: 'ok-1' },
       { external_id: 'ok-2' },
@@ -607,7 +629,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
       expect(failure).toBeInstanceOf(ImportInterrupted);
       const stopped = failure as ImportInterrupted;
       expect(stopped.writtenThrough).toBe(BATCH);
-      expect(stopped.summary).toMatchObject({ imported: BATCH, updated: 0, unchanged: 0, rejected: 0 });
+      expect(stopped.summary).toMatchObject({ imported: BATCH, updated: 0, unchanged: 0, superseded: 0, rejected: 0 });
     } finally {
       await through.destroy().catch(() => undefined);
       await proxy.close();
@@ -615,7 +637,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     expect(await rows(`SELECT count(*)::int AS n FROM people WHERE source = 'cut'`)).toEqual([{ n: BATCH }]);
     const again = await cli('import', 'person', file);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^read 12000, imported 7000, updated 0, unchanged 5000, rejected 0 /m);
+    expect(again.stdout).toMatch(/^read 12000, imported 7000, updated 0, unchanged 5000, superseded 0, rejected 0 /m);
   });
 
   it('stops at Ctrl-C or SIGTERM once the batch being written is in, and says through which line everything is', async () => {

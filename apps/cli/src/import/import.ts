@@ -18,6 +18,12 @@ export interface ImportSummary {
   imported: number;
   updated: number;
   unchanged: number;
+  /**
+   * Lines that a later line of the file for the same record (source, external id) replaced before either was
+   * written (within one batch of BATCH rows): only the last is stored and counted as imported, updated or
+   * unchanged. A duplicate in a later batch is written again: counted as updated (or unchanged).
+   */
+  superseded: number;
   rejected: number;
   /** The line the reader could not go past (a broken CSV quote): the rest of the file was not read. */
   stoppedAt: number | null;
@@ -132,7 +138,7 @@ function indexable<R>(row: R, tooLong: string | null): { row: R } | { reason: st
 }
 
 export function summaryLine(s: ImportSummary): string {
-  return `read ${s.read}, imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, rejected ${s.rejected}`;
+  return `read ${s.read}, imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, superseded ${s.superseded}, rejected ${s.rejected}`;
 }
 
 /** A progress bar on a terminal; a plain line at most every 2 s otherwise. Rejected lines go to stderr. */
