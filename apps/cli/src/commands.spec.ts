@@ -8,6 +8,16 @@ describe('parseCommand', () => {
       name: 'credits:grant',
       email: 'a@example.com',
       credits: 25,
+      reference: null,
+    });
+    expect(parseCommand(['credits:grant', 'a@example.com', '25', '--reference', 'INV-2026-042'])).toEqual({
+      name: 'credits:grant',
+      email: 'a@example.com',
+      credits: 25,
+      reference: 'INV-2026-042',
+    });
+    expect(parseCommand(['credits:grant', '--reference=INV 42', 'a@example.com', '25'])).toMatchObject({
+      reference: 'INV 42',
     });
   });
 
@@ -19,6 +29,12 @@ describe('parseCommand', () => {
     [['credits:grant', 'a@example.com', '-5'], /<n> "-5"/],
     [['credits:grant', 'a@example.com', '1.5'], /<n> "1.5"/],
     [['credits:grant', 'a@example.com', 'abc'], /<n> "abc"/],
+    [['credits:grant', 'a@example.com', '5', '--reference'], /^credits:grant: --reference needs a value/],
+    [['credits:grant', 'a@example.com', '5', '--reference', ' '], /^credits:grant: --reference " " must be/],
+    [['credits:grant', 'a@example.com', '5', '--reference', 'a\tb'], /^credits:grant: --reference "a\tb" must be/],
+    [['credits:grant', 'a@example.com', '5', '--reference', 'x'.repeat(201)], /^credits:grant: --reference .* must be/],
+    [['credits:grant', 'a@example.com', '5', '--reference=a', '--reference=b'], /--reference is given twice/],
+    [['credits:grant', 'a@example.com', '5', '--ref', 'a'], /^credits:grant: unknown option --ref/],
     [['db:migrate', 'extra'], /expected 0 argument/],
     [['frobnicate'], /unknown command "frobnicate"/],
     // An option given twice: one of the two values would be dropped without a word.

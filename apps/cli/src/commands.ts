@@ -11,7 +11,10 @@ export const USAGE = `usage: npm run cli -- <command>
 
 commands:
   db:migrate                     apply pending migrations to DATABASE_URL
-  credits:grant <email> <n>      add n credits (a positive integer) to the account, recorded in the ledger
+  credits:grant <email> <n> [--reference R]
+                                 add n credits (a positive integer) to the account, recorded in the ledger;
+                                 with a reference (an invoice number, a ticket) at most once: a re-run
+                                 grants nothing and says so. Without one, a re-run grants again
   import <person|company> <file> [--format jsonl|csv|gleif|companies-house]
                                  load records into the local index (format from the file's extension
                                  when not given: .jsonl/.ndjson, .csv); exit 0 all imported, 1 some
@@ -26,13 +29,18 @@ ${SUPPRESS_USAGE}
 export type Command =
   | { name: 'help' }
   | { name: 'db:migrate' }
-  | { name: 'credits:grant'; email: string; credits: number }
+  | { name: 'credits:grant'; email: string; credits: number; reference: string | null }
   | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
   | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean }
   | AuditExportCommand
   | SuppressCommand;
 
 const MAX_GRANT = 1_000_000_000;
+/**
+ * A grant's reference: 1 to 200 characters, no control characters, no edge spaces (compared as written:
+ * "INV-42 " would not find the grant of "INV-42" on a re-run).
+ */
+const REFERENCE = /^(?!\s)[^\p{C}]{1,200}(?<!\s)$/u;
 
 /** Parses argv into a command, or throws a UsageError that names the bad argument. */
 export function parseCommand(argv: string[]): Command {
@@ -45,16 +53,8 @@ export function parseCommand(argv: string[]): Command {
     case 'db:migrate':
       expectArgs(name, args, 0, '');
       return { name };
-    case 'credits:grant': {
-      expectArgs(name, args, 2, '<email> <n>');
-      const [email, n] = args as [string, string];
-      if (!/^[^@\s]+@[^@\s]+$/.test(email))
-        throw new UsageError(`credits:grant: <email> "${email}" is not an e-mail address`);
-      if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_GRANT) {
-        throw new UsageError(`credits:grant: <n> "${n}" must be a whole number from 1 to ${MAX_GRANT}`);
-      }
-      return { name, email, credits: Number(n) };
-    }
+    case 'credits:grant':
+      return creditsGrantCommand(args);
     case 'import':
       return importCommand(args);
     case 'demo:seed':
@@ -107,6 +107,26 @@ function options(
     } else throw new UsageError(`${command}: unknown option --${key}\n\n${USAGE}`);
   }
   return { positional, values, flags };
+}
+
+function creditsGrantCommand(args: string[]): Command {
+  const name = 'credits:grant';
+  const { positional, values } = options(name, args, { values: ['reference'], flags: [] });
+  expectArgs(name, positional, 2, '<email> <n>');
+  const [email, n] = positional as [string, string];
+  if (!/^[^@\s]+@[^@\s]+$/.test(email))
+    throw new UsageError(`credits:grant: <email> "${email}" is not an e-mail address`);
+  if (!/^\d+$/.test(n) || Number(n) < 1 || Number(n) > MAX_GRANT) {
+    throw new UsageError(`credits:grant: <n> "${n}" must be a whole number from 1 to ${MAX_GRANT}`);
+  }
+  const reference = values.get('reference') ?? null;
+  if (reference !== null && !REFERENCE.test(reference)) {
+    throw new UsageError(
+      `credits:grant: --reference "${reference}" must be 1 to 200 characters, without control characters or ` +
+        `leading or trailing spaces`,
+    );
+  }
+  return { name, email, credits: Number(n), reference };
 }
 
 function importCommand(args: string[]): Command {

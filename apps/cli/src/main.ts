@@ -51,13 +51,27 @@ async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: str
         return 0;
       }
       case 'credits:grant': {
-        const result = await new AccountsRepository(db).grant(command.email, command.credits, 'cli credits:grant');
+        const { email, credits, reference } = command;
+        const result = await new AccountsRepository(db).grant(email, credits, 'cli credits:grant', reference);
         if (!result) {
-          console.error(`credits:grant: no account with e-mail ${command.email}`);
+          console.error(`credits:grant: no account with e-mail ${email}`);
           return 1;
         }
-        console.log(`granted ${command.credits} credit(s) to ${command.email}; balance is now ${result.balance}`);
-        return 0;
+        if (result.granted) {
+          console.log(`granted ${credits} credit(s) to ${email}; balance is now ${result.balance}`);
+          return 0;
+        }
+        const { earlier } = result;
+        const was =
+          `credits:grant: nothing granted: reference "${reference}" granted ${earlier.credits} credit(s) to ` +
+          `${earlier.email} already, at ${earlier.at.toISOString()}`;
+        // The same grant run again: done. The reference on another grant: a mistake the operator must see.
+        if (earlier.accountId === result.id && earlier.credits === credits) {
+          console.log(`${was}; balance is now ${result.balance}`);
+          return 0;
+        }
+        console.error(`${was}; give another reference for another grant`);
+        return 1;
       }
       case 'import': {
         if (!existsSync(command.file) || !statSync(command.file).isFile()) {

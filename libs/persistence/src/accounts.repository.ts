@@ -65,19 +65,74 @@ export class AccountsRepository {
       : null;
   }
 
-  /** Adds credits by e-mail, recorded in the ledger. Returns the new balance, or null for an unknown e-mail. */
-  async grant(email: string, credits: number, note: string): Promise<{ id: string; balance: number } | null> {
-    const rows = await queryRows<{ id: string; balance: string }>(
+  /**
+   * Adds credits by e-mail, recorded in the ledger: `granted` with the new balance, or null for an unknown
+   * e-mail. With a `reference`, at most once: when a grant carries that reference already (a re-run, or two
+   * runs at once), nothing is granted and the answer is that earlier grant (`earlier`), with the account's
+   * balance. Without one, every call grants.
+   */
+  async grant(
+    email: string,
+    credits: number,
+    note: string,
+    reference: string | null = null,
+  ): Promise<GrantResult | null> {
+    // The ledger entry first: a reference taken already (or being taken by a run not yet committed, which
+    // ON CONFLICT waits for) inserts nothing, and then the balance is not touched either.
+    const rows = await queryRows<{ id: string; balance: string | null }>(
       this.db,
-      `WITH a AS (
-         UPDATE accounts SET balance = balance + $2 WHERE email_normalized = lower($1) RETURNING id, balance
+      `WITH acct AS (
+         SELECT id FROM accounts WHERE email_normalized = lower($1)
        ), l AS (
-         INSERT INTO credit_ledger (account_id, phase, amount, note) SELECT id, 'grant', $2, $3 FROM a
+         INSERT INTO credit_ledger (account_id, phase, amount, note, reference) SELECT id, 'grant', $2, $3, $4 FROM acct
+         ON CONFLICT (reference) WHERE reference IS NOT NULL DO NOTHING
+         RETURNING account_id
+       ), a AS (
+         UPDATE accounts SET balance = balance + $2 WHERE id IN (SELECT account_id FROM l) RETURNING id, balance
        )
-       SELECT id, balance FROM a`,
-      [email, credits, note],
+       SELECT acct.id, a.balance FROM acct LEFT JOIN a ON a.id = acct.id`,
+      [email, credits, note, reference],
     );
     const row = rows[0];
-    return row ? { id: row.id, balance: creditsOf(row.balance) } : null;
+    if (!row) return null;
+    if (row.balance !== null) return { granted: true, id: row.id, balance: creditsOf(row.balance) };
+    // A statement of its own: it sees the earlier grant even when that committed while this one waited.
+    const [earlier] = await queryRows<{
+      account_id: string;
+      email: string;
+      amount: string;
+      created_at: Date;
+      balance: string;
+    }>(
+      this.db,
+      `SELECT l.account_id, x.email, l.amount, l.created_at, (SELECT balance FROM accounts WHERE id = $2) AS balance
+         FROM credit_ledger l JOIN accounts x ON x.id = l.account_id
+        WHERE l.reference = $1`,
+      [reference, row.id],
+    );
+    if (!earlier) throw new Error(`credit_ledger: no grant with reference ${String(reference)} after a conflict on it`);
+    return {
+      granted: false,
+      id: row.id,
+      balance: creditsOf(earlier.balance),
+      earlier: {
+        accountId: earlier.account_id,
+        email: earlier.email,
+        credits: creditsOf(earlier.amount),
+        at: earlier.created_at,
+      },
+    };
   }
 }
+
+/** What `grant` did: granted (the new balance), or nothing, as a grant with the same reference was there. */
+export type GrantResult =
+  | { granted: true; id: string; balance: number }
+  | {
+      granted: false;
+      id: string;
+      /** The account's balance now. */
+      balance: number;
+      /** The grant that carries the reference. */
+      earlier: { accountId: string; email: string; credits: number; at: Date };
+    };

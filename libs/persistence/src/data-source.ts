@@ -28,6 +28,7 @@ import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-use
 import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
 import { WebhookDeliveryPerAttempt1900000000000 } from './migrations/1900000000000-webhook-delivery-per-attempt';
 import { LoginKeys1920000000000 } from './migrations/1920000000000-login-keys';
+import { GrantReferences1930000000000 } from './migrations/1930000000000-grant-references';
 
 export const ENTITIES = [
   AccountEntity,
@@ -62,6 +63,7 @@ export const MIGRATIONS = [
   PersonCountryCodes1860000000000,
   WebhookDeliveryPerAttempt1900000000000,
   LoginKeys1920000000000,
+  GrantReferences1930000000000,
 ];
 
 export interface DataSourceOptions {

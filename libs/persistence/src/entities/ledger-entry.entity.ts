@@ -6,7 +6,8 @@ export type LedgerPhase = (typeof LEDGER_PHASES)[number];
 /**
  * Append-only credit ledger. `amount` is the change to the balance: grant +n, reserve -cost,
  * capture 0 (the reservation becomes final), release +cost. The sum per account equals its balance.
- * Unique partial indexes allow one reserve and one settlement (capture or release) per search.
+ * Unique partial indexes allow one reserve and one settlement (capture or release) per search, and one
+ * grant per operator's reference (`credits:grant --reference`): a re-run grants nothing.
  */
 @Entity({ name: 'credit_ledger' })
 @Index('credit_ledger_account_idx', ['accountId'])
@@ -14,6 +15,8 @@ export type LedgerPhase = (typeof LEDGER_PHASES)[number];
 @Index('credit_ledger_settle_once', ['searchId'], { unique: true, where: "phase IN ('capture', 'release')" })
 @Check('credit_ledger_phase_check', "phase IN ('grant', 'reserve', 'capture', 'release')")
 @Check('credit_ledger_check', "search_id IS NOT NULL OR phase = 'grant'")
+@Index('credit_ledger_grant_reference', ['reference'], { unique: true, where: 'reference IS NOT NULL' })
+@Check('credit_ledger_reference_check', "reference IS NULL OR phase = 'grant'")
 export class LedgerEntryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -32,6 +35,10 @@ export class LedgerEntryEntity {
 
   @Column({ type: 'text', nullable: true })
   note!: string | null;
+
+  /** The operator's reference of a grant, unique among grants; null for every other entry. */
+  @Column({ type: 'text', nullable: true })
+  reference!: string | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
