@@ -163,10 +163,17 @@ export async function seedDemo(
   };
 }
 
-/** Whether the demo set is there (any record of it): `demo:seed --if-absent` then does nothing. */
+/**
+ * Whether the demo set is there: `demo:seed --if-absent` then does nothing. Its people are written first
+ * and its companies last, so a seed cut off part-way (Ctrl-C during `npm start`) has no companies yet:
+ * it is not there, and the next `--if-absent` completes it (its people come back unchanged). A set seeded
+ * with `--companies 0` is seeded again at each `--if-absent`, changing nothing.
+ */
 export async function demoPresent(db: DataSource): Promise<boolean> {
-  const [row] = (await db.query(`SELECT EXISTS (SELECT 1 FROM people WHERE source = $1) AS present`, [
-    DEMO_SOURCE,
-  ])) as { present: boolean }[];
+  const [row] = (await db.query(
+    `SELECT EXISTS (SELECT 1 FROM people WHERE source = $1) AND EXISTS (SELECT 1 FROM companies WHERE source = $1)
+         AS present`,
+    [DEMO_SOURCE],
+  )) as { present: boolean }[];
   return row!.present;
 }

@@ -614,6 +614,17 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     const domains = [...demoCompanies(2_000)].map((c) => c.domain);
     expect(new Set(domains).size).toBe(domains.length);
   });
+
+  it('demo:seed --if-absent completes a demo set cut off before its companies, instead of calling it there', async () => {
+    // What a seed stopped (Ctrl-C during `npm start`, a crash) after its people leaves: they are written first.
+    await db.query(`DELETE FROM companies WHERE source = 'demo'`);
+    const run = await cli('demo:seed', '--people', '300', '--companies', '50', '--if-absent');
+    expect([run.code, run.stdout]).toEqual([
+      0,
+      'demo:seed: people 0 imported, 0 updated; companies 50 imported, 0 updated\n',
+    ]);
+    expect((await cli('demo:seed', '--if-absent')).stdout).toContain('the demo set is there already');
+  });
   it('says, when Postgres goes away mid-import, through which line everything was written; importing again completes it', async () => {
     const file = join(dir, 'cut.jsonl');
     const people = Array.from({ length: 12_000 }, (_, k) =>
