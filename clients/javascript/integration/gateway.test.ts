@@ -205,6 +205,14 @@ describe('Dossier gateway (integration)', () => {
       first.searches.map((s) => s.search_id),
     );
     assert.deepEqual(created, [...created].sort().reverse());
+    // Date filters reach the gateway as RFC 3339 date-times it accepts.
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    const recent = await client.listSearches({ kind: 'phone', since: dayAgo });
+    assert.deepEqual(
+      recent.searches.map((s) => s.search_id),
+      phones,
+    );
+    assert.deepEqual((await client.listSearches({ kind: 'phone', until: dayAgo })).searches, []);
     await assert.rejects(client.listSearches({ limit: 0 }), ValidationError);
   });
 

@@ -306,7 +306,7 @@ export class Client {
     const query = new URLSearchParams();
     for (const name of ['kind', 'since', 'until', 'limit', 'cursor'] as const) {
       const value = params[name];
-      if (value !== undefined && value !== null) query.set(name, String(value));
+      if (value !== undefined && value !== null) query.set(name, value instanceof Date ? instant(value) : String(value));
     }
     const qs = query.toString();
     const answer = await this.transport.send({
@@ -588,6 +588,15 @@ export class Client {
 function segment(id: unknown): string {
   if (typeof id !== 'string' || id === '') throw new TypeError(`an id must be a non-empty string, got ${String(id)}`);
   return encodeURIComponent(id);
+}
+
+/**
+ * A history filter's `Date` as sent: RFC 3339 in UTC, its fraction of a second only when it has one (trailing
+ * zeros dropped), as in the other clients. An invalid `Date` is a `TypeError` before anything is sent.
+ */
+function instant(date: Date): string {
+  if (Number.isNaN(date.getTime())) throw new TypeError('since and until must be valid Dates (got an Invalid Date)');
+  return date.toISOString().replace(/\.?0+Z$/, 'Z');
 }
 
 /** One batch request as sent: its `input` without `null`/`undefined` fields, like a lookup's body. */

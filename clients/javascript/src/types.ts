@@ -272,10 +272,10 @@ export interface AccountResponse {
 export interface SearchHistoryParams {
   /** Only searches of this kind (a `type: username` search is a `person` search). */
   kind?: BatchKind | undefined;
-  /** RFC 3339 time: searches created at or after it. */
-  since?: string | undefined;
-  /** RFC 3339 time: searches created before it. */
-  until?: string | undefined;
+  /** Searches created at or after it: a `Date` (sent as RFC 3339 in UTC) or an RFC 3339 string (sent as given). */
+  since?: string | Date | undefined;
+  /** Searches created before it: a `Date` (sent as RFC 3339 in UTC) or an RFC 3339 string (sent as given). */
+  until?: string | Date | undefined;
   /** Searches per page, 1–100 (server default 20). */
   limit?: number | undefined;
   /** The previous page's `next_cursor`, sent with the same filters. */

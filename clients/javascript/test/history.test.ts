@@ -79,6 +79,25 @@ describe('search history (GET /v1/searches)', () => {
     assert.equal(fake.requests.at(-1)!.path, '/v1/searches');
   });
 
+  test('a Date filter is sent as RFC 3339 in UTC, its fraction of a second only when it has one', async () => {
+    // String(date) ("Tue Nov 24 2026 15:00:00 GMT+0100 …") is not a date-time the gateway reads: it answers 400.
+    const start = fake.requests.length;
+    await client.listSearches({
+      since: new Date('2026-11-24T15:00:00+01:00'),
+      until: new Date(Date.UTC(2026, 10, 25, 8, 30, 0, 250)),
+    });
+    await client.listSearches({ since: new Date('2026-11-24T14:00:00.123Z') });
+    assert.deepEqual(
+      fake.requests.slice(start).map((r) => r.path),
+      [
+        '/v1/searches?since=2026-11-24T14%3A00%3A00Z&until=2026-11-25T08%3A30%3A00.25Z',
+        '/v1/searches?since=2026-11-24T14%3A00%3A00.123Z',
+      ],
+    );
+    await assert.rejects(client.listSearches({ since: new Date('not a date') }), TypeError);
+    assert.equal(fake.requests.length, start + 2, 'an invalid Date is refused before anything is sent');
+  });
+
   test('iterSearches follows next_cursor with the same filters until it is null', async () => {
     const start = fake.requests.length;
     const ids: string[] = [];

@@ -126,6 +126,10 @@ final class GatewayTest extends TestCase
         $this->assertIsString($first->nextCursor);
         $this->assertSame($newestFirst, array_column(iterator_to_array($client->eachSearch(kind: 'phone', limit: 2), false), 'search_id'));
         $this->assertSame([], $client->listSearches(kind: 'email')->searches);
+        // DateTimeInterface filters reach the gateway as RFC 3339 date-times it accepts.
+        $dayAgo = new \DateTimeImmutable('-1 day');
+        $this->assertSame($newestFirst, array_column($client->listSearches(kind: 'phone', since: $dayAgo)->searches, 'search_id'));
+        $this->assertSame([], $client->listSearches(kind: 'phone', until: $dayAgo)->searches);
         $this->expectException(ValidationException::class);
         $client->listSearches(limit: 0);
     }

@@ -274,14 +274,15 @@ final class Client
      * last page, else pass it as $cursor with the same filters (eachSearch() does that for you).
      *
      * @param string|null $kind person, company, email or phone
-     * @param string|null $since RFC 3339 time: searches created at or after it
-     * @param string|null $until RFC 3339 time: searches created before it
+     * @param string|\DateTimeInterface|null $since searches created at or after it: a DateTimeInterface (sent as
+     *        RFC 3339 in UTC) or an RFC 3339 string (sent as given)
+     * @param string|\DateTimeInterface|null $until searches created before it, likewise
      * @param int|null $limit searches per page, 1–100 (server default 20)
      */
-    public function listSearches(?string $kind = null, ?string $since = null, ?string $until = null, ?int $limit = null, ?string $cursor = null): Response
+    public function listSearches(?string $kind = null, string|\DateTimeInterface|null $since = null, string|\DateTimeInterface|null $until = null, ?int $limit = null, ?string $cursor = null): Response
     {
         $query = http_build_query(array_filter(
-            ['kind' => $kind, 'since' => $since, 'until' => $until, 'limit' => $limit, 'cursor' => $cursor],
+            ['kind' => $kind, 'since' => self::instant($since), 'until' => self::instant($until), 'limit' => $limit, 'cursor' => $cursor],
             static fn (mixed $v): bool => $v !== null,
         ), '', '&', PHP_QUERY_RFC3986);
 
@@ -296,7 +297,7 @@ final class Client
      *
      * @return \Generator<int, array<string, mixed>>
      */
-    public function eachSearch(?string $kind = null, ?string $since = null, ?string $until = null, ?int $limit = null): \Generator
+    public function eachSearch(?string $kind = null, string|\DateTimeInterface|null $since = null, string|\DateTimeInterface|null $until = null, ?int $limit = null): \Generator
     {
         $cursor = null;
         do {
@@ -544,6 +545,21 @@ final class Client
     private static function compact(array $fields): array
     {
         return array_filter($fields, static fn (?string $v): bool => $v !== null);
+    }
+
+    /**
+     * A history filter as sent: a DateTimeInterface as RFC 3339 in UTC, its fraction of a second (microseconds,
+     * trailing zeros dropped) only when it has one; a string as given. As in the other clients.
+     */
+    private static function instant(string|\DateTimeInterface|null $value): ?string
+    {
+        if (!$value instanceof \DateTimeInterface) {
+            return $value;
+        }
+        $utc = \DateTimeImmutable::createFromInterface($value)->setTimezone(new \DateTimeZone('UTC'));
+        $fraction = rtrim($utc->format('u'), '0');
+
+        return $utc->format('Y-m-d\\TH:i:s') . ($fraction === '' ? '' : '.' . $fraction) . 'Z';
     }
 
     /**

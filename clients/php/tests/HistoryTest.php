@@ -41,6 +41,26 @@ final class HistoryTest extends TestCase
         $this->assertNull($second['query']);
     }
 
+    public function testDateTimeFiltersAreSentAsRfc3339InUtc(): void
+    {
+        // A DateTimeInterface was refused (strict types) or, through a string cast, not an RFC 3339 date-time.
+        $this->server->script([self::page([], null), self::page([], null), self::page([], null)]);
+
+        $client = $this->client();
+        $client->listSearches(
+            since: new \DateTimeImmutable('2026-11-24 15:00:00', new \DateTimeZone('+01:00')),
+            until: new \DateTime('2026-11-25 08:30:00.25', new \DateTimeZone('UTC')),
+        );
+        $client->listSearches(since: new \DateTimeImmutable('2026-11-24T14:00:00.123456Z'));
+        $client->listSearches(since: '2026-11-24T14:00:00+01:00'); // a string is sent as given
+
+        $this->assertSame([
+            'since=2026-11-24T14%3A00%3A00Z&until=2026-11-25T08%3A30%3A00.25Z',
+            'since=2026-11-24T14%3A00%3A00.123456Z',
+            'since=2026-11-24T14%3A00%3A00%2B01%3A00',
+        ], array_column($this->server->requests(), 'query'));
+    }
+
     public function testEachSearchFollowsNextCursorWithTheSameFilters(): void
     {
         $this->server->script([self::page([self::summary('srch_3'), self::summary('srch_2')], 'c+/2'), self::page([self::summary('srch_1')], null)]);

@@ -7,7 +7,8 @@ import os
 import re
 import time
 import uuid
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar
+from datetime import date, datetime, timezone
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
 from urllib.parse import quote, urlencode
 
 from ._errors import SearchTimeoutError
@@ -370,18 +371,26 @@ class Client:
         self,
         *,
         kind: Optional[str] = None,
-        since: Optional[str] = None,
-        until: Optional[str] = None,
+        since: Union[str, datetime, date, None] = None,
+        until: Union[str, datetime, date, None] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> SearchHistory:
         """``GET /v1/searches``: one page of the account's own searches, newest
         first, without inputs or results (free). ``kind`` is person, company,
-        email or phone; ``since`` (inclusive) and ``until`` (exclusive) are RFC
-        3339 times; ``limit`` is 1–100 (server default 20); ``cursor`` is the
+        email or phone; ``since`` (inclusive) and ``until`` (exclusive) are a
+        ``datetime`` or ``date`` (sent as RFC 3339 in UTC, a naive ``datetime``
+        read as local time, a ``date`` as midnight UTC) or an RFC 3339 string
+        (sent as given); ``limit`` is 1–100 (server default 20); ``cursor`` is the
         previous page's ``next_cursor``, sent with the same filters.
         :meth:`iter_searches` follows the cursors for you."""
-        params = (("kind", kind), ("since", since), ("until", until), ("limit", limit), ("cursor", cursor))
+        params = (
+            ("kind", kind),
+            ("since", _instant(since)),
+            ("until", _instant(until)),
+            ("limit", limit),
+            ("cursor", cursor),
+        )
         query = urlencode([(k, v) for k, v in params if v is not None])
         raw = self._transport.request(
             "GET", "/v1/searches" + (f"?{query}" if query else ""), api_key=self.api_key
@@ -392,8 +401,8 @@ class Client:
         self,
         *,
         kind: Optional[str] = None,
-        since: Optional[str] = None,
-        until: Optional[str] = None,
+        since: Union[str, datetime, date, None] = None,
+        until: Union[str, datetime, date, None] = None,
         limit: Optional[int] = None,
     ) -> Iterator[Dict[str, Any]]:
         """Every search :meth:`list_searches` lists with these filters, newest
@@ -597,6 +606,21 @@ def _segment(name: str, value: object) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError(f"{name} must be a non-empty string, got {value!r:.80}")
     return quote(value, safe="")
+
+
+def _instant(value: Union[str, datetime, date, None]) -> Optional[str]:
+    """A history filter as sent: a ``datetime`` as RFC 3339 in UTC (a naive one is local time, as
+    ``datetime.astimezone`` reads it), its fraction of a second only when it has one (trailing zeros
+    dropped); a ``date`` as midnight UTC of that day; a string as given. As in the other clients."""
+    if isinstance(value, datetime):  # before date: a datetime is a date
+        utc = value.astimezone(timezone.utc)
+        text = utc.replace(microsecond=0, tzinfo=None).isoformat()
+        if utc.microsecond:
+            text += f".{utc.microsecond:06d}".rstrip("0")
+        return text + "Z"
+    if isinstance(value, date):
+        return f"{value.isoformat()}T00:00:00Z"
+    return value
 
 
 def _check_idempotency_key(key: object) -> None:

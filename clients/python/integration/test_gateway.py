@@ -13,6 +13,7 @@ import os
 import time
 import unittest
 import uuid
+from datetime import date, datetime, timedelta, timezone
 
 import dossier
 
@@ -199,6 +200,13 @@ class SearchHistoryTest(unittest.TestCase):
         self.assertIsNotNone(first.next_cursor)
         self.assertEqual([s["search_id"] for s in client.iter_searches(kind="phone", limit=2)], done[::-1])
         self.assertEqual(client.list_searches(kind="email").searches, [])
+        # datetime and date filters reach the gateway as RFC 3339 date-times it accepts.
+        day_ago = datetime.now(timezone.utc) - timedelta(days=1)
+        self.assertEqual([s["search_id"] for s in client.list_searches(kind="phone", since=day_ago).searches], done[::-1])
+        self.assertEqual(client.list_searches(kind="phone", until=day_ago).searches, [])
+        today = date.today()
+        window = client.list_searches(kind="phone", since=today - timedelta(days=1), until=today + timedelta(days=2))
+        self.assertEqual(len(window.searches), 3)
         _, _, other = new_account("history-other")
         self.assertEqual(other.list_searches().searches, [])
 

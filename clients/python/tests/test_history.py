@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime, timedelta, timezone
+
 import dossier
 
 from .base import KEY, FakeServerTest
@@ -30,6 +32,31 @@ class SearchHistoryTest(FakeServerTest):
         self.assertTrue(got.has_more)
         (call,) = self.server.calls("GET", path)
         self.assertEqual(call.headers["authorization"], f"Bearer {KEY}")
+
+    def test_datetime_and_date_filters_are_sent_as_rfc3339_utc(self) -> None:
+        # str(datetime) ("2026-11-24 15:00:00+01:00", with a space) is not a date-time the gateway reads: 400.
+        plus_one = timezone(timedelta(hours=1))
+        sent = [
+            ({"since": datetime(2026, 11, 24, 15, 0, tzinfo=plus_one),
+              "until": datetime(2026, 11, 25, 8, 30, 0, 250000, tzinfo=timezone.utc)},
+             "since=2026-11-24T14%3A00%3A00Z&until=2026-11-25T08%3A30%3A00.25Z"),
+            ({"since": datetime(2026, 11, 24, 14, 0, 0, 123456, tzinfo=timezone.utc), "until": date(2026, 12, 1)},
+             "since=2026-11-24T14%3A00%3A00.123456Z&until=2026-12-01T00%3A00%3A00Z"),
+            ({"since": "2026-11-24T14:00:00+01:00"}, "since=2026-11-24T14%3A00%3A00%2B01%3A00"),  # as given
+        ]
+        for _, query in sent:
+            self.server.route("GET", f"/v1/searches?{query}", page([], None))
+        client = self.client()
+        for filters, _ in sent:
+            client.list_searches(**filters)
+        self.assertEqual([r.path for r in self.server.requests], [f"/v1/searches?{q}" for _, q in sent])
+
+    def test_a_naive_datetime_is_local_time_as_datetime_astimezone_reads_it(self) -> None:
+        naive = datetime(2026, 11, 24, 14, 0)
+        utc = naive.astimezone(timezone.utc).strftime("%Y-%m-%dT%H%%3A%M%%3A%SZ")
+        self.server.route("GET", f"/v1/searches?since={utc}", page([], None))
+        self.client().list_searches(since=naive)
+        self.assertEqual([r.path for r in self.server.requests], [f"/v1/searches?since={utc}"])
 
     def test_no_filters_and_the_last_page(self) -> None:
         self.server.route("GET", "/v1/searches", page([], None))

@@ -69,6 +69,11 @@ class IntegrationTest < Minitest::Test
     refute_nil first.next_cursor
     assert_equal done.reverse, client.each_search(kind: "phone", limit: 2).map { |s| s["search_id"] }
     assert_empty client.list_searches(kind: "email").searches
+    # Time and Date filters reach the gateway as RFC 3339 date-times it accepts.
+    day_ago = Time.now - 86_400
+    assert_equal done.reverse, client.list_searches(kind: "phone", since: day_ago).searches.map { |s| s["search_id"] }
+    assert_empty client.list_searches(kind: "phone", until: day_ago).searches
+    assert_equal 3, client.list_searches(kind: "phone", since: Date.today - 1, until: Date.today + 2).searches.size
     assert_raises(Dossier::ValidationError) { client.list_searches(limit: 0) }
   end
 

@@ -23,6 +23,21 @@ class HistoryTest < Minitest::Test
     assert_equal "Bearer dsk_test", request.headers["authorization"]
   end
 
+  def test_time_date_time_and_date_filters_are_sent_as_rfc3339_utc
+    # Time#to_s ("2026-11-24 14:00:00 +0100") is not a date-time the gateway reads: it answers 400.
+    4.times { @server.reply(200, { status: "success", searches: [], next_cursor: nil }) }
+    c = client
+    c.list_searches(since: Time.new(2026, 11, 24, 15, 0, 0, "+01:00"), until: Time.utc(2026, 11, 25, 8, 30, 0.25r))
+    c.list_searches(since: DateTime.new(2026, 11, 24, 14, 0, 0, "-05:00"), until: Date.new(2026, 12, 1))
+    c.list_searches(since: Time.at(1_795_528_800, 123_456_789, :nsec).utc)
+    c.list_searches(since: "2026-11-24T14:00:00+01:00") # a String is sent as given
+    assert_equal ["/v1/searches?since=2026-11-24T14%3A00%3A00Z&until=2026-11-25T08%3A30%3A00.25Z",
+                  "/v1/searches?since=2026-11-24T19%3A00%3A00Z&until=2026-12-01T00%3A00%3A00Z",
+                  "/v1/searches?since=2026-11-24T14%3A00%3A00.123456Z",
+                  "/v1/searches?since=2026-11-24T14%3A00%3A00%2B01%3A00"],
+                 @server.requests.map(&:path)
+  end
+
   def test_no_filters_and_the_last_page
     @server.reply(200, { status: "success", searches: [], next_cursor: nil })
     page = client.list_searches

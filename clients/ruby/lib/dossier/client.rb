@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require "date"
 require "securerandom"
+require "time"
 
 module Dossier
   # A client for one API key.
@@ -182,13 +184,14 @@ module Dossier
     # "result_count"}; no inputs or results) and next_cursor (nil on the last page). Free.
     #   list_searches(kind: "person", since: "2026-11-01T00:00:00Z", limit: 50)
     #   list_searches(kind: "person", since: "2026-11-01T00:00:00Z", limit: 50, cursor: page.next_cursor)
-    # kind: person, company, email or phone; since (inclusive) / until (exclusive): RFC 3339 times;
+    # kind: person, company, email or phone; since (inclusive) / until (exclusive): a Time, DateTime or Date
+    # (sent as RFC 3339 in UTC, a Date as midnight UTC) or an RFC 3339 String (sent as given);
     # limit: 1..100 (server default 20); cursor: the previous page's next_cursor, with the same filters.
     def list_searches(**filters)
       unknown = filters.keys - HISTORY_FILTERS
       raise ArgumentError, "unknown filter(s) #{unknown.join(', ')}; use #{HISTORY_FILTERS.join(', ')}" if unknown.any?
 
-      query = URI.encode_www_form(filters.reject { |_, v| v.nil? }.map { |k, v| [k.to_s, v.to_s] })
+      query = URI.encode_www_form(filters.reject { |_, v| v.nil? }.map { |k, v| [k.to_s, filter_value(v)] })
       Response.new(call(:get, query.empty? ? "/v1/searches" : "/v1/searches?#{query}"))
     end
 
@@ -408,6 +411,20 @@ module Dossier
         current = current.is_a?(BatchResult) ? fetch_batch(current.batch_id) : fetch_search(current.search_id)
       end
       current
+    end
+
+    # A history filter as sent: a Time or DateTime as RFC 3339 in UTC, its fraction of a second (to the
+    # microsecond, trailing zeros dropped) only when it has one, a Date as midnight UTC of that day; anything
+    # else as its String. As in the Python, JavaScript and PHP clients.
+    def filter_value(value)
+      time = case value
+             when Time then value
+             when DateTime then value.to_time # before Date: a DateTime is a Date
+             when Date then Time.utc(value.year, value.month, value.day)
+             end
+      return value.to_s unless time
+
+      time.utc.iso8601(6).sub(/\.?0+Z\z/, "Z")
     end
 
     def compact(**fields)
