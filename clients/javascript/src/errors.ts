@@ -242,16 +242,62 @@ function isErrorEnvelope(body: unknown): body is {
   return !!error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string';
 }
 
+/** A longer `Retry-After` is read as this: one day, in milliseconds. */
+export const RETRY_AFTER_CAP_MS = 86_400_000;
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(${MONTHS.join('|')})`;
+const TIME = '([0-9]{2}):([0-9]{2}):([0-9]{2})';
+const IMF_FIXDATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) ${MONTH} ([0-9]{4}) ${TIME} GMT$`);
+const RFC850_DATE = new RegExp(
+  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), ([0-9]{2})-${MONTH}-([0-9]{2}) ${TIME} GMT$`,
+);
+const ASCTIME_DATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([0-9]{2}| [0-9]) ${TIME} ([0-9]{4})$`);
+
 /**
- * `Retry-After` in milliseconds: delay-seconds (decimals accepted) or an HTTP date.
- * `null` when absent or unreadable.
+ * `Retry-After` (RFC 9110 §10.2.3) in milliseconds, or `null` when absent or unreadable — read the same
+ * way by the four Dossier clients. Delay-seconds (`"120"`; a decimal fraction such as `"1.5"` is
+ * tolerated) or an HTTP-date (`"Tue, 24 Nov 2026 14:00:30 GMT"`, or the obsolete RFC 850 and asctime
+ * forms) counted from `now` (a past date is `0`), capped at {@link RETRY_AFTER_CAP_MS} (one day).
+ * Anything else, such as `"-5"`, `"1e3"` or an RFC 3339 time, is garbage: `null`, so a retry waits
+ * its backoff and a poll its interval.
  */
 export function parseRetryAfterMs(value: string | null | undefined, now: number = Date.now()): number | null {
   if (value === null || value === undefined) return null;
-  const trimmed = value.trim();
-  if (trimmed === '') return null;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - now);
+  const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (/^[0-9]+(\.[0-9]+)?$/.test(trimmed)) return Math.min(Math.round(Number(trimmed) * 1000), RETRY_AFTER_CAP_MS);
+  const date = httpDate(trimmed, now);
+  if (date === null) return null;
+  return Math.min(Math.max(0, date - now), RETRY_AFTER_CAP_MS);
+}
+
+/** An HTTP-date (RFC 9110 §5.6.7) as epoch milliseconds, or `null`. */
+function httpDate(value: string, now: number): number | null {
+  let parts: { year: number; month: string; day: string; hour: string; minute: string; second: string };
+  let m = IMF_FIXDATE.exec(value);
+  if (m) {
+    parts = { day: m[1]!, month: m[2]!, year: Number(m[3]), hour: m[4]!, minute: m[5]!, second: m[6]! };
+  } else if ((m = RFC850_DATE.exec(value))) {
+    // Two digits: the year within 50 years from now, else the century before.
+    const thisYear = new Date(now).getUTCFullYear();
+    const year = thisYear - (thisYear % 100) + Number(m[3]);
+    parts = { day: m[1]!, month: m[2]!, year: year > thisYear + 50 ? year - 100 : year, hour: m[4]!, minute: m[5]!, second: m[6]! };
+  } else if ((m = ASCTIME_DATE.exec(value))) {
+    parts = { month: m[1]!, day: m[2]!, hour: m[3]!, minute: m[4]!, second: m[5]!, year: Number(m[6]) };
+  } else {
+    return null;
+  }
+  const [month, day, hour, minute, second] = [
+    MONTHS.indexOf(parts.month),
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  ];
+  const date = new Date(Date.UTC(parts.year, month, day, hour, minute, second));
+  date.setUTCFullYear(parts.year); // Date.UTC reads years 0–99 as 1900–1999
+  // No such day or time (30 Feb, 24:00:00): Date.UTC would roll it over.
+  const valid =
+    date.getUTCMonth() === month && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  return valid ? date.getTime() : null;
 }

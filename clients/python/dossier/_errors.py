@@ -15,9 +15,9 @@ raises the built-in :class:`ValueError` before anything is sent.
 
 from __future__ import annotations
 
-import email.utils
+import datetime
 import json
-import math
+import re
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
@@ -271,22 +271,64 @@ def error_from_envelope(
     )
 
 
-def parse_retry_after(value: Optional[str]) -> Optional[float]:
-    """``Retry-After`` as seconds: a (possibly fractional) number or an HTTP date."""
+# Retry-After (RFC 9110 section 10.2.3), read the same way by the four Dossier clients: delay-seconds
+# (a decimal fraction tolerated) or an HTTP-date in one of its three forms, case-sensitive, always GMT.
+RETRY_AFTER_CAP = 86400.0  # a longer Retry-After (seconds) is read as this: one day
+_DELAY_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+_TIME = r"([0-9]{2}):([0-9]{2}):([0-9]{2})"
+_IMF_FIXDATE = re.compile(rf"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{{2}}) ({_MONTHS}) ([0-9]{{4}}) {_TIME} GMT")
+_RFC850_DATE = re.compile(
+    rf"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), ([0-9]{{2}})-({_MONTHS})-([0-9]{{2}}) {_TIME} GMT"
+)
+_ASCTIME_DATE = re.compile(rf"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ({_MONTHS}) ([0-9]{{2}}| [0-9]) {_TIME} ([0-9]{{4}})")
+
+
+def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
+    """``Retry-After`` as seconds to wait, or ``None`` when absent or unreadable.
+
+    Delay-seconds (``"120"``; a decimal fraction such as ``"1.5"`` is tolerated) or an HTTP-date
+    (``"Tue, 24 Nov 2026 14:00:30 GMT"``, or the obsolete RFC 850 and asctime forms) counted from
+    ``now`` (a past date is ``0``), capped at :data:`RETRY_AFTER_CAP` (one day). Anything else, such
+    as ``"-5"``, ``"1e3"`` or an RFC 3339 time, is garbage: ``None``, so a retry waits its backoff
+    and a poll its interval. The JavaScript, Ruby and PHP clients read it the same way."""
     if value is None:
         return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        seconds = when.timestamp() - time.time()
-    if not math.isfinite(seconds):
+    value = value.strip(" \t")
+    if _DELAY_SECONDS.fullmatch(value):
+        return min(float(value), RETRY_AFTER_CAP)
+    when = _http_date(value, now)
+    if when is None:
         return None
-    return max(0.0, seconds)
+    return min(max(0.0, when - (time.time() if now is None else now)), RETRY_AFTER_CAP)
+
+
+def _http_date(value: str, now: Optional[float]) -> Optional[float]:
+    """An HTTP-date (RFC 9110 section 5.6.7) as a Unix time, or ``None``."""
+    match = _IMF_FIXDATE.fullmatch(value)
+    if match:
+        day, month, year, hour, minute, second = match.groups()
+    else:
+        match = _RFC850_DATE.fullmatch(value)
+        if match:
+            day, month, yy, hour, minute, second = match.groups()
+            # Two digits: the year within 50 years from now, else the century before.
+            this_year = time.gmtime(time.time() if now is None else now).tm_year
+            year_n = this_year - this_year % 100 + int(yy)
+            year = str(year_n - 100 if year_n > this_year + 50 else year_n)
+        else:
+            match = _ASCTIME_DATE.fullmatch(value)
+            if not match:
+                return None
+            month, day, hour, minute, second, year = match.groups()
+    try:
+        when = datetime.datetime(
+            int(year), _MONTHS.split("|").index(month) + 1, int(day), int(hour), int(minute), int(second),
+            tzinfo=datetime.timezone.utc,
+        )
+    except ValueError:  # no such day or time (30 Feb, 24:00:00)
+        return None
+    return when.timestamp()
 
 
 def _int_or_none(value: Optional[str]) -> Optional[int]:

@@ -3,6 +3,7 @@
 require "json"
 require "net/http"
 require "openssl"
+require "date"
 require "time"
 require "timeout"
 require "uri"
@@ -96,17 +97,57 @@ module Dossier
       @random.rand * [backoff_max, backoff_base * (2**attempt)].min
     end
 
-    # Retry-After value (delta-seconds, or an HTTP date) => seconds (Integer/Float), or nil.
-    def self.parse_retry_after(value)
+    # A longer Retry-After is read as this: one day, in seconds.
+    RETRY_AFTER_CAP = 86_400
+
+    MONTHS = %w[Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec].freeze
+    HTTP_TIME = "([0-9]{2}):([0-9]{2}):([0-9]{2})"
+    IMF_FIXDATE = /\A(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) (#{MONTHS.join('|')}) ([0-9]{4}) #{HTTP_TIME} GMT\z/.freeze
+    RFC850_DATE = /\A(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), ([0-9]{2})-(#{MONTHS.join('|')})-([0-9]{2}) #{HTTP_TIME} GMT\z/.freeze
+    ASCTIME_DATE = /\A(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (#{MONTHS.join('|')}) ([0-9]{2}| [0-9]) #{HTTP_TIME} ([0-9]{4})\z/.freeze
+
+    # Retry-After (RFC 9110 section 10.2.3) => seconds to wait (Integer, or Float for a fraction or a date),
+    # or nil when absent or unreadable; read the same way by the four Dossier clients. Delay-seconds ("120";
+    # a decimal fraction such as "1.5" is tolerated) or an HTTP-date ("Tue, 24 Nov 2026 14:00:30 GMT", or
+    # the obsolete RFC 850 and asctime forms) counted from `now` (a past date is 0), capped at
+    # RETRY_AFTER_CAP (one day). Anything else, such as "-5", "1e3" or an RFC 3339 time, is garbage: nil,
+    # so a retry waits its backoff and a poll its poll_interval.
+    def self.parse_retry_after(value, now = Time.now)
       return nil if value.nil?
 
-      value = value.strip
-      return value.include?(".") ? value.to_f : value.to_i if value.match?(/\A\d+(\.\d+)?\z/)
+      value = value.gsub(/\A[ \t]+|[ \t]+\z/, "")
+      if value.match?(/\A[0-9]+(\.[0-9]+)?\z/)
+        seconds = value.include?(".") ? value.to_f : value.to_i
+        return [seconds, RETRY_AFTER_CAP].min
+      end
 
-      [Time.httpdate(value) - Time.now, 0].max
-    rescue ArgumentError
-      nil
+      date = http_date(value, now)
+      date && (date - now).clamp(0, RETRY_AFTER_CAP)
     end
+
+    # An HTTP-date (RFC 9110 section 5.6.7) => Time, or nil.
+    def self.http_date(value, now)
+      if (m = IMF_FIXDATE.match(value))
+        day, month, year, hour, minute, second = m.captures
+      elsif (m = RFC850_DATE.match(value))
+        day, month, yy, hour, minute, second = m.captures
+        # Two digits: the year within 50 years from now, else the century before.
+        this_year = now.utc.year
+        year = this_year - (this_year % 100) + yy.to_i
+        year -= 100 if year > this_year + 50
+      elsif (m = ASCTIME_DATE.match(value))
+        month, day, hour, minute, second, year = m.captures
+      else
+        return nil
+      end
+      year, month, day = year.to_i, MONTHS.index(month) + 1, day.to_i
+      hour, minute, second = hour.to_i, minute.to_i, second.to_i
+      # No such day or time (30 Feb, 24:00:00): Time.utc would roll it over.
+      return nil unless Date.valid_date?(year, month, day) && hour < 24 && minute < 60 && second < 60
+
+      Time.utc(year, month, day, hour, minute, second)
+    end
+    private_class_method :http_date
 
     # Returns the reply when it is a 2xx with a JSON object body; raises the mapped APIError otherwise.
     def self.check(reply)
