@@ -68,7 +68,10 @@ export interface ClientOptions {
    * `PollTimeoutError` (default 60 000 ms), as the other clients count it.
    */
   pollTimeoutMs?: number | undefined;
-  /** Poll interval when a `202` carries no `Retry-After` (default 1 000 ms). */
+  /**
+   * Poll interval when a `202` carries no (readable) `Retry-After` (default 1 000 ms). A poll waits the
+   * `Retry-After` otherwise, at most `maxRetryAfterMs`, and never past the deadline.
+   */
   pollIntervalMs?: number | undefined;
   /** A `fetch` implementation to use instead of the global one. */
   fetch?: FetchLike | undefined;
@@ -573,12 +576,29 @@ export class Client {
     while (current.pending) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw plan.timeout(Date.now() - started);
-      const delay = parseRetryAfterMs(current.headers['retry-after']) ?? this.pollIntervalMs;
-      await sleep(Math.min(delay, remaining), options.signal);
+      const delay = pollDelayMs(current.headers['retry-after'], {
+        pollIntervalMs: this.pollIntervalMs,
+        maxRetryAfterMs: this.transport.settings.maxRetryAfterMs,
+        remainingMs: remaining,
+      });
+      await sleep(delay, options.signal);
       current = await plan.refetch(options);
     }
     return current;
   }
+}
+
+/**
+ * The wait before the next poll of a pending answer: its `Retry-After` (1 s from the gateway), else
+ * `pollIntervalMs` when it has none or an unreadable one; at most `maxRetryAfterMs` (the longest wait a
+ * retry sleeps) and never past the deadline. The same rule as in the Python, Ruby and PHP clients.
+ */
+export function pollDelayMs(
+  retryAfter: string | undefined,
+  limits: { pollIntervalMs: number; maxRetryAfterMs: number; remainingMs: number },
+): number {
+  const wanted = parseRetryAfterMs(retryAfter) ?? limits.pollIntervalMs;
+  return Math.min(wanted, limits.maxRetryAfterMs, limits.remainingMs);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { pollDelayMs } from '../src/client.js';
 import { Client, PollTimeoutError, UnavailableError } from '../src/index.js';
 import { FAST, PHONE_RESULT, errorBody, pending, sequence, success, withFake } from './fake-server.js';
 
@@ -63,6 +64,19 @@ describe('202 polling', () => {
       const gap = fake.requests[1]!.at - fake.requests[0]!.at;
       assert.ok(gap >= 140, `polled after ${gap} ms`);
     });
+  });
+
+  test('the wait between polls: Retry-After, else pollIntervalMs; at most maxRetryAfterMs; never past the deadline', () => {
+    // The rule of the Python, Ruby and PHP clients too (with their 60 s for maxRetryAfterMs).
+    const wait = (retryAfter: string | undefined, remainingMs = 600_000) =>
+      pollDelayMs(retryAfter, { pollIntervalMs: 1_000, maxRetryAfterMs: 60_000, remainingMs });
+    assert.equal(wait('2'), 2_000);
+    assert.equal(wait('0.25'), 250);
+    assert.equal(wait(undefined), 1_000);
+    assert.equal(wait('-1'), 1_000, 'an unreadable Retry-After: the poll interval');
+    assert.equal(wait('soon'), 1_000);
+    assert.equal(wait('3600'), 60_000, 'a long Retry-After: the longest wait a retry sleeps');
+    assert.equal(wait('30', 5_000), 5_000, 'never past the deadline');
   });
 
   test('{ wait: false } sends Prefer: respond-async and returns the pending search at once', async () => {

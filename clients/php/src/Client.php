@@ -8,7 +8,6 @@ use Dossier\Exception\ApiException;
 use Dossier\Exception\InvalidArgumentException;
 use Dossier\Exception\LogicException;
 use Dossier\Exception\SearchTimeoutException;
-use Dossier\Internal\Headers;
 use Dossier\Internal\HttpTransport;
 use Dossier\Internal\Redact;
 
@@ -45,7 +44,8 @@ final class Client
      * @param float $timeout seconds one HTTP attempt may take as a whole, from connecting to the complete answer read
      * @param int $maxRetries retries after the first attempt on 429, 503 and connection failures
      * @param float $pollTimeout seconds a lookup may take, 202 polling included, before SearchTimeoutException
-     * @param float $pollInterval seconds between polls when a 202 carries no Retry-After
+     * @param float $pollInterval seconds between polls when a 202 carries no (readable) Retry-After; a poll waits
+     *        the Retry-After otherwise, at most 60 s, and never past the deadline
      * @param float $retryBaseDelay backoff base in seconds: retry n waits random(0, min(max, base * 2^n))
      * @param float $retryMaxDelay backoff cap in seconds
      */
@@ -493,7 +493,7 @@ final class Client
 
     /**
      * Polls a pending search (GET /v1/searches/{id}) or batch (GET /v1/batches/{id}) until it is settled,
-     * honouring Retry-After.
+     * waiting HttpTransport::pollDelay() between polls (Retry-After, else pollInterval; at most 60 s).
      *
      * @template T of SearchResult|BatchResult
      * @param T $result
@@ -511,7 +511,7 @@ final class Client
             if ($remaining <= 0) {
                 throw new SearchTimeoutException($result, microtime(true) - $started);
             }
-            $this->http->sleep(min(Headers::retryAfter($result->headers) ?? $this->pollInterval, $remaining));
+            $this->http->sleep(HttpTransport::pollDelay($result->headers, $this->pollInterval, $remaining));
             $result = $result instanceof BatchResult ? $this->fetchBatch($id) : $this->fetchSearch($id);
         }
 

@@ -6,6 +6,7 @@ namespace Dossier\Tests;
 
 use Dossier\Exception\SearchTimeoutException;
 use Dossier\Exception\UnavailableException;
+use Dossier\Internal\HttpTransport;
 
 final class PollingTest extends TestCase
 {
@@ -53,6 +54,24 @@ final class PollingTest extends TestCase
         [$post, $get] = $this->server->requests();
         $this->assertGreaterThanOrEqual(0.95, $get['time'] - $post['time']);
         $this->assertLessThan(1.8, $get['time'] - $post['time']);
+    }
+
+    public function testTheWaitBetweenPolls(): void
+    {
+        // Retry-After, else pollInterval; at most 60 s (the longest wait a retry sleeps); never past the
+        // deadline. The rule of the Python, JavaScript and Ruby clients too.
+        $wait = static fn (?string $retryAfter, float $remaining = 600.0): float => HttpTransport::pollDelay(
+            $retryAfter === null ? [] : ['retry-after' => $retryAfter],
+            1.0,
+            $remaining,
+        );
+        $this->assertSame(2.0, $wait('2'));
+        $this->assertSame(0.25, $wait('0.25'));
+        $this->assertSame(1.0, $wait(null));
+        $this->assertSame(1.0, $wait('-1'), 'an unreadable Retry-After: the poll interval');
+        $this->assertSame(1.0, $wait('soon'));
+        $this->assertSame(60.0, $wait('3600'), 'a long Retry-After: the longest wait a retry sleeps');
+        $this->assertSame(5.0, $wait('30', 5.0), 'never past the deadline');
     }
 
     public function testWaitFalseReturnsThePendingSearchAtOnce(): void

@@ -7,7 +7,7 @@
     print(result.results, result.credits_remaining)
 """
 
-from ._client import DEFAULT_POLL_TIMEOUT, Client
+from ._client import DEFAULT_POLL_INTERVAL, DEFAULT_POLL_TIMEOUT, Client
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -68,6 +68,7 @@ __all__ = [
     "IssuedKey",
     "ApiKey",
     "DEFAULT_BASE_URL",
+    "DEFAULT_POLL_INTERVAL",
     "DEFAULT_POLL_TIMEOUT",
     "USER_AGENT",
     "__version__",

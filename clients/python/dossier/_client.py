@@ -31,17 +31,18 @@ from ._transport import (
     DEFAULT_BACKOFF_CAP,
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
+    MAX_RETRY_AFTER,
     RawResponse,
     Transport,
 )
 
-__all__ = ["Client", "DEFAULT_POLL_TIMEOUT"]
+__all__ = ["Client", "DEFAULT_POLL_INTERVAL", "DEFAULT_POLL_TIMEOUT"]
 
 DEFAULT_POLL_TIMEOUT = 60.0
 # What the gateway waits by default before answering 202 (Prefer: wait=N caps it).
 _SERVER_WAIT_S = 10
-# Poll interval when a pending answer carries no Retry-After.
-_DEFAULT_POLL_INTERVAL_S = 1.0
+# Seconds between polls when a pending answer carries no (readable) Retry-After.
+DEFAULT_POLL_INTERVAL = 1.0
 _ENV_KEY = "DOSSIER_API_KEY"
 _CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 # What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters.
@@ -65,6 +66,10 @@ class Client:
             failures (default 2).
         poll_timeout: default deadline in seconds for a lookup, counting the
             polling of a ``202`` (default 60). Overridable per call.
+        poll_interval: seconds between polls of a ``202`` whose answer has no
+            readable ``Retry-After`` (default 1; the gateway sends 1). A poll
+            waits the ``Retry-After`` otherwise, at most 60 seconds, and never
+            past the deadline.
         backoff_base, backoff_cap: exponential backoff with full jitter: retry
             ``n`` (from 0) waits a random time in ``[0, min(cap, base * 2**n)]``
             seconds (defaults 0.5 and 8); an answer with a ``Retry-After`` header
@@ -80,6 +85,7 @@ class Client:
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         poll_timeout: float = DEFAULT_POLL_TIMEOUT,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
         backoff_base: float = DEFAULT_BACKOFF_BASE,
         backoff_cap: float = DEFAULT_BACKOFF_CAP,
     ) -> None:
@@ -92,6 +98,7 @@ class Client:
             raise ValueError("the API key contains a control character (a line break or a tab?); it cannot be sent")
         self.api_key: str = key
         self.poll_timeout = poll_timeout
+        self.poll_interval = poll_interval
         self._transport = Transport(
             base_url,
             timeout=timeout,
@@ -592,10 +599,12 @@ class Client:
                     f"{what} is still pending after the polling deadline; fetch it later with {getter}",
                     search=result,
                 )
+            # The answer's Retry-After (1 s from the gateway), else poll_interval; at most 60 s, as a retry
+            # waits at most, and never past the deadline. As in the other three clients.
             interval = result.retry_after
             if interval is None:
-                interval = _DEFAULT_POLL_INTERVAL_S
-            self._transport.sleep(min(interval, remaining))
+                interval = self.poll_interval
+            self._transport.sleep(min(interval, MAX_RETRY_AFTER, remaining))
             result = refetch(result)
         return result
 

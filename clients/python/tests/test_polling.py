@@ -34,6 +34,35 @@ class PollingTest(FakeServerTest):
         client.verify_email("a@example.com")
         self.assertEqual(self.sleeps.delays, [1.0])
 
+    def test_poll_interval_is_configurable(self) -> None:
+        # As poll_interval in the Ruby client, pollIntervalMs in the JavaScript one, pollInterval in the PHP one.
+        self.server.route("POST", "/v1/verify/email", answer(202, {"status": "pending", "search_id": "srch_n", "credits_remaining": 1}))
+        self.server.route("GET", "/v1/searches/srch_n", answer(202, {"status": "pending", "search_id": "srch_n", "credits_remaining": 1}),
+                          success("srch_n"))
+        client = self.client(poll_interval=0.25)
+        client._transport.sleep = self.sleeps.delays.append
+        client.verify_email("a@example.com")
+        self.assertEqual(self.sleeps.delays, [0.25, 0.25])
+        self.assertEqual(client.poll_interval, 0.25)
+
+    def test_an_unreadable_retry_after_on_a_202_waits_the_poll_interval(self) -> None:
+        self.server.route("POST", "/v1/verify/email", pending("srch_n", retry_after="-1"))
+        self.server.route("GET", "/v1/searches/srch_n", pending("srch_n", retry_after="soon"), success("srch_n"))
+        client = self.client(poll_interval=0.5)
+        client._transport.sleep = self.sleeps.delays.append
+        client.verify_email("a@example.com")
+        self.assertEqual(self.sleeps.delays, [0.5, 0.5])
+
+    def test_a_long_retry_after_on_a_202_waits_60_seconds_at_most(self) -> None:
+        # As the other three clients: a poll never sleeps more than 60 s (the longest Retry-After waited
+        # before a retry), whatever the deadline.
+        self.server.route("POST", "/v1/verify/email", pending("srch_n", retry_after="3600"))
+        self.server.route("GET", "/v1/searches/srch_n", success("srch_n"))
+        client = self.client(poll_timeout=1000)
+        client._transport.sleep = self.sleeps.delays.append
+        client.verify_email("a@example.com")
+        self.assertEqual(self.sleeps.delays, [60])
+
     def test_wait_false_returns_the_pending_search_at_once(self) -> None:
         self.server.route("POST", "/v1/verify/phone", pending("srch_a", credits=2))
         result = self.client().verify_phone("+14155552671", wait=False)

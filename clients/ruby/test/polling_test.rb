@@ -32,6 +32,23 @@ class PollingTest < Minitest::Test
     assert_equal [0.05], c.pauses
   end
 
+  def test_an_unreadable_retry_after_waits_the_poll_interval
+    @server.reply(202, PENDING, { "Retry-After" => "-1" }).reply(202, PENDING, { "Retry-After" => "soon" })
+    @server.reply(200, DONE)
+    c = client(poll_interval: 0.5)
+    c.search(name: "John Smith")
+    assert_equal [0.5, 0.5], c.pauses
+  end
+
+  def test_a_long_retry_after_waits_60_seconds_at_most_even_without_a_deadline
+    # As the other three clients: a poll never sleeps more than 60 s (the longest Retry-After waited
+    # before a retry); with poll_timeout: nil nothing else bounds it.
+    @server.reply(202, PENDING, { "Retry-After" => "3600" }).reply(200, DONE)
+    c = client(poll_timeout: nil)
+    c.search(name: "John Smith")
+    assert_equal [60], c.pauses
+  end
+
   def test_wait_false_returns_the_pending_search_at_once
     @server.reply(202, PENDING, PENDING_HEADERS)
     res = client.search(query: "+14155552671", type: "phone", wait: false)

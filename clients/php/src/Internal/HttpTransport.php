@@ -145,6 +145,19 @@ final class HttpTransport
         ];
     }
 
+    /**
+     * The wait before the next poll of a pending answer: its Retry-After (1 s from the gateway), else
+     * $pollInterval when it has none or an unreadable one; at most MAX_RETRY_AFTER (the longest wait a retry
+     * sleeps) and never past the deadline ($remaining seconds away). As in the Python, JavaScript and Ruby
+     * clients.
+     *
+     * @param array<string, string> $headers the pending answer's, names lower-cased
+     */
+    public static function pollDelay(array $headers, float $pollInterval, float $remaining): float
+    {
+        return min(Headers::retryAfter($headers) ?? $pollInterval, (float) self::MAX_RETRY_AFTER, $remaining);
+    }
+
     /** Full-jitter exponential backoff for retry number $attempt (0-based), in seconds. */
     public function backoff(int $attempt): float
     {

@@ -396,11 +396,13 @@ module Dossier
     end
 
     # Polls a pending SearchResult (GET /v1/searches/{id}) or BatchResult (GET /v1/batches/{id}) until it is
-    # settled, waiting Retry-After (or poll_interval) between polls; PollTimeoutError past the deadline.
+    # settled, waiting Retry-After (or poll_interval when it has none or an unreadable one) between polls, at
+    # most Transport::MAX_RETRY_AFTER (60 s) and never past the deadline, as in the other three clients;
+    # PollTimeoutError past the deadline.
     def poll(pending, deadline)
       current = pending
       while current.pending?
-        delay = current.retry_after || @poll_interval
+        delay = [current.retry_after || @poll_interval, Transport::MAX_RETRY_AFTER].min
         if deadline
           remaining = deadline - monotonic
           raise PollTimeoutError.new(nil, result: current) if remaining <= 0
