@@ -178,28 +178,13 @@ class RetryTest < Minitest::Test
 
   # A listener that is not HTTP: answers every connection with an SSH banner, counting them.
   def with_ssh_listener
-    listener = TCPServer.new("127.0.0.1", 0)
-    connections = 0
-    thread = Thread.new do
-      loop do
-        socket = listener.accept
-        connections += 1
-        begin
-          socket.readpartial(4096)
-        rescue IOError, SystemCallError
-          nil
-        end
-        socket.write("SSH-2.0-OpenSSH_9.6p1 Debian-4\r\n")
-        socket.close
-      end
-    rescue IOError, Errno::EBADF
-      nil
+    listener = LoopbackListener.new do |socket|
+      socket.readpartial(4096)
+      socket.write("SSH-2.0-OpenSSH_9.6p1 Debian-4\r\n")
     end
-    yield "http://127.0.0.1:#{listener.addr[1]}", -> { connections }
+    yield listener.url, -> { listener.connections }
   ensure
-    listener&.close
-    thread&.kill
-    thread&.join(1)
+    listener&.stop
   end
 
   def test_a_malformed_answer_is_a_connection_error_retried_like_a_dropped_connection
@@ -230,27 +215,11 @@ class RetryTest < Minitest::Test
     context = OpenSSL::SSL::SSLContext.new
     context.cert = cert
     context.key = key
-    listener = TCPServer.new("127.0.0.1", 0)
-    connections = 0
-    thread = Thread.new do
-      loop do
-        socket = listener.accept
-        connections += 1
-        begin
-          OpenSSL::SSL::SSLSocket.new(socket, context).accept # the client gives up on the certificate
-        rescue OpenSSL::SSL::SSLError, IOError, SystemCallError
-          nil
-        end
-        socket.close
-      end
-    rescue IOError, Errno::EBADF
-      nil
-    end
-    yield "https://127.0.0.1:#{listener.addr[1]}", -> { connections }
+    # The client gives up on the certificate: the handshake fails, and the listener closes the connection.
+    listener = LoopbackListener.new { |socket| OpenSSL::SSL::SSLSocket.new(socket, context).accept }
+    yield listener.url("https"), -> { listener.connections }
   ensure
-    listener&.close
-    thread&.kill
-    thread&.join(1)
+    listener&.stop
   end
 
   def test_a_certificate_error_is_not_retried_as_in_the_other_clients

@@ -6,6 +6,63 @@ require "json"
 require "socket"
 require "minitest/autorun"
 
+# A TCP listener on 127.0.0.1 (a random port unless one is given) that hands each connection it accepts to
+# the block, on its accept thread (or, with concurrent: true, on a thread of its own), then closes it; it
+# counts the connections. Every test server (FakeServer, TrickleServer, the listeners of retry_test.rb) is
+# one of these, so the accept loop and `stop` exist once.
+class LoopbackListener
+  attr_reader :port
+
+  def initialize(port: 0, concurrent: false, &handler)
+    @server = TCPServer.new("127.0.0.1", port)
+    @port = @server.addr[1]
+    @handler = handler
+    @concurrent = concurrent
+    @lock = Mutex.new
+    @connections = 0
+    @thread = Thread.new { accept_loop }
+    @thread.report_on_exception = false
+  end
+
+  def url(scheme = "http")
+    "#{scheme}://127.0.0.1:#{port}"
+  end
+
+  def connections
+    @lock.synchronize { @connections }
+  end
+
+  def stop
+    @server.close unless @server.closed?
+    @thread.kill
+    @thread.join(1)
+  end
+
+  private
+
+  def accept_loop
+    loop do
+      socket = @server.accept
+      @lock.synchronize { @connections += 1 }
+      if @concurrent
+        Thread.new(socket) { |s| serve(s) }.report_on_exception = false
+      else
+        serve(socket)
+      end
+    end
+  rescue IOError, Errno::EBADF
+    nil # the listener was closed
+  end
+
+  def serve(socket)
+    @handler.call(socket)
+  rescue StandardError
+    nil # the client hung up, or gave up on a handshake: deliberate in these tests
+  ensure
+    socket.close unless socket.closed?
+  end
+end
+
 # A tiny HTTP/1.1 server on 127.0.0.1 (random port) for the unit tests. Each connection carries one
 # request; the answer comes from a queue of scripted replies (FIFO). Every request is recorded.
 class FakeServer
@@ -20,20 +77,19 @@ class FakeServer
               413 => "Payload Too Large", 415 => "Unsupported Media Type", 429 => "Too Many Requests",
               500 => "Internal Server Error", 502 => "Bad Gateway", 503 => "Service Unavailable" }.freeze
 
-  attr_reader :port
-
   def initialize(port: 0)
-    @server = TCPServer.new("127.0.0.1", port)
-    @port = @server.addr[1]
     @lock = Mutex.new
     @replies = []
     @requests = []
-    @thread = Thread.new { serve }
-    @thread.report_on_exception = false
+    @listener = LoopbackListener.new(port: port) { |socket| handle(socket) }
+  end
+
+  def port
+    @listener.port
   end
 
   def url
-    "http://127.0.0.1:#{port}"
+    @listener.url
   end
 
   # Queue a reply. body: Hash (sent as JSON), String (sent as is) or nil; delay: seconds before answering.
@@ -53,27 +109,10 @@ class FakeServer
   end
 
   def stop
-    @server.close unless @server.closed?
-    @thread.kill
-    @thread.join(1)
+    @listener.stop
   end
 
   private
-
-  def serve
-    loop do
-      socket = @server.accept
-      begin
-        handle(socket)
-      rescue StandardError
-        nil
-      ensure
-        socket.close unless socket.closed?
-      end
-    end
-  rescue IOError, Errno::EBADF
-    nil # server closed
-  end
 
   def handle(socket)
     request_line = socket.gets or return
@@ -106,39 +145,26 @@ end
 # A server on 127.0.0.1 that answers every request with a complete, valid 200 whose body it sends one
 # byte every `interval` seconds: each read gets data quickly, the whole answer takes bytesize * interval.
 class TrickleServer
-  attr_reader :connections
-
   def initialize(body, interval: 0.05, pad_to: 100)
     text = JSON.generate(body)
     @payload = text + (" " * [pad_to - text.bytesize, 0].max)
     @interval = interval
-    @connections = 0
-    @server = TCPServer.new("127.0.0.1", 0)
-    @thread = Thread.new { serve }
-    @thread.report_on_exception = false
+    @listener = LoopbackListener.new(concurrent: true) { |socket| answer(socket) }
   end
 
   def url
-    "http://127.0.0.1:#{@server.addr[1]}"
+    @listener.url
+  end
+
+  def connections
+    @listener.connections
   end
 
   def stop
-    @server.close unless @server.closed?
-    @thread.kill
-    @thread.join(1)
+    @listener.stop
   end
 
   private
-
-  def serve
-    loop do
-      socket = @server.accept
-      @connections += 1
-      Thread.new(socket) { |s| answer(s) }.report_on_exception = false
-    end
-  rescue IOError, Errno::EBADF
-    nil # server closed
-  end
 
   def answer(socket)
     while (line = socket.gets) && line != "\r\n"; end
@@ -148,10 +174,6 @@ class TrickleServer
       sleep(@interval)
       socket.write(c)
     end
-  rescue SystemCallError, IOError
-    nil # the client hung up
-  ensure
-    socket.close unless socket.closed?
   end
 end
 
