@@ -76,8 +76,7 @@ export class InsufficientCreditsError extends APIError {
 
   constructor(init: APIErrorInit) {
     super(init);
-    const value = init.headers['x-credits-remaining']?.trim();
-    this.credits_remaining = value !== undefined && /^\d+$/.test(value) ? Number(value) : null;
+    this.credits_remaining = parseCount(init.headers['x-credits-remaining']);
   }
 
   /** camelCase alias of {@link InsufficientCreditsError.credits_remaining}. */
@@ -240,6 +239,15 @@ function isErrorEnvelope(body: unknown): body is {
   if (!body || typeof body !== 'object') return false;
   const error = (body as { error?: unknown }).error;
   return !!error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string';
+}
+
+/**
+ * A count header (`X-Credits-Spent`, `X-Credits-Remaining`): a whole number of ASCII digits, surrounding
+ * spaces ignored; anything else (`-1`, `+7`, `1.5`, `1e2`, blank) is `null`. As in the other clients.
+ */
+export function parseCount(value: string | undefined): number | null {
+  const trimmed = value?.replace(/^[ \t]+|[ \t]+$/g, '');
+  return trimmed !== undefined && /^[0-9]+$/.test(trimmed) ? Number(trimmed) : null;
 }
 
 /** A longer `Retry-After` is read as this: one day, in milliseconds. */

@@ -1,3 +1,4 @@
+import { parseCount } from './errors.js';
 import type {
   AnyResult,
   BatchEnvelope,
@@ -94,8 +95,7 @@ export class SearchResult<T = AnyResult> extends PendingAware {
 
   /** `X-Credits-Spent` of this answer (`0` on an idempotent replay), or `null` when absent. */
   get creditsSpent(): number | null {
-    const value = this.headers['x-credits-spent'];
-    return value === undefined || value === '' || Number.isNaN(Number(value)) ? null : Number(value);
+    return parseCount(this.headers['x-credits-spent']);
   }
 
   /** The wire envelope, for `JSON.stringify(result)`. */

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Dossier;
 
+use Dossier\Internal\Headers;
+
 /**
  * The answer of a lookup or of getSearch(): the success envelope, or a pending search.
  *
@@ -41,8 +43,7 @@ class SearchResult extends Response
         $this->results = is_array($data['results'] ?? null) ? array_values($data['results']) : [];
         $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
         $this->sources = is_array($data['sources'] ?? null) ? array_values($data['sources']) : [];
-        $spent = $this->header('x-credits-spent');
-        $this->creditsSpent = $spent !== null && is_numeric($spent) ? (int) $spent : null;
+        $this->creditsSpent = Headers::count($headers, 'x-credits-spent');
         $this->replayed = strtolower((string) $this->header('idempotent-replayed')) === 'true';
     }
 

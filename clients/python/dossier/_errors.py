@@ -122,7 +122,7 @@ class InsufficientCreditsError(APIError):
 
     @property
     def credits_remaining(self) -> Optional[int]:
-        return _int_or_none(self.headers.get("x-credits-remaining"))
+        return parse_count(self.headers.get("x-credits-remaining"))
 
 
 class RateLimitError(APIError):
@@ -331,8 +331,14 @@ def _http_date(value: str, now: Optional[float]) -> Optional[float]:
     return when.timestamp()
 
 
-def _int_or_none(value: Optional[str]) -> Optional[int]:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
+_COUNT = re.compile(r"[0-9]+")
+
+
+def parse_count(value: Optional[str]) -> Optional[int]:
+    """A count header (``X-Credits-Spent``, ``X-Credits-Remaining``): a whole number of ASCII digits,
+    surrounding spaces ignored; anything else (``-1``, ``+7``, ``1.5``, ``1e2``) is ``None``. As in the
+    JavaScript, Ruby and PHP clients."""
+    if value is None:
         return None
+    value = value.strip(" \t")
+    return int(value) if _COUNT.fullmatch(value) else None

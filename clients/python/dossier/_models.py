@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ._errors import APIError, error_from_envelope, parse_retry_after
+from ._errors import APIError, error_from_envelope, parse_count, parse_retry_after
 from ._json import as_dict, dict_list, opt_int, opt_str
 
 __all__ = [
@@ -138,11 +138,7 @@ class SearchResult(_Settling):
 
     @property
     def credits_spent(self) -> Optional[int]:
-        value = self.headers.get("x-credits-spent")
-        try:
-            return int(value) if value is not None else None
-        except ValueError:
-            return None
+        return parse_count(self.headers.get("x-credits-spent"))
 
     def __repr__(self) -> str:
         return (

@@ -15,6 +15,19 @@ final class Headers
         return $headers[strtolower($name)] ?? null;
     }
 
+    /**
+     * A count header (X-Credits-Spent, X-Credits-Remaining): a whole number of ASCII digits, surrounding spaces
+     * ignored; anything else ("-1", "+7", "1.5", "1e2", blank) is null. As in the other clients.
+     *
+     * @param array<string, string> $headers names lower-cased
+     */
+    public static function count(array $headers, string $name): ?int
+    {
+        $value = trim((string) self::get($headers, $name), " \t");
+
+        return preg_match('/^[0-9]+$/D', $value) ? (int) $value : null;
+    }
+
     /** A longer Retry-After is read as this: one day, in seconds. */
     public const RETRY_AFTER_CAP = 86400.0;
 

@@ -51,8 +51,7 @@ module Dossier
   # `credits_remaining` is the balance (the X-Credits-Remaining header; nil for a batch item's error).
   class InsufficientCreditsError < APIError
     def credits_remaining
-      value = headers["x-credits-remaining"].to_s.strip
-      value.match?(/\A\d+\z/) ? value.to_i : nil
+      Transport.parse_count(headers["x-credits-remaining"])
     end
   end
 

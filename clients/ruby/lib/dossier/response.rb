@@ -153,19 +153,12 @@ module Dossier
 
     # X-Credits-Spent as an Integer (0 on an idempotent replay), or nil when absent.
     def credits_spent
-      int_header("x-credits-spent")
+      Transport.parse_count(headers["x-credits-spent"])
     end
 
     # true when the server replayed an earlier answer for the same Idempotency-Key.
     def replayed?
       headers["idempotent-replayed"] == "true"
-    end
-
-    private
-
-    def int_header(name)
-      value = headers[name]
-      value && value =~ /\A\d+\z/ ? value.to_i : nil
     end
   end
 
@@ -176,8 +169,9 @@ module Dossier
 
     # {limit:, remaining:, reset:} from the RateLimit-* headers (Integers or nil).
     def rate_limit
-      { limit: int_header("ratelimit-limit"), remaining: int_header("ratelimit-remaining"),
-        reset: int_header("ratelimit-reset") }
+      { limit: Transport.parse_count(headers["ratelimit-limit"]),
+        remaining: Transport.parse_count(headers["ratelimit-remaining"]),
+        reset: Transport.parse_count(headers["ratelimit-reset"]) }
     end
   end
 

@@ -97,6 +97,13 @@ module Dossier
       @random.rand * [backoff_max, backoff_base * (2**attempt)].min
     end
 
+    # A count header (X-Credits-Spent, X-Credits-Remaining) => Integer: a whole number of ASCII digits,
+    # surrounding spaces ignored; anything else ("-1", "+7", "1.5", "1e2", blank) is nil. As in the other clients.
+    def self.parse_count(value)
+      value = value&.gsub(/\A[ \t]+|[ \t]+\z/, "")
+      value&.match?(/\A[0-9]+\z/) ? value.to_i : nil
+    end
+
     # A longer Retry-After is read as this: one day, in seconds.
     RETRY_AFTER_CAP = 86_400
 
