@@ -238,7 +238,15 @@ describe('SearchesRepository against the real Postgres', () => {
   it('runs a settle again that Postgres aborted to break a deadlock on its search rows, and settles each once', async () => {
     // Two settles naming the same searches (a redelivered job beside the reconciler) can lock them in a
     // cycle. Here a transaction holds the second search, the settle takes the first and waits, and the
-    // transaction then wants the first: the settle, waiting longest, is the one Postgres aborts.
+    // transaction then wants the first. Postgres aborts whichever waiter checks for a deadlock first, once
+    // it has waited deadlock_timeout: the settle's connections check after 5 s, the transaction's after 60,
+    // so the settle is the one aborted even when a loaded machine takes seconds between the two waits (with
+    // both at the default 1 s, the settle could check before the cycle formed, and the transaction was aborted).
+    const settling = await openDataSource({
+      url: withDeadlockTimeout(testEnv.databaseUrl, '5s'),
+      poolSize: 2,
+      applicationName: 'int-spec-deadlock',
+    });
     const id = await account(5);
     const [a, b] = [search(id), search(id)];
     await searches.reserve(a);
@@ -246,10 +254,11 @@ describe('SearchesRepository against the real Postgres', () => {
     const other = db.createQueryRunner();
     await other.startTransaction();
     try {
+      await other.query(`SET LOCAL deadlock_timeout = '60s'`);
       const [{ pid }] = (await other.query(`SELECT pg_backend_pid() AS pid`)) as [{ pid: number }];
       await other.query(`SELECT 1 FROM searches WHERE id = $1 FOR UPDATE`, [b.id]);
       const failed = { status: 'failed' as const, error: { code: 'unavailable', message: 'x' }, sources: [] };
-      const settled = searches.settleMany([
+      const settled = new SearchesRepository(settling).settleMany([
         { searchId: a.id, outcome: failed },
         { searchId: b.id, outcome: failed },
       ]);
@@ -268,6 +277,7 @@ describe('SearchesRepository against the real Postgres', () => {
     } finally {
       if (other.isTransactionActive) await other.rollbackTransaction();
       await other.release();
+      await settling.destroy();
     }
     expect(await ledgerState(id)).toMatchObject({ balance: 5, ledger_sum: 5, releases: 2, pending: 0 });
   });
@@ -468,4 +478,11 @@ describe('SearchesRepository against the real Postgres', () => {
 /** Code-unit order, as Postgres's "C" collation sorts ids. */
 function compareC(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `url` with every session's deadlock_timeout set (a libpq `options` parameter, which node-postgres passes on). */
+function withDeadlockTimeout(url: string, timeout: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c deadlock_timeout=${timeout}`);
+  return u.toString();
 }
