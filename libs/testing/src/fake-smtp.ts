@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import getTLSOptions from 'smtp-server/lib/tls-options.js';
 
 /** A reply the fake sends: `{ code: 550, message: '5.1.1 no such user' }`. */
 export interface SmtpAnswer {
@@ -22,7 +24,15 @@ export interface SmtpScript {
    * again later`, `554 5.7.1 go away`).
    */
   ehlo?: boolean | SmtpAnswer;
-  /** How `MAIL FROM` answers (a blocked sender: a 5xx). */
+  /**
+   * STARTTLS (RFC 3207), with `smtp-server`'s own self-signed certificate: `offered` (the default), listed
+   * in the EHLO reply and taken when asked for; `required`, offered, and `MAIL FROM` refused with `530 5.7.0
+   * Must issue a STARTTLS command first` until it is taken; `none`, neither offered nor understood;
+   * `broken`, required, but after its 220 to STARTTLS the server speaks no TLS: it answers the client's
+   * TLS hello with a line of plain text.
+   */
+  starttls?: 'offered' | 'required' | 'none' | 'broken';
+  /** How `MAIL FROM` answers once STARTTLS is done or not required (a blocked sender: a 5xx). */
   mailFrom?: 'accept' | SmtpAnswer;
   /**
    * How `RCPT TO` answers: by the address (lower-cased), else by `@domain` (every address of the domain:
@@ -31,19 +41,28 @@ export interface SmtpScript {
   rcpt?: Record<string, RcptScript>;
 }
 
-/** What the fake reaches into of `smtp-server`'s connection: its id, a raw reply, closing it. */
+/** What the fake reaches into of `smtp-server`'s connection: its id, its socket, a raw reply, closing it. */
 interface SmtpConnection {
   id: string;
+  _socket: Socket;
   send(code: number, message: string): void;
   close(): void;
 }
 
 const NO_SUCH_USER: SmtpAnswer = { code: 550, message: '5.1.1 no such user here' };
+const TLS_FIRST: SmtpAnswer = { code: 530, message: '5.7.0 Must issue a STARTTLS command first' };
+
+/**
+ * `smtp-server`'s built-in test certificate (self-signed, its key published), given as the fake's own: left
+ * implicit, the server warns on every start that its key is public — which, on loopback, for a probe that
+ * checks no certificate, is no concern.
+ */
+const { key, cert } = getTLSOptions();
 
 /**
  * An SMTP server on 127.0.0.1 (`smtp-server`) that plays what the test scripts — an MX host for the probe —
- * and records the commands of every session, in order. No TLS, no AUTH; a message is never expected (a
- * `DATA` is recorded like any command, and refused).
+ * and records the commands of every session, in order (those sent over TLS after STARTTLS too). No AUTH; a
+ * message is never expected (a `DATA` is recorded like any command, and refused).
  */
 export class FakeSmtp {
   /** The commands each session sent, one array per connection, in the order they came. */
@@ -68,13 +87,17 @@ export class FakeSmtp {
     const quiet = (): void => undefined;
     const server = new SMTPServer({
       name: 'mx.fake.test',
+      key,
+      cert,
       authOptional: true,
-      disabledCommands: ['AUTH', 'STARTTLS'],
+      disabledCommands: ['AUTH'],
       hideENHANCEDSTATUSCODES: true,
       disableReverseLookup: true,
       logger: { level: quiet, trace: quiet, debug: record, info: quiet, warn: quiet, error: quiet, fatal: quiet },
       onConnect: (session, callback) => ref.fake?.onConnect(session, callback),
-      onMailFrom: (_address, _session, callback) => {
+      onMailFrom: (_address, session, callback) => {
+        const starttls = ref.fake?.script.starttls ?? 'offered';
+        if ((starttls === 'required' || starttls === 'broken') && !session.secure) return callback(refusal(TLS_FIRST));
         const answer = ref.fake?.script.mailFrom ?? 'accept';
         callback(answer === 'accept' ? null : refusal(answer));
       },
@@ -107,10 +130,21 @@ export class FakeSmtp {
   private onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
     this.commandsById.set(session.id, []);
     this.sessions.push(this.commandsById.get(session.id)!);
-    if (this.script.ehlo === false) session.disabledCommands = ['EHLO', 'AUTH', 'STARTTLS'];
+    const starttls = this.script.starttls ?? 'offered';
+    if (this.script.ehlo === false || starttls === 'none') {
+      session.disabledCommands = [...(this.script.ehlo === false ? ['EHLO'] : []), 'AUTH', 'STARTTLS'];
+    }
+    const connection = this.connection(session.id);
+    if (starttls === 'broken' && connection) {
+      // The 220, then, to the client's TLS hello, plain text; the session is left there (the client gives up).
+      const speakNoTls = (): void => {
+        connection.send(220, 'Ready to start TLS');
+        connection._socket.once('data', () => connection.send(421, '4.7.0 this is not TLS'));
+      };
+      Object.assign(connection, { handler_STARTTLS: speakNoTls });
+    }
     const hello = this.script.ehlo;
     if (typeof hello === 'object') {
-      const connection = this.connection(session.id);
       const refuse = (_command: unknown, callback: () => void): void => {
         connection?.send(hello.code, hello.message);
         callback();
