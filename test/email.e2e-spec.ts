@@ -35,6 +35,8 @@ const gravatarProfile = JSON.parse(
 describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravatar on loopback)', () => {
   let dns: FakeDns;
   let smtp: FakeSmtp;
+  /** A mail host that takes mail only over TLS (STARTTLS required), on another loopback address, same port. */
+  let tlsOnly: FakeSmtp;
   let gravatar: FakeUpstream;
   let stack: Stack;
   let api: Api;
@@ -54,6 +56,8 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
         // Nothing listens on 127.0.0.3: a refused (or blocked) port 25.
         'blocked.example': { mx: [[10, 'mx.blocked.example']] },
         'mx.blocked.example': { a: ['127.0.0.3'] },
+        'tls-only.example': { mx: [[10, 'mx.tls-only.example']] },
+        'mx.tls-only.example': { a: ['127.0.0.10'] },
       }),
       FakeSmtp.start({
         rcpt: {
@@ -67,6 +71,10 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
       }),
       FakeUpstream.start(),
     ]);
+    tlsOnly = await FakeSmtp.start(
+      { starttls: 'required', rcpt: { 'grace@tls-only.example': 'accept' } },
+      { host: '127.0.0.10', port: smtp.port },
+    );
     const profileHash = createHash('sha256').update(WITH_PROFILE.toLowerCase()).digest('hex');
     gravatar.reply((req) => (req.url === `/v3/profiles/${profileHash}` ? gravatarProfile : { status: 404, body: {} }));
     stack = await Stack.start({
@@ -89,7 +97,7 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
   });
   afterAll(async () => {
     await stack?.stop();
-    await Promise.all([dns?.close(), smtp?.close(), gravatar?.close()]);
+    await Promise.all([dns?.close(), smtp?.close(), tlsOnly?.close(), gravatar?.close()]);
   });
 
   const verify = (email: string) => api.post<Envelope>('/v1/verify/email', { email }, { key });
@@ -196,6 +204,18 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
       { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
     ],
     [
+      'grace@tls-only.example',
+      'deliverable',
+      'mx.tls-only.example accepted the mailbox (250 Accepted)',
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
+    ],
+    [
+      'ghost@tls-only.example',
+      'undeliverable',
+      'mx.tls-only.example refused the mailbox: 550 5.1.1',
+      { email: 'found', smtp: 'found', gravatar: 'not_found', hunter: 'skipped' },
+    ],
+    [
       'grace@broken.example',
       'unknown',
       'DNS could not tell: MX of broken.example: the DNS server failed (SERVFAIL)',
@@ -285,8 +305,23 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
     expect(worker.logs).toContain(message);
   });
 
+  it('asked the host that takes mail only over TLS over TLS, on one connection per lookup', () => {
+    expect(tlsOnly.sessions).toHaveLength(2);
+    for (const commands of tlsOnly.sessions) {
+      expect(commands.slice(0, 5)).toEqual([
+        'EHLO probe.dossier.test',
+        'MAIL FROM:<verify@dossier.test>',
+        'STARTTLS',
+        'EHLO probe.dossier.test',
+        'MAIL FROM:<verify@dossier.test>',
+      ]);
+    }
+  });
+
   it('never sent a message: every SMTP session stopped at the envelope', () => {
     expect(smtp.sessions.length).toBeGreaterThan(0);
-    for (const commands of smtp.sessions) expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
+    for (const commands of [...smtp.sessions, ...tlsOnly.sessions]) {
+      expect(commands.filter((c) => /^(DATA|BDAT)\b/i.test(c))).toEqual([]);
+    }
   });
 });

@@ -52,12 +52,15 @@ interface HostFailure {
  * Asks the mail hosts of `recipient`'s domain, best preference first, whether they take mail for it —
  * without sending any: greeting, `EHLO` (`HELO` where EHLO is not understood), `MAIL FROM`, `RCPT TO` the
  * address, `RCPT TO` a made-up address at the same domain (does the domain accept anything?), `QUIT`.
- * Never `DATA`. As an MTA does (RFC 5321 §5.1), the next address, then the next host, is tried when one
- * cannot be connected to or does not hold a session (a 4xx/5xx greeting, a 4xx/5xx to EHLO and HELO, a
- * connection closed or silent before them), within the bounds above; the first that greets decides. An address the webhooks
- * would refuse (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless
- * `options.allowPrivate`; a host with no other address counts as one that cannot be connected to. Throws
- * only a `timeout` ProviderError when `signal` (the lookup's deadline) ends it, saying how far it got.
+ * Never `DATA`. A host that takes mail only over TLS (`530 5.7.0 Must issue a STARTTLS command first` to
+ * `MAIL FROM` or `RCPT TO`) and offers STARTTLS is asked again over TLS on the same connection (see
+ * `turnToTls`); one that accepts plain text is asked in plain text, as before. As an MTA does (RFC 5321
+ * §5.1), the next address, then the next host, is tried when one cannot be connected to or does not hold a
+ * session (a 4xx/5xx greeting, a 4xx/5xx to EHLO and HELO, a connection closed or silent before them),
+ * within the bounds above; the first that greets decides. An address the webhooks would refuse
+ * (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless `options.allowPrivate`;
+ * a host with no other address counts as one that cannot be connected to. Throws only a `timeout`
+ * ProviderError when `signal` (the lookup's deadline) ends it, saying how far it got.
  */
 export async function probeMailbox(
   hosts: readonly MailHost[],
@@ -127,7 +130,7 @@ async function probeHosts(
         failures.push({ kind: 'connect', text: `${host} (${address}): ${error.message}` });
         continue;
       }
-      let stage: 'greeting' | 'hello' | 'probe' = 'greeting';
+      let stage: 'greeting' | 'hello' | 'probe' | 'tls' = 'greeting';
       try {
         const greeting = await session.read();
         if (greeting.code !== 220) {
@@ -149,10 +152,19 @@ async function probeHosts(
           continue;
         }
         stage = 'probe';
-        return await dialogue(session, host, hello, recipient, options);
+        const plain = await dialogue(session, host, hello, recipient, options, offersStartTls(hello));
+        if (!('demand' in plain)) return plain;
+        stage = 'tls';
+        const secure = await turnToTls(session, host, plain.demand, options.heloName);
+        if (!('command' in secure)) return secure;
+        stage = 'probe';
+        const answer = await dialogue(session, host, secure, recipient, options, 'on');
+        // Over TLS, a demand for TLS is an answer (dialogue's `tlsOnly`), never asked for again.
+        return 'demand' in answer ? inconclusive(tlsOnly(host, answer.demand, 'on')) : answer;
       } catch (error) {
         if (signal.aborted || !(error instanceof SessionFailure)) throw error;
         if (stage === 'probe') return inconclusive(`${host}: ${error.message} during the probe`);
+        if (stage === 'tls') return inconclusive(`${host}: ${error.message} after STARTTLS`);
         sessions++;
         const when = stage === 'greeting' ? 'before its greeting' : 'at EHLO';
         failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} ${when}` });
@@ -181,13 +193,35 @@ async function sayHello(session: SmtpSession, heloName: string): Promise<Hello> 
   return { command: 'HELO', reply: await session.command(`HELO ${heloName}`) };
 }
 
+/**
+ * Where the session stands with TLS: `offered`, plain text and the EHLO reply lists STARTTLS; `not offered`,
+ * plain text without it (or a HELO session: no extensions); `on`, over TLS since STARTTLS.
+ */
+type Tls = 'offered' | 'not offered' | 'on';
+
+/** A host's demand for TLS (`530 5.7.0 Must issue a STARTTLS command first`), where STARTTLS is `offered`. */
+interface TlsDemand {
+  demand: SmtpReply;
+}
+
+function offersStartTls(hello: Hello): Tls {
+  return hello.command === 'EHLO' && hello.reply.lines.some((line) => /^STARTTLS\b/i.test(line))
+    ? 'offered'
+    : 'not offered';
+}
+
+/**
+ * `MAIL FROM`, `RCPT TO` and the catch-all check, and what they say. A demand for TLS at `MAIL FROM` or
+ * `RCPT TO` is handed back (`TlsDemand`) when STARTTLS is `offered`; otherwise it is the answer.
+ */
 async function dialogue(
   session: SmtpSession,
   host: string,
   hello: Hello,
   recipient: ParsedEmail,
   options: ProbeOptions,
-): Promise<MailboxProbe> {
+  tls: Tls,
+): Promise<MailboxProbe | TlsDemand> {
   const extended = hello.command === 'EHLO';
   // A UTF-8 address needs the SMTPUTF8 extension (RFC 6531); without it the server cannot be asked.
   const utf8 = /[^\x00-\x7f]/.test(recipient.normalized);
@@ -195,11 +229,12 @@ async function dialogue(
     return inconclusive(`${host} does not take UTF-8 addresses (no SMTPUTF8), so it cannot be asked`);
   }
   const mail = await session.command(`MAIL FROM:<${options.mailFrom}>${utf8 ? ' SMTPUTF8' : ''}`);
+  if (asksForTls(mail)) return tls === 'offered' ? { demand: mail } : inconclusive(tlsOnly(host, mail, tls));
   if (mail.code !== 250) return inconclusive(senderRefused(host, mail, options.mailFrom));
   const rcpt = await session.command(`RCPT TO:<${recipient.normalized}>`);
   const said = describeReply(rcpt);
   // Some servers ask for TLS only at RCPT TO: that says nothing about the mailbox, nor of a block.
-  if (asksForTls(rcpt)) return inconclusive(tlsOnly(host, rcpt));
+  if (asksForTls(rcpt)) return tls === 'offered' ? { demand: rcpt } : inconclusive(tlsOnly(host, rcpt, tls));
   switch (classify(rcpt)) {
     case 'accepted':
       return catchAllCheck(session, host, recipient, said);
@@ -221,14 +256,12 @@ async function dialogue(
 }
 
 /**
- * Why `MAIL FROM` was not accepted, as the reply says: TLS required (`530 5.7.0 Must issue a STARTTLS
- * command first`, RFC 3207: the probe speaks no TLS); authentication required (530, RFC 4954: a submission
- * port, not a mail exchanger's); a 4xx, deferred (greylisting at the sender, a busy server); any other
- * refusal is about the sender or this host.
+ * Why `MAIL FROM` was not accepted, as the reply says (a demand for TLS is `dialogue`'s): authentication
+ * required (530, RFC 4954: a submission port, not a mail exchanger's); a 4xx, deferred (greylisting at the
+ * sender, a busy server); any other refusal is about the sender or this host.
  */
 function senderRefused(host: string, reply: SmtpReply, mailFrom: string): string {
   const said = describeReply(reply);
-  if (asksForTls(reply)) return tlsOnly(host, reply);
   if (reply.code === 530) {
     return `${host} asks for authentication: ${said} (a submission port, not a mail exchanger: check SMTP_PROBE_PORT)`;
   }
@@ -246,8 +279,38 @@ function asksForTls(reply: SmtpReply): boolean {
   return reply.code >= 400 && /\bSTARTTLS\b|\b(?:TLS|encryption) (?:is )?required\b/i.test(reply.lines.join(' '));
 }
 
-function tlsOnly(host: string, reply: SmtpReply): string {
-  return `${host} takes mail only over TLS: ${describeReply(reply)} (the probe does not speak STARTTLS, so it cannot ask)`;
+/** A demand for TLS that STARTTLS cannot meet: the host does not offer it, or asked again over TLS. */
+function tlsOnly(host: string, reply: SmtpReply, tls: Exclude<Tls, 'offered'>): string {
+  const why = tls === 'on' ? 'and asked for it again after STARTTLS' : 'but its EHLO reply offers no STARTTLS';
+  return `${host} takes mail only over TLS: ${describeReply(reply)}, ${why}, so it cannot be asked`;
+}
+
+/**
+ * After a demand for TLS from a host whose EHLO offered STARTTLS: `STARTTLS`, the TLS handshake on the same
+ * connection (`SmtpSession.startTls`: opportunistic, the certificate not checked), and `EHLO` again — RFC
+ * 3207 §4.2: what the server said before is forgotten, the transaction too, so `dialogue` starts over at
+ * `MAIL FROM`. Within the connection's budget and the probe's bounds (no new connection is made). The host
+ * greeted, so it decides: a refused STARTTLS or EHLO is the probe's answer (inconclusive), as is a failed
+ * handshake (a SessionFailure, which the caller words).
+ */
+async function turnToTls(
+  session: SmtpSession,
+  host: string,
+  demand: SmtpReply,
+  heloName: string,
+): Promise<Hello | MailboxProbe> {
+  const reply = await session.command('STARTTLS');
+  if (reply.code !== 220) {
+    return inconclusive(
+      `${host} takes mail only over TLS: ${describeReply(demand)}, but refused STARTTLS: ${describeReply(reply)}`,
+    );
+  }
+  await session.startTls(host);
+  const hello = await sayHello(session, heloName);
+  if (hello.reply.code !== 250) {
+    return inconclusive(`${host} refused ${hello.command} after STARTTLS: ${describeReply(hello.reply)}`);
+  }
+  return hello;
 }
 
 /**

@@ -54,6 +54,67 @@ describe('SmtpSession against a raw server on loopback', () => {
     }
   });
 
+  /** A server that greets, answers `STARTTLS` with `reply`, then does what `then` does with the socket. */
+  const startTlsServer = (reply: string, then: (socket: Socket) => void) => (socket: Socket) => {
+    socket.write('220 mx.example ESMTP\r\n');
+    socket.once('data', () => {
+      socket.write(reply);
+      then(socket);
+    });
+  };
+
+  /** Greeted, `STARTTLS` said and answered 220: the session turning to TLS with `budget`. */
+  const turnToTls = async (budget: AbortSignal): Promise<{ session: SmtpSession; upgrade: Promise<void> }> => {
+    const session = await open(budget);
+    await session.read();
+    await expect(session.command('STARTTLS')).resolves.toMatchObject({ code: 220 });
+    return { session, upgrade: session.startTls('mx.example') };
+  };
+
+  it.each<[string, string, (socket: Socket) => void, string]>([
+    [
+      'the server closes the connection',
+      '220 go ahead\r\n',
+      (socket) => socket.once('data', () => socket.end()),
+      'the server closed the connection during the TLS handshake',
+    ],
+    [
+      'the server answers the TLS hello with plain text',
+      '220 go ahead\r\n',
+      (socket) => socket.once('data', () => socket.write('500 what is this\r\n')),
+      'the TLS handshake failed (',
+    ],
+    [
+      // What came after the 220, in plain text, could be taken for replies over TLS (RFC 3207 §6): not read.
+      'the server sends more after its 220',
+      '220 go ahead\r\n250 injected\r\n',
+      () => undefined,
+      'the server sent more after its 220 to STARTTLS',
+    ],
+  ])('fails the TLS handshake, saying why, when %s', async (_name, reply, then, message) => {
+    play = startTlsServer(reply, then);
+    const { session, upgrade } = await turnToTls(AbortSignal.timeout(10_000));
+    try {
+      await expect(upgrade).rejects.toThrow(SessionFailure);
+      await expect(upgrade).rejects.toThrow(message);
+      await expect(session.command('EHLO probe.example')).rejects.toThrow(message);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('gives up the TLS handshake when the budget runs out, as it gives up a reply', async () => {
+    play = startTlsServer('220 go ahead\r\n', () => undefined);
+    const budget = new AbortController();
+    const { session, upgrade } = await turnToTls(budget.signal);
+    try {
+      budget.abort();
+      await expect(upgrade).rejects.toThrow('the server stopped answering (timed out)');
+    } finally {
+      session.close();
+    }
+  });
+
   it('gives up on a multi-line reply that never ends, as overlong, instead of holding it until the budget runs out', async () => {
     // 1 KiB continuation lines, one write each: no piece is long, but the reply never gets its last line.
     play = (socket) => writeInPieces(socket, [], `220-${'x'.repeat(1018)}\r\n`);

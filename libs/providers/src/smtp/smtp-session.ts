@@ -1,4 +1,5 @@
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 
 /** One SMTP reply (RFC 5321 §4.2): its code, the enhanced status code when given (RFC 3463), every line's text. */
 export interface SmtpReply {
@@ -12,7 +13,7 @@ export class ConnectFailure extends Error {
   override readonly name = 'ConnectFailure';
 }
 
-/** The session broke after it was made (the server hung, closed or spoke something else than SMTP). */
+/** The session broke after it was made (the server hung, closed or spoke something else than SMTP, or TLS failed). */
 export class SessionFailure extends Error {
   override readonly name = 'SessionFailure';
 }
@@ -29,26 +30,34 @@ const CONNECT_ERRORS: Record<string, string> = {
 };
 
 /**
- * A client side of one SMTP session over `node:net`, one command at a time (no pipelining), no TLS: it
- * only ever speaks the envelope commands of a mailbox probe. The whole session shares one budget
- * (`budget`: the per-connection timeout and the lookup's deadline); when it runs out the socket is
- * destroyed and the pending read fails.
+ * A client side of one SMTP session over `node:net`, one command at a time (no pipelining): it only ever
+ * speaks the envelope commands of a mailbox probe, in plain text, or over TLS once `startTls` has turned
+ * the connection (after the server's 220 to STARTTLS). The whole session shares one budget (`budget`: the
+ * per-connection timeout and the lookup's deadline), the TLS handshake included; when it runs out the
+ * socket is destroyed and the pending read (or handshake) fails.
  */
 export class SmtpSession {
   private buffer = '';
   private lines: string[] = [];
   private waiting: { resolve: (reply: SmtpReply) => void; reject: (error: Error) => void } | null = null;
+  /** The pending TLS handshake's rejection, while one is under way. */
+  private handshake: ((error: Error) => void) | null = null;
   private failure: Error | null = null;
+  /** What is read and written: the TCP socket, then the TLS socket over it. */
+  private socket: Socket;
+  private readonly receive = (chunk: string): void => {
+    this.buffer += chunk;
+    this.parse();
+  };
+  private readonly stalled = (): void => this.fail(new SessionFailure('the server stopped answering (timed out)'));
 
-  private constructor(private readonly socket: Socket) {
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => this.receive(chunk));
-    socket.on('error', (error: NodeJS.ErrnoException) =>
-      this.fail(
-        new SessionFailure(CONNECT_ERRORS[error.code ?? ''] ?? `socket error (${error.code ?? error.message})`),
-      ),
-    );
-    socket.on('close', () => this.fail(new SessionFailure('the server closed the connection')));
+  private constructor(
+    private readonly tcp: Socket,
+    private readonly budget: AbortSignal,
+  ) {
+    this.socket = tcp;
+    this.listen(tcp);
+    budget.addEventListener('abort', this.stalled, { once: true });
   }
 
   /**
@@ -77,11 +86,40 @@ export class SmtpSession {
       socket.once('connect', () => {
         connecting.removeEventListener('abort', onAbort);
         socket.off('error', onError);
-        const session = new SmtpSession(socket);
-        const stalled = (): void => session.fail(new SessionFailure('the server stopped answering (timed out)'));
-        budget.addEventListener('abort', stalled, { once: true });
-        socket.once('close', () => budget.removeEventListener('abort', stalled));
-        resolve(session);
+        resolve(new SmtpSession(socket, budget));
+      });
+    });
+  }
+
+  /**
+   * Turns the connection to TLS, once the server has answered `STARTTLS` with 220 (RFC 3207): a TLS socket
+   * over the TCP one takes over reading and writing; the budget, the errors and the close of either still
+   * end the session. `host`, the mail host's name, is sent as SNI (not an address literal: RFC 6066).
+   *
+   * Opportunistic TLS, as MTAs speak it to each other (RFC 3207 §4.1, RFC 7435): the certificate is not
+   * checked (`rejectUnauthorized: false`). A mail host's certificate often does not name it, and a probe reads no
+   * secret and sends none: TLS here is what the server asks for before it will talk, not a trust decision.
+   *
+   * Anything the server sent after its 220, before the handshake, fails the session: read as replies over
+   * TLS, it would answer commands not yet sent (the STARTTLS response injection of RFC 3207 §6). Rejects
+   * with a SessionFailure when the handshake fails, the connection closes or the budget runs out.
+   */
+  startTls(host: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.buffer !== '' || this.lines.length > 0) {
+      this.fail(new SessionFailure('the server sent more after its 220 to STARTTLS'));
+      return Promise.reject(this.failure!);
+    }
+    return new Promise((resolve, reject) => {
+      this.handshake = reject;
+      this.tcp.off('data', this.receive);
+      const sni = isIP(host) === 0 ? { servername: host } : {};
+      const tls = connectTls({ socket: this.tcp, rejectUnauthorized: false, ...sni });
+      this.socket = tls;
+      this.listen(tls);
+      tls.once('secureConnect', () => {
+        this.handshake = null;
+        resolve();
       });
     });
   }
@@ -106,12 +144,28 @@ export class SmtpSession {
   close(): void {
     if (!this.failure && this.socket.writable) this.socket.end('QUIT\r\n');
     this.failure ??= new SessionFailure('closed');
+    this.budget.removeEventListener('abort', this.stalled);
     this.socket.destroySoon();
   }
 
-  private receive(chunk: string): void {
-    this.buffer += chunk;
-    this.parse();
+  /** Reads `socket`'s data; its errors and its close end the session (a TCP socket's, then a TLS socket's too). */
+  private listen(socket: Socket): void {
+    socket.setEncoding('utf8');
+    socket.on('data', this.receive);
+    socket.on('error', (error: NodeJS.ErrnoException) => this.fail(new SessionFailure(this.describe(error))));
+    socket.on('close', () => this.fail(new SessionFailure(this.closed())));
+  }
+
+  private describe(error: NodeJS.ErrnoException): string {
+    // Node reports a connection closed during the handshake, cleanly or not, as ECONNRESET.
+    if (this.handshake && error.code === 'ECONNRESET') return this.closed();
+    const known = CONNECT_ERRORS[error.code ?? ''];
+    if (this.handshake) return `the TLS handshake failed (${known ?? error.code ?? error.message})`;
+    return known ?? `socket error (${error.code ?? error.message})`;
+  }
+
+  private closed(): string {
+    return `the server closed the connection${this.handshake ? ' during the TLS handshake' : ''}`;
   }
 
   /**
@@ -148,10 +202,15 @@ export class SmtpSession {
 
   private fail(error: Error): void {
     if (!this.failure) this.failure = error;
+    this.budget.removeEventListener('abort', this.stalled);
     this.socket.destroy();
+    this.tcp.destroy();
     const waiting = this.waiting;
+    const handshake = this.handshake;
     this.waiting = null;
+    this.handshake = null;
     waiting?.reject(this.failure);
+    handshake?.(this.failure);
   }
 }
 

@@ -322,11 +322,6 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       "mx.probe.example deferred the probe's sender <verify@dossier.test>: 451 4.7.1 greylisted, please try again later (greylisting or a temporary failure: a later probe may tell)",
     ],
     [
-      'a 530 asking for STARTTLS first',
-      { code: 530, message: '5.7.0 Must issue a STARTTLS command first' },
-      'mx.probe.example takes mail only over TLS: 530 5.7.0 Must issue a STARTTLS command first (the probe does not speak STARTTLS, so it cannot ask)',
-    ],
-    [
       'a 530 asking for authentication',
       { code: 530, message: '5.7.0 Authentication required' },
       `mx.probe.example asks for authentication: 530 5.7.0 Authentication required (a submission port, not a mail exchanger: check SMTP_PROBE_PORT)`,
@@ -340,16 +335,119 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     });
   });
 
-  it('says that a server asking for STARTTLS at RCPT TO takes mail only over TLS, not that the probe is blocked', async () => {
-    smtp.script = {
-      rcpt: { 'grace@probe.example': { code: 530, message: '5.7.0 Must issue a STARTTLS command first' } },
-    };
-    const reason =
-      'mx.probe.example takes mail only over TLS: 530 5.7.0 Must issue a STARTTLS command first (the probe does not speak STARTTLS, so it cannot ask)';
-    await expect(lookup({ email: 'grace@probe.example' })).resolves.toMatchObject({
-      outcome: 'unknown',
-      items: [{ deliverability: 'unknown', reason }],
-      detail: reason,
+  // RFC 3207: a host that takes mail only over TLS is asked over TLS, on the same connection, when its EHLO
+  // offers STARTTLS; a host that accepts plain text is asked in plain text, though it offers STARTTLS too.
+  describe('a host that takes mail only over TLS (STARTTLS)', () => {
+    const overTls = (...rcpts: (string | RegExp)[]) => [
+      `EHLO ${HELO}`,
+      `MAIL FROM:<${FROM}>`,
+      'STARTTLS',
+      `EHLO ${HELO}`,
+      `MAIL FROM:<${FROM}>`,
+      ...rcpts.map((r) => (typeof r === 'string' ? `RCPT TO:<${r}>` : expect.stringMatching(r))),
+      'QUIT',
+    ];
+    const MADE_UP = /^RCPT TO:<dossier-[0-9a-f]{16}@probe\.example>$/;
+
+    it('is asked over TLS after its 530 at MAIL FROM: a mailbox it accepts is deliverable', async () => {
+      smtp.script = { starttls: 'required', rcpt: { 'grace@probe.example': 'accept' } };
+      const answer = await lookup({ email: 'grace@probe.example' });
+      expect(answer).toEqual({
+        outcome: 'found',
+        items: [
+          expect.objectContaining({
+            deliverability: 'deliverable',
+            reason: 'mx.probe.example accepted the mailbox (250 Accepted)',
+          }),
+        ],
+      });
+      expect(await lastSession()).toEqual(overTls('grace@probe.example', MADE_UP));
+    });
+
+    it('is asked over TLS: a mailbox it refuses there (550 5.1.1) is undeliverable', async () => {
+      smtp.script = { starttls: 'required' };
+      const answer = await lookup({ email: 'ghost@probe.example' });
+      expect(answer).toEqual({
+        outcome: 'found',
+        items: [
+          expect.objectContaining({
+            deliverability: 'undeliverable',
+            reason: 'mx.probe.example refused the mailbox: 550 5.1.1 no such user here',
+          }),
+        ],
+      });
+      expect(await lastSession()).toEqual(overTls('ghost@probe.example'));
+    });
+
+    it('is asked over TLS after a 530 at RCPT TO, and says so when it still asks for TLS there', async () => {
+      smtp.script = {
+        rcpt: { 'grace@probe.example': { code: 530, message: '5.7.0 Must issue a STARTTLS command first' } },
+      };
+      const reason =
+        'mx.probe.example takes mail only over TLS: 530 5.7.0 Must issue a STARTTLS command first, and asked for it again after STARTTLS, so it cannot be asked';
+      await expect(lookup({ email: 'grace@probe.example' })).resolves.toMatchObject({
+        outcome: 'unknown',
+        items: [{ deliverability: 'unknown', reason }],
+        detail: reason,
+      });
+      expect(await lastSession()).toEqual([
+        `EHLO ${HELO}`,
+        `MAIL FROM:<${FROM}>`,
+        'RCPT TO:<grace@probe.example>',
+        'STARTTLS',
+        `EHLO ${HELO}`,
+        `MAIL FROM:<${FROM}>`,
+        'RCPT TO:<grace@probe.example>',
+        'QUIT',
+      ]);
+    });
+
+    it('is asked in plain text where plain text is accepted, though STARTTLS is offered', async () => {
+      smtp.script = { starttls: 'offered', rcpt: { 'grace@probe.example': 'accept' } };
+      await expect(lookup({ email: 'grace@probe.example' })).resolves.toMatchObject({
+        outcome: 'found',
+        items: [{ deliverability: 'deliverable' }],
+      });
+      expect(await lastSession()).toEqual([
+        `EHLO ${HELO}`,
+        `MAIL FROM:<${FROM}>`,
+        'RCPT TO:<grace@probe.example>',
+        expect.stringMatching(MADE_UP),
+        'QUIT',
+      ]);
+    });
+
+    it.each<[string, SmtpScript]>([
+      [
+        'MAIL FROM',
+        { starttls: 'none', mailFrom: { code: 530, message: '5.7.0 Must issue a STARTTLS command first' } },
+      ],
+      [
+        'RCPT TO',
+        {
+          starttls: 'none',
+          rcpt: { 'grace@probe.example': { code: 530, message: '5.7.0 Must issue a STARTTLS command first' } },
+        },
+      ],
+    ])('cannot be asked when it asks for TLS at %s but does not offer STARTTLS', async (_name, script) => {
+      smtp.script = script;
+      const reason =
+        'mx.probe.example takes mail only over TLS: 530 5.7.0 Must issue a STARTTLS command first, but its EHLO reply offers no STARTTLS, so it cannot be asked';
+      await expect(lookup({ email: 'grace@probe.example' })).resolves.toMatchObject({
+        outcome: 'unknown',
+        items: [{ deliverability: 'unknown', reason }],
+        detail: reason,
+      });
+      expect((await lastSession()).filter((c) => c === 'STARTTLS')).toEqual([]);
+    });
+
+    it('cannot be asked when the TLS handshake fails, and says so', async () => {
+      smtp.script = { starttls: 'broken', rcpt: { 'grace@probe.example': 'accept' } };
+      const answer = await lookup({ email: 'grace@probe.example' });
+      expect(answer).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
+      expect(answer.items[0]?.reason).toMatch(/^mx\.probe\.example: the TLS handshake failed \(.+\) after STARTTLS$/);
+      expect(answer).toMatchObject({ detail: answer.items[0]?.reason });
+      expect(smtp.sessions.at(-1)).toEqual([`EHLO ${HELO}`, `MAIL FROM:<${FROM}>`, 'STARTTLS']);
     });
   });
 
