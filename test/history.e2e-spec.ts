@@ -1,4 +1,4 @@
-import { Api, Stack, ledgerState, type LedgerState } from '@dossier/testing';
+import { Api, Stack, ledgerState, sql, type LedgerState } from '@dossier/testing';
 
 interface Item {
   search_id: string;
@@ -130,6 +130,31 @@ describe('GET /v1/searches: search history (gateway + worker processes, real Red
     // The same wall-clock time at UTC-2 is two hours later: every phone search is before it.
     const minusTwo = encodeURIComponent(middle.created_at.replace('Z', '-02:00'));
     expect((await walk(key, `until=${minusTwo}&kind=phone`)).map((s) => s.search_id)).toEqual([...phones].reverse());
+  });
+
+  it('compares since and until with created_at to the microsecond it is stored to, whatever precision they are sent in', async () => {
+    const { key } = await api.register(100);
+    const [id] = await lookups(key, 1);
+    await sql(`UPDATE searches SET created_at = '2026-03-01T10:00:00.123456Z' WHERE id = $1`, [id]);
+    const found = async (query: string) => {
+      const res = await list(key, query);
+      expect([query, res.status]).toEqual([query, 200]);
+      return res.body.searches.some((s) => s.search_id === id);
+    };
+    const at = (fraction: string) => encodeURIComponent(`2026-03-01T10:00:00.${fraction}Z`);
+    // since is inclusive, until exclusive: a bound one microsecond either side of the search decides.
+    expect(await found(`since=${at('123456')}`)).toBe(true);
+    expect(await found(`since=${at('123457')}`)).toBe(false);
+    expect(await found(`until=${at('123457')}`)).toBe(true);
+    expect(await found(`until=${at('123456')}`)).toBe(false);
+    // Past the microsecond (nanoseconds, as Go's RFC3339Nano writes): the search is before either bound.
+    expect(await found(`since=${at('1234561')}`)).toBe(false);
+    expect(await found(`until=${at('123456001')}`)).toBe(true);
+    expect(await found(`since=${at('123455999')}&until=${at('1234560001')}`)).toBe(true);
+    // Bounds before year 1 and after year 9999 (an offset moves them there) bound nothing.
+    expect(await found(`since=${encodeURIComponent('0000-01-01T00:00:00+01:00')}`)).toBe(true);
+    expect(await found(`until=${encodeURIComponent('9999-12-31T23:59:59-23:59')}`)).toBe(true);
+    expect(await found(`until=${encodeURIComponent('0000-01-01T00:00:00Z')}`)).toBe(false);
   });
 
   it("never shows another account's searches, and pages of one account's cursor stay in that account", async () => {

@@ -167,6 +167,9 @@ describe('CLI audit:export (real Postgres)', () => {
     expect(await ids('--from', '2026-02-01T01:00:00+01:00', '--to', '2026-02-15T12:30:00Z')).toEqual(['srch_a2']);
     expect(await ids('--account', 'ADA@example.com')).toEqual(['srch_a1', 'srch_a2', 'srch_a3']);
     expect(await ids('--account', ADA, '--from', '2026-02-02')).toEqual(['srch_a3']);
+    // A time is compared to the microsecond (srch_o1 is at …59.999000), not cut to the millisecond.
+    expect(await ids('--from', '2026-01-31T23:59:59.9995Z', '--to', '2026-02-01')).toEqual(['srch_a2']);
+    expect(await ids('--from', '2026-01-31', '--to', '2026-01-31T23:59:59.9991Z')).toEqual(['srch_o1']);
   });
 
   it('exports nothing (a CSV header only) for an account without searches, and refuses an unknown account', async () => {

@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { z } from 'zod';
-import { creditsSpent } from '@dossier/domain';
+import { creditsSpent, microsecondInstant } from '@dossier/domain';
 import type { AccountsRepository, AuditEntry, SearchHistoryRepository, SearchPosition } from '@dossier/persistence';
 
 export const AUDIT_FORMATS = ['jsonl', 'csv'] as const;
@@ -18,9 +18,9 @@ export const AUDIT_EXPORT_USAGE = `audit:export [--from D] [--to D] [--account E
 
 export interface AuditExportCommand {
   name: 'audit:export';
-  /** created_at >= from and < to; null is unbounded. */
-  from: Date | null;
-  to: Date | null;
+  /** created_at >= from and < to, as UTC text to the microsecond (microsecondInstant); null is unbounded. */
+  from: string | null;
+  to: string | null;
   account: string | null;
   format: AuditFormat;
 }
@@ -29,12 +29,18 @@ const DAY_MS = 86_400_000;
 const date = z.iso.date();
 const time = z.iso.datetime({ offset: true });
 
-/** A bound from the command line: a date is that day's midnight UTC, or the next one's for an end (`to`). */
-function bound(flag: 'from' | 'to', value: string | undefined): Date | null | string {
+/**
+ * A bound from the command line, as UTC text to the microsecond (a Date would cut a time to the millisecond):
+ * a date is that day's midnight UTC, or the next one's for an end (`to`). `{ refused }`: why it is none.
+ */
+function bound(flag: 'from' | 'to', value: string | undefined): string | null | { refused: string } {
   if (value === undefined) return null;
-  if (date.safeParse(value).success) return new Date(Date.parse(`${value}T00:00:00Z`) + (flag === 'to' ? DAY_MS : 0));
-  if (time.safeParse(value).success) return new Date(value);
-  return `--${flag} "${value}" must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)`;
+  if (date.safeParse(value).success) {
+    const day = new Date(Date.parse(`${value}T00:00:00Z`) + (flag === 'to' ? DAY_MS : 0));
+    return day.getUTCFullYear() > 9999 ? 'infinity' : microsecondInstant(day.toISOString())!;
+  }
+  if (time.safeParse(value).success) return microsecondInstant(value)!;
+  return { refused: `--${flag} "${value}" must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)` };
 }
 
 /** An option given twice, by every command (one of its values would be dropped without a word). */
@@ -67,9 +73,10 @@ export function parseAuditExportArgs(args: string[]): AuditExportCommand | strin
   const twice = named.find((name, i) => named.indexOf(name) !== i);
   if (twice !== undefined) return givenTwice(twice);
   const from = bound('from', values['from']);
-  if (typeof from === 'string') return from;
+  if (typeof from === 'object' && from !== null) return from.refused;
   const to = bound('to', values['to']);
-  if (typeof to === 'string') return to;
+  if (typeof to === 'object' && to !== null) return to.refused;
+  // microsecondInstant's texts order as their instants do.
   if (from && to && from >= to) return `--to must be later than --from`;
   const format = values['format'] ?? 'jsonl';
   if (!(AUDIT_FORMATS as readonly string[]).includes(format))

@@ -10,3 +10,4 @@ export * from './normalize';
 export * from './local-records';
 export * from './suppression';
 export * from './text';
+export * from './instant';

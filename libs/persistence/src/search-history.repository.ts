@@ -11,10 +11,13 @@ export interface SearchPosition {
   id: string;
 }
 
-/** Half-open time window: created_at >= since and < until; null is unbounded. */
+/**
+ * Half-open time window: created_at >= since and < until; null is unbounded. A bound from a client is text to
+ * the microsecond (`microsecondInstant`): a Date keeps milliseconds only, and created_at has microseconds.
+ */
 export interface TimeWindow {
-  since: Date | null;
-  until: Date | null;
+  since: Date | string | null;
+  until: Date | string | null;
 }
 
 /** One search as the history lists it: the audit columns, never the input or the results. */

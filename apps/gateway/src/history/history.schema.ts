@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { LOOKUP_KINDS, SEARCH_STATUSES } from '@dossier/domain';
+import { LOOKUP_KINDS, SEARCH_STATUSES, microsecondInstant } from '@dossier/domain';
 
 const once = (what: string) => z.string({ error: `must be given once, as ${what}` });
 
-// `format` for the document: `z.toJSONSchema` describes a pipe's input, the string before the check.
+// `format` for the document: `z.toJSONSchema` describes a pipe's input, the string before the check. The
+// bound is exact UTC text to the microsecond (created_at's precision), not a Date (milliseconds only).
 const instant = once('an RFC 3339 timestamp')
   .pipe(z.iso.datetime({ offset: true, error: 'must be an RFC 3339 timestamp such as 2026-11-01T00:00:00Z' }))
-  .transform((v) => new Date(v))
+  .transform((v) => microsecondInstant(v)!)
   .meta({ format: 'date-time' });
 
 /**
@@ -19,8 +20,12 @@ export const historyQuery = z
       .enum(LOOKUP_KINDS, { error: `must be one of ${LOOKUP_KINDS.join(', ')}` })
       .optional()
       .describe('only searches of this kind (a `type: username` search is a person search)'),
-    since: instant.optional().describe('only searches created at or after this time (RFC 3339)'),
-    until: instant.optional().describe('only searches created before this time (RFC 3339)'),
+    since: instant
+      .optional()
+      .describe('only searches created at or after this time (RFC 3339; compared to the microsecond)'),
+    until: instant
+      .optional()
+      .describe('only searches created before this time (RFC 3339; compared to the microsecond)'),
     limit: once('a whole number')
       .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100')
       .transform(Number)
@@ -33,6 +38,7 @@ export const historyQuery = z
   })
   .strict()
   .superRefine((q, ctx) => {
+    // microsecondInstant's texts order as their instants do.
     if (q.since && q.until && q.since >= q.until)
       ctx.addIssue({ code: 'custom', path: ['until'], message: 'must be later than since' });
   });
