@@ -478,6 +478,47 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
       expect((await api.get('/admin/queues/queue/phone-lookup', { headers })).status).toBe(200);
     });
 
+    it('cannot be framed, and no answer is kept in a cache: the page, its API, the suppressions and a refusal alike', async () => {
+      const headers = basic(ADMIN.user, ADMIN.password);
+      const answers: [string, Awaited<ReturnType<Api['get']>>][] = [
+        ['page', await api.get('/admin/queues', { headers })],
+        ['api', await api.get('/admin/queues/api/queues', { headers })],
+        ['suppressions', await api.get('/admin/suppressions', { headers })],
+        ['refusal', await api.get('/admin/queues')],
+      ];
+      for (const [what, res] of answers) {
+        expect([what, res.headers.get('x-frame-options')]).toEqual([what, 'DENY']);
+        expect([what, res.headers.get('content-security-policy')]).toEqual([what, "frame-ancestors 'none'"]);
+        expect([what, res.headers.get('cache-control')]).toEqual([what, 'no-store']);
+        expect([what, res.headers.get('x-content-type-options')]).toEqual([what, 'nosniff']);
+      }
+      expect(answers.map(([, res]) => res.status)).toEqual([200, 200, 200, 401]);
+    });
+
+    it("refuses a cross-site form's POST to the board (no CORS, JSON bodies only): nothing is queued", async () => {
+      const headers = { ...basic(ADMIN.user, ADMIN.password), origin: 'https://evil.example' };
+      const before = await api.get<{ queues: { name: string; counts: Record<string, number> }[] }>(
+        '/admin/queues/api/queues',
+        { headers },
+      );
+      for (const contentType of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+      ]) {
+        const res = await api.request('POST', '/admin/queues/api/queues/phone-lookup/add', {
+          raw: '{"name":"x","data":{}}',
+          contentType,
+          headers,
+        });
+        expect([contentType, res.status]).toEqual([contentType, 415]);
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      }
+      const after = await api.get<typeof before.body>('/admin/queues/api/queues', { headers });
+      const phone = (b: typeof before.body) => b.queues.find((q) => q.name === 'phone-lookup')!.counts;
+      expect(phone(after.body)).toEqual(phone(before.body));
+    });
+
     it('leaves the /v1 body parser and the 404/405 handling as they were', async () => {
       const wrongType = await api.request('POST', '/v1/auth/register', {
         raw: 'email=a@b.c',

@@ -8,6 +8,14 @@ import { addressIdentity } from '../rate-limit/client-address';
 
 const logger = new Logger('admin');
 
+/** Sent with every admin answer (see registerAdminScope). */
+const ADMIN_HEADERS = {
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
 /**
  * Registers an admin surface (the Bull board, /admin/suppressions) as an encapsulated Fastify plugin at
  * `prefix`, behind HTTP Basic auth with ADMIN_USER / ADMIN_PASSWORD (closed to everyone when they are
@@ -17,6 +25,13 @@ const logger = new Logger('admin');
  * spend a token of the client address's bucket, as a wrong API key does (ADR 0007): once it is empty the
  * answer is `429`, so the admin password cannot be guessed at full speed. A request without credentials
  * (a browser's first, before it asks for them) spends nothing.
+ *
+ * Every answer of the scope, a refusal included, carries ADMIN_HEADERS: the board's buttons (retry,
+ * clean, promote) act with the browser's cached Basic credentials, so no other site may frame it under
+ * a decoy (clickjacking), and its pages list lookup inputs (e-mail addresses, phone numbers), so no cache
+ * keeps them. A cross-site form cannot act instead: its POST is refused `415` (JSON bodies only) and the
+ * board's other actions are PUT, PATCH or DELETE, which no page of another origin can send without a CORS
+ * preflight, which nothing here answers.
  */
 export function registerAdminScope(
   fastify: FastifyInstance,
@@ -28,6 +43,7 @@ export function registerAdminScope(
   void fastify.register(
     async (scope) => {
       scope.addHook('onRequest', async (request, reply) => {
+        void reply.headers(ADMIN_HEADERS);
         if (basicAuthMatches(request.headers.authorization, admin)) return;
         if (admin !== null && request.headers.authorization !== undefined) {
           const limited = await limiter.enforce(addressIdentity(request.ip), reply).then(
