@@ -86,10 +86,8 @@ describe('config', () => {
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL: must be redis://'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'soon' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
-    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'],
     [{ METRICS_PORT: 'x' }, 'METRICS_PORT'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
-    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: must differ from PORT'],
     [{ LOGIN_FAILURE_LIMIT: '10 per minute' }, 'LOGIN_FAILURE_LIMIT: expected calls/period such as 600/300s'],
     [{ LOGIN_FAILURE_LIMIT: '0/10m' }, 'LOGIN_FAILURE_LIMIT'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
@@ -97,6 +95,51 @@ describe('config', () => {
   ])('rejects %j naming %s', (env, name) => {
     expect(() => loadGatewayConfig(env)).toThrow(ConfigError);
     expect(() => loadGatewayConfig(env)).toThrow(name);
+  });
+
+  it.each([
+    [{ PORT: '80 80' }, 'PORT: expected a whole number, got "80 80"'],
+    [{ PORT: '70000' }, 'got "70000"'],
+    [
+      { LOG_LEVEL: 'verbose' },
+      'LOG_LEVEL: Invalid option: expected one of "debug"|"info"|"warn"|"error", got "verbose"',
+    ],
+    [{ TRUST_PROXY: 'yes' }, 'got "yes"'],
+    [{ SYNC_WAIT_DEFAULT_S: '90' }, 'SYNC_WAIT_DEFAULT_S: 90 must not exceed SYNC_WAIT_MAX_S (60)'],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '40000' },
+      'HTTP_HEADERS_TIMEOUT_MS: 40000 must not exceed HTTP_REQUEST_TIMEOUT_MS (30000)',
+    ],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: 8080 must differ from PORT'],
+  ])('names the bad value of %j: %s', (env, message) => {
+    expect(() => loadGatewayConfig(env)).toThrow(message);
+  });
+
+  it("names a worker variable's bad value too, and a long one cut short", () => {
+    expect(() => loadWorkerConfig({ WORKER_TEST_HOLD: 'during:5' })).toThrow(/WORKER_TEST_HOLD: .*, got "during:5"/);
+    const long = 'x'.repeat(500);
+    expect(() => loadWorkerConfig({ WORKER_CONCURRENCY: long })).toThrow(`got "${'x'.repeat(80)}…" (500 characters)`);
+  });
+
+  it('never repeats the value of a secret, nor of a URL that may hold a password', () => {
+    for (const [name, value] of [
+      ['WEBHOOK_SECRET_KEY', 'short-secret-key'],
+      ['DATABASE_URL', 'postgres://u:secret@db:port/dossier'],
+      ['REDIS_URL', 'redis://:secret@cache/zero'],
+    ] as const) {
+      const env = { [name]: value };
+      let message = '';
+      try {
+        loadGatewayConfig(env);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain(`invalid environment:\n  ${name}: `);
+      expect(message).not.toContain('secret');
+    }
+    expect(() => loadGatewayConfig({ DATABASE_URL: 'not a url' })).toThrow(
+      'DATABASE_URL: Invalid URL (value not shown)',
+    );
   });
 
   it('trusts no proxy by default, one for TRUST_PROXY=true, and the count given', () => {

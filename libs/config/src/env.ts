@@ -257,11 +257,30 @@ function isSet(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
 }
 
+/**
+ * Variables whose values a message never repeats: secrets, and connection URLs (their passwords). A
+ * refusal names them and says what was expected; the operator knows what they set.
+ */
+const UNSHOWN = new Set(['ADMIN_PASSWORD', 'WEBHOOK_SECRET_KEY', 'DATABASE_URL', 'REDIS_URL']);
+/** Longest value a message repeats whole. */
+const SHOWN_MAX = 80;
+
+/** `, got "value"` for a refusal's message (cut short past SHOWN_MAX), or why it is not shown. */
+function gotOf(name: string, value: string | undefined): string {
+  if (value === undefined) return '';
+  if (UNSHOWN.has(name)) return ' (value not shown)';
+  const shown = value.length <= SHOWN_MAX ? value : `${value.slice(0, SHOWN_MAX)}…`;
+  return `, got ${JSON.stringify(shown)}${value.length > SHOWN_MAX ? ` (${value.length} characters)` : ''}`;
+}
+
 function parse<T extends z.ZodTypeAny>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => isSet(v)));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => {
+      const name = i.path.join('.');
+      return `  ${name || '(env)'}: ${i.message}${gotOf(name, cleaned[name])}`;
+    });
     throw new ConfigError(`invalid environment:\n${lines.join('\n')}`);
   }
   return parsed.data;
@@ -357,18 +376,22 @@ function httpTimeoutsOf(e: {
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(gatewaySchema, env);
   if (e.SYNC_WAIT_DEFAULT_S > e.SYNC_WAIT_MAX_S) {
-    throw new ConfigError('invalid environment:\n  SYNC_WAIT_DEFAULT_S: must not exceed SYNC_WAIT_MAX_S');
+    throw new ConfigError(
+      `invalid environment:\n  SYNC_WAIT_DEFAULT_S: ${e.SYNC_WAIT_DEFAULT_S} must not exceed SYNC_WAIT_MAX_S (${e.SYNC_WAIT_MAX_S})`,
+    );
   }
   if ((e.ADMIN_USER === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('invalid environment:\n  ADMIN_USER/ADMIN_PASSWORD: set both or neither');
   }
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError(
-      'invalid environment:\n  METRICS_PORT: must differ from PORT (unset it to serve /metrics on PORT)',
+      `invalid environment:\n  METRICS_PORT: ${e.METRICS_PORT} must differ from PORT (unset it to serve /metrics on PORT)`,
     );
   }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError('invalid environment:\n  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+    throw new ConfigError(
+      `invalid environment:\n  HTTP_HEADERS_TIMEOUT_MS: ${e.HTTP_HEADERS_TIMEOUT_MS} must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`,
+    );
   }
   return {
     ...commonOf(e),
