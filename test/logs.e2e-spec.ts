@@ -224,7 +224,7 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
     expect(lines.some((l) => String(l['route']).includes('srch_'))).toBe(false);
   });
 
-  it('writes one line per job: queue, job id, search id, each provider with outcome and duration, the outcome', () => {
+  it('writes one line per job: queue, job id, search id, the request id that queued it, each provider with outcome and duration, the outcome', () => {
     const jobs = linesOf(stack.workers[0]!).filter((l) => l.msg === 'job');
     const searchIds = [...new Set(answers.flatMap((a) => (a.searchId ? [a.searchId] : [])))];
     expect(searchIds.length).toBeGreaterThanOrEqual(6);
@@ -232,10 +232,13 @@ describe('structured logs (gateway + worker processes writing JSON lines)', () =
       const mine = jobs.filter((l) => l['search_id'] === searchId);
       expect(mine).toHaveLength(1);
       const line = mine[0]!;
+      // The request that made the search (its first answer naming it; a later read names it too).
+      const made = answers.find((a) => a.searchId === searchId && a.method === 'POST')!;
       expect(line).toMatchObject({
         level: 'info',
         queue: expect.stringMatching(/^(person|company|email|phone)-lookup$/),
         job_id: searchId,
+        request_id: made.requestId,
         outcome: expect.stringMatching(/^(charged|free)$/),
         duration_ms: expect.any(Number),
       });

@@ -69,7 +69,7 @@ export class LookupProcessor<K extends LookupKind> {
         // The first run may have died between settling and queuing the events: queue them (again). A failed
         // search was not settled by a run of this job (a run only settles succeeded): see settledElsewhere.
         await this.settledElsewhere(data.search_id, status);
-        this.logJob(job, data.search_id, startedAt, { outcome: 'already_settled' });
+        this.logJob(job, data, startedAt, { outcome: 'already_settled' });
         return this.pointer(data, status);
       }
     }
@@ -84,7 +84,12 @@ export class LookupProcessor<K extends LookupKind> {
     // synthetic answer is neither the operator's data nor charged: it stays as the docs list it.
     const outcome = test ? { ...fanned, charge: false } : await this.suppression.apply(this.kind, data.input, fanned);
     for (const s of outcome.sources) {
-      if (s.outcome === 'error') this.logger.warn(`search ${data.search_id}: ${s.provider}: ${s.detail ?? 'error'}`);
+      if (s.outcome === 'error')
+        this.logger.warn({
+          msg: `search ${data.search_id}: ${s.provider}: ${s.detail ?? 'error'}`,
+          search_id: data.search_id,
+          request_id: data.request_id,
+        });
     }
     const settled = await this.settles.submit({
       searchId: data.search_id,
@@ -97,7 +102,7 @@ export class LookupProcessor<K extends LookupKind> {
       const status = await this.searches.statusOf(data.search_id);
       if (status === 'succeeded' || status === 'failed') await this.settledElsewhere(data.search_id, status);
     }
-    this.logJob(job, data.search_id, startedAt, {
+    this.logJob(job, data, startedAt, {
       outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
       results: outcome.items.length,
       sources: outcome.sources,
@@ -132,6 +137,7 @@ export class LookupProcessor<K extends LookupKind> {
       queue: job.queueName,
       job_id: job.id,
       search_id: searchId,
+      request_id: requestIdOf(job),
       outcome: 'failed',
     });
   }
@@ -149,13 +155,14 @@ export class LookupProcessor<K extends LookupKind> {
   }
 
   /**
-   * The job's one line: queue, job id, search id, the lookup's outcome (`charged`, `free`: settled
-   * without a charge, `already_settled`: a redelivery) and each provider's outcome and duration.
-   * Never the input, nor the results.
+   * The job's one line: queue, job id, search id, the id of the request that queued it (the gateway's
+   * request line has the same), the lookup's outcome (`charged`, `free`: settled without a charge,
+   * `already_settled`: a redelivery) and each provider's outcome and duration. Never the input, nor the
+   * results.
    */
   private logJob(
     job: Job<unknown>,
-    searchId: string,
+    data: { search_id: string; request_id: string },
     startedAt: number,
     line: { outcome: 'charged' | 'free' | 'already_settled'; results?: number; sources?: SourceReport[] },
   ): void {
@@ -163,7 +170,8 @@ export class LookupProcessor<K extends LookupKind> {
       msg: 'job',
       queue: job.queueName,
       job_id: job.id,
-      search_id: searchId,
+      search_id: data.search_id,
+      request_id: data.request_id,
       attempt: job.attemptsMade + 1,
       outcome: line.outcome,
       ...(line.results !== undefined ? { results: line.results } : {}),
@@ -182,6 +190,12 @@ export class LookupProcessor<K extends LookupKind> {
   private async hold(at: 'before' | 'after'): Promise<void> {
     if (this.testHold?.at === at) await sleep(this.testHold.ms);
   }
+}
+
+/** The id of the request that queued a job whose payload may not parse (a failure's line); undefined: none. */
+function requestIdOf(job: Job<unknown>): string | undefined {
+  const id = (job.data as { request_id?: unknown } | null)?.request_id;
+  return typeof id === 'string' && id.length <= 128 ? id : undefined;
 }
 
 export function searchIdOf(job: Job<unknown>): string | null {
