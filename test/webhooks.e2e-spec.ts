@@ -1,9 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { WEBHOOK_JOB_NAME, WEBHOOK_QUEUE, openSecret, webhookJobId } from '@dossier/contracts';
 import {
   Api,
   FakeDns,
   QueueProbe,
+  REPO_ROOT,
   Stack,
   TEST_WEBHOOK_SECRET_KEY,
   ledgerState,
@@ -43,14 +46,17 @@ function deliveriesOnce(
   );
 }
 
-/** What an integrator writes: recompute the HMAC of "<t>.<raw body>" and compare in constant time. */
-function verify(raw: string, header: string, secret: string): boolean {
-  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
-  if (!parts['t'] || !parts['v1']) return false;
-  const expected = createHmac('sha256', secret).update(`${parts['t']}.${raw}`).digest();
-  const given = Buffer.from(parts['v1'], 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
+/**
+ * What an integrator writes: the README's own Node recipe (the ```js block under "Verifying a delivery"),
+ * run as it is printed, so that the snippet people copy is the one tested.
+ */
+const verify = ((): ((raw: string, header: string, secret: string, toleranceS?: number) => boolean) => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const block = /Verifying a delivery[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README.md: no ```js block after "Verifying a delivery"');
+  const body = block.replace(/^import .*\n/m, '');
+  return new Function('createHmac', 'timingSafeEqual', `${body}\nreturn verify;`)(createHmac, timingSafeEqual) as never;
+})();
 
 describe('webhooks (gateway + worker processes, real Redis and Postgres, a receiver on loopback)', () => {
   let stack: Stack;
@@ -184,6 +190,12 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
       // a forged signature: the body tampered with, or the wrong secret, does not verify
       expect(verify(last.raw.replace('"success"', '"succesS"'), last.signature, created.body.secret)).toBe(false);
       expect(verify(last.raw, last.signature, 'whsec_not-the-secret')).toBe(false);
+      // a timestamp that is not a number, or is too old, does not verify though its HMAC is right
+      const signed = (t: string) =>
+        `t=${t},v1=${createHmac('sha256', created.body.secret).update(`${t}.${last.raw}`).digest('hex')}`;
+      expect(verify(last.raw, signed(String(Math.floor(Date.now() / 1000))), created.body.secret)).toBe(true);
+      expect(verify(last.raw, signed('later'), created.body.secret)).toBe(false);
+      expect(verify(last.raw, signed(String(Math.floor(Date.now() / 1000) - 301)), created.body.secret)).toBe(false);
     } finally {
       // later searches send it nothing: its receiver is gone
       if (id) await api.request('DELETE', `/v1/webhooks/${id}`, { key });
