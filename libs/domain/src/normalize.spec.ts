@@ -50,11 +50,32 @@ describe('normalisation', () => {
     expect(normalizeDomain('ACME.com')).toBe('acme.com');
     expect(normalizeDomain('www.bücher.example')).toBe('xn--bcher-kva.example');
     expect(normalizeDomain('localhost')).toBeNull();
+    expect(normalizeDomain('example.com.')).toBe('example.com');
+    expect(normalizeDomain('例え.テスト')).toBe('xn--r8jz45g.xn--zckzah');
     expect(normalizeUsername(' @GHopper ')).toBe('ghopper');
     // The @ goes before the space after it is trimmed: no key starts with a space.
     expect(normalizeUsername('@ GHopper')).toBe('ghopper');
     expect(normalizeUsername('@@\u00a0ghopper')).toBe('ghopper');
     expect(normalizeUsername('@ ')).toBe('');
+  });
+
+  it.each(['.com', 'foo..com', 'example.com..', '-acme.com', 'acme-.com', 'foo.-bar.com', `${'a'.repeat(64)}.com`])(
+    'has no domain in %j: a name with an empty label, or one that starts or ends with a hyphen or runs past 63',
+    (value) => {
+      expect(normalizeDomain(value)).toBeNull();
+    },
+  );
+
+  it('has no domain in an IP address, written alone or in a URL', () => {
+    expect(normalizeDomain('192.0.2.1')).toBeNull();
+    expect(normalizeDomain('http://192.0.2.1/about')).toBeNull();
+    expect(normalizeDomain('[2001:db8::1]')).toBeNull();
+  });
+
+  it('folds a leading www. off only where a domain is left: www.com is a domain of its own', () => {
+    expect(normalizeDomain('www.com')).toBe('www.com');
+    expect(normalizeDomain('https://WWW.com/')).toBe('www.com');
+    expect(normalizeDomain('www.acme.co.uk')).toBe('acme.co.uk');
   });
 
   it.each([

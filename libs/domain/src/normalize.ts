@@ -76,7 +76,16 @@ export function phoneRegionOf(locations: readonly { country: string | null }[]):
   return country ? countryKey(country) : null;
 }
 
-/** A domain from a domain or a URL: "https://www.Acme.com/about" → "acme.com" (IDN as punycode); null when there is none. */
+/** A DNS label as a host name may have it (RFC 1123): 1–63 letters, digits and hyphens, no hyphen at either end. */
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * A domain from a domain or a URL: "https://www.Acme.com/about" → "acme.com", "example.com." →
+ * "example.com" (IDN as punycode); null when there is none — a name of one label, an empty label
+ * ("foo..com", ".com"), a label that starts or ends with a hyphen or runs past 63 characters, a name past
+ * 253, or an IP address (a top-level label of digits only). A leading `www.` is folded off where a domain
+ * is left: `www.com` stays.
+ */
 export function normalizeDomain(value: string): string | null {
   const trimmed = value.trim();
   if (trimmed === '') return null;
@@ -86,10 +95,11 @@ export function normalizeDomain(value: string): string | null {
   } catch {
     return null;
   }
-  const ascii = domainToASCII(host.replace(/\.$/, ''))
-    .toLowerCase()
-    .replace(/^www\./, '');
-  return ascii.includes('.') && /^[a-z0-9.-]+$/.test(ascii) ? ascii : null;
+  const ascii = domainToASCII(host.replace(/\.$/, '')).toLowerCase();
+  const labels = ascii.split('.');
+  if (labels.length < 2 || ascii.length > 253 || !labels.every((l) => HOST_LABEL.test(l))) return null;
+  if (/^\d+$/.test(labels[labels.length - 1]!)) return null;
+  return labels.length > 2 && labels[0] === 'www' ? labels.slice(1).join('.') : ascii;
 }
 
 /**
