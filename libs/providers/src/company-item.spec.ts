@@ -1,3 +1,6 @@
+import { companyRowOf, type CompanyRow, type LocalIndex } from '@dossier/domain';
+import { unguardedContext } from './provider';
+import { localProvider } from './local/local.provider';
 import {
   isoDate,
   joinAddress,
@@ -172,5 +175,31 @@ describe('field helpers', () => {
     expect(statusOf('')).toBeNull();
     expect(joinAddress(['1 Main St', null, ' ', 'Springfield'])).toBe('1 Main St, Springfield');
     expect(joinAddress([undefined])).toBeNull();
+  });
+});
+
+describe('company status', () => {
+  it.each([
+    ['voluntary-arrangement', 'Voluntary Arrangement', 'VOLUNTARY_ARRANGEMENT'],
+    ['converted-closed', 'Converted/Closed', 'converted closed'],
+    ['active', 'ACTIVE', 'Active'],
+  ])('says %j, %j and %j the same way, as a lower-case phrase', (...written) => {
+    const said = new Set(written.map(statusOf));
+    expect(said.size).toBe(1);
+    expect([...said][0]).toMatch(/^[a-z]+( [a-z]+)*$/);
+  });
+
+  it("says a local record's status as the registries say theirs, however the import wrote it", async () => {
+    const rows: CompanyRow[] = [
+      companyRowOf({ source: 'ch-csv', external_id: '1', name: 'Acme Widgets Ltd', status: 'Voluntary Arrangement' }),
+      companyRowOf({ source: 'gleif-csv', external_id: '2', name: 'Acme Widgets Inc', status: 'ACTIVE' }),
+    ];
+    const index: LocalIndex = { findPeople: () => Promise.resolve([]), findCompanies: () => Promise.resolve(rows) };
+    const ctx = unguardedContext(new AbortController().signal, {}, index);
+    const answer = await localProvider.lookup('company', { company_name: 'Acme Widgets' }, ctx);
+    expect(answer.items.map((i) => 'status' in i && i.status).sort()).toEqual([
+      statusOf('active'),
+      statusOf('voluntary-arrangement'),
+    ]);
   });
 });

@@ -158,8 +158,16 @@ export function isoDate(value: string | null | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-/** A registry's status as a lower-case phrase: `ACTIVE` → `active`, `In Existence` → `in existence`. */
+/**
+ * A company's status as every source says it: a lower-case phrase, words apart by one space — `ACTIVE` →
+ * `active`, `In Existence` → `in existence`, Companies House's `voluntary-arrangement` and its bulk file's
+ * `Voluntary Arrangement` → `voluntary arrangement`, `converted-closed` and `Converted/Closed` →
+ * `converted closed`. The registries' items and the local index's (as its import wrote them) go through it.
+ */
 export function statusOf(value: string | null | undefined): string | null {
-  const s = value?.trim().toLowerCase().replace(/\s+/g, ' ');
+  const s = value
+    ?.toLowerCase()
+    .replace(/[\s_/-]+/g, ' ')
+    .trim();
   return s ? s : null;
 }

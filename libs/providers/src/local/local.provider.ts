@@ -17,7 +17,7 @@ import type { CompanyInput, CompanyResultItem, PersonInput, PersonResultItem } f
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { nameMatchScore } from './name-match';
 import { NAME_FLOOR, companyMatchedOn, placeAndAgeOf, scoreOf, type Evidence } from '../subject-score';
-import { companyEvidence } from '../company-item';
+import { companyEvidence, statusOf } from '../company-item';
 
 const ID = 'local';
 /** Items a search answers at most (API.md: best first, at most 25). */
@@ -137,7 +137,8 @@ function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCount
     jurisdiction: row.jurisdiction,
     country: row.country,
     domain: row.domain,
-    status: row.status,
+    // As the import wrote it (`Active`, `ACTIVE`, `Voluntary Arrangement`): said as the registries say theirs.
+    status: statusOf(row.status),
     incorporated_on: row.incorporated_on,
     address: row.address,
     industry: row.industry,
