@@ -181,6 +181,16 @@ export function subjectId(kind: 'person' | 'company', source: string, externalId
 }
 
 /**
+ * Whether `YYYY-MM-DD` names a day of the calendar: not 2023-02-30, month 13 or 0000-00-00. A date's shape
+ * alone is not a date.
+ */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const day = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === value;
+}
+
+/**
  * Codes written for a country in place of its ISO 3166-1 alpha-2 code: `UK`, which ISO reserves for the
  * United Kingdom but does not assign (its code is `GB`).
  */

@@ -169,6 +169,11 @@ describe('field helpers', () => {
     expect(isoDate('1996-06-20T00:00:00Z')).toBe('1996-06-20');
     expect(isoDate('1909-04-14')).toBe('1909-04-14');
     expect(isoDate('14/04/1909')).toBeNull();
+    // A date's shape is not a date: no 30 February, month 13 or day 0 (what a registry's placeholder can hold).
+    expect(isoDate('2023-02-30')).toBeNull();
+    expect(isoDate('2023-13-01T00:00:00Z')).toBeNull();
+    expect(isoDate('0000-00-00')).toBeNull();
+    expect(isoDate('2024-02-29')).toBe('2024-02-29');
     expect(isoDate(null)).toBeNull();
     expect(statusOf('ACTIVE')).toBe('active');
     expect(statusOf(' In  Existence ')).toBe('in existence');

@@ -1,4 +1,4 @@
-import { normalizeCompanyName, normalizeDomain, registrationKey, subjectId } from '@dossier/domain';
+import { isCalendarDate, normalizeCompanyName, normalizeDomain, registrationKey, subjectId } from '@dossier/domain';
 import type { CompanyInput, CompanyResultItem } from '@dossier/contracts';
 import type { ProviderAnswer } from './provider';
 import { nameMatchScore } from './local/name-match';
@@ -152,10 +152,13 @@ export function joinAddress(parts: readonly (string | null | undefined)[]): stri
   return known.length > 0 ? known.join(', ') : null;
 }
 
-/** A registry's date or timestamp as an ISO date (`1996-06-20T00:00:00Z` → `1996-06-20`); null otherwise. */
+/**
+ * A registry's date or timestamp as an ISO date (`1996-06-20T00:00:00Z` → `1996-06-20`); null otherwise,
+ * and for one that names no day (`2023-02-30`, `0000-00-00`).
+ */
 export function isoDate(value: string | null | undefined): string | null {
   const m = /^(\d{4}-\d{2}-\d{2})(?:$|T)/.exec(value?.trim() ?? '');
-  return m ? m[1]! : null;
+  return m && isCalendarDate(m[1]!) ? m[1]! : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   UNSTORABLE_TEXT,
+  isCalendarDate,
   isStorableText,
   normalizeDomain,
   type CompanyRecord,
@@ -148,15 +149,10 @@ export function personRecordOf(fields: Record<string, unknown>, source: string |
   });
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 function isoDate(fields: Record<string, unknown>, name: string): string | null {
   const v = text(fields, name);
   if (v === null) return null;
-  const m = ISO_DATE.exec(v);
-  const d = m ? new Date(`${v}T00:00:00Z`) : null;
-  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v)
-    reject(`${name} must be a date as YYYY-MM-DD`);
+  if (!isCalendarDate(v)) reject(`${name} must be a date as YYYY-MM-DD`);
   return v;
 }
 
