@@ -99,7 +99,7 @@ const company = (
   id,
   name,
   registration_number: number,
-  jurisdiction: 'gb',
+  jurisdiction: 'GB',
   country: 'GB',
   domain,
   status,

@@ -1,4 +1,4 @@
-import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+import { LOOKUP_KINDS, jurisdictionKey, type LookupKind } from '@dossier/domain';
 import { RESULT_SCHEMAS, SANDBOX_CASES, type LookupInputByKind } from '@dossier/contracts';
 import { unguardedContext } from '../provider';
 import { PROVIDERS, providersFor } from '../registry';
@@ -26,6 +26,17 @@ describe('sandbox provider', () => {
       const cases = SANDBOX_CASES.filter((c) => c.kind === kind);
       expect([kind, cases.some((c) => c.items.length > 0)]).toEqual([kind, true]);
       expect([kind, cases.some((c) => c.items.length === 0)]).toEqual([kind, true]);
+    }
+  });
+
+  it("writes its companies' jurisdiction and country as the live providers do (ISO style, upper-case)", () => {
+    const companies = SANDBOX_CASES.flatMap((c) => (c.kind === 'company' ? c.items : [])).map((item) =>
+      RESULT_SCHEMAS.company.parse(item),
+    );
+    expect(companies.length).toBeGreaterThan(0);
+    for (const item of companies) {
+      expect(item.jurisdiction).toBe(jurisdictionKey(item.jurisdiction ?? ''));
+      expect(item.country).toMatch(/^[A-Z]{2}$/);
     }
   });
 
