@@ -159,6 +159,26 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
     expect(generic.body.results).toEqual([]);
   });
 
+  it('keeps a generic person search to its country, and a search no one there matches is free', async () => {
+    const { key } = await api.register(SIGNUP);
+    const inIreland = await api.post<Envelope>(
+      '/v1/search',
+      { query: `Grace ${tag} Hopper`, type: 'person', country: 'ie' },
+      { key },
+    );
+    expect(inIreland.status).toBe(200);
+    expect(inIreland.body.results.map((r) => [r['locations'], r['matched_on']])).toEqual([
+      [[{ city: 'Dublin', region: null, country: 'IE' }], ['name', 'country']],
+    ]);
+    expect(inIreland.body.credits_remaining).toBe(SIGNUP - 1);
+    const inFrance = await api.post<Envelope>(
+      '/v1/search',
+      { query: `Grace ${tag} Hopper`, type: 'person', country: 'FR' },
+      { key },
+    );
+    expect([inFrance.status, inFrance.body.results, inFrance.body.credits_remaining]).toEqual([200, [], SIGNUP - 1]);
+  });
+
   it('puts the accounts a username check found on the local person who holds that handle', async () => {
     const { key } = await api.register(SIGNUP);
     const res = await api.post<Envelope>('/v1/search', { query: `@${handle}`, type: 'username' }, { key });

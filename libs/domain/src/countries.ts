@@ -60,6 +60,12 @@ export function countryCodeOfName(name: string): string | null {
   return codesByName.get(key) ?? COUNTRY_NAME_ALIASES.get(key) ?? null;
 }
 
+/** A country's English name as Unicode CLDR writes it (`GB` → "United Kingdom"); the code itself if Intl has none. */
+export function countryNameOf(code: string): string {
+  const key = countryKey(code);
+  return new Intl.DisplayNames(['en'], { type: 'region' }).of(key) ?? key;
+}
+
 /** The fifty states and the District of Columbia: USPS code → name. */
 export const US_STATES: ReadonlyMap<string, string> = new Map([
   ['AL', 'Alabama'],

@@ -243,7 +243,28 @@ export function isInPlace(place: SearchedPlace, row: Pick<PersonRow, 'location_k
   });
 }
 
-/** What the local person index is asked: comparison keys (null when not searched by), birth-year bounds. */
+/**
+ * Whether a person is known in a country (an ISO code, as countryKey writes it): one of its locations is
+ * there. False for a person of no known country too — which a search by country keeps (unknown is not
+ * "elsewhere") without saying it matched.
+ */
+export function isInCountry(country: string, locations: readonly { country: string | null }[]): boolean {
+  const key = countryKey(country);
+  return locations.some((l) => l.country !== null && countryKey(l.country) === key);
+}
+
+/**
+ * Whether a person searched for in a country may be answered: known there, or of no known country. A
+ * person known only elsewhere is not (API.md: `country` narrows, as a company's does).
+ */
+export function mayBeInCountry(country: string, locations: readonly { country: string | null }[]): boolean {
+  return isInCountry(country, locations) || locations.every((l) => l.country === null);
+}
+
+/**
+ * What the local person index is asked: comparison keys (null when not searched by), birth-year bounds,
+ * the country.
+ */
 export interface PersonSearch {
   name_key: string | null;
   email_key: string | null;
@@ -252,6 +273,11 @@ export interface PersonSearch {
   /** Records whose birth year is outside these bounds are left out; records without one are kept. */
   birth_year_min: number | null;
   birth_year_max: number | null;
+  /**
+   * An ISO code as countryKey writes it: records known only in other countries are left out (mayBeInCountry);
+   * records of no known country are kept.
+   */
+  country: string | null;
 }
 
 /** What the local company index is asked; `country` keeps records in that country or a jurisdiction of it. */

@@ -71,6 +71,7 @@ describe('local index queries', () => {
       200,
       ['ada', 'lovelace'],
       [],
+      'GB',
     ]);
     for (const index of [
       'person_names_words_idx',

@@ -17,6 +17,15 @@ import { queryRows } from './sql';
  */
 const NAME_MATCHES = 1000;
 
+/**
+ * A person searched for in country $10 (null: anywhere): one of its locations is there (stored as countryKey
+ * writes it), or none names a country — mayBeInCountry in SQL. Before the name step's limit, so namesakes
+ * elsewhere do not take the places of those in the country.
+ */
+const IN_COUNTRY = (p: string) =>
+  `($10::text IS NULL OR ${p}.locations @> jsonb_build_array(jsonb_build_object('country', $10::text))
+     OR NOT jsonb_path_exists(${p}.locations, '$[*].country ? (@ != null)'))`;
+
 export const FIND_PEOPLE = `
   WITH exact AS MATERIALIZED (
     SELECT person_id, 1.0::real AS sim FROM person_names
@@ -33,7 +42,7 @@ export const FIND_PEOPLE = `
   hits AS (
     (SELECT n.person_id AS id
        FROM named n JOIN people p ON p.id = n.person_id
-      WHERE p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6
+      WHERE (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6) AND ${IN_COUNTRY('p')}
       ORDER BY n.sim DESC
       LIMIT $7)
     UNION SELECT id FROM people WHERE email_keys @> ARRAY[$2::text]
@@ -46,7 +55,8 @@ export const FIND_PEOPLE = `
             FROM person_names n WHERE n.person_id = p.id) AS names
     FROM people p
    WHERE p.id = ANY (ARRAY(SELECT id FROM hits))
-     AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6)`;
+     AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6)
+     AND ${IN_COUNTRY('p')}`;
 
 export const FIND_COMPANIES = `
   WITH hits AS (
@@ -95,6 +105,7 @@ export class LocalIndexRepository implements LocalIndex {
       limit,
       words,
       initials,
+      search.country,
     ]);
   }
 

@@ -505,6 +505,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
               username_key: null,
               birth_year_min: null,
               birth_year_max: null,
+              country: null,
             },
             10,
           )

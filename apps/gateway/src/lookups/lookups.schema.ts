@@ -55,7 +55,13 @@ export const searchBody = z
   .object({
     query: trimmedText(256),
     type: z.enum(SEARCH_TYPES, { error: `must be one of ${SEARCH_TYPES.join(', ')}` }),
-    country: country.optional(),
+    country: country
+      .optional()
+      .describe(
+        'ISO 3166-1 alpha-2 country code. phone: the default region for a national number. company: keeps ' +
+          'companies in that country. person, username: keeps people known there or of no known country ' +
+          '(username presence on sites is not narrowed).',
+      ),
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()

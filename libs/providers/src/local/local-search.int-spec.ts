@@ -59,6 +59,19 @@ describe('local provider (Postgres)', () => {
       emails: ['zoe@ortega.example'],
       locations: [{ city: 'São Paulo', region: 'SP', country: 'BR' }],
     },
+    // Namesakes: one known in the US, one of no known country.
+    {
+      source,
+      external_id: 'katherine-us',
+      full_name: 'Katherine Johnson',
+      locations: [{ city: 'Hampton', region: 'VA', country: 'US' }],
+    },
+    {
+      source,
+      external_id: 'katherine',
+      full_name: 'Katherine Johnson',
+      locations: [{ city: 'Somewhere', region: null, country: null }],
+    },
   ];
   const companies: CompanyRecord[] = [
     {
@@ -189,6 +202,27 @@ describe('local provider (Postgres)', () => {
         locations: [{ city: 'Bletchley', region: null, country: 'GB' }],
         matched_on: ['phone'],
       });
+    });
+
+    it('keeps to a country: a record known only elsewhere is left out, one of no known country stays', async () => {
+      expect(await findPeople({ name: 'Ada Lovelace', country: 'FR' })).toEqual([
+        { id: 'ada-2', score: 0.75, on: ['name', 'country'] },
+      ]);
+      expect((await findPeople({ name: 'Ada Lovelace', country: 'GB' })).map((f) => f.id)).toEqual(['ada']);
+      // Imported with `uk`: in GB.
+      expect((await findPeople({ name: 'Alan Turing', country: 'GB' })).map((f) => f.id)).toEqual(['alan']);
+      expect(await findPeople({ name: 'Katherine Johnson', country: 'DE' })).toEqual([
+        { id: 'katherine', score: 0.75, on: ['name'] },
+      ]);
+      expect((await findPeople({ name: 'Katherine Johnson', country: 'US' })).map((f) => [f.id, f.on]).sort()).toEqual([
+        ['katherine', ['name']],
+        ['katherine-us', ['name', 'country']],
+      ]);
+      // Every path keeps to it, not the name's only.
+      expect(await findPeople({ email: 'ada@analytical.example', country: 'FR' })).toEqual([]);
+      expect(await findPeople({ username: 'ada_l', country: 'GB' })).toEqual([
+        { id: 'ada', score: 0.7, on: ['username', 'country'] },
+      ]);
     });
 
     it('leaves out those born outside an age range (and keeps those without a birth year)', async () => {

@@ -1,5 +1,6 @@
 import {
   countryKey,
+  isInCountry,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -61,6 +62,7 @@ export async function searchPeople(
     username_key: input.username ? normalizeUsername(input.username) || null : null,
     birth_year_min: years.min,
     birth_year_max: years.max,
+    country: input.country ? countryKey(input.country) || null : null,
   };
   const places = input.location ? searchedLocationParts(input.location) : [];
   const rows = await index.findPeople(search, NAME_CANDIDATES);
@@ -78,7 +80,8 @@ export async function searchPeople(
     if (evidence.length === 0) continue;
     const placeAndAge = placeAndAgeOf(places, input.age_range, row);
     evidence.push(...placeAndAge.evidence);
-    items.push(personItem(row, scoreOf(evidence, placeAndAge.factor), evidence, thisYear));
+    const inCountry = search.country !== null && isInCountry(search.country, row.locations);
+    items.push(personItem(row, scoreOf(evidence, placeAndAge.factor), evidence, inCountry, thisYear));
   }
   return best(items);
 }
@@ -109,7 +112,14 @@ export async function searchCompanies(
   return { items: found, identities: found.map((i) => (leis.has(i.id) ? [`lei:${leis.get(i.id)}`] : [])) };
 }
 
-function personItem(row: PersonRow, score: number, evidence: Evidence, thisYear: number): PersonResultItem {
+/** `inCountry`: the search named a country and the record is known there (`matched_on` says `country`). */
+function personItem(
+  row: PersonRow,
+  score: number,
+  evidence: Evidence,
+  inCountry: boolean,
+  thisYear: number,
+): PersonResultItem {
   return {
     id: row.id,
     full_name: row.full_name,
@@ -124,7 +134,7 @@ function personItem(row: PersonRow, score: number, evidence: Evidence, thisYear:
     age: ageOf(row.birth_year, thisYear),
     birth_year: row.birth_year,
     match_score: score,
-    matched_on: evidence.map(([field]) => field),
+    matched_on: [...evidence.map(([field]) => field), ...(inCountry ? ['country'] : [])],
     sources: [ID],
   };
 }

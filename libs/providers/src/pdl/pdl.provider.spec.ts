@@ -43,6 +43,8 @@ describe('pdlProvider', () => {
     expect(pdlProvider.appliesTo!({ email: 'sean@peopledatalabs.com' })).toBe(true);
     expect(pdlProvider.appliesTo!({ phone: '+1 415 568 8415' })).toBe(true);
     expect(pdlProvider.appliesTo!({ name: 'Sean Thorne', location: 'San Francisco' })).toBe(true);
+    // A country is a place to PDL: a name with one is a request it can match.
+    expect(pdlProvider.appliesTo!({ name: 'Sean Thorne', country: 'US' })).toBe(true);
     expect(pdlProvider.appliesTo!({ name: 'Sean Thorne' })).toBe(false);
     expect(pdlProvider.appliesTo!({ username: 'seanthorne' })).toBe(false);
     expect(pdlProvider.appliesTo!({ email: 'not an address' })).toBe(false);
@@ -64,6 +66,7 @@ describe('pdlProvider', () => {
       phone: '+14155688415',
       name: 'Sean Thorne',
       location: 'San Francisco, CA',
+      country: 'United States',
       min_likelihood: String(DEFAULT_MIN_LIKELIHOOD),
       include_if_matched: 'true',
       titlecase: 'true',
@@ -72,6 +75,32 @@ describe('pdlProvider', () => {
     await lookup({ email: 'sean@peopledatalabs.com' }, { PDL_MIN_LIKELIHOOD: '8' });
     expect(sent()).toMatchObject({ email: 'sean@peopledatalabs.com', min_likelihood: '8' });
     expect(sent()).not.toHaveProperty('name');
+  });
+
+  it('sends the searched country by the name PDL writes, and holds its answer to it', async () => {
+    fake.reply(FOUND); // San Francisco, California, United States
+    const [item] = (await lookup({ name: 'Sean Thorne', country: 'US' })).items;
+    expect(sent()).toEqual({
+      name: 'Sean Thorne',
+      country: 'United States',
+      min_likelihood: String(DEFAULT_MIN_LIKELIHOOD),
+      include_if_matched: 'true',
+      titlecase: 'true',
+    });
+    expect(item).toMatchObject({ match_score: 0.9, matched_on: ['name', 'country'] });
+    // PDL's match is known only in another country: not the person searched for there (PDL has billed it).
+    fake.reply(FOUND);
+    await expect(lookup({ email: 'sean@peopledatalabs.com', country: 'GB' })).resolves.toEqual({
+      outcome: 'not_found',
+      items: [],
+    });
+    expect(sent()).toMatchObject({ email: 'sean@peopledatalabs.com', country: 'United Kingdom' });
+    // Of no known country, it stays, without saying the country matched.
+    const data = { ...(FOUND.body['data'] as object), location_country: null, location_region: null };
+    fake.reply({ ...FOUND, body: { ...FOUND.body, data } });
+    expect((await lookup({ email: 'sean@peopledatalabs.com', country: 'GB' })).items[0]).toMatchObject({
+      matched_on: ['email'],
+    });
   });
 
   it('answers one person with the identity pdl:<id>, its score and the fields PDL says it matched', async () => {

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import {
   countryCodeOfName,
+  countryNameOf,
+  isInCountry,
   locationKeys,
+  mayBeInCountry,
   normalizeEmailAddress,
   normalizePhoneNumber,
   searchedLocationParts,
@@ -68,24 +71,30 @@ const MATCHED_FIELDS: Readonly<Record<string, string>> = {
   location: 'location',
   locality: 'location',
   region: 'location',
-  country: 'location',
+  // Sent only for the search's `country`.
+  country: 'country',
 };
 
 /**
  * The PDL parameters a person search sends — what PDL can match on: an e-mail, a phone, or a name with a
- * place (a name goes along with an e-mail or phone too); null when the search has none of them.
+ * place, the searched location or country (a name goes along with an e-mail or phone too); null when the
+ * search has none of them. The country goes by its English name, as PDL writes countries ("United
+ * States"), whenever PDL is asked.
  */
 function enrichParams(input: PersonInput): Record<string, string> | null {
   const email = input.email ? normalizeEmailAddress(input.email) : null;
   const phone = input.phone ? normalizePhoneNumber(input.phone, input.country) : null;
   const name = input.name?.trim() || null;
   const location = input.location?.trim() || null;
+  const country = input.country ? countryNameOf(input.country) : null;
   const params: Record<string, string> = {};
   if (email) params['email'] = email;
   if (phone) params['phone'] = phone;
-  if (name && (location || email || phone)) params['name'] = name;
+  if (name && (location || country || email || phone)) params['name'] = name;
   if (location && name) params['location'] = location;
-  return email || phone || (name && location) ? params : null;
+  if (!email && !phone && !params['name']) return null;
+  if (country) params['country'] = country;
+  return params;
 }
 
 /**
@@ -177,7 +186,13 @@ function personItem(
     age: ageOf(birthYear, thisYear),
     birth_year: birthYear,
     match_score: scoreOf(evidence, factor, matchScoreOf(likelihood)),
-    matched_on: [...new Set([...matchedOn, ...evidence.map(([field]) => field)])],
+    matched_on: [
+      ...new Set([
+        ...matchedOn,
+        ...evidence.map(([field]) => field),
+        ...(input.country && isInCountry(input.country, locations) ? ['country'] : []),
+      ]),
+    ],
     sources: [ID],
   };
 }
@@ -260,6 +275,10 @@ export const pdlProvider: Provider<'person'> = {
     )
       return { outcome: 'not_found', items: [] };
     const item = personItem(answer.data, answer.likelihood, matchedOnOf(sent, answer.matched), input, thisYear);
+    // PDL matches on a country, it does not filter by it: a profile known only elsewhere is not the person
+    // searched for there, as the local index leaves such records out (PDL has billed the match; the
+    // search is not charged for it).
+    if (input.country && !mayBeInCountry(input.country, item.locations)) return { outcome: 'not_found', items: [] };
     return { outcome: 'found', items: [item], identities: [[`${ID}:${answer.data.id}`]] };
   },
 };
