@@ -61,6 +61,18 @@ export function retryAfterMs(headers: Headers): number | undefined {
 }
 
 /**
+ * The ms until a rate-limit window ends, from a vendor's reset header (`X-Ratelimit-Reset`): Unix seconds
+ * (Companies House) or a date (People Data Labs' UTC time, `2022-02-23T20:19:55Z`); undefined when absent
+ * or unreadable.
+ */
+export function untilResetMs(value: string | null): number | undefined {
+  const trimmed = value?.trim();
+  if (!trimmed) return undefined;
+  const at = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed);
+  return Number.isFinite(at) && at > 0 ? Math.max(0, at - Date.now()) : undefined;
+}
+
+/**
  * An upstream's base URL from its `<ID>_BASE_URL` setting (or the vendor's own), without a trailing
  * slash, so paths can be appended.
  */

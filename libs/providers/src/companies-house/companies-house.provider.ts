@@ -8,6 +8,7 @@ import {
   rateLimited,
   request,
   retryAfterMs,
+  untilResetMs,
   type UpstreamResponse,
 } from '../http';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
@@ -113,9 +114,7 @@ function registryCompany(fields: {
 /** Its 429 carries no Retry-After: the window's end is in `X-Ratelimit-Reset` (Unix seconds). */
 function throwIfLimited(res: UpstreamResponse): void {
   if (res.status !== 429) return;
-  const reset = Number(res.headers.get('x-ratelimit-reset'));
-  const untilReset = reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
-  throw rateLimited(ID, res.headers, retryAfterMs(res.headers) ?? untilReset);
+  throw rateLimited(ID, res.headers, retryAfterMs(res.headers) ?? untilResetMs(res.headers.get('x-ratelimit-reset')));
 }
 
 /**

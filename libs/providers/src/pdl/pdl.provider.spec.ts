@@ -191,7 +191,7 @@ describe('pdlProvider', () => {
     expect((await lookup({ email: 'sean@peopledatalabs.com', age_range: '65+' })).outcome).toBe('found');
   });
 
-  it('reads 402 (credits used up) as rate_limited, and never shows the key', async () => {
+  it('reads 402 (credits used up) as rate_limited, a 429 with the wait its x-ratelimit-reset names, and never shows the key', async () => {
     const failure = async (answer: FakeAnswer) => {
       fake.reply(answer);
       const error = await lookup({ email: 'sean@peopledatalabs.com' }).catch((e: unknown) => e);
@@ -203,6 +203,16 @@ describe('pdlProvider', () => {
       code: 'rate_limited',
       message: "pdl: the account's credits are used up (402)",
     });
+    // PDL's 429 names the end of its window in x-ratelimit-reset (a UTC time), not in Retry-After.
+    const reset = new Date(Math.floor(Date.now() / 1000) * 1000 + 120_000).toISOString().replace('.000Z', 'Z');
+    const limited = await failure({
+      ...fixture('not-ok/429.json'),
+      headers: { ...fixture('not-ok/429.json').headers, 'x-ratelimit-reset': reset },
+    });
+    expect(limited.code).toBe('rate_limited');
+    expect(limited.retryAfterMs).toBeGreaterThan(100_000);
+    expect(limited.retryAfterMs).toBeLessThanOrEqual(120_000);
+    expect(limited.message).toMatch(/^pdl: rate limited \(429, retry after 1[12]\ds\)$/);
     expect(await failure({ status: 403, body: '<html><title>Access Denied</title></html>' })).toMatchObject({
       code: 'blocked',
     });
