@@ -41,10 +41,17 @@ export class WorkerHealthService implements OnModuleInit, OnApplicationShutdown 
       if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, { status: 'error' });
       if (path === '/health/live') return answer(200, { status: 'ok' });
       if (path === '/metrics') {
-        void this.metrics.metrics().then((text) => {
-          res.writeHead(200, { 'content-type': this.metrics.contentType, 'cache-control': 'no-store' });
-          res.end(text);
-        });
+        void this.metrics.metrics().then(
+          (text) => {
+            res.writeHead(200, { 'content-type': this.metrics.contentType, 'cache-control': 'no-store' });
+            res.end(text);
+          },
+          // A metric whose collection fails answers this scrape 500, not never (and no unhandled rejection).
+          (err: unknown) => {
+            this.logger.error(`metrics collection failed: ${String(err)}`);
+            answer(500, { status: 'error' });
+          },
+        );
         return;
       }
       if (path !== '/health/ready') return answer(404, { status: 'error' });
