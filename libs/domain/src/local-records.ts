@@ -139,10 +139,6 @@ export function personRowOf(
   // A national-format phone is read in the record's own country (its first location's), if it names one.
   const region = phoneRegionOf(locations);
   const split = splitPersonName(record.full_name);
-  const names = new Map<string, boolean>();
-  for (const alias of record.aliases ?? []) names.set(normalizePersonName(alias), true);
-  names.set(normalizePersonName(record.full_name), false);
-  names.delete('');
   return {
     id: subjectId('person', record.source, record.external_id),
     source: record.source,
@@ -160,8 +156,20 @@ export function personRowOf(
     phone_keys: distinct(keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region), onInvalid)),
     username_keys: distinct((record.usernames ?? []).map(normalizeUsername)),
     location_keys: distinct(locations.flatMap(locationKeys)),
-    names: [...names].map(([name_key, is_alias]) => ({ name_key, is_alias })),
+    names: personNamesOf(record.full_name, record.aliases ?? []),
   };
+}
+
+/**
+ * A person's searchable names (`person_names`): the full name and each alias, folded by normalizePersonName,
+ * each key once (the full name's when an alias folds to it), none empty.
+ */
+export function personNamesOf(fullName: string, aliases: readonly string[]): PersonRow['names'] {
+  const names = new Map<string, boolean>();
+  for (const alias of aliases) names.set(normalizePersonName(alias), true);
+  names.set(normalizePersonName(fullName), false);
+  names.delete('');
+  return [...names].map(([name_key, is_alias]) => ({ name_key, is_alias }));
 }
 
 /** A jurisdiction written as a code: `GB`, `us_ny` (OpenCorporates), `UK-ENG`. */

@@ -31,6 +31,33 @@ describe('normalisation', () => {
   });
 
   it.each([
+    ["Conan O'Brien", 'conan obrien'],
+    ['Conan O\u2019Brien', 'conan obrien'],
+    ['Conan O\u02bcBrien', 'conan obrien'],
+    ['Conan OBrien', 'conan obrien'],
+    ["D'Angelo Russell", 'dangelo russell'],
+    ["N'Golo N\u2019Diaye", 'ngolo ndiaye'],
+    // An apostrophe that is not inside a word still parts words; a hyphen always does.
+    ["Conan O' Brien", 'conan o brien'],
+    ["Zoë O'Neill-Smith", 'zoe oneill smith'],
+  ])('folds the person name %j to %j: an apostrophe inside a word is dropped', (input, folded) => {
+    expect(normalizePersonName(input)).toBe(folded);
+  });
+
+  it.each([
+    ['王小明', 'wang xiaoming'],
+    ['王 小明', 'wang xiaoming'],
+    ['李娜', 'li na'],
+    ['欧阳娜娜', 'ouyang nana'],
+    ['歐陽娜娜', 'ouyang nana'],
+    ['김민준', 'gim minjun'],
+    // Not one word of two to four characters: each word as any-ascii writes it.
+    ['约翰·史密斯', 'yuehan shimisi'],
+  ])('folds the CJK name %j to %j: the family name one word, the given name another', (input, folded) => {
+    expect(normalizePersonName(input)).toBe(folded);
+  });
+
+  it.each([
     ['Grace Brewster Hopper', { first: 'Grace', last: 'Hopper' }],
     ['Hopper, Grace Brewster', { first: 'Grace', last: 'Hopper' }],
     ['Cher', { first: 'Cher', last: null }],

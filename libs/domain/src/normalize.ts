@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { parseEmail } from './email';
 import { parsePhone } from './phone';
+import { spacedCjkName } from './cjk-names';
 
 /**
  * The one normalisation of each kind of value, used when records are imported and when they are
@@ -24,9 +25,22 @@ export function tokensOf(value: string): string[] {
   return folded === '' ? [] : folded.split(' ');
 }
 
-/** A person's name, folded: "Zoë  O'Neill-Smith" → "zoe o neill smith". */
+/**
+ * Apostrophes as names are written with them — ASCII `'` and `` ` ``, the typographic ’ and ‘, the modifier
+ * letters ʼ and ʻ, the acute accent and prime used in their place, the full-width ＇ — between two letters
+ * (after any combining marks on the first).
+ */
+const APOSTROPHE_IN_WORD = /(?<=\p{L}\p{M}*)['`\u2018\u2019\u02bc\u02bb\u00b4\u2032\uff07]+(?=\p{L})/gu;
+
+/**
+ * A person's name, folded: "Zoë  O'Neill-Smith" → "zoe oneill smith", "王小明" → "wang xiaoming". As
+ * foldText, except that an apostrophe inside a word is dropped (O'Brien, O’Brien and OBrien are one word,
+ * "obrien"; the spaced "O Brien" is met by the name matcher), and a name written in Chinese characters or
+ * Hangul has its family name and given name as two words, as it is romanised (spacedCjkName). ADR 0012.
+ * The local index's name keys; not suppression's, whose stored keys are hashes of foldText's words.
+ */
 export function normalizePersonName(name: string): string {
-  return tokensOf(name).join(' ');
+  return tokensOf(spacedCjkName(name).replace(APOSTROPHE_IN_WORD, '')).join(' ');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DomainError, type FieldIssue } from './errors';
-import { normalizeEmailAddress, normalizePersonName, normalizePhoneNumber } from './normalize';
+import { normalizeEmailAddress, normalizePhoneNumber, tokensOf } from './normalize';
 
 /**
  * The suppression list's subjects (people who opted out): an e-mail address, a phone number, or a name
@@ -27,6 +27,8 @@ export interface SuppressionInput {
 
 const MIN_BIRTH_YEAR = 1800;
 
+const foldedNameWords = (name: string): string => tokensOf(name).join(' ');
+
 export const suppressionKeys = {
   email: (email: string): string | null => {
     const normalized = normalizeEmailAddress(email);
@@ -37,8 +39,13 @@ export const suppressionKeys = {
     const e164 = normalizePhoneNumber(phone, country);
     return e164 ? `phone:${e164}` : null;
   },
+  /**
+   * A name's words as foldText writes them — not normalizePersonName, whose rules (an apostrophe inside a
+   * word dropped, a CJK name spaced) came after entries were stored: a stored key is a hash, which cannot be
+   * re-keyed, so a changed fold would silently lift the suppressions written before (ADR 0012, ADR 0015).
+   */
   name: (name: string, birthYear: number): string | null => {
-    const folded = normalizePersonName(name);
+    const folded = foldedNameWords(name);
     return !/[a-z]/.test(folded) ? null : `name:${folded}:${birthYear}`;
   },
 };
@@ -83,8 +90,7 @@ export function parseSuppressionSubject(input: SuppressionInput): SuppressionSub
     }
     case 'name': {
       const name = typeof input.name === 'string' ? input.name : '';
-      if (!/[a-z]/.test(normalizePersonName(name)))
-        issues.push({ field: 'name', issue: 'must be a name with letters' });
+      if (!/[a-z]/.test(foldedNameWords(name))) issues.push({ field: 'name', issue: 'must be a name with letters' });
       const year = birthYearOf(input.birth_year);
       if (year === null) {
         issues.push({

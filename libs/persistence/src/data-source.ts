@@ -29,6 +29,7 @@ import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-pers
 import { WebhookDeliveryPerAttempt1900000000000 } from './migrations/1900000000000-webhook-delivery-per-attempt';
 import { LoginKeys1920000000000 } from './migrations/1920000000000-login-keys';
 import { GrantReferences1930000000000 } from './migrations/1930000000000-grant-references';
+import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 
 export const ENTITIES = [
   AccountEntity,
@@ -64,6 +65,7 @@ export const MIGRATIONS = [
   WebhookDeliveryPerAttempt1900000000000,
   LoginKeys1920000000000,
   GrantReferences1930000000000,
+  PersonNameKeys1990000000000,
 ];
 
 export interface DataSourceOptions {

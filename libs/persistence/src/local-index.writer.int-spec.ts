@@ -1,11 +1,19 @@
 import type { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
-import { companyRowOf, personRowOf, type CompanyRecord, type PersonRecord, type PersonRow } from '@dossier/domain';
+import {
+  companyRowOf,
+  foldText,
+  personRowOf,
+  type CompanyRecord,
+  type PersonRecord,
+  type PersonRow,
+} from '@dossier/domain';
 import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
 import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
+import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 import { writeCompanies, writePeople } from './local-index.writer';
 
 describe('local index writer', () => {
@@ -289,6 +297,109 @@ describe('local index writer', () => {
           return { locations, location_keys, phone_keys };
         }),
       );
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('keys a name with an apostrophe inside a word, and a CJK name, as searched, and migrates the keys stored before', async () => {
+    const names: [fullName: string, aliases: string[], keys: [string, boolean][]][] = [
+      ['Conan O\u2019Brien', ["Conan O'Brien", 'Conan OBrien'], [['conan obrien', false]]],
+      [
+        "D'Angelo Russell",
+        ['Russell, D. Angelo'],
+        [
+          ['dangelo russell', false],
+          ['russell d angelo', true],
+        ],
+      ],
+      [
+        '王小明',
+        ['Wang Xiaoming', 'Xiao-Ming Wang'],
+        [
+          ['wang xiaoming', false],
+          ['xiao ming wang', true],
+        ],
+      ],
+      // Folded as before: nothing of it may change, so its rows are not written again.
+      [
+        'Ada Lovelace',
+        ['Augusta Ada King'],
+        [
+          ['ada lovelace', false],
+          ['augusta ada king', true],
+        ],
+      ],
+      ['Zoë Martínez', [], [['zoe martinez', false]]],
+    ];
+    const records: PersonRecord[] = names.map(([full_name, aliases], i) => ({
+      source,
+      external_id: `n${i}`,
+      full_name,
+      aliases,
+    }));
+    const sorted = (keys: [string, boolean][]) => [...keys].sort(([a], [b]) => (a < b ? -1 : 1));
+    const keysOf = (rows: { name_key: string; is_alias: boolean }[]) =>
+      sorted(rows.map((n): [string, boolean] => [n.name_key, n.is_alias]));
+    // As the import writes them (personRowOf, then writePeople).
+    expect(records.map((r) => keysOf(personRowOf(r).names))).toEqual(names.map(([, , keys]) => sorted(keys)));
+
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    const stored = async () =>
+      (await runner.query(
+        `SELECT p.external_id, n.name_key, n.is_alias, n.ctid::text AS ctid FROM person_names n JOIN people p ON p.id = n.person_id
+          WHERE p.source = $1 AND p.external_id LIKE 'n_' ORDER BY p.external_id, n.name_key COLLATE "C"`,
+        [source],
+      )) as { external_id: string; name_key: string; is_alias: boolean; ctid: string }[];
+    try {
+      const rows = records.map((r) => personRowOf(r));
+      await runner.query(
+        `INSERT INTO people (id, source, external_id, full_name, aliases)
+         SELECT t.id, $1, t.external_id, t.full_name, array(SELECT jsonb_array_elements_text(t.aliases::jsonb))
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(id, external_id, full_name, aliases)`,
+        [
+          source,
+          rows.map((r) => r.id),
+          rows.map((r) => r.external_id),
+          rows.map((r) => r.full_name),
+          rows.map((r) => JSON.stringify(r.aliases)),
+        ],
+      );
+      // The keys as imports wrote them before: foldText's words, the full name's winning over an alias's.
+      const before = records.flatMap((r, i) => {
+        const keys = new Map<string, boolean>();
+        for (const alias of r.aliases ?? []) keys.set(foldText(alias), true);
+        keys.set(foldText(r.full_name), false);
+        return [...keys].map(([name_key, is_alias]) => ({ id: rows[i]!.id, name_key, is_alias }));
+      });
+      expect(before.filter((n) => n.id === rows[0]!.id).map((n) => n.name_key)).toEqual([
+        'conan o brien',
+        'conan obrien',
+      ]);
+      expect(before.filter((n) => n.id === rows[2]!.id).map((n) => n.name_key)).toEqual([
+        'wang xiaoming',
+        'xiao ming wang',
+        'wangxiaoming',
+      ]);
+      await runner.query(
+        `INSERT INTO person_names (person_id, name_key, is_alias) SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])`,
+        [before.map((n) => n.id), before.map((n) => n.name_key), before.map((n) => n.is_alias)],
+      );
+      const untouched = (await stored()).filter((n) => n.external_id === 'n3' || n.external_id === 'n4');
+
+      await new PersonNameKeys1990000000000().up(runner);
+      const migrated = await stored();
+      expect(records.map((r) => keysOf(migrated.filter((n) => n.external_id === r.external_id)))).toEqual(
+        records.map((r) => keysOf(personRowOf(r).names)),
+      );
+      // Only the people whose keys changed were written.
+      expect(migrated.filter((n) => n.external_id === 'n3' || n.external_id === 'n4')).toEqual(untouched);
+
+      // Idempotent: a second run writes nothing.
+      await new PersonNameKeys1990000000000().up(runner);
+      expect(await stored()).toEqual(migrated);
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

@@ -72,6 +72,10 @@ describe('local provider (Postgres)', () => {
       full_name: 'Katherine Johnson',
       locations: [{ city: 'Somewhere', region: null, country: null }],
     },
+    // Names with an apostrophe inside a word (a typographic one; none) and one written in Chinese characters.
+    { source, external_id: 'conan', full_name: 'Conan O\u2019Brien' },
+    { source, external_id: 'dangelo', full_name: 'Dangelo Russell' },
+    { source, external_id: 'xiaoming', full_name: '王小明' },
   ];
   const companies: CompanyRecord[] = [
     {
@@ -144,6 +148,22 @@ describe('local provider (Postgres)', () => {
       }
       expect((await findPeople({ name: 'Augusta Ada King' })).map((f) => [f.id, f.score])).toEqual([['ada', 0.75]]);
       expect((await findPeople({ name: 'zoe martinez ortega' }))[0]).toMatchObject({ id: 'zoe', score: 0.75 });
+    });
+
+    it("finds a name with an apostrophe inside a word (O'Brien) by every spelling of it, and a CJK name by its pinyin", async () => {
+      for (const name of ["Conan O'Brien", 'Conan OBrien', 'Conan O\u02bcBrien', 'OBrien, Conan']) {
+        expect([name, await findPeople({ name })]).toEqual([name, [{ id: 'conan', score: 0.75, on: ['name'] }]]);
+      }
+      expect(await findPeople({ name: 'Conan O Brien' })).toEqual([{ id: 'conan', score: 0.712, on: ['name'] }]);
+      expect(await findPeople({ name: "D'Angelo Russell" })).toEqual([{ id: 'dangelo', score: 0.75, on: ['name'] }]);
+      for (const name of ['Wang Xiaoming', 'Xiaoming Wang', '王小明']) {
+        expect([name, await findPeople({ name })]).toEqual([name, [{ id: 'xiaoming', score: 0.75, on: ['name'] }]]);
+      }
+      for (const name of ['Wang Xiao Ming', 'Wangxiaoming']) {
+        expect([name, await findPeople({ name })]).toEqual([name, [{ id: 'xiaoming', score: 0.712, on: ['name'] }]]);
+      }
+      // Another person of the same given name is not them.
+      expect(await findPeople({ name: 'Li Xiaoming' })).toEqual([]);
     });
 
     it('finds by e-mail (any case), phone (any format, national with the country) and username (with @)', async () => {
