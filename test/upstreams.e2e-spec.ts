@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Api, FakeUpstream, REPO_ROOT, Stack, ledgerState, type FakeAnswer } from '@dossier/testing';
+import { companyRowOf } from '@dossier/domain';
+import { openDataSource, writeCompanies } from '@dossier/persistence';
+import { Api, FakeUpstream, REPO_ROOT, Stack, ledgerState, testEnv, type FakeAnswer } from '@dossier/testing';
 
 interface Source {
   provider: string;
@@ -201,6 +204,45 @@ describe('company registries and People Data Labs against fakes of their vendors
       expect(itemsFrom(res.body, 'gleif')).toEqual([]);
       expect(itemsFrom(res.body, 'companies-house').length).toBeGreaterThan(0);
       expect(spent).toBe(1);
+    });
+
+    it("makes one item of the register's company and a local record of it written as an operator may (Scotland, SC98765)", async () => {
+      const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'upstreams-e2e' });
+      const source = `upstreams-e2e-${randomUUID()}`;
+      try {
+        await writeCompanies(db, [
+          companyRowOf({
+            source,
+            external_id: 'highland',
+            name: 'Highland Looms Ltd',
+            registration_number: 'SC98765',
+            jurisdiction: 'Scotland',
+          }),
+        ]);
+        gleif.reply(GLEIF_EMPTY);
+        const profile = {
+          ...(CH_PROFILE.body as object),
+          company_name: 'HIGHLAND LOOMS LIMITED',
+          company_number: 'SC098765',
+        };
+        companiesHouse.reply((req) =>
+          req.url === '/company/SC098765' ? { ...CH_PROFILE, body: profile } : CH_NO_PROFILE,
+        );
+        const { res } = await charged('/v1/search/company', { registration_number: 'SC98765' });
+        expect(companiesHouse.requests.at(-1)!.url).toBe('/company/SC098765');
+        expect(res.body.results).toEqual([
+          expect.objectContaining({
+            name: 'HIGHLAND LOOMS LIMITED',
+            registration_number: 'SC098765',
+            jurisdiction: 'GB',
+            matched_on: ['registration_number'],
+            sources: ['companies-house', 'local'],
+          }),
+        ]);
+      } finally {
+        await db.query(`DELETE FROM companies WHERE source = $1`, [source]);
+        await db.destroy();
+      }
     });
 
     it('finds nothing and charges nothing when no registry has the company', async () => {

@@ -1,4 +1,4 @@
-import { countryKey, foldText } from './normalize';
+import { JURISDICTION_CODE, countryKey, foldText, jurisdictionKey } from './normalize';
 
 /** ISO 3166-1 alpha-2 codes (officially assigned). */
 export const ISO_COUNTRIES: ReadonlySet<string> = new Set(
@@ -22,13 +22,14 @@ let codesByName: ReadonlyMap<string, string> | undefined;
 
 /**
  * Names commonly written for a country that CLDR does not give it (folded; "U.S.A." folds to `usa`, and
- * "U.S." to the code `us`). England, Scotland, Wales and Northern Ireland, written where a country is,
- * are the United Kingdom's parts: GB.
+ * "U.S." to the code `us`). England, Scotland, Wales and Northern Ireland (and England and Wales, one
+ * jurisdiction of company law), written where a country is, are the United Kingdom's parts: GB.
  */
 const COUNTRY_NAME_ALIASES: ReadonlyMap<string, string> = new Map([
   ['usa', 'US'],
   ['united states of america', 'US'],
   ['great britain', 'GB'],
+  ['england and wales', 'GB'],
   ['england', 'GB'],
   ['scotland', 'GB'],
   ['wales', 'GB'],
@@ -136,4 +137,82 @@ export function usStateCodeOf(value: string): string | null {
     ]),
   );
   return statesByKey.get(foldText(value)) ?? null;
+}
+
+/** Canada's ten provinces and three territories: ISO 3166-2 code (after `CA-`, as Canada Post writes them) → name. */
+export const CANADIAN_PROVINCES: ReadonlyMap<string, string> = new Map([
+  ['AB', 'Alberta'],
+  ['BC', 'British Columbia'],
+  ['MB', 'Manitoba'],
+  ['NB', 'New Brunswick'],
+  ['NL', 'Newfoundland and Labrador'],
+  ['NS', 'Nova Scotia'],
+  ['NT', 'Northwest Territories'],
+  ['NU', 'Nunavut'],
+  ['ON', 'Ontario'],
+  ['PE', 'Prince Edward Island'],
+  ['QC', 'Quebec'],
+  ['SK', 'Saskatchewan'],
+  ['YT', 'Yukon'],
+]);
+
+/**
+ * Folded names of the sub-national jurisdictions that register companies on their own → ISO 3166-2 code,
+ * as OpenCorporates names its jurisdictions (`us_de`, `ca_on`): the US states and DC (ISO's codes are
+ * the USPS ones), Canada's provinces and territories. Built once from US_STATES and CANADIAN_PROVINCES.
+ */
+let subdivisionsByName: ReadonlyMap<string, string> | undefined;
+
+function subdivisionNamed(key: string): string | null {
+  subdivisionsByName ??= new Map([
+    ...[...US_STATES].map(([code, name]) => [foldText(name), `US-${code}`] as const),
+    ['washington dc', 'US-DC'],
+    ...[...CANADIAN_PROVINCES].map(([code, name]) => [foldText(name), `CA-${code}`] as const),
+    ['newfoundland', 'CA-NL'],
+  ]);
+  // "State of New York", "Commonwealth of Massachusetts", "Province of Ontario", "New York State"
+  const bare = key.replace(/^(state|commonwealth|province) of /, '').replace(/ (state|province)$/, '');
+  return subdivisionsByName.get(key) ?? subdivisionsByName.get(bare) ?? null;
+}
+
+/** Every jurisdiction a folded name may be: a country and a US state both, for "Georgia". */
+function jurisdictionsNamed(key: string): string[] {
+  return [countryCodeOfName(key), subdivisionNamed(key)].filter((c): c is string => c !== null);
+}
+
+/**
+ * A company's jurisdiction as an ISO code, the way the registries write theirs: one written as a code as
+ * jurisdictionKey reads it (`us_de` → `US-DE`, `uk` → `GB`); one written out, a country by its English
+ * name (countryCodeOfName: "Germany" → `DE`, and the UK's nations — "England and Wales", "Scotland",
+ * "Northern Ireland" — as `GB`), a US state or Canadian province by its name, ISO 3166-2 ("Delaware",
+ * "State of New York", "Ontario" → `US-DE`, `US-NY`, `CA-ON`), optionally followed by its country
+ * ("Delaware, USA", "Georgia (United States)"). Null when the name is none of these, or could be more
+ * than one ("Georgia" alone: the country or the state): a state is never read as its country alone, so
+ * Delaware's and New York's companies stay apart.
+ */
+export function jurisdictionOf(value: string): string | null {
+  const written = value.trim();
+  if (written === '') return null;
+  if (JURISDICTION_CODE.test(written)) return jurisdictionKey(written);
+  const parts = written
+    .split(/[,()]/)
+    .map(foldText)
+    .filter((p) => p !== '');
+  const within = parts.length === 2 ? countryCodeOfName(parts[1]!) : null;
+  const codes = within
+    ? jurisdictionsNamed(parts[0]!).filter((c) => c === within || c.startsWith(`${within}-`))
+    : jurisdictionsNamed(foldText(written));
+  return codes.length === 1 ? codes[0]! : null;
+}
+
+/**
+ * The register a company's number is unique in, from its jurisdiction (or its country): the jurisdiction
+ * as jurisdictionOf reads it, with the UK's parts as GB — Companies House numbers are unique across the
+ * UK, its SC and NI prefixes telling Scotland's and Northern Ireland's — and one it cannot read folded as
+ * written; empty when there is none. Two records of one number are one company only in one register.
+ */
+export function registerOf(jurisdiction: string): string {
+  const code = jurisdictionOf(jurisdiction);
+  if (code === null) return foldText(jurisdiction);
+  return code.startsWith('GB-') ? 'GB' : code;
 }

@@ -1,8 +1,7 @@
-import { countryCodeOfName, usStateCodeOf } from './countries';
+import { countryCodeOfName, jurisdictionOf, registerOf, usStateCodeOf } from './countries';
 import {
   countryKey,
   foldText,
-  jurisdictionKey,
   locationKeys,
   normalizeCompanyName,
   normalizeDomain,
@@ -172,36 +171,39 @@ export function personNamesOf(fullName: string, aliases: readonly string[]): Per
   return [...names].map(([name_key, is_alias]) => ({ name_key, is_alias }));
 }
 
-/** A jurisdiction written as a code: `GB`, `us_ny` (OpenCorporates), `UK-ENG`. */
-const JURISDICTION_CODE = /^[a-z]{2}([-_][a-z0-9]{1,3})?$/i;
-
 /**
  * The country and jurisdiction of a company record as stored, shown and filtered by: the country as
- * countryKey writes it (`uk` → `GB`), a jurisdiction written as a code the ISO way (`us_ny` → `US-NY`,
- * `UK` → `GB`), one written out (`Delaware`) as written.
+ * countryKey writes it (`uk` → `GB`), the jurisdiction as the registries write theirs (jurisdictionOf:
+ * `us_ny` → `US-NY`, `UK` → `GB`, "Delaware" → `US-DE`, "England and Wales" → `GB`), one it cannot read
+ * ("Georgia": the country or the state?) as written.
  */
 function placeOf(record: CompanyRecord): { jurisdiction: string | null; country: string | null } {
   const jurisdiction = blankToNull(record.jurisdiction);
   const country = blankToNull(record.country);
   return {
-    jurisdiction:
-      jurisdiction !== null && JURISDICTION_CODE.test(jurisdiction) ? jurisdictionKey(jurisdiction) : jurisdiction,
+    jurisdiction: jurisdiction === null ? null : (jurisdictionOf(jurisdiction) ?? jurisdiction),
     country: country === null ? null : countryKey(country),
   };
 }
 
+/**
+ * A company row: its place as placeOf writes it, its registration number keyed in its register
+ * (registerOf its jurisdiction, else its country: a UK number `SC12345` as `SC012345`).
+ */
 export function companyRowOf(record: CompanyRecord): CompanyRow {
   const registration = blankToNull(record.registration_number);
   const domain = blankToNull(record.domain);
   const domainKey = domain === null ? null : normalizeDomain(domain);
-  const registrationKeyOf = registration === null ? null : registrationKey(registration);
+  const place = placeOf(record);
+  const registrationKeyOf =
+    registration === null ? null : registrationKey(registration, registerOf(place.jurisdiction ?? place.country ?? ''));
   return {
     id: subjectId('company', record.source, record.external_id),
     source: record.source,
     external_id: record.external_id,
     name: record.name.trim(),
     registration_number: registration,
-    ...placeOf(record),
+    ...place,
     domain: domainKey ?? domain,
     status: blankToNull(record.status),
     incorporated_on: blankToNull(record.incorporated_on),
@@ -292,7 +294,8 @@ export interface PersonSearch {
 export interface CompanySearch {
   name_key: string | null;
   domain_key: string | null;
-  registration_key: string | null;
+  /** The keys the searched number may be stored under (a UK number is keyed as the register writes it). */
+  registration_keys: string[] | null;
   country: string | null;
 }
 

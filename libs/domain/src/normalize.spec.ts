@@ -131,6 +131,17 @@ describe('normalisation', () => {
     expect(registrationKey('0')).toBe('0');
   });
 
+  it('reads a UK number typed without the zeros after its prefix as Companies House writes it, in GB only', () => {
+    expect(registrationKey('SC12345', 'GB')).toBe('SC012345');
+    expect(registrationKey('ni 1234', 'GB')).toBe('NI001234');
+    expect(registrationKey('SC012345', 'GB')).toBe('SC012345');
+    expect(registrationKey('sc12345', 'GB-SCT')).toBe('SC012345');
+    expect(registrationKey('SC12345', 'US-DE')).toBe('SC12345');
+    expect(registrationKey('SC12345')).toBe('SC12345');
+    expect(registrationKey('HRB12345', 'GB')).toBe('HRB12345');
+    expect(registrationKey('0012345', 'GB')).toBe('12345');
+  });
+
   it('writes a country and a jurisdiction the ISO way, UK as GB', () => {
     expect([' uk ', 'gb', 'US', ''].map(countryKey)).toEqual(['GB', 'GB', 'US', '']);
     expect(['uk', 'UK-SCT', 'uk_eng', 'us_de', 'GB', 'Delaware', ''].map(jurisdictionKey)).toEqual([

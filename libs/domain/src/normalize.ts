@@ -159,13 +159,28 @@ export function normalizeCompanyName(name: string): string {
 }
 
 /**
+ * A UK company number with a two-letter prefix (`SC` Scotland, `NI` Northern Ireland, `OC`, `SO`, …) as
+ * Companies House writes it, eight characters: the digits after the prefix padded with zeros
+ * (`SC12345` → `SC012345`, `NI1234` → `NI001234`). Anything else — a longer or shorter prefix, an
+ * all-digit number, one already of eight — as given. Takes a compact, upper-case number.
+ */
+export function padUkPrefixedNumber(compact: string): string {
+  const prefixed = /^([A-Z]{2})([0-9]{1,5})$/.exec(compact);
+  return prefixed ? `${prefixed[1]!}${prefixed[2]!.padStart(6, '0')}` : compact;
+}
+
+/**
  * A registration number as compared: no spaces or punctuation, upper-case, and an all-digit number
  * without its leading zeros — "01234567" (as Companies House writes it) and "1234567" are the same
- * company. The number is shown as the registry writes it; only the comparison uses this key.
+ * company. In the UK's register (`register` GB or one of its parts, as registerOf writes it) a number
+ * with a two-letter prefix is read as Companies House writes it (padUkPrefixedNumber: `SC12345` is
+ * `SC012345`); elsewhere such a number is a different one. The number is shown as the registry writes
+ * it; only the comparison uses this key.
  */
-export function registrationKey(value: string): string {
+export function registrationKey(value: string, register?: string | null): string {
   const compact = value.toUpperCase().replace(/[^A-Z0-9]/g, '');
-  return /^[0-9]+$/.test(compact) ? compact.replace(/^0+(?=.)/, '') : compact;
+  if (/^[0-9]+$/.test(compact)) return compact.replace(/^0+(?=.)/, '');
+  return register && /^GB(-|$)/.test(jurisdictionKey(register)) ? padUkPrefixedNumber(compact) : compact;
 }
 
 /**
@@ -219,9 +234,13 @@ export function countryKey(value: string): string {
   return COUNTRY_ALIASES.get(key) ?? key;
 }
 
+/** A jurisdiction written as a code: `GB`, `us_ny` (OpenCorporates), `UK-ENG`. */
+export const JURISDICTION_CODE = /^[a-z]{2}([-_][a-z0-9]{1,3})?$/i;
+
 /**
- * A jurisdiction as compared: upper-case ISO style, `_` as `-` (OpenCorporates' `us_de` is `US-DE`), its
- * country part as countryKey writes it (`UK` as `GB`, `uk_eng` as `GB-ENG`); empty when there is none.
+ * A jurisdiction written as a code, as compared: upper-case ISO style, `_` as `-` (OpenCorporates'
+ * `us_de` is `US-DE`), its country part as countryKey writes it (`UK` as `GB`, `uk_eng` as `GB-ENG`);
+ * empty when there is none. One written out ("Delaware") is jurisdictionOf's to read.
  */
 export function jurisdictionKey(value: string): string {
   const [country = '', ...rest] = value.trim().toUpperCase().replace(/_/g, '-').split('-');

@@ -29,6 +29,7 @@ import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-pers
 import { WebhookDeliveryPerAttempt1900000000000 } from './migrations/1900000000000-webhook-delivery-per-attempt';
 import { LoginKeys1920000000000 } from './migrations/1920000000000-login-keys';
 import { GrantReferences1930000000000 } from './migrations/1930000000000-grant-references';
+import { CompanyRegistrationPlaces1980000000000 } from './migrations/1980000000000-company-registration-places';
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 
 export const ENTITIES = [
@@ -65,6 +66,7 @@ export const MIGRATIONS = [
   WebhookDeliveryPerAttempt1900000000000,
   LoginKeys1920000000000,
   GrantReferences1930000000000,
+  CompanyRegistrationPlaces1980000000000,
   PersonNameKeys1990000000000,
 ];
 

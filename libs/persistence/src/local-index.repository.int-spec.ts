@@ -85,7 +85,7 @@ describe('local index queries', () => {
   });
 
   it('find companies by name, domain and registration number through their indexes', async () => {
-    const text = await plan(FIND_COMPANIES, ['acme widgets', 'acme.com', '1234567', 'GB', 200]);
+    const text = await plan(FIND_COMPANIES, ['acme widgets', 'acme.com', ['SC12345', 'SC012345'], 'GB', 200]);
     for (const index of ['companies_name_trgm_idx', 'companies_domain_key_idx', 'companies_registration_key_idx'])
       expect([index, text.includes(index)]).toEqual([index, true]);
     expect(text).not.toMatch(/Seq Scan on companies/);

@@ -66,7 +66,7 @@ export const FIND_COMPANIES = `
       ORDER BY word_similarity($1, name_key) DESC, similarity($1, name_key) DESC
       LIMIT $5)
     UNION SELECT id FROM companies WHERE domain_key = $2
-    UNION SELECT id FROM companies WHERE registration_key = $3
+    UNION SELECT id FROM companies WHERE registration_key = ANY ($3::text[])
   )
   SELECT c.id, c.source, c.external_id, c.name, c.registration_number, c.jurisdiction, c.country, c.domain, c.status,
          to_char(c.incorporated_on, 'YYYY-MM-DD') AS incorporated_on, c.address, c.industry, c.lei, c.name_key,
@@ -113,7 +113,7 @@ export class LocalIndexRepository implements LocalIndex {
     return queryRows<CompanyRow>(this.db, FIND_COMPANIES, [
       search.name_key,
       search.domain_key,
-      search.registration_key,
+      search.registration_keys,
       search.country,
       limit,
     ]);

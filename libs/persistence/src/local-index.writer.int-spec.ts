@@ -4,6 +4,7 @@ import {
   companyRowOf,
   foldText,
   personRowOf,
+  registrationKey,
   type CompanyRecord,
   type PersonRecord,
   type PersonRow,
@@ -13,6 +14,7 @@ import { openDataSource } from './data-source';
 import { CompanyCountryCodes1830000000000 } from './migrations/1830000000000-company-country-codes';
 import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-username-keys-after-at';
 import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
+import { CompanyRegistrationPlaces1980000000000 } from './migrations/1980000000000-company-registration-places';
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 import { writeCompanies, writePeople } from './local-index.writer';
 
@@ -119,7 +121,7 @@ describe('local index writer', () => {
     });
   });
 
-  it('stores countries and jurisdictions as searched (uk → GB, us_ny → US-NY), and migrates rows stored before as written', async () => {
+  it('stores countries and jurisdictions as searched (uk → GB, us_ny → US-NY, Delaware → US-DE), and migrates rows stored before as written', async () => {
     const places: Pick<CompanyRecord, 'jurisdiction' | 'country'>[] = [
       { jurisdiction: 'uk', country: ' uk ' },
       { jurisdiction: 'UK-ENG', country: 'UK' },
@@ -135,7 +137,7 @@ describe('local index writer', () => {
       ['GB-ENG', 'GB'],
       ['US-NY', null],
       ['GB', 'GB'],
-      ['Delaware', 'US'],
+      ['US-DE', 'US'],
       ['US-DE', 'US'],
       [null, null],
     ]);
@@ -156,6 +158,7 @@ describe('local index writer', () => {
         ],
       );
       await new CompanyCountryCodes1830000000000().up(runner);
+      await new CompanyRegistrationPlaces1980000000000().up(runner);
       const migrated = (await runner.query(
         `SELECT jurisdiction, country FROM companies WHERE source = $1 AND external_id LIKE 'm_' ORDER BY external_id`,
         [source],
@@ -163,6 +166,71 @@ describe('local index writer', () => {
       expect(migrated).toEqual(
         records.map((r) => ({ jurisdiction: companyRowOf(r).jurisdiction, country: companyRowOf(r).country })),
       );
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('stores a jurisdiction written out as its code and a UK number as the register writes it, and migrates rows stored before', async () => {
+    const places: Pick<CompanyRecord, 'registration_number' | 'jurisdiction' | 'country'>[] = [
+      { registration_number: '01234567', jurisdiction: 'England and Wales', country: null },
+      { registration_number: 'SC12345', jurisdiction: 'Scotland', country: 'GB' },
+      { registration_number: 'NI1234', jurisdiction: 'GB', country: 'GB' },
+      { registration_number: 'sc 12345', jurisdiction: null, country: 'GB' },
+      { registration_number: 'SC12345', jurisdiction: 'Delaware', country: 'US' },
+      { registration_number: '4785398', jurisdiction: 'State of New York', country: null },
+      { registration_number: 'SC012345', jurisdiction: 'GB', country: 'GB' },
+      { registration_number: 'AB123', jurisdiction: 'Atlantis', country: null },
+      { registration_number: null, jurisdiction: 'Georgia', country: null },
+    ];
+    const records: CompanyRecord[] = places.map((p, i) => ({ source, external_id: `r${i}`, name: 'Acme', ...p }));
+    expect(records.map((r) => [companyRowOf(r).jurisdiction, companyRowOf(r).registration_key])).toEqual([
+      ['GB', '1234567'],
+      ['GB', 'SC012345'],
+      ['GB', 'NI001234'],
+      [null, 'SC012345'],
+      ['US-DE', 'SC12345'],
+      ['US-NY', '4785398'],
+      ['GB', 'SC012345'],
+      ['Atlantis', 'AB123'],
+      ['Georgia', null],
+    ]);
+    // The rows as imports wrote them before: a jurisdiction written out as written, a number keyed as written.
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO companies (id, source, external_id, name, name_key, registration_number, registration_key,
+                                jurisdiction, country)
+         SELECT t.id, $1, t.external_id, 'Acme', 'acme', t.number, t.key, t.jurisdiction, t.country
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+                AS t(id, external_id, number, key, jurisdiction, country)`,
+        [
+          source,
+          records.map((r) => companyRowOf(r).id),
+          records.map((r) => r.external_id),
+          records.map((r) => r.registration_number ?? null),
+          records.map((r) => (r.registration_number ? registrationKey(r.registration_number) : null)),
+          records.map((r) => r.jurisdiction ?? null),
+          records.map((r) => r.country ?? null),
+        ],
+      );
+      const stored = () =>
+        runner.query(
+          `SELECT jurisdiction, registration_key, ctid::text AS ctid FROM companies
+            WHERE source = $1 AND external_id LIKE 'r_' ORDER BY external_id`,
+          [source],
+        ) as Promise<{ jurisdiction: string | null; registration_key: string | null; ctid: string }[]>;
+      // In batches of two, so that the walk goes on past a batch with nothing to change.
+      await new CompanyRegistrationPlaces1980000000000(2).up(runner);
+      const migrated = await stored();
+      expect(migrated.map((r) => [r.jurisdiction, r.registration_key])).toEqual(
+        records.map((r) => [companyRowOf(r).jurisdiction, companyRowOf(r).registration_key]),
+      );
+      // Again: nothing left to change, nothing written (an UPDATE would move a row to a new ctid).
+      await new CompanyRegistrationPlaces1980000000000(2).up(runner);
+      expect(await stored()).toEqual(migrated);
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

@@ -1,4 +1,11 @@
-import { isCalendarDate, normalizeCompanyName, normalizeDomain, registrationKey, subjectId } from '@dossier/domain';
+import {
+  isCalendarDate,
+  normalizeCompanyName,
+  normalizeDomain,
+  registerOf,
+  registrationKey,
+  subjectId,
+} from '@dossier/domain';
 import type { CompanyInput, CompanyResultItem } from '@dossier/contracts';
 import type { ProviderAnswer } from './provider';
 import { nameMatchScore } from './local/name-match';
@@ -36,11 +43,19 @@ export interface CompanyMatch {
 /**
  * What agrees between a company search and a record, as the local index and every registry weigh it:
  * the best of the record's names against the searched one (legal forms folded; below NAME_FLOOR no
- * match), the registration number and the domain by their comparison keys.
+ * match), the registration number and the domain by their comparison keys — the number, searched and
+ * recorded, keyed in the record's register (its jurisdiction, else its country, else the searched one:
+ * a searched `SC12345` is a UK record's `SC012345`, and no other's).
  */
 export function companyEvidence(
   input: CompanyInput,
-  record: { names: readonly string[]; registration_number: string | null; domain?: string | null },
+  record: {
+    names: readonly string[];
+    registration_number: string | null;
+    jurisdiction?: string | null;
+    country?: string | null;
+    domain?: string | null;
+  },
 ): Evidence {
   const evidence: Evidence = [];
   const name = input.company_name ? normalizeCompanyName(input.company_name) : '';
@@ -49,8 +64,13 @@ export function companyEvidence(
     const s = Math.max(0, ...record.names.map((n) => nameMatchScore(searched, normalizeCompanyName(n).split(' '))));
     if (s >= NAME_FLOOR) evidence.push(['name', s]);
   }
-  const number = input.registration_number ? registrationKey(input.registration_number) : '';
-  if (number !== '' && record.registration_number !== null && registrationKey(record.registration_number) === number)
+  const register = registerOf(record.jurisdiction ?? record.country ?? input.country ?? '');
+  const number = input.registration_number ? registrationKey(input.registration_number, register) : '';
+  if (
+    number !== '' &&
+    record.registration_number !== null &&
+    registrationKey(record.registration_number, register) === number
+  )
     evidence.push(['registration_number', 1]);
   const domain = input.domain ? normalizeDomain(input.domain) : null;
   if (domain !== null && record.domain && normalizeDomain(record.domain) === domain) evidence.push(['domain', 1]);

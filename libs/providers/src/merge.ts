@@ -1,10 +1,10 @@
 import {
-  jurisdictionKey,
   normalizeDomain,
   normalizeEmailAddress,
   normalizePhoneNumber,
   normalizeUsername,
   phoneRegionOf,
+  registerOf,
   registrationKey,
   type LookupKind,
 } from '@dossier/domain';
@@ -250,11 +250,15 @@ function mergePeople(ranked: Contribution<'person'>[]): PersonResultItem[] {
   return bestFirst([...people, ...alone]);
 }
 
-/** Companies are one subject when they share a registration number in a jurisdiction, an LEI, or a domain. */
+/**
+ * Companies are one subject when they share a registration number in a register (registerOf: `us_de`,
+ * `US-DE` and "Delaware" are one, "England and Wales", "Scotland" and `GB` one, Delaware and New York
+ * two), keyed as that register writes it (`SC12345` is `SC012345` in GB) — or an LEI, or a domain.
+ */
 function mergeCompanies(ranked: Contribution<'company'>[]): CompanyResultItem[] {
   const keyed = keyedItems<CompanyResultItem>(ranked, (c) => {
-    const where = jurisdictionKey(c.jurisdiction ?? c.country ?? '');
-    const number = c.registration_number ? registrationKey(c.registration_number) : '';
+    const where = registerOf(c.jurisdiction ?? c.country ?? '');
+    const number = c.registration_number ? registrationKey(c.registration_number, where) : '';
     return [
       `id:${c.id}`,
       ...(where && number ? [`reg:${where}:${number}`] : []),

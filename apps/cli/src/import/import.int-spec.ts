@@ -443,7 +443,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     try {
       const index = new LocalIndexRepository(ds);
       const find = async (name_key: string, country: string) =>
-        (await index.findCompanies({ name_key, country, domain_key: null, registration_key: null }, 10)).map(
+        (await index.findCompanies({ name_key, country, domain_key: null, registration_keys: null }, 10)).map(
           (r) => r.external_id,
         );
       expect(await find('britannia tools', 'GB')).toEqual(['uk-1']);
@@ -452,6 +452,30 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     } finally {
       await ds.destroy();
     }
+  });
+
+  it('stores a jurisdiction written out as its code and a UK number keyed as the register writes it', async () => {
+    const file = join(dir, 'written-places.csv');
+    writeFileSync(
+      file,
+      'external_id,name,registration_number,jurisdiction,source\n' +
+        'ew-1,Albion Mills Ltd,01234567,England and Wales,written-places\n' +
+        'sc-1,Highland Looms Ltd,SC12345,Scotland,written-places\n' +
+        'de-1,Dover Quarries Inc,5550001,Delaware,written-places\n' +
+        'ny-1,Empire Quarries Inc,5550001,State of New York,written-places\n',
+    );
+    const run = await cli('import', 'company', file);
+    expect([run.code, run.stdout]).toEqual([0, expect.stringMatching(/^read 4, imported 4, /m)]);
+    expect(
+      await rows(
+        `SELECT external_id, jurisdiction, registration_key FROM companies WHERE source = 'written-places' ORDER BY 1`,
+      ),
+    ).toEqual([
+      { external_id: 'de-1', jurisdiction: 'US-DE', registration_key: '5550001' },
+      { external_id: 'ew-1', jurisdiction: 'GB', registration_key: '1234567' },
+      { external_id: 'ny-1', jurisdiction: 'US-NY', registration_key: '5550001' },
+      { external_id: 'sc-1', jurisdiction: 'GB', registration_key: 'SC012345' },
+    ]);
   });
 
   it('imports a person in country UK with a national phone, stored in GB and found by that phone', async () => {

@@ -40,6 +40,9 @@ describe('companiesHouseProvider', () => {
     expect(companyNumberOf('102498')).toBe('00102498');
     expect(companyNumberOf(' 00102498 ')).toBe('00102498');
     expect(companyNumberOf('sc 123456')).toBe('SC123456');
+    expect(companyNumberOf('SC12345')).toBe('SC012345');
+    expect(companyNumberOf('ni1234')).toBe('NI001234');
+    expect(companyNumberOf('SC1234567')).toBeNull();
     expect(companyNumberOf('HRB 12345 B')).toBeNull();
     expect(companyNumberOf('123456789')).toBeNull();
     expect(companyNumberOf('')).toBeNull();
@@ -91,6 +94,19 @@ describe('companiesHouseProvider', () => {
       ],
       identities: [['companies-house:00102498']],
     });
+  });
+
+  it('asks for a number typed without the zeros after its prefix as the register writes it, and scores it a match', async () => {
+    fake.reply((req) =>
+      req.url === '/company/SC012345'
+        ? { ...PROFILE, body: { ...PROFILE.body, company_number: 'SC012345' } }
+        : PROFILE_404,
+    );
+    const answer = await lookup({ registration_number: 'SC12345' });
+    expect(fake.requests.at(-1)!.url).toBe('/company/SC012345');
+    expect(answer.items.map((i) => [i.registration_number, i.matched_on])).toEqual([
+      ['SC012345', ['registration_number']],
+    ]);
   });
 
   it('is not_found when the register has no such company (404 on the profile)', async () => {

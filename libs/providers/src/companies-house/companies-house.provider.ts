@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { padUkPrefixedNumber } from '@dossier/domain';
 import type { CompanyInput } from '@dossier/contracts';
 import { isoDate, joinAddress, searchByNumberThenName, statusOf, type RegistryCompany } from '../company-item';
 import {
@@ -60,12 +61,13 @@ const searchSchema = z.object({
 
 /**
  * A company number as Companies House writes it — eight characters, upper-case, an all-digit number
- * padded with leading zeros (`102498` → `00102498`, `sc 123456` → `SC123456`); null for anything that
- * cannot be one.
+ * padded with leading zeros (`102498` → `00102498`, `sc 123456` → `SC123456`), and the digits after a
+ * two-letter prefix too (`SC12345` → `SC012345`, `NI1234` → `NI001234`: padUkPrefixedNumber, as the
+ * index keys them); null for anything that cannot be one.
  */
 export function companyNumberOf(value: string): string | null {
   const compact = value.toUpperCase().replace(/[\s.-]/g, '');
-  const padded = /^\d{1,8}$/.test(compact) ? compact.padStart(8, '0') : compact;
+  const padded = /^\d{1,8}$/.test(compact) ? compact.padStart(8, '0') : padUkPrefixedNumber(compact);
   return /^[A-Z0-9]{8}$/.test(padded) ? padded : null;
 }
 

@@ -100,6 +100,28 @@ describe('local provider (Postgres)', () => {
     // As an operator's file may write them: the UK's common code, OpenCorporates' jurisdiction style.
     { source, external_id: 'britannia', name: 'Britannia Tools Ltd', jurisdiction: 'uk', country: 'uk' },
     { source, external_id: 'hudson', name: 'Hudson Tools LLC', jurisdiction: 'us_ny' },
+    // Jurisdictions written out, as a register's own export or an operator may write them.
+    {
+      source,
+      external_id: 'highland',
+      name: 'Highland Looms Ltd',
+      registration_number: 'SC012345',
+      jurisdiction: 'Scotland',
+    },
+    {
+      source,
+      external_id: 'dover',
+      name: 'Dover Quarries Inc',
+      registration_number: '5550001',
+      jurisdiction: 'Delaware',
+    },
+    {
+      source,
+      external_id: 'empire',
+      name: 'Empire Quarries Inc',
+      registration_number: '5550001',
+      jurisdiction: 'State of New York',
+    },
   ];
 
   beforeAll(async () => {
@@ -310,6 +332,33 @@ describe('local provider (Postgres)', () => {
       expect(ours(items, companies, 'c').map((c) => [c.external_id, c.jurisdiction, c.country])).toEqual([
         ['britannia', 'GB', 'GB'],
       ]);
+    });
+
+    it('reads a jurisdiction written out as its code, a state as itself (not its country), and keeps to its country', async () => {
+      expect((await findCompanies({ company_name: 'Dover Quarries', country: 'US' })).map((f) => f.id)).toEqual([
+        'dover',
+      ]);
+      const { items } = await searchCompanies({ registration_number: '5550001' }, ctx);
+      expect(
+        ours(items, companies, 'c')
+          .map((c) => [c.external_id, c.jurisdiction])
+          .sort(),
+      ).toEqual([
+        ['dover', 'US-DE'],
+        ['empire', 'US-NY'],
+      ]);
+    });
+
+    it('finds a UK number typed without the zeros after its prefix, in GB or with no country, not elsewhere', async () => {
+      expect(await findCompanies({ registration_number: 'SC12345' })).toEqual([
+        { id: 'highland', score: 0.95, on: ['registration_number'] },
+      ]);
+      expect((await findCompanies({ registration_number: 'sc 12345', country: 'GB' })).map((f) => f.id)).toEqual([
+        'highland',
+      ]);
+      expect((await findCompanies({ registration_number: 'SC12345', country: 'US' })).map((f) => f.id)).toEqual([]);
+      const { items } = await searchCompanies({ registration_number: 'SC012345' }, ctx);
+      expect(ours(items, companies, 'c').map((c) => [c.external_id, c.jurisdiction])).toEqual([['highland', 'GB']]);
     });
 
     it('answers the fields as recorded', async () => {

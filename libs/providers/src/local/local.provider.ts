@@ -86,6 +86,16 @@ export async function searchPeople(
   return best(items);
 }
 
+/**
+ * The keys a searched number may be stored under: as keyed anywhere, and as keyed in the UK's register
+ * (`SC12345` is stored as `SC012345` there) — one index probe for both; the search's country, and the
+ * scoring of each record's number in its own register (companyEvidence), keep the rest out.
+ */
+function registrationKeysOf(number: string): string[] | null {
+  const keys = [...new Set([registrationKey(number), registrationKey(number, 'GB')])].filter((k) => k !== '');
+  return keys.length > 0 ? keys : null;
+}
+
 /** Company items, best first, each with its identities (`lei:<LEI>` for a record that has one). */
 export async function searchCompanies(
   input: CompanyInput,
@@ -96,7 +106,7 @@ export async function searchCompanies(
   const search = {
     name_key: nameKey || null,
     domain_key: input.domain ? normalizeDomain(input.domain) : null,
-    registration_key: input.registration_number ? registrationKey(input.registration_number) || null : null,
+    registration_keys: input.registration_number ? registrationKeysOf(input.registration_number) : null,
     country: input.country ? countryKey(input.country) || null : null,
   };
   const rows = await index.findCompanies(search, NAME_CANDIDATES);

@@ -183,6 +183,71 @@ describe('merging companies', () => {
     ]);
   });
 
+  it('reads a jurisdiction written out as the code the registries write (England and Wales, Delaware), never as its country alone', () => {
+    const merged = mergeItems('company', [
+      {
+        precedence: 10,
+        items: [
+          company({ id: 'l-ew', registration_number: '01234567', jurisdiction: 'England and Wales' }),
+          company({ id: 'l-sc', registration_number: 'SC123456', jurisdiction: 'Scotland' }),
+          company({ id: 'l-de', registration_number: '4785398', jurisdiction: 'Delaware' }),
+          company({ id: 'l-ny', registration_number: '4785398', jurisdiction: 'State of New York' }),
+        ],
+      },
+      {
+        precedence: 20,
+        items: [
+          company({ id: 'ch-1', registration_number: '01234567', jurisdiction: 'GB', sources: ['companies-house'] }),
+          company({ id: 'ch-2', registration_number: 'SC123456', jurisdiction: 'GB', sources: ['companies-house'] }),
+        ],
+      },
+      {
+        precedence: 12,
+        items: [
+          company({ id: 'oc-de', registration_number: '4785398', jurisdiction: 'US-DE', sources: ['opencorporates'] }),
+        ],
+      },
+    ]);
+    expect(merged.map((m) => [m.id, m.sources]).sort()).toEqual([
+      ['ch-1', ['companies-house', 'local']],
+      ['ch-2', ['companies-house', 'local']],
+      ['l-ny', ['local']],
+      ['oc-de', ['opencorporates', 'local']],
+    ]);
+  });
+
+  it('reads a UK number typed without the zeros after its prefix as the register writes it, in GB only', () => {
+    const merged = mergeItems('company', [
+      {
+        precedence: 10,
+        items: [
+          company({ id: 'l-sc', registration_number: 'SC12345', jurisdiction: 'GB' }),
+          company({ id: 'l-ni', registration_number: 'ni 1234', country: 'GB' }),
+          company({ id: 'l-us', registration_number: 'SC12345', jurisdiction: 'US-DE' }),
+        ],
+      },
+      {
+        precedence: 20,
+        items: [
+          company({ id: 'ch-sc', registration_number: 'SC012345', jurisdiction: 'GB', sources: ['companies-house'] }),
+          company({ id: 'ch-ni', registration_number: 'NI001234', jurisdiction: 'GB', sources: ['companies-house'] }),
+        ],
+      },
+      {
+        precedence: 12,
+        items: [
+          company({ id: 'oc-us', registration_number: 'SC012345', jurisdiction: 'US-DE', sources: ['opencorporates'] }),
+        ],
+      },
+    ]);
+    expect(merged.map((m) => [m.id, m.sources]).sort()).toEqual([
+      ['ch-ni', ['companies-house', 'local']],
+      ['ch-sc', ['companies-house', 'local']],
+      ['l-us', ['local']],
+      ['oc-us', ['opencorporates']],
+    ]);
+  });
+
   it('joins through an LEI identity or a domain, and not through the same number in another jurisdiction', () => {
     const merged = mergeItems('company', [
       {
