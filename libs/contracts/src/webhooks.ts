@@ -1,8 +1,10 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { Resolver, lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
 import { untilAborted } from '@dossier/domain';
+import type { LookupJobRetention } from './enqueue';
 
 /**
  * WARNING — wire contract, see QUEUE_NAMES. Webhook deliveries run on their own queue, consumed by the
@@ -42,6 +44,44 @@ export function searchEventId(searchId: string): string {
 /** The delivery job's id: a second enqueue of the same event for the same webhook is a no-op. */
 export function webhookJobId(webhookId: string, eventId: string): string {
   return `${webhookId}.${eventId}`;
+}
+
+/**
+ * The delivery queue, as whoever queues events opens it: the worker (a search settled, a batch completed)
+ * and the gateway (a batch it completed by releasing the searches it could not queue). Every event's job gets
+ * `attempts` (webhookAttemptsOf) and the finished-job retention of JOB_KEEP_* (`retention`), whoever queued it.
+ */
+export function openWebhookQueue(
+  prefix: string,
+  connection: ConnectionOptions,
+  attempts: number,
+  retention: LookupJobRetention,
+): Queue<WebhookJob> {
+  return new Queue<WebhookJob>(WEBHOOK_QUEUE, {
+    prefix,
+    connection,
+    defaultJobOptions: {
+      attempts,
+      backoff: { type: WEBHOOK_BACKOFF },
+      removeOnComplete: { ...retention.completed },
+      removeOnFail: { ...retention.failed },
+    },
+  });
+}
+
+/** One delivery job per webhook; the job id (webhook + event) makes a second enqueue of the same event a no-op. */
+export async function queueWebhookEvent(
+  queue: Queue<WebhookJob>,
+  subscribers: readonly { id: string }[],
+  event: WebhookJob['event'],
+): Promise<void> {
+  await queue.addBulk(
+    subscribers.map((w) => ({
+      name: WEBHOOK_JOB_NAME,
+      data: { v: 1 as const, webhook_id: w.id, event },
+      opts: { jobId: webhookJobId(w.id, event.id) },
+    })),
+  );
 }
 
 // ---- signature -------------------------------------------------------------------------------
@@ -96,6 +136,11 @@ export const WEBHOOK_RETRY_SPAN_MS = 24 * 3_600_000;
 export function webhookBackoffMs(attemptsMade: number, baseMs: number, random: () => number = Math.random): number {
   const plain = Math.min(baseMs * 2 ** Math.max(0, attemptsMade - 1), WEBHOOK_BACKOFF_CAP_MS);
   return Math.round(plain * (1 + random() / 4));
+}
+
+/** An event's attempts: WEBHOOK_TEST_ATTEMPTS in tests, else those spanning a day at WEBHOOK_RETRY_BASE_MS. */
+export function webhookAttemptsOf(settings: { retryBaseMs: number; testAttempts: number | null }): number {
+  return settings.testAttempts ?? webhookAttempts(settings.retryBaseMs);
 }
 
 /** Attempts whose waits (jitter left out: it only lengthens them) add up to at least WEBHOOK_RETRY_SPAN_MS. */

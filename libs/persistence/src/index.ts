@@ -21,3 +21,4 @@ export * from './credit-metrics';
 export * from './webhooks.repository';
 export * from './entities/batch.entity';
 export * from './batches.repository';
+export * from './batch-completion';

@@ -6,31 +6,34 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
 import {
   SIGNATURE_HEADER,
-  WEBHOOK_BACKOFF,
-  WEBHOOK_JOB_NAME,
   WEBHOOK_QUEUE,
-  batchBody,
-  batchEventId,
   checkWebhookTarget,
   openSecret,
+  openWebhookQueue,
+  queueWebhookEvent,
   resolverAt,
   searchEnvelope,
   searchEventId,
   signatureHeader,
-  webhookAttempts,
+  webhookAttemptsOf,
   webhookBackoffMs,
-  webhookJobId,
   webhookJobKeysSchema,
   webhookJobSchema,
   type ResolveHost,
   type WebhookJob,
 } from '@dossier/contracts';
-import { BatchesRepository, SearchesRepository, WebhooksRepository, type DeliveryAttempt } from '@dossier/persistence';
+import {
+  BatchesRepository,
+  SearchesRepository,
+  WebhooksRepository,
+  completeBatch,
+  type DeliveryAttempt,
+} from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
 import { FINISHED_STATES, WAITING_STATES, jobsAddedBefore } from './jobs-added-before';
@@ -82,18 +85,9 @@ export class WebhookDeliveryService
   ) {
     this.webhooks = new WebhooksRepository(db);
     this.batches = new BatchesRepository(db);
-    this.attempts = config.webhooks.testAttempts ?? webhookAttempts(config.webhooks.retryBaseMs);
+    this.attempts = webhookAttemptsOf(config.webhooks);
     this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
-    this.queue = new Queue<WebhookJob>(WEBHOOK_QUEUE, {
-      prefix: config.queuePrefix,
-      connection: redis.queues(),
-      defaultJobOptions: {
-        attempts: this.attempts,
-        backoff: { type: WEBHOOK_BACKOFF },
-        removeOnComplete: { ...config.jobRetention.completed },
-        removeOnFail: { ...config.jobRetention.failed },
-      },
-    });
+    this.queue = openWebhookQueue(config.queuePrefix, redis.queues(), this.attempts, config.jobRetention);
     this.queue.on('error', (err) => this.logRedisError(WEBHOOK_QUEUE, err));
   }
 
@@ -108,7 +102,7 @@ export class WebhookDeliveryService
     if (announce && subscribers.length > 0) {
       const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id, null);
       if (search) {
-        await this.send(subscribers, {
+        await queueWebhookEvent(this.queue, subscribers, {
           id: searchEventId(searchId),
           type,
           created_at: (search.completed_at ?? new Date()).toISOString(),
@@ -125,21 +119,9 @@ export class WebhookDeliveryService
    * Checked after every settle of the batch (and on redeliveries); the event's job id keeps it to one.
    */
   async batchProgress(batchId: string): Promise<void> {
-    const done = await this.batches.completeIfSettled(batchId);
-    if (!done) return;
-    const subscribers = await this.webhooks.batchSubscribers(batchId, 'batch.completed');
-    if (subscribers.length === 0) return;
-    const batch = await this.batches.findForAccount(batchId, done.account_id, null);
-    if (!batch) return;
-    const ids = batch.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
-    const searches = await this.searches.findManyForAccount(ids, done.account_id);
-    const balance = searches[0]?.balance ?? (await this.searches.balanceOf(done.account_id)) ?? 0;
-    await this.send(subscribers, {
-      id: batchEventId(batchId),
-      type: 'batch.completed',
-      created_at: done.completed_at.toISOString(),
-      data: batchBody(batchId, batch.items, new Map(searches.map((s) => [s.id, s])), balance),
-    });
+    const { batches, webhooks, searches } = this;
+    const completed = await completeBatch({ batches, webhooks, searches }, batchId);
+    if (completed) await queueWebhookEvent(this.queue, completed.subscribers, completed.event);
   }
 
   /**
@@ -170,17 +152,6 @@ export class WebhookDeliveryService
       }
     }
     return removed;
-  }
-
-  /** One delivery job per webhook; the job id (webhook + event) makes a second enqueue of the same event a no-op. */
-  private async send(subscribers: readonly { id: string }[], event: WebhookJob['event']): Promise<void> {
-    await this.queue.addBulk(
-      subscribers.map((w) => ({
-        name: WEBHOOK_JOB_NAME,
-        data: { v: 1 as const, webhook_id: w.id, event },
-        opts: { jobId: webhookJobId(w.id, event.id) },
-      })),
-    );
   }
 
   onApplicationBootstrap(): void {
