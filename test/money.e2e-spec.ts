@@ -4,6 +4,7 @@ import {
   Api,
   CRASH_PHONE,
   CrashStack,
+  FakeUpstream,
   type QueueProbe,
   type Stack,
   TcpProxy,
@@ -17,6 +18,14 @@ import {
 } from '@dossier/testing';
 
 const PHONE = CRASH_PHONE;
+/** Another number, for a lookup the gateway answers 503: its number in an upstream's request says its job ran. */
+const RELEASED_PHONE = { phone: '+14155552672' };
+/** A licensed upstream for phone lookups (Twilio Lookup: billed per request), faked on loopback. */
+const TWILIO_ENV = (url: string) => ({
+  TWILIO_ACCOUNT_SID: 'AC0000000000000000000000000000e2e1',
+  TWILIO_AUTH_TOKEN: 'e2e-money-twilio-token',
+  TWILIO_BASE_URL: url,
+});
 const SIGNUP = 20;
 /** The reconciler acts on a search pending this long with no job, checked twice a second. */
 const FAST_RECONCILE = { RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' };
@@ -135,7 +144,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     );
   });
 
-  it('completes a batch kept after a lost add reply once its released item’s job runs, and sends batch.completed', async () => {
+  it('completes a batch kept after a lost add reply at once: the released item’s job is taken back, the gateway sends batch.completed', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);
     try {
@@ -145,7 +154,8 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       );
       await late.webhook(key, hook.url, ['batch.completed']);
       // Only phone jobs run while the gateway waits on its adds: the phone item settles, the company item
-      // is still queued when the add "fails", so the gateway releases it and answers the batch as it stands.
+      // is still queued when the add "fails", so the gateway takes its job back, releases it and answers the
+      // batch as it stands.
       await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
       const requests = [
         { kind: 'phone', input: PHONE },
@@ -160,18 +170,19 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       expect(batch.body.items.map((i) => i.error?.code ?? i.status)).toEqual(['success', 'unavailable']);
       const companySearch = batch.body.items[1]!.search_id;
 
-      // The released item's job is still queued; a company worker now runs it and finds it settled.
-      await stack.startWorker({ LOOKUP_QUEUES: 'company', WEBHOOK_ALLOW_PRIVATE: 'true' });
-      await waitFor(
-        () => queues.job(QUEUE_NAMES.company, companySearch),
-        (j) => j.state === 'completed',
-        { timeoutMs: 15_000, what: 'the released item’s job to run' },
-      );
+      // No company worker will ever run the released item (it is gone), and none is needed: the gateway
+      // completed the batch before it answered, and queued its batch.completed.
+      expect(await queues.state(QUEUE_NAMES.company, companySearch)).toBe('missing');
+      const [row] = await sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [
+        batch.body.batch_id,
+      ]);
+      expect(row!.completed_at).not.toBeNull();
       await waitFor(
         () => Promise.resolve(hook.received.length),
         (n) => n >= 1,
         { timeoutMs: 15_000, what: 'the batch.completed delivery' },
       );
+      expect(hook.received).toHaveLength(1);
       const event = JSON.parse(hook.received[0]!.raw) as { type: string; data: unknown };
       expect(event.type).toBe('batch.completed');
       expect(event.data).toEqual((await api.get(`/v1/batches/${batch.body.batch_id}`, { key })).body);
@@ -206,15 +217,9 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       expect(voided).toHaveLength(2);
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
 
-      // The queued jobs run now and find their searches settled; then the client retries with its key.
+      // Their jobs were taken back before the releases: none will run. The client retries with its key.
+      for (const s of voided) expect(await queues.state(QUEUE_NAMES.phone, s.id)).toBe('missing');
       await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
-      for (const s of voided) {
-        await waitFor(
-          () => queues.job(QUEUE_NAMES.phone, s.id),
-          (j) => j.state === 'completed',
-          { timeoutMs: 15_000, what: `the released item's job ${s.id} to run` },
-        );
-      }
       const retried = await api.post<{ batch_id: string }>('/v1/batch', { requests }, { key, headers });
       expect(retried.status).toBe(200);
       expect(retried.headers.get('idempotent-replayed')).toBeNull();
@@ -223,8 +228,8 @@ describe('money under failures (gateways + workers as processes, real Redis and 
         (n) => n >= 1,
         { timeoutMs: 15_000, what: "the retried batch's batch.completed delivery" },
       );
-      // Only the batch the client got is announced: the voided one's event was never queued (its jobs, which
-      // queue it when a batch's last search settles, have all run), nor does the batch answer or replay.
+      // Only the batch the client got is announced: the voided one's event was never queued, nor does the
+      // batch answer or replay.
       const voidedEvent = webhookJobId(webhookId, batchEventId(voided[0]!.batch_id));
       expect(await queues.state(WEBHOOK_QUEUE, voidedEvent)).toBe('missing');
       expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { batch_id: string } }).data.batch_id)).toEqual([
@@ -237,16 +242,60 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     }
   });
 
-  it('announces no batch answered 503 whose jobs settle and check its completion while the gateway voids it', async () => {
+  it('keeps a batch whose jobs a worker already runs when its adds fail: answered with what they found, charged once', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);
     try {
-      // The adds "fail" after 1 s; the gateway then releases both searches and holds 3 s before it deletes the
-      // batch. The worker took both jobs at once and held them 2 s: their settles and completion checks fall
-      // inside that hold, after the releases.
+      // The adds "fail" after 1 s; the worker took both jobs at once and holds them 2 s: they are running, so
+      // the gateway cannot take them back, releases nothing and answers the batch when they have settled.
+      const late = new Api(
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
+          .baseUrl,
+      );
+      await late.webhook(key, hook.url, ['batch.completed']);
+      await stack.startWorker({
+        LOOKUP_QUEUES: 'phone',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WORKER_TEST_HOLD: 'before:2000',
+      });
+      const requests = [
+        { kind: 'phone', input: PHONE },
+        { kind: 'phone', input: PHONE },
+      ];
+      const batch = await late.post<{ batch_id: string; status: string; items: Envelope[] }>(
+        '/v1/batch',
+        { requests },
+        { key, headers: { prefer: 'wait=30' } },
+      );
+      expect(batch.status).toBe(200);
+      expect(batch.body.items.map((i) => i.status)).toEqual(['success', 'success']);
+      await waitFor(
+        () => Promise.resolve(hook.received.length),
+        (n) => n >= 1,
+        { timeoutMs: 15_000, what: 'the batch.completed delivery' },
+      );
+      expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { batch_id: string } }).data.batch_id)).toEqual([
+        batch.body.batch_id,
+      ]);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 2, captures: 2, releases: 0 }));
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('announces no batch answered 503 when Redis is gone before its jobs can be taken back, though they settle while the gateway voids it', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    const redis = await TcpProxy.forUrl(testEnv.redisUrl).start();
+    try {
+      // The double fault: the adds reach Redis, their replies are "lost" (after 1 s), and the gateway's Redis
+      // is cut before it can take the jobs back: it releases both searches all the same and holds 3 s before
+      // it deletes the batch. The worker (its own connection) took both jobs at once and held them 2 s: their
+      // settles and completion checks fall inside that hold, after the releases.
       const voiding = new Api(
         (
           await stack.startGateway({
+            REDIS_URL: redis.url(testEnv.redisUrl),
             GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000',
             GATEWAY_TEST_HOLD_BATCH_VOID_MS: '3000',
             WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -263,13 +312,23 @@ describe('money under failures (gateways + workers as processes, real Redis and 
         { kind: 'phone', input: PHONE },
         { kind: 'phone', input: PHONE },
       ];
-      const refused = await voiding.post<Envelope>('/v1/batch', { requests }, { key });
-      expect(refused.status).toBe(503);
-      const voided = await sql<{ id: string; batch_id: string }>(
-        `SELECT id, batch_id FROM searches WHERE account_id = $1`,
-        [accountId],
+      const answer = voiding.post<Envelope>('/v1/batch', { requests }, { key });
+      const voided = await waitFor(
+        () =>
+          sql<{ id: string; batch_id: string }>(`SELECT id, batch_id FROM searches WHERE account_id = $1`, [accountId]),
+        (rows) => rows.length === 2,
+        { timeoutMs: 10_000, what: 'the reservations' },
       );
-      expect(voided).toHaveLength(2);
+      for (const s of voided) {
+        await waitFor(
+          () => queues.job(QUEUE_NAMES.phone, s.id),
+          (j) => j.state === 'active',
+          { timeoutMs: 10_000, what: `the worker to take ${s.id}` },
+        );
+      }
+      redis.cut();
+      const refused = await answer;
+      expect(refused.status).toBe(503);
       for (const s of voided) {
         await waitFor(
           () => queues.job(QUEUE_NAMES.phone, s.id),
@@ -283,10 +342,11 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
     } finally {
       await hook.close();
+      await redis.close();
     }
   });
 
-  it('announces no search.failed for a lookup answered 503 whose job runs after all (the add reached Redis, its reply was lost)', async () => {
+  it('announces no search.failed for a lookup answered 503 whose add reached Redis (its reply lost), and runs no job for it', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);
     try {
@@ -303,14 +363,10 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       const refused = await sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1`, [accountId]);
       expect(refused).toHaveLength(2);
 
-      // Their jobs were queued all the same: they run now, find their searches released, and charge nothing.
+      // Their jobs were queued all the same, and taken back before the releases: none will run.
       await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
       for (const s of refused) {
-        await waitFor(
-          () => queues.job(QUEUE_NAMES.phone, s.id),
-          (j) => j.state === 'completed',
-          { timeoutMs: 15_000, what: `the released search's job ${s.id} to run` },
-        );
+        expect(await queues.state(QUEUE_NAMES.phone, s.id)).toBe('missing');
         const event = webhookJobId(webhookId, searchEventId(s.id));
         expect(await queues.state(WEBHOOK_QUEUE, event)).toBe('missing');
       }
@@ -330,6 +386,32 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 3, captures: 1, releases: 2 }));
     } finally {
       await hook.close();
+    }
+  });
+
+  it('calls no upstream for a lookup answered 503 whose add reached Redis (its reply lost): its job is taken back first', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const twilio = await FakeUpstream.start();
+    try {
+      twilio.reply({ status: 404, body: { code: 20404, message: 'not found', status: 404 } });
+      // The add reaches Redis, its reply is "lost" at once, and no worker runs yet: the gateway answers 503.
+      const lost = new Api((await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0' })).baseUrl);
+      const refused = await lost.post<Envelope>('/v1/verify/phone', RELEASED_PHONE, { key });
+      expect(refused.status).toBe(503);
+      const [released] = await sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1`, [accountId]);
+      expect(await queues.state(QUEUE_NAMES.phone, released!.id)).toBe('missing');
+
+      // One slot, with a licensed upstream: a job of the released search, were it still queued, would run first.
+      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WORKER_CONCURRENCY: '1', ...TWILIO_ENV(twilio.url) });
+      const answered = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=30' } });
+      expect(answered.status).toBe(200);
+      const asked = twilio.requests.map((r) => decodeURIComponent(r.url));
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.filter((url) => url.includes(RELEASED_PHONE.phone))).toEqual([]);
+      expect(await queues.state(QUEUE_NAMES.phone, released!.id)).toBe('missing');
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 2, captures: 1, releases: 1 }));
+    } finally {
+      await twilio.close();
     }
   });
 

@@ -202,6 +202,8 @@ describe('config', () => {
       allowPrivate: false,
       timeoutMs: 10_000,
       testDnsServers: null,
+      retryBaseMs: 30_000,
+      testAttempts: null,
     });
     const b64 = Buffer.alloc(32, 7).toString('base64');
     expect(loadWorkerConfig({ WEBHOOK_SECRET_KEY: b64, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toEqual({
@@ -215,6 +217,10 @@ describe('config', () => {
     });
     expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2' }).webhooks.testAttempts).toBeNull();
     expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks.testAttempts).toBe(2);
+    // The gateway queues the batch.completed of a batch it completes itself, with the same attempts.
+    expect(
+      loadGatewayConfig({ WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks,
+    ).toMatchObject({ retryBaseMs: 50, testAttempts: 2 });
     expect(loadGatewayConfig({}).webhooks.key).toBeNull();
     const dns = { WEBHOOK_TEST_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' };
     expect(loadWorkerConfig(dns).webhooks.testDnsServers).toBeNull();

@@ -106,6 +106,13 @@ const webhooks = {
     .transform((v) => v.split(',').map((s) => s.trim()))
     .refine(isDnsServerList, 'expected IP addresses as host:port,…')
     .optional(),
+  /**
+   * The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. The gateway
+   * reads it too: the `batch.completed` it queues (a batch it completed itself) is retried as long.
+   */
+  WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
+  /** Test-only: attempts per webhook event instead of those spanning 24 h (ignored unless NODE_ENV=test). */
+  WEBHOOK_TEST_ATTEMPTS: int(1, 100).optional(),
 };
 
 /** Whether Node's resolver takes these servers (IP addresses, with a port or not; IPv6 with one as `[::1]:53`). */
@@ -124,6 +131,8 @@ function webhooksOf(e: {
   WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_TEST_DNS_SERVERS?: string[] | undefined;
+  WEBHOOK_RETRY_BASE_MS: number;
+  WEBHOOK_TEST_ATTEMPTS?: number | undefined;
 }) {
   return {
     /** null: webhooks cannot be registered (gateway) nor delivered (worker). */
@@ -132,6 +141,8 @@ function webhooksOf(e: {
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     /** null: the system's resolver. */
     testDnsServers: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_DNS_SERVERS ?? null) : null,
+    retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    testAttempts: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_ATTEMPTS ?? null) : null,
   };
 }
 
@@ -205,11 +216,7 @@ const workerSchema = z.object({
   ...heap,
   ...jobRetention,
   ...webhooks,
-  /** The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. */
-  WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
   WEBHOOK_CONCURRENCY: int(1, 1000).default(16),
-  /** Test-only: attempts per webhook event instead of those spanning 24 h (ignored unless NODE_ENV=test). */
-  WEBHOOK_TEST_ATTEMPTS: int(1, 100).optional(),
   LOOKUP_QUEUES: z.string().default(LOOKUP_KINDS.join(',')),
   WORKER_CONCURRENCY: int(1, 1000).default(16),
   WORKER_CONCURRENCY_PERSON: int(1, 1000).optional(),
@@ -467,9 +474,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     maintenance: e.WORKER_MAINTENANCE === 'true' ? { intervalMs: e.RETENTION_INTERVAL_MS } : null,
     webhooks: {
       ...webhooksOf(e),
-      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
-      testAttempts: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_ATTEMPTS ?? null) : null,
     },
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };

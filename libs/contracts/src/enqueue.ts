@@ -60,3 +60,17 @@ export async function enqueueLookup<K extends LookupKind>(queues: LookupQueues, 
   // LookupJobOf<K> is LookupJob narrowed to one kind; TypeScript cannot see that through the generic.
   await queues[job.kind].add(JOB_NAMES[job.kind], job as LookupJob, { jobId: job.search_id });
 }
+
+/**
+ * Takes a lookup's job back off its queue (the job id is the search id): `removed` when no job is left —
+ * it was waiting, delayed or finished and is gone now, or it was never queued — so no worker will run it;
+ * `running` when a worker holds it (BullMQ removes no locked job): the lookup is under way. Throws when
+ * Redis cannot be asked. One Redis call.
+ */
+export async function withdrawLookup(
+  queues: LookupQueues,
+  kind: LookupKind,
+  searchId: string,
+): Promise<'removed' | 'running'> {
+  return (await queues[kind].remove(searchId)) === 1 ? 'removed' : 'running';
+}

@@ -158,21 +158,24 @@ export class BatchesRepository {
   }
 
   /**
-   * Releases the searches of a batch whose jobs could not be queued (each settled failed with `error`,
-   * nothing charged) and, when every one was released here, deletes the batch — in one transaction. The
-   * client is then answered 503 without the batch's id: its Idempotency-Key is free, so a retry with the key
-   * runs it again, and nothing completes it or sends its `batch.completed`. The delete commits with the
-   * releases: a job whose add did reach Redis settles, or checks the batch's completion, either before them
-   * (its search still pending among the others: not complete) or after (no batch row). A delete after the
-   * releases' commit left a moment in which such a job found the batch settled and announced it. The failed
-   * searches stay, naming the batch, as a refused lookup's search does. `released`: per search, whether this
-   * call released it (not: its job had settled it first; then the batch stays, `voided` false).
+   * Releases searches of a batch whose jobs could not be queued (each settled failed with `error`, nothing
+   * charged) and, when they are all of its searches (`whole`) and every one was released here, deletes the
+   * batch — in one transaction. The client is then answered 503 without the batch's id: its Idempotency-Key
+   * is free, so a retry with the key runs it again, and nothing completes it or sends its `batch.completed`.
+   * The delete commits with the releases: a job whose add did reach Redis (and that the gateway could not
+   * take back: Redis unreachable) settles, or checks the batch's completion, either before them (its search
+   * still pending among the others: not complete) or after (no batch row). A delete after the releases'
+   * commit left a moment in which such a job found the batch settled and announced it. The failed searches
+   * stay, naming the batch, as a refused lookup's search does. `released`: per search, whether this call
+   * released it (not: its job had settled it first; then the batch stays, `voided` false). `whole` false:
+   * some of the batch's searches are left to the jobs running them, and the batch stays.
    * `beforeDelete`: test-only, a hold between the releases and the delete.
    */
   async releaseUnqueued(
     id: string,
     searchIds: readonly string[],
     error: { code: string; message: string },
+    whole: boolean,
     beforeDelete: () => Promise<void> = async () => {},
   ): Promise<{ released: boolean[]; voided: boolean }> {
     const outcome: Settlement = { status: 'failed', error, sources: [] };
@@ -182,7 +185,7 @@ export class BatchesRepository {
           sql,
           searchIds.map((searchId) => ({ searchId, outcome })),
         );
-        const all = settled.results.every((r) => r.settled);
+        const all = whole && settled.results.every((r) => r.settled);
         await beforeDelete();
         if (all) await sql(`DELETE FROM batches WHERE id = $1`, [id]);
         return { ...settled, voided: all };

@@ -1,17 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, storableText, type LookupKind } from '@dossier/domain';
-import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
+import type { Queue } from 'bullmq';
+import {
+  batchBody as bodyOf,
+  queueWebhookEvent,
+  type BatchBody,
+  type ItemError,
+  type SearchSnapshot,
+  type WebhookJob,
+} from '@dossier/contracts';
 import {
   BatchesRepository,
   SearchesRepository,
+  WebhooksRepository,
+  completeBatch,
   type BatchView,
   type NewSearch,
   type PlannedItem,
 } from '@dossier/persistence';
 import type { GatewayConfig } from '@dossier/config';
 import type { AuthContext } from '../auth/auth-context';
-import { GATEWAY_CONFIG } from '../infra/tokens';
+import { GATEWAY_CONFIG, WEBHOOK_DELIVERY } from '../infra/tokens';
 import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
@@ -57,6 +67,8 @@ export class BatchService {
     private readonly waiter: ResultWaiterService,
     @Inject(BatchesRepository) private readonly batches: BatchesRepository,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
+    @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
+    @Inject(WEBHOOK_DELIVERY) private readonly webhookQueue: Queue<WebhookJob>,
   ) {}
 
   async submit(raw: unknown, call: LookupCall): Promise<BatchOutcome> {
@@ -108,9 +120,9 @@ export class BatchService {
           // its key is free, so retrying runs it again, and no batch.completed is ever sent for it.
           throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
         }
-        // Some add did reach Redis and its job already settled (or Postgres failed too, and its job or the
-        // reconciler settles it): the batch stands, with its key, and is answered as it is. The released
-        // items read failed (`unavailable`, nothing charged); a retry with the same key replays it.
+        // Some add did reach Redis and a worker runs its job, or its job already settled (or Postgres failed
+        // too, and the reconciler settles the rest): the batch stands, with its key, and is answered as it is.
+        // The released items read failed (`unavailable`, nothing charged); a retry with the same key replays it.
         this.logger.warn(
           `request_id=${call.requestId}: queueing batch ${batchId} failed but not all of its searches could be released; answering the batch as it stands: ${String(err)}`,
         );
@@ -133,25 +145,51 @@ export class BatchService {
   }
 
   /**
-   * Releases the reserved searches of a batch whose queueing failed, and deletes the batch when every one was
-   * released here (one transaction: BatchesRepository.releaseUnqueued); true then. False when an add did reach
-   * Redis and its job settled its search first, or when Postgres failed too: the batch stands, with its key.
+   * Takes back the jobs of a batch whose queueing failed (LookupsService.withdraw: an add whose reply was lost
+   * did reach Redis), releases the searches whose jobs no worker runs, and deletes the batch when every one was
+   * released here (one transaction: BatchesRepository.releaseUnqueued); true then. False when a worker runs an
+   * item's job (that search is its job's: not released), when an add did reach Redis and its job settled its
+   * search first, or when Postgres failed too: the batch stands, with its key.
    */
   private async releaseUnqueued(batchId: string, reserved: readonly NewSearch[], call: LookupCall): Promise<boolean> {
     const hold = this.config.testHoldBatchVoidMs;
+    const jobs = await Promise.all(reserved.map((s) => this.lookups.withdraw(s.kind, s.id, call)));
+    const unqueued = reserved.filter((_, i) => jobs[i] !== 'running').map((s) => s.id);
+    if (unqueued.length === 0) return false; // every job runs: each settles its search and checks the batch
     try {
       const { voided } = await this.batches.releaseUnqueued(
         batchId,
-        reserved.map((s) => s.id),
+        unqueued,
         UNQUEUED_ERROR,
+        unqueued.length === reserved.length,
         hold === null ? undefined : () => sleep(hold),
       );
+      if (!voided) await this.complete(batchId, call);
       return voided;
     } catch (e) {
       this.logger.error(
         `request_id=${call.requestId}: releasing unqueued batch ${batchId} failed (its jobs or the reconciler settle its searches): ${String(e)}`,
       );
       return false;
+    }
+  }
+
+  /**
+   * After releasing searches of a batch that stays: completes it once none is pending and queues its
+   * `batch.completed` — what a worker does after each settle (completeBatch). The released searches' jobs
+   * were taken back, so none of them will; a job that settled its search before the release checked the
+   * batch while the released ones were still pending. Never throws: failing here, the reconciler completes
+   * the batch (BatchesRepository.findSettledOpen).
+   */
+  private async complete(batchId: string, call: LookupCall): Promise<void> {
+    try {
+      const { batches, webhooks, searches } = this;
+      const completed = await completeBatch({ batches, webhooks, searches }, batchId);
+      if (completed) await queueWebhookEvent(this.webhookQueue, completed.subscribers, completed.event);
+    } catch (e) {
+      this.logger.error(
+        `request_id=${call.requestId}: completing batch ${batchId} after releasing its unqueued searches failed (the reconciler completes it): ${String(e)}`,
+      );
     }
   }
 

@@ -2,7 +2,16 @@ import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationS
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { RedisConnections, throttledErrorLog, type GatewayConfig } from '@dossier/config';
-import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
+import type { Queue } from 'bullmq';
+import {
+  WEBHOOK_QUEUE,
+  closeLookupQueues,
+  openLookupQueues,
+  openWebhookQueue,
+  webhookAttemptsOf,
+  type LookupQueues,
+  type WebhookJob,
+} from '@dossier/contracts';
 import {
   AccountsRepository,
   ApiKeysRepository,
@@ -23,9 +32,13 @@ import {
   METRICS,
   REDIS,
   REDIS_CONNECTIONS,
+  WEBHOOK_DELIVERY,
 } from './tokens';
 
-/** Connections (Postgres, Redis, the four lookup queues), the metrics registry, and the repositories built on them. */
+/**
+ * Connections (Postgres, Redis, the four lookup queues and the webhook-delivery queue), the metrics registry,
+ * and the repositories built on them.
+ */
 @Global()
 @Module({})
 export class InfraModule implements OnApplicationShutdown {
@@ -33,6 +46,7 @@ export class InfraModule implements OnApplicationShutdown {
     @Inject(DATA_SOURCE) private readonly db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
+    @Inject(WEBHOOK_DELIVERY) private readonly webhookQueue: Queue<WebhookJob>,
   ) {}
 
   static forRoot(config: GatewayConfig): DynamicModule {
@@ -69,6 +83,22 @@ export class InfraModule implements OnApplicationShutdown {
               throttledErrorLog((message) => new Logger('queues').warn(message)),
             ),
         },
+        // Used only when a batch's adds fail and the gateway completes the batch itself (BatchService).
+        {
+          provide: WEBHOOK_DELIVERY,
+          inject: [REDIS_CONNECTIONS],
+          useFactory: (c: RedisConnections) => {
+            const queue = openWebhookQueue(
+              config.queuePrefix,
+              c.queues(),
+              webhookAttemptsOf(config.webhooks),
+              config.jobRetention,
+            );
+            const log = throttledErrorLog((message) => new Logger('queues').warn(message));
+            queue.on('error', (error) => log(WEBHOOK_QUEUE, error));
+            return queue;
+          },
+        },
         repository(AccountsRepository),
         repository(ApiKeysRepository),
         {
@@ -100,6 +130,7 @@ export class InfraModule implements OnApplicationShutdown {
         REDIS,
         REDIS_CONNECTIONS,
         LOOKUP_QUEUES,
+        WEBHOOK_DELIVERY,
         METRICS,
         AccountsRepository,
         ApiKeysRepository,
@@ -113,7 +144,7 @@ export class InfraModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await closeLookupQueues(this.queues);
+    await Promise.allSettled([closeLookupQueues(this.queues), this.webhookQueue.close()]);
     this.redis.close();
     if (this.db.isInitialized) await this.db.destroy();
   }

@@ -3,6 +3,8 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const REDIS = Symbol('REDIS');
 export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
+/** The webhook-delivery queue: the gateway queues the `batch.completed` of a batch it completes itself. */
+export const WEBHOOK_DELIVERY = Symbol('WEBHOOK_DELIVERY');
 /** The process's Redis connections (one server or a cluster): RedisConnections from @dossier/config. */
 export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');
 /** The gateway's Prometheus registry (served on /metrics, or on METRICS_PORT when set). */

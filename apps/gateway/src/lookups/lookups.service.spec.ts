@@ -95,8 +95,12 @@ describe('LookupsService', () => {
   let added: LookupJob[];
   let work: Worker;
   let queueDown: boolean;
-  /** The add reaches Redis (the job runs) but its reply is lost: it fails a little later. */
+  /** The add reaches Redis (the job is queued) but its reply is lost: it fails a little later. */
   let loseReply: boolean;
+  /** Whether a worker takes a queued job at once (it then runs `work`) or none runs (the job waits). */
+  let workerRuns: boolean;
+  /** The queued jobs, by id (the search id), as BullMQ holds them. */
+  let jobs: Map<string, 'waiting' | 'active'>;
 
   const auth = { keyId: 'key_test', accountId: 'acct_test', mode: 'live' as const };
   const phone: LookupRequest<'phone'> = { kind: 'phone', input: { phone: '+14155552671' }, purpose: null };
@@ -130,16 +134,31 @@ describe('LookupsService', () => {
     added = [];
     queueDown = false;
     loseReply = false;
+    workerRuns = true;
+    jobs = new Map();
     work = (job) => complete(job, [{ e164: '+14155552671' }], true);
+    const down = () => new Error("Stream isn't writeable and enableOfflineQueue options is false");
     const queue = {
       add: jest.fn(async (_name: string, job: LookupJob) => {
-        if (queueDown) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
+        if (queueDown) throw down();
         added.push(job);
-        setImmediate(() => work(job));
+        jobs.set(job.search_id, 'waiting');
+        setImmediate(() => {
+          if (!workerRuns || jobs.get(job.search_id) !== 'waiting') return;
+          jobs.set(job.search_id, 'active');
+          work(job);
+        });
         if (loseReply) {
           await new Promise((r) => setTimeout(r, 20));
           throw new Error('Command timed out');
         }
+      }),
+      // BullMQ's: 0 for a job a worker holds (locked), else 1 (removed, or there was none).
+      remove: jest.fn(async (id: string) => {
+        if (queueDown) throw down();
+        if (jobs.get(id) === 'active') return 0;
+        jobs.delete(id);
+        return 1;
       }),
     };
     const queues = Object.fromEntries(LOOKUP_KINDS.map((k) => [k, queue])) as unknown as LookupQueues;
@@ -302,13 +321,24 @@ describe('LookupsService', () => {
     expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'succeeded', charged: true })]);
   });
 
-  it('releases the reservation and answers 503 when the add reached Redis but the release came first', async () => {
+  it('takes back the job of an add whose reply was lost before releasing its search: 503, and the job never runs', async () => {
     loseReply = true;
-    work = (job) => setTimeout(() => complete(job, [{ e164: '+14155552671' }], true), 100);
+    workerRuns = false;
     await expect(service.submit(phone, call())).rejects.toMatchObject({ code: 'unavailable' });
-    await new Promise((r) => setTimeout(r, 150)); // the job runs, finds its search settled and changes nothing
+    // Left queued, the job would call the upstreams (billed) for a search already released.
+    expect(jobs.size).toBe(0);
     expect(searches.balance).toBe(10);
     expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'failed', charged: false })]);
+  });
+
+  it('leaves a search whose job a worker runs when its add fails to that job, and answers its outcome, not 503', async () => {
+    loseReply = true;
+    // The worker took the job at once and is still calling the upstreams when the add "fails".
+    work = (job) => setTimeout(() => complete(job, [{ e164: '+14155552671' }], true), 100);
+    const outcome = await service.submit(phone, call());
+    expect(outcome).toMatchObject({ status: 'succeeded', results: [{ e164: '+14155552671' }] });
+    expect(searches.balance).toBe(9);
+    expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'succeeded', charged: true })]);
   });
 
   it('answers pending, not 503, when the add fails and Postgres fails the release too (nobody can tell yet)', async () => {

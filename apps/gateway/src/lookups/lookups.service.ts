@@ -4,6 +4,7 @@ import type { GatewayConfig } from '@dossier/config';
 import {
   LOOKUP_JOB_VERSION,
   enqueueLookup,
+  withdrawLookup,
   type LookupInputByKind,
   type LookupJobResult,
   type LookupQueues,
@@ -153,11 +154,11 @@ export class LookupsService {
   }
 
   /**
-   * Queues the reserved search's job. When the add fails, the reservation goes back and the caller gets a
-   * 503 ("nothing charged"), unless the add did reach Redis (a reply lost to a timeout or a reset) and its
-   * job already settled the search: the lookup then stands, and the caller gets its outcome as for any
-   * other. When Postgres fails too, nobody can tell yet: the search stays pending (its job settles it or,
-   * if there is none, the reconciler releases it) and the caller gets it as pending.
+   * Queues the reserved search's job. When the add fails, its job is taken back (an add whose reply was lost
+   * to a timeout or a reset did reach Redis: see withdraw), then the reservation goes back and the caller gets
+   * a 503 ("nothing charged") — unless a worker already runs the job, or the job already settled the search:
+   * the lookup then stands, and the caller gets its outcome as for any other. When Postgres fails too, nobody
+   * can tell yet: the search stays pending (the reconciler releases it) and the caller gets it as pending.
    */
   private async enqueue<K extends LookupKind>(
     req: LookupRequest<K>,
@@ -167,6 +168,12 @@ export class LookupsService {
     try {
       await this.enqueueJob(req, searchId, call);
     } catch (err) {
+      if ((await this.withdraw(req.kind, searchId, call)) === 'running') {
+        this.logger.warn(
+          `request_id=${call.requestId}: queueing ${searchId} failed but a worker runs its job; answering the search as it stands: ${String(err)}`,
+        );
+        return;
+      }
       const release = await this.releaseUnqueued(searchId);
       if (release === 'released')
         throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
@@ -198,6 +205,21 @@ export class LookupsService {
     if (this.config.testLoseEnqueueReplyMs !== null) {
       await new Promise((r) => setTimeout(r, this.config.testLoseEnqueueReplyMs!));
       throw new Error('Command timed out (test: the reply to the add was lost)');
+    }
+  }
+
+  /**
+   * Takes back the job of a search whose add failed, before it is released (ADR 0006): an add whose reply was
+   * lost did reach Redis, and its job would call the upstreams (billed) for a released search. `removed`: no
+   * job will run; `running`: a worker holds it — the search is its job's, not released; `unreachable`: Redis
+   * could not be asked — released all the same. Never throws; one Redis call, only when an add failed.
+   */
+  async withdraw(kind: LookupKind, searchId: string, call: LookupCall): Promise<'removed' | 'running' | 'unreachable'> {
+    try {
+      return await withdrawLookup(this.queues, kind, searchId);
+    } catch (e) {
+      this.logger.error(`request_id=${call.requestId}: taking back the job of ${searchId} failed: ${String(e)}`);
+      return 'unreachable';
     }
   }
 
