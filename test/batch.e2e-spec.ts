@@ -344,12 +344,7 @@ describe('POST /v1/batch and GET /v1/batches/{id} (gateway + worker processes, r
         { key, headers: { prefer: 'respond-async' } },
       );
       expect(res.status).toBe(202);
-      await waitFor(
-        () => Promise.resolve(hook.received.length),
-        (n) => n >= 1,
-        { timeoutMs: 20_000, what: 'the batch.completed delivery' },
-      );
-      const event = JSON.parse(hook.received[0]!.raw) as { id: string; type: string; data: Batch };
+      const event = (await hook.events<Batch>(1, 'the batch.completed delivery'))[0]!;
       expect(event.type).toBe('batch.completed');
       expect(event.id).toBe(`evt_${res.body.batch_id.slice('bat_'.length)}`);
       const got = await api.get<Batch>(`/v1/batches/${res.body.batch_id}`, { key });

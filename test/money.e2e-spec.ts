@@ -177,13 +177,9 @@ describe('money under failures (gateways + workers as processes, real Redis and 
         batch.body.batch_id,
       ]);
       expect(row!.completed_at).not.toBeNull();
-      await waitFor(
-        () => Promise.resolve(hook.received.length),
-        (n) => n >= 1,
-        { timeoutMs: 15_000, what: 'the batch.completed delivery' },
-      );
-      expect(hook.received).toHaveLength(1);
-      const event = JSON.parse(hook.received[0]!.raw) as { type: string; data: unknown };
+      const events = await hook.events(1, 'the batch.completed delivery');
+      expect(events).toHaveLength(1);
+      const event = events[0]!;
       expect(event.type).toBe('batch.completed');
       expect(event.data).toEqual((await api.get(`/v1/batches/${batch.body.batch_id}`, { key })).body);
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 2, captures: 1, releases: 1 }));
@@ -223,11 +219,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       const retried = await api.post<{ batch_id: string }>('/v1/batch', { requests }, { key, headers });
       expect(retried.status).toBe(200);
       expect(retried.headers.get('idempotent-replayed')).toBeNull();
-      await waitFor(
-        () => Promise.resolve(hook.received.length),
-        (n) => n >= 1,
-        { timeoutMs: 15_000, what: "the retried batch's batch.completed delivery" },
-      );
+      await hook.events(1, "the retried batch's batch.completed delivery");
       // Only the batch the client got is announced: the voided one's event was never queued, nor does the
       // batch answer or replay.
       const voidedEvent = webhookJobId(webhookId, batchEventId(voided[0]!.batch_id));
@@ -269,14 +261,8 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       );
       expect(batch.status).toBe(200);
       expect(batch.body.items.map((i) => i.status)).toEqual(['success', 'success']);
-      await waitFor(
-        () => Promise.resolve(hook.received.length),
-        (n) => n >= 1,
-        { timeoutMs: 15_000, what: 'the batch.completed delivery' },
-      );
-      expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { batch_id: string } }).data.batch_id)).toEqual([
-        batch.body.batch_id,
-      ]);
+      const events = await hook.events<{ batch_id: string }>(1, 'the batch.completed delivery');
+      expect(events.map((e) => e.data.batch_id)).toEqual([batch.body.batch_id]);
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 2, captures: 2, releases: 0 }));
     } finally {
       await hook.close();
@@ -375,14 +361,8 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       // A lookup the client did get is announced as ever: the only delivery.
       const answered = await api.post<Envelope>('/v1/verify/phone', PHONE, { key });
       expect(answered.status).toBe(200);
-      await waitFor(
-        () => Promise.resolve(hook.received.length),
-        (n) => n >= 1,
-        { timeoutMs: 15_000, what: 'the search.completed delivery' },
-      );
-      expect(hook.received.map((r) => (JSON.parse(r.raw) as { data: { search_id: string } }).data.search_id)).toEqual([
-        answered.body.search_id,
-      ]);
+      const events = await hook.events<{ search_id: string }>(1, 'the search.completed delivery');
+      expect(events.map((e) => e.data.search_id)).toEqual([answered.body.search_id]);
       expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 3, captures: 1, releases: 2 }));
     } finally {
       await hook.close();

@@ -125,11 +125,7 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
     try {
       await api.webhook(key, hook.url, ['search.completed']);
       expect((await api.post<Envelope>('/v1/verify/phone', PHONE, { key })).status).toBe(200);
-      await waitFor(
-        async () => hook.received.length,
-        (n) => n > 0,
-        { timeoutMs: 15_000, what: 'the event to be delivered' },
-      );
+      await hook.events(1, 'the event to be delivered');
       // The only job of its queue: nothing else finishing there would ever remove it.
       const deliveries = probe.queue(WEBHOOK_QUEUE);
       await waitFor(
@@ -234,11 +230,7 @@ describe('retention: one job scheduler for all workers, searches purged, finishe
       const res = await api.post<Envelope>('/v1/verify/phone', { phone: '+447700900461' }, { key });
       expect(res.status).toBe(200);
       expect(JSON.stringify(res.body.results)).toContain('447700900461');
-      await waitFor(
-        async () => hook.received.length,
-        (n) => n > 0,
-        { timeoutMs: 15_000, what: 'the search.completed event to be delivered' },
-      );
+      await hook.events(1, 'the search.completed event to be delivered');
       await sql(`UPDATE searches SET created_at = created_at - interval '2 days' WHERE id = $1`, [res.body.search_id]);
       await waitFor(
         () => sql<{ input: unknown }>(`SELECT input FROM searches WHERE id = $1`, [res.body.search_id]),

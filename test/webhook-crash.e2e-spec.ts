@@ -55,12 +55,8 @@ describe('webhook deliveries whose worker dies mid-attempt (gateway + worker pro
     (await api.get<{ deliveries: Delivery[] }>(`/v1/webhooks/${webhookId}/deliveries`, { key })).body.deliveries;
 
   /** Waits until the receiver holds its `n`th request, then SIGKILLs every worker (the one holding it). */
-  async function killDuring(hook: { received: unknown[] }, n: number): Promise<void> {
-    await waitFor(
-      async () => hook.received.length,
-      (got) => got >= n,
-      { timeoutMs: 30_000, what: `attempt ${n} to reach the receiver` },
-    );
+  async function killDuring(hook: Awaited<ReturnType<typeof receiver>>, n: number): Promise<void> {
+    await hook.events(n, `attempt ${n} to reach the receiver`);
     await fixture.killWorkers();
   }
 
@@ -155,11 +151,7 @@ describe('a webhook attempt whose worker dies after recording it, before BullMQ 
       const search = await api.post<{ search_id: string }>('/v1/verify/phone', CRASH_PHONE, { key });
       expect(search.status).toBe(200);
       const eventId = searchEventId(search.body.search_id);
-      await waitFor(
-        async () => hook.received.length,
-        (n) => n === 1,
-        { timeoutMs: 30_000, what: 'attempt 1 to reach the receiver' },
-      );
+      await hook.events(1, 'attempt 1 to reach the receiver');
       // Redis takes no write from here on: the worker records the attempt in Postgres, then cannot tell BullMQ.
       expect(await redis.command('CLIENT PAUSE 60000 WRITE')).toMatch(/^\+OK/);
       hook.answerHung(500);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from './wait-for';
 
 export interface Received {
   raw: string;
@@ -28,6 +29,15 @@ export async function receiver(script: (number | 'hang')[]) {
   return {
     url,
     received,
+    /** Waits until at least `count` requests came in (`what` names them on a timeout); the events, parsed. */
+    events: async <T = unknown>(count: number, what: string) => {
+      await waitFor(
+        () => Promise.resolve(received.length),
+        (n) => n >= count,
+        { timeoutMs: 30_000, what },
+      );
+      return received.map((r) => JSON.parse(r.raw) as { id: string; type: string; data: T });
+    },
     /** Answers every request left hanging so far with `status`. */
     answerHung: (status: number) => {
       for (const res of hung.splice(0)) res.writeHead(status).end();
