@@ -63,6 +63,32 @@ describe('SuppressionsRepository against the real Postgres', () => {
     expect(ids).toEqual(expect.arrayContaining([email.hint, name.hint]));
   });
 
+  it('answers the checks made in one tick with one query, each check with its own keys', async () => {
+    await list.add(email);
+    await list.add(name);
+    // The same database, counting the connections the repository borrows: one per statement.
+    let statements = 0;
+    const counted = Object.create(db, {
+      createQueryRunner: {
+        value: (...args: Parameters<DataSource['createQueryRunner']>) => {
+          statements += 1;
+          return db.createQueryRunner(...args);
+        },
+      },
+    }) as DataSource;
+    const checks = new SuppressionsRepository(counted);
+    const other = `email:someone.else+${tag}@example.com`;
+    const answers = await Promise.all([
+      checks.matching([email.key]),
+      checks.matching([other]),
+      checks.matching([other, email.key, email.key]),
+      checks.matching([]),
+      checks.matching([`name:ada ${tag} byron:1816`, name.key]),
+    ]);
+    expect(answers.map((a) => [...a])).toEqual([[email.key], [], [email.key], [], [name.key]]);
+    expect(statements).toBe(1);
+  });
+
   it('removes by subject or by id, and says when there was nothing to remove', async () => {
     const removed = await list.remove(email);
     expect(removed).toMatchObject({ kind: 'email', hint: email.hint });

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { newId, suppressionKeyHash, type SuppressionKind, type SuppressionSubject } from '@dossier/domain';
+import { Coalescer, newId, suppressionKeyHash, type SuppressionKind, type SuppressionSubject } from '@dossier/domain';
 import { queryRows } from './sql';
 
 export interface SuppressionRow {
@@ -9,11 +9,24 @@ export interface SuppressionRow {
   created_at: Date;
 }
 
+/** Concurrent checks of one process share a statement: at most this many per statement… */
+const CHECK_BATCH_MAX = 100;
+/** …and this many statements at once; checks made meanwhile wait and go together when one returns. */
+const CHECK_BATCHES_IN_FLIGHT = 2;
+
 /**
  * The suppression list (ADR 0015). Subjects are stored and looked up by the hash of their normalised
- * key; `matching` answers a whole lookup's candidate keys in one indexed query.
+ * key; `matching` answers a lookup's candidate keys with one indexed query, which the checks of other
+ * lookups made at the same time share.
  */
 export class SuppressionsRepository {
+  /** The checks made while others run go together: the same Coalescer as reservations and settles. */
+  private readonly checks = new Coalescer<readonly string[], Set<string>>(
+    (keySets) => this.matchingAll(keySets),
+    CHECK_BATCH_MAX,
+    CHECK_BATCHES_IN_FLIGHT,
+  );
+
   constructor(private readonly db: DataSource) {}
 
   /** Adds the subject; adding one that is listed already changes nothing and returns its entry. */
@@ -73,16 +86,24 @@ export class SuppressionsRepository {
     );
   }
 
-  /** Which of these keys are suppressed: one query on the unique index, however many keys. */
+  /**
+   * Which of these keys are suppressed. The answer comes from a statement that started after this call
+   * (a call never joins one already running), so every entry committed before it is seen. Idle, it runs
+   * at once; while two checks run, the calls made meanwhile go together in the next statement.
+   */
   async matching(keys: readonly string[]): Promise<Set<string>> {
-    const distinct = [...new Set(keys)];
-    if (distinct.length === 0) return new Set();
-    const byHash = new Map(distinct.map((k) => [suppressionKeyHash(k), k]));
+    return keys.length === 0 ? new Set() : this.checks.submit(keys);
+  }
+
+  /** Many checks' keys in one query on the unique index; each check gets back its own listed keys. */
+  private async matchingAll(keySets: readonly (readonly string[])[]): Promise<Set<string>[]> {
+    const byHash = new Map(keySets.flat().map((k) => [suppressionKeyHash(k), k]));
     const rows = await queryRows<{ key_hash: string }>(
       this.db,
       `SELECT key_hash FROM suppressions WHERE key_hash = ANY($1::text[])`,
       [[...byHash.keys()]],
     );
-    return new Set(rows.map((r) => byHash.get(r.key_hash)!));
+    const listed = new Set(rows.map((r) => byHash.get(r.key_hash)!));
+    return keySets.map((keys) => new Set(keys.filter((k) => listed.has(k))));
   }
 }

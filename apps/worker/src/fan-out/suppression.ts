@@ -21,9 +21,11 @@ export interface SuppressionList {
  *   that a profile was there;
  * - phone and company items hold nothing about a person (the phone schema has no owner or caller name).
  *
- * One query per lookup: the candidate keys of every item are looked up together. A lookup left without
- * items is not charged, and its `found` reports read `not_found`, so the answer does not tell that a
- * listed subject was there.
+ * One check per lookup, after its fan-out: the candidate keys of every item are looked up together (the
+ * repository answers the checks of lookups finishing at the same time with one query, each started after
+ * the checks in it were made: every entry committed before a lookup's merged items were ready applies to
+ * it). A lookup left without items is not charged, and its `found` reports read `not_found`, so the
+ * answer does not tell that a listed subject was there.
  */
 export class SuppressionFilter {
   /**

@@ -64,11 +64,13 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
   private readonly restarting = new Set<LookupKind>();
   private closing = false;
   private watchdog?: NodeJS.Timeout;
+  /** One list for every kind's consumer: the checks of all of them made at the same time share a query. */
+  private readonly suppressions: SuppressionsRepository;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searches: SearchesRepository,
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(DATA_SOURCE) db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
     /**
      * The process's fail-fast command connection, which the upstream guards use too: publishes each job's
@@ -80,7 +82,9 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     private readonly metrics: WorkerMetrics,
     private readonly webhooks: WebhookDeliveryService,
     @Inject(STARTING) private readonly starting: AbortSignal,
-  ) {}
+  ) {
+    this.suppressions = new SuppressionsRepository(db);
+  }
 
   private get workers(): Worker[] {
     return this.consumers.map((c) => c.worker);
@@ -134,7 +138,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       this.searches,
       this.fanOut,
       new SuppressionFilter(
-        new SuppressionsRepository(this.db),
+        this.suppressions,
         new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id)),
       ),
       this.config.testHold,
