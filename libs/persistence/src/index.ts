@@ -22,3 +22,4 @@ export * from './webhooks.repository';
 export * from './entities/batch.entity';
 export * from './batches.repository';
 export * from './batch-completion';
+export * from './settled-events';

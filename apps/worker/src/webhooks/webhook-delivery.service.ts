@@ -15,10 +15,7 @@ import {
   checkWebhookTarget,
   openSecret,
   openWebhookQueue,
-  queueWebhookEvent,
   resolverAt,
-  searchEnvelope,
-  searchEventId,
   signatureHeader,
   webhookAttemptsOf,
   webhookBackoffMs,
@@ -31,8 +28,10 @@ import {
   BatchesRepository,
   SearchesRepository,
   WebhooksRepository,
-  completeBatch,
+  queueBatchCompletion,
+  queueSettledEvents,
   type DeliveryAttempt,
+  type SettledEventRepos,
 } from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
@@ -66,7 +65,8 @@ export class WebhookDeliveryService
   /** The queue's and the consumer's connection errors: one line per 10 s while Redis is away. */
   private readonly logRedisError = throttledErrorLog((message) => this.logger.warn(message));
   private readonly webhooks: WebhooksRepository;
-  private readonly batches: BatchesRepository;
+  /** What queueing a settled search's events reads (queueSettledEvents). */
+  private readonly repos: SettledEventRepos;
   /** The delivery queue (retention cleans its finished jobs: each holds a lookup's envelope). */
   readonly queue: Queue<WebhookJob>;
   private readonly attempts: number;
@@ -80,11 +80,11 @@ export class WebhookDeliveryService
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(DATA_SOURCE) db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
-    private readonly searches: SearchesRepository,
+    searches: SearchesRepository,
     @Inject(STARTING) private readonly starting: AbortSignal,
   ) {
     this.webhooks = new WebhooksRepository(db);
-    this.batches = new BatchesRepository(db);
+    this.repos = { webhooks: this.webhooks, batches: new BatchesRepository(db), searches };
     this.attempts = webhookAttemptsOf(config.webhooks);
     this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
     this.queue = openWebhookQueue(config.queuePrefix, redis.queues(), this.attempts, config.jobRetention);
@@ -92,25 +92,13 @@ export class WebhookDeliveryService
   }
 
   /**
-   * Queues the search's event for every webhook of its account that takes it. Called after the search
-   * settled, and again by a redelivered lookup job: the job id (webhook + event) makes that a no-op.
-   * `announce` false: no search event (the gateway answered the search itself), only its batch's progress.
+   * Queues the search's event for every webhook of its account that takes it, and its batch's completion
+   * (queueSettledEvents). Called after the search settled, and again by a retried or redelivered lookup job:
+   * the job id (webhook + event) makes that a no-op. `announce` false: no search event (the gateway answered
+   * the search itself), only its batch's progress.
    */
   async searchSettled(searchId: string, status: 'succeeded' | 'failed', announce = true): Promise<void> {
-    const type = status === 'succeeded' ? 'search.completed' : 'search.failed';
-    const { batchId, subscribers } = await this.webhooks.onSearchSettled(searchId, type);
-    if (announce && subscribers.length > 0) {
-      const search = await this.searches.findForAccount(searchId, subscribers[0]!.account_id, null);
-      if (search) {
-        await queueWebhookEvent(this.queue, subscribers, {
-          id: searchEventId(searchId),
-          type,
-          created_at: (search.completed_at ?? new Date()).toISOString(),
-          data: searchEnvelope(search),
-        });
-      }
-    }
-    if (batchId !== null) await this.batchProgress(batchId);
+    await queueSettledEvents(this.repos, this.queue, searchId, status, announce);
   }
 
   /**
@@ -119,9 +107,7 @@ export class WebhookDeliveryService
    * Checked after every settle of the batch (and on redeliveries); the event's job id keeps it to one.
    */
   async batchProgress(batchId: string): Promise<void> {
-    const { batches, webhooks, searches } = this;
-    const completed = await completeBatch({ batches, webhooks, searches }, batchId);
-    if (completed) await queueWebhookEvent(this.queue, completed.subscribers, completed.event);
+    await queueBatchCompletion(this.repos, this.queue, batchId);
   }
 
   /**
