@@ -395,6 +395,103 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     }
   });
 
+  it('sends the events of lookups whose jobs settled them but could not queue them before the gateway took the jobs back (their add replies lost)', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    try {
+      // The adds reach Redis; their replies are "lost" after 5 s. Meanwhile a worker runs both jobs: each settles
+      // its search (charged), fails to queue its events and waits for its retry (delayed) — to queue exactly them.
+      const late = new Api(
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '5000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
+          .baseUrl,
+      );
+      await late.webhook(key, hook.url, ['search.completed', 'search.failed', 'batch.completed']);
+      const failing = await stack.startWorker({ LOOKUP_QUEUES: 'phone', WORKER_TEST_FAIL_EVENTS: 'true' });
+      const headers = { prefer: 'wait=30' };
+      const single = late.post<Envelope>('/v1/verify/phone', PHONE, { key, headers });
+      const batch = late.post<{ batch_id: string; items: Envelope[] }>(
+        '/v1/batch',
+        { requests: [{ kind: 'phone', input: PHONE }] },
+        { key, headers },
+      );
+      const ran = await waitFor(
+        () =>
+          sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1 AND status = 'succeeded'`, [accountId]),
+        (rows) => rows.length === 2,
+        { timeoutMs: 10_000, what: 'the jobs to settle their searches' },
+      );
+      for (const s of ran) {
+        await waitFor(
+          () => queues.job(QUEUE_NAMES.phone, s.id),
+          (j) => j.state === 'delayed' && j.attemptsMade > 0,
+          { timeoutMs: 10_000, what: `job ${s.id} to wait for its retry` },
+        );
+      }
+      // No retry runs before the gateway takes the jobs back.
+      await failing.stop();
+
+      const [answered, kept] = await Promise.all([single, batch]);
+      expect(answered.status).toBe(200);
+      expect(answered.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 2 });
+      expect(kept.status).toBe(200);
+      expect(kept.body.items.map((i) => i.status)).toEqual(['success']);
+      for (const s of ran) expect(await queues.state(QUEUE_NAMES.phone, s.id)).toBe('missing');
+
+      // The gateway queued what the jobs could not, before it answered: a worker that can delivers each once.
+      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const events = await hook.events<{ search_id?: string; batch_id?: string }>(3, 'the three deliveries');
+      await waitFor(
+        () => queues.queue(WEBHOOK_QUEUE).getJobCounts('wait', 'prioritized', 'delayed', 'active'),
+        (counts) => Object.values(counts).every((n) => n === 0),
+        { timeoutMs: 10_000, what: 'no delivery left to make' },
+      );
+      expect(hook.received).toHaveLength(3);
+      const searchEvents = events.filter((e) => e.type === 'search.completed');
+      expect(searchEvents.map((e) => e.data.search_id).sort()).toEqual(
+        [answered.body.search_id, kept.body.items[0]!.search_id].sort(),
+      );
+      expect(searchEvents.map((e) => e.id).sort()).toEqual(ran.map((s) => searchEventId(s.id)).sort());
+      expect(events.filter((e) => e.type === 'batch.completed').map((e) => e.data.batch_id)).toEqual([
+        kept.body.batch_id,
+      ]);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 2, { reserves: 2, captures: 2, releases: 0 }));
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('sends a search.completed once when its job queued it and the gateway, taking the finished job back (its add reply lost), queues it again', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const hook = await receiver([]);
+    try {
+      // The job runs, settles, queues its event and completes within the second the add's reply is "lost" for.
+      const late = new Api(
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
+          .baseUrl,
+      );
+      const webhookId = await late.webhook(key, hook.url, ['search.completed']);
+      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      const answered = await late.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=30' } });
+      expect(answered.status).toBe(200);
+      expect(await queues.state(QUEUE_NAMES.phone, answered.body.search_id)).toBe('missing');
+
+      // The gateway's add has the job id of the worker's (webhook + event): it queued nothing more.
+      const delivery = webhookJobId(webhookId, searchEventId(answered.body.search_id));
+      await waitFor(
+        () => queues.state(WEBHOOK_QUEUE, delivery),
+        (state) => state === 'completed',
+        { timeoutMs: 10_000, what: 'the delivery' },
+      );
+      const counts = await queues.queue(WEBHOOK_QUEUE).getJobCounts('wait', 'prioritized', 'delayed', 'active');
+      expect(Object.values(counts).every((n) => n === 0)).toBe(true);
+      const events = await hook.events<{ search_id: string }>(1, 'the search.completed delivery');
+      expect(events.map((e) => [e.type, e.data.search_id])).toEqual([['search.completed', answered.body.search_id]]);
+      expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+    } finally {
+      await hook.close();
+    }
+  });
+
   it('loses nothing when Redis loses the queues mid-run: queued searches are failed and released, later ones charged once', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const ids = await Promise.all(Array.from({ length: 5 }, () => submitAsync(key)));

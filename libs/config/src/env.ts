@@ -248,6 +248,11 @@ const workerSchema = z.object({
     .string()
     .regex(/^(before|after):\d+$/)
     .optional(),
+  /**
+   * Test-only fault injection: `true` fails every lookup job's queueing of its webhook events, after it settled
+   * its search (as a Redis failure then would): the job fails and waits for its retry (ignored unless NODE_ENV=test).
+   */
+  WORKER_TEST_FAIL_EVENTS: z.enum(['true', 'false']).default('false'),
 });
 
 const cliSchema = z.object({ ...common, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
@@ -477,6 +482,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
+    testFailEvents: e.NODE_ENV === 'test' && e.WORKER_TEST_FAIL_EVENTS === 'true',
   };
 }
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

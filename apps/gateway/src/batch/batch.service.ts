@@ -1,27 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, storableText, type LookupKind } from '@dossier/domain';
-import type { Queue } from 'bullmq';
-import {
-  batchBody as bodyOf,
-  queueWebhookEvent,
-  type BatchBody,
-  type ItemError,
-  type SearchSnapshot,
-  type WebhookJob,
-} from '@dossier/contracts';
+import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
 import {
   BatchesRepository,
   SearchesRepository,
-  WebhooksRepository,
-  completeBatch,
   type BatchView,
   type NewSearch,
   type PlannedItem,
 } from '@dossier/persistence';
 import type { GatewayConfig } from '@dossier/config';
 import type { AuthContext } from '../auth/auth-context';
-import { GATEWAY_CONFIG, WEBHOOK_DELIVERY } from '../infra/tokens';
+import { GATEWAY_CONFIG } from '../infra/tokens';
+import { SettledEventsService } from '../webhooks/settled-events.service';
 import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
@@ -67,8 +58,7 @@ export class BatchService {
     private readonly waiter: ResultWaiterService,
     @Inject(BatchesRepository) private readonly batches: BatchesRepository,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
-    @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
-    @Inject(WEBHOOK_DELIVERY) private readonly webhookQueue: Queue<WebhookJob>,
+    private readonly events: SettledEventsService,
   ) {}
 
   async submit(raw: unknown, call: LookupCall): Promise<BatchOutcome> {
@@ -149,47 +139,34 @@ export class BatchService {
    * did reach Redis), releases the searches whose jobs no worker runs, and deletes the batch when every one was
    * released here (one transaction: BatchesRepository.releaseUnqueued); true then. False when a worker runs an
    * item's job (that search is its job's: not released), when an add did reach Redis and its job settled its
-   * search first, or when Postgres failed too: the batch stands, with its key.
+   * search first, or when Postgres failed too: the batch stands, with its key. A batch that stands is
+   * completed here once none of its searches is pending (a released search's job, taken back, never checks
+   * it), after the events of each search settled by a job taken back (SettledEventsService.searchSettled).
    */
   private async releaseUnqueued(batchId: string, reserved: readonly NewSearch[], call: LookupCall): Promise<boolean> {
     const hold = this.config.testHoldBatchVoidMs;
     const jobs = await Promise.all(reserved.map((s) => this.lookups.withdraw(s.kind, s.id, call)));
-    const unqueued = reserved.filter((_, i) => jobs[i] !== 'running').map((s) => s.id);
+    const unqueued = reserved.flatMap((s, i) => (jobs[i] === 'running' ? [] : [{ id: s.id, job: jobs[i] }]));
     if (unqueued.length === 0) return false; // every job runs: each settles its search and checks the batch
     try {
-      const { voided } = await this.batches.releaseUnqueued(
+      const { released, voided } = await this.batches.releaseUnqueued(
         batchId,
-        unqueued,
+        unqueued.map((s) => s.id),
         UNQUEUED_ERROR,
         unqueued.length === reserved.length,
         hold === null ? undefined : () => sleep(hold),
       );
-      if (!voided) await this.complete(batchId, call);
-      return voided;
+      if (voided) return true;
+      // Settled by its job before the release, and that job is gone: it may have failed to queue its events.
+      const settledByJob = unqueued.filter((s, i) => s.job === 'removed' && !released[i]);
+      for (const s of settledByJob) await this.events.searchSettled(s.id, call.requestId);
+      await this.events.batchSettled(batchId, call.requestId);
+      return false;
     } catch (e) {
       this.logger.error(
         `request_id=${call.requestId}: releasing unqueued batch ${batchId} failed (its jobs or the reconciler settle its searches): ${String(e)}`,
       );
       return false;
-    }
-  }
-
-  /**
-   * After releasing searches of a batch that stays: completes it once none is pending and queues its
-   * `batch.completed` — what a worker does after each settle (completeBatch). The released searches' jobs
-   * were taken back, so none of them will; a job that settled its search before the release checked the
-   * batch while the released ones were still pending. Never throws: failing here, the reconciler completes
-   * the batch (BatchesRepository.findSettledOpen).
-   */
-  private async complete(batchId: string, call: LookupCall): Promise<void> {
-    try {
-      const { batches, webhooks, searches } = this;
-      const completed = await completeBatch({ batches, webhooks, searches }, batchId);
-      if (completed) await queueWebhookEvent(this.webhookQueue, completed.subscribers, completed.event);
-    } catch (e) {
-      this.logger.error(
-        `request_id=${call.requestId}: completing batch ${batchId} after releasing its unqueued searches failed (the reconciler completes it): ${String(e)}`,
-      );
     }
   }
 

@@ -83,7 +83,7 @@ export class InfraModule implements OnApplicationShutdown {
               throttledErrorLog((message) => new Logger('queues').warn(message)),
             ),
         },
-        // Used only when a batch's adds fail and the gateway completes the batch itself (BatchService).
+        // Used only when adds fail: the gateway queues what a taken-back job would have (SettledEventsService).
         {
           provide: WEBHOOK_DELIVERY,
           inject: [REDIS_CONNECTIONS],

@@ -18,6 +18,7 @@ import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
 import { idempotencyConflict, outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
 import { hashRequest } from './request-hash';
+import { SettledEventsService } from '../webhooks/settled-events.service';
 
 /** A lookup to run: its kind, the normalised input its job carries, and why it is made. */
 export interface LookupRequest<K extends LookupKind> {
@@ -54,6 +55,7 @@ export class LookupsService {
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
     private readonly waiter: ResultWaiterService,
     private readonly pressure: QueuePressureService,
+    private readonly events: SettledEventsService,
   ) {}
 
   async submit<K extends LookupKind>(req: LookupRequest<K>, call: LookupCall): Promise<LookupOutcome> {
@@ -157,8 +159,10 @@ export class LookupsService {
    * Queues the reserved search's job. When the add fails, its job is taken back (an add whose reply was lost
    * to a timeout or a reset did reach Redis: see withdraw), then the reservation goes back and the caller gets
    * a 503 ("nothing charged") — unless a worker already runs the job, or the job already settled the search:
-   * the lookup then stands, and the caller gets its outcome as for any other. When Postgres fails too, nobody
-   * can tell yet: the search stays pending (the reconciler releases it) and the caller gets it as pending.
+   * the lookup then stands, and the caller gets its outcome as for any other (a job taken back after it
+   * settled the search may not have queued its webhook events: they are queued here). When Postgres fails
+   * too, nobody can tell yet: the search stays pending (the reconciler releases it) and the caller gets it as
+   * pending.
    */
   private async enqueue<K extends LookupKind>(
     req: LookupRequest<K>,
@@ -168,7 +172,8 @@ export class LookupsService {
     try {
       await this.enqueueJob(req, searchId, call);
     } catch (err) {
-      if ((await this.withdraw(req.kind, searchId, call)) === 'running') {
+      const job = await this.withdraw(req.kind, searchId, call);
+      if (job === 'running') {
         this.logger.warn(
           `request_id=${call.requestId}: queueing ${searchId} failed but a worker runs its job; answering the search as it stands: ${String(err)}`,
         );
@@ -177,6 +182,8 @@ export class LookupsService {
       const release = await this.releaseUnqueued(searchId);
       if (release === 'released')
         throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
+      // Its job settled it, then was taken back: it may have been waiting to retry queueing the events.
+      if (release === 'settled' && job === 'removed') await this.events.searchSettled(searchId, call.requestId);
       this.logger.warn(
         `request_id=${call.requestId}: queueing ${searchId} failed but its search is ${release === 'settled' ? 'settled by its job' : 'not yet released'}; answering the search as it stands: ${String(err)}`,
       );

@@ -142,7 +142,9 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id)),
       ),
       this.config.testHold,
-      (searchId, status, announce) => this.webhooks.searchSettled(searchId, status, announce),
+      this.config.testFailEvents
+        ? () => Promise.reject(new Error('test: queueing the webhook events failed (WORKER_TEST_FAIL_EVENTS)'))
+        : (searchId, status, announce) => this.webhooks.searchSettled(searchId, status, announce),
     );
     const worker = new Worker(
       QUEUE_NAMES[kind],
