@@ -399,10 +399,11 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);
     try {
-      // The adds reach Redis; their replies are "lost" after 5 s. Meanwhile a worker runs both jobs: each settles
+      // The adds reach Redis; their replies are "lost" after 10 s. Meanwhile a worker runs both jobs: each settles
       // its search (charged), fails to queue its events and waits for its retry (delayed) — to queue exactly them.
+      // (10 s leaves a loaded machine room to run both jobs and stop that worker before the gateway takes them back.)
       const late = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '5000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
+        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '10000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
           .baseUrl,
       );
       await late.webhook(key, hook.url, ['search.completed', 'search.failed', 'batch.completed']);
