@@ -295,6 +295,36 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     }
   });
 
+  it('exits 0 on SIGTERM while its start-up waits for Redis to subscribe the reply channel, not once Redis is back', async () => {
+    const env = {
+      ...stack.env,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+    };
+    const gateway = AppProcess.start('gateway-subscribing', DIST.gateway, {
+      ...env,
+      PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+    });
+    try {
+      // The reply channel's subscription is the last start-up step, and it waits for Redis.
+      await waitFor(
+        () => Promise.resolve(gateway.logs),
+        (logs) => /"context":"ResultWaiterService","msg":"reply channel: connect ECONNREFUSED/.test(logs),
+        { timeoutMs: 15_000, what: 'the gateway to wait for Redis to subscribe its reply channel' },
+      );
+      // The stop ends that wait and the gateway closes, as a stop while it is created does. Before, the wait
+      // ran under Nest's shutdown hooks, and a stop in part of it waited for it to finish: for as long as
+      // Redis was away (a script sending SIGTERM at 13 moments of the start-up hung 3 times until SIGKILL).
+      expect([await gateway.stop('SIGTERM', 15_000), gateway.child.signalCode]).toEqual([0, null]);
+      expect(gateway.logs).toMatch(/stopped before it was up/);
+    } finally {
+      await gateway.stop('SIGKILL');
+    }
+  });
+
   it('exits 0 on SIGTERM while still creating the app (Postgres slow to answer), gateway and worker alike', async () => {
     const apps = await Promise.all(
       (['gateway', 'worker'] as const).map(async (kind) => {

@@ -34,12 +34,15 @@ import { BatchService } from './batch/batch.service';
 
 @Module({})
 export class GatewayModule {
-  /** `logger`: the process's pino logger, which Fastify logs through too (its request logger carries the request id). */
-  static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
+  /**
+   * `logger`: the process's pino logger, which Fastify logs through too (its request logger carries the request id).
+   * `starting`: aborted by a stop while the gateway starts (StopWhileStarting), which ends its start-up waits.
+   */
+  static forRoot(config: GatewayConfig, logger: Logger, starting: AbortSignal): DynamicModule {
     return {
       module: GatewayModule,
       imports: [
-        InfraModule.forRoot(config),
+        InfraModule.forRoot(config, starting),
         DiscoveryModule,
         LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
       ],

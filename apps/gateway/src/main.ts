@@ -68,7 +68,7 @@ async function bootstrap(): Promise<void> {
   const starting = new StopWhileStarting();
   const app = await createOrExit(
     () =>
-      NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger), adapter, {
+      NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger, starting.signal), adapter, {
         bodyParser: false,
         logger: new PinoNestLogger(new PinoLogger(params), params),
         abortOnError: false,
@@ -85,6 +85,9 @@ async function bootstrap(): Promise<void> {
   );
   app.useGlobalFilters(errors);
   errors.limitWith(app.get(RateLimiterService));
+  // The bootstrap hooks run here, while a stop still ends their waits (the reply channel waits for Redis):
+  // once Nest's shutdown hooks are on, a stop during them would wait for them, for as long as Redis is away.
+  await app.init();
   await starting.handOver(app, (message) => new Logger('gateway').log(message));
   await app.listen(config.port, config.host);
   new Logger('gateway').log(`listening on ${await app.getUrl()}`);

@@ -32,6 +32,7 @@ import {
   METRICS,
   REDIS,
   REDIS_CONNECTIONS,
+  STARTING,
   WEBHOOK_DELIVERY,
 } from './tokens';
 
@@ -49,7 +50,7 @@ export class InfraModule implements OnApplicationShutdown {
     @Inject(WEBHOOK_DELIVERY) private readonly webhookQueue: Queue<WebhookJob>,
   ) {}
 
-  static forRoot(config: GatewayConfig): DynamicModule {
+  static forRoot(config: GatewayConfig, starting: AbortSignal): DynamicModule {
     const repository = <T>(Repo: new (db: DataSource) => T) => ({
       provide: Repo,
       inject: [DATA_SOURCE],
@@ -59,6 +60,7 @@ export class InfraModule implements OnApplicationShutdown {
       module: InfraModule,
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: STARTING, useValue: starting },
         {
           provide: DATA_SOURCE,
           useFactory: () =>
@@ -126,6 +128,7 @@ export class InfraModule implements OnApplicationShutdown {
       ],
       exports: [
         GATEWAY_CONFIG,
+        STARTING,
         DATA_SOURCE,
         REDIS,
         REDIS_CONNECTIONS,

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { randomBase62 } from '@dossier/domain';
+import { randomBase62, settledBefore } from '@dossier/domain';
 import { throttledErrorLog, type GatewayConfig, type RedisClient, type RedisConnections } from '@dossier/config';
 import { lookupJobResultSchema, replyChannel, type LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
+import { GATEWAY_CONFIG, REDIS_CONNECTIONS, STARTING } from '../infra/tokens';
 
 /** How often waiters that have seen no event re-check Postgres (a missed event costs latency, never correctness). */
 const FALLBACK_POLL_MS = 1000;
@@ -29,6 +29,7 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
+    @Inject(STARTING) private readonly starting: AbortSignal,
   ) {
     this.replyTo = replyChannel(config.queuePrefix, `gw_${randomBase62(20)}`);
   }
@@ -41,7 +42,9 @@ export class ResultWaiterService implements OnApplicationBootstrap, OnApplicatio
     });
     const logError = throttledErrorLog((message) => this.logger.warn(message));
     subscriber.on('error', (err: Error) => logError('reply channel', err));
-    await subscriber.subscribe(this.replyTo);
+    // The gateway listens once its reply channel is subscribed, which waits for Redis. A stop meanwhile ends
+    // the wait: the start-up settles (Nest's shutdown waits for it), and the gateway closes.
+    if (!(await settledBefore(subscriber.subscribe(this.replyTo), this.starting))) return;
     this.poller = setInterval(() => void this.pollSettled(), FALLBACK_POLL_MS);
     this.poller.unref();
   }
