@@ -62,6 +62,18 @@ describe('money under failures (gateways + workers as processes, real Redis and 
   afterEach(() => fixture.killWorkers());
   afterAll(() => fixture?.close());
 
+  /** Another gateway, whose queue adds reach Redis but "fail" `ms` later, as a reply lost to a timeout or a reset would. */
+  const losingReplies = async (ms: number, env: Record<string, string> = {}): Promise<Api> =>
+    new Api(
+      (
+        await stack.startGateway({
+          GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: String(ms),
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          ...env,
+        })
+      ).baseUrl,
+    );
+
   it('gives exactly as many lookups as there are credits when two gateways batch reservations for one account', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const second = new Api((await stack.startGateway()).baseUrl);
@@ -113,7 +125,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     const { key, accountId } = await api.register(SIGNUP);
     await stack.startWorker();
     // The job is queued and runs; its add fails after 1 s, as a reply lost to a timeout or a reset would.
-    const late = new Api((await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000' })).baseUrl);
+    const late = await losingReplies(1000);
     const single = await late.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=30' } });
     expect(single.status).toBe(200);
     expect(single.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 1 });
@@ -129,7 +141,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 4, { reserves: 4, captures: 4, releases: 0 }));
 
     // The add fails at once: the gateway's release and the job race. Whichever wins, the answer says what happened.
-    const racing = new Api((await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0' })).baseUrl);
+    const racing = await losingReplies(0);
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push(await racing.post<Envelope>('/v1/verify/phone', PHONE, { key }));
     const ok = answers.filter((a) => a.status === 200).length;
@@ -148,10 +160,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);
     try {
-      const late = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
-          .baseUrl,
-      );
+      const late = await losingReplies(1000);
       await late.webhook(key, hook.url, ['batch.completed']);
       // Only phone jobs run while the gateway waits on its adds: the phone item settles, the company item
       // is still queued when the add "fails", so the gateway takes its job back, releases it and answers the
@@ -194,9 +203,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     try {
       // Every add "fails" at once, though it reached Redis; no phone worker runs yet, so the gateway releases
       // every reservation before any job runs, and answers 503 ("nothing was charged") without a batch id.
-      const lost = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' })).baseUrl,
-      );
+      const lost = await losingReplies(0);
       const webhookId = await lost.webhook(key, hook.url, ['batch.completed']);
       const requests = [
         { kind: 'phone', input: PHONE },
@@ -240,10 +247,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     try {
       // The adds "fail" after 1 s; the worker took both jobs at once and holds them 2 s: they are running, so
       // the gateway cannot take them back, releases nothing and answers the batch when they have settled.
-      const late = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
-          .baseUrl,
-      );
+      const late = await losingReplies(1000);
       await late.webhook(key, hook.url, ['batch.completed']);
       await stack.startWorker({
         LOOKUP_QUEUES: 'phone',
@@ -278,16 +282,10 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       // is cut before it can take the jobs back: it releases both searches all the same and holds 3 s before
       // it deletes the batch. The worker (its own connection) took both jobs at once and held them 2 s: their
       // settles and completion checks fall inside that hold, after the releases.
-      const voiding = new Api(
-        (
-          await stack.startGateway({
-            REDIS_URL: redis.url(testEnv.redisUrl),
-            GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000',
-            GATEWAY_TEST_HOLD_BATCH_VOID_MS: '3000',
-            WEBHOOK_ALLOW_PRIVATE: 'true',
-          })
-        ).baseUrl,
-      );
+      const voiding = await losingReplies(1000, {
+        REDIS_URL: redis.url(testEnv.redisUrl),
+        GATEWAY_TEST_HOLD_BATCH_VOID_MS: '3000',
+      });
       const webhookId = await voiding.webhook(key, hook.url, ['batch.completed']);
       await stack.startWorker({
         LOOKUP_QUEUES: 'phone',
@@ -336,9 +334,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     const { key, accountId } = await api.register(SIGNUP);
     const hook = await receiver([]);
     try {
-      const lost = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0', WEBHOOK_ALLOW_PRIVATE: 'true' })).baseUrl,
-      );
+      const lost = await losingReplies(0);
       const webhookId = await lost.webhook(key, hook.url, ['search.completed', 'search.failed']);
       // No phone worker runs yet: the gateway releases each reservation before its job can run, and answers
       // 503 ("nothing was charged"), naming no search — a single lookup, and a batch (voided).
@@ -375,7 +371,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     try {
       twilio.reply({ status: 404, body: { code: 20404, message: 'not found', status: 404 } });
       // The add reaches Redis, its reply is "lost" at once, and no worker runs yet: the gateway answers 503.
-      const lost = new Api((await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '0' })).baseUrl);
+      const lost = await losingReplies(0);
       const refused = await lost.post<Envelope>('/v1/verify/phone', RELEASED_PHONE, { key });
       expect(refused.status).toBe(503);
       const [released] = await sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1`, [accountId]);
@@ -402,10 +398,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       // The adds reach Redis; their replies are "lost" after 10 s. Meanwhile a worker runs both jobs: each settles
       // its search (charged), fails to queue its events and waits for its retry (delayed) — to queue exactly them.
       // (10 s leaves a loaded machine room to run both jobs and stop that worker before the gateway takes them back.)
-      const late = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '10000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
-          .baseUrl,
-      );
+      const late = await losingReplies(10000);
       await late.webhook(key, hook.url, ['search.completed', 'search.failed', 'batch.completed']);
       const failing = await stack.startWorker({ LOOKUP_QUEUES: 'phone', WORKER_TEST_FAIL_EVENTS: 'true' });
       const headers = { prefer: 'wait=30' };
@@ -466,10 +459,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     const hook = await receiver([]);
     try {
       // The job runs, settles, queues its event and completes within the second the add's reply is "lost" for.
-      const late = new Api(
-        (await stack.startGateway({ GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' }))
-          .baseUrl,
-      );
+      const late = await losingReplies(1000);
       const webhookId = await late.webhook(key, hook.url, ['search.completed']);
       await stack.startWorker({ LOOKUP_QUEUES: 'phone', WEBHOOK_ALLOW_PRIVATE: 'true' });
       const answered = await late.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=30' } });
