@@ -4,7 +4,7 @@ import { RedisConnections, loadGatewayConfig } from '@dossier/config';
 import { DomainError, LOOKUP_KINDS } from '@dossier/domain';
 import type { LookupJob, LookupJobResult, LookupQueues } from '@dossier/contracts';
 import { SearchesRepository, type NewSearch, type SearchView, type Settlement } from '@dossier/persistence';
-import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS } from '../infra/tokens';
+import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING } from '../infra/tokens';
 import { parsePrefer } from '../http/prefer';
 import { LookupsService, type LookupCall, type LookupRequest } from './lookups.service';
 import { QueuePressureService } from './queue-pressure.service';
@@ -178,6 +178,7 @@ describe('LookupsService', () => {
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig(env) },
         // Not initialised: the waiter subscribes to no reply channel, so these connections are never made.
         { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig(env).redis, 'turn') },
+        { provide: STARTING, useValue: new AbortController().signal },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
         {

@@ -4,7 +4,7 @@ import { RedisConnections, loadGatewayConfig } from '@dossier/config';
 import { newId } from '@dossier/domain';
 import type { LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
-import { GATEWAY_CONFIG, REDIS_CONNECTIONS } from '../infra/tokens';
+import { GATEWAY_CONFIG, REDIS_CONNECTIONS, STARTING } from '../infra/tokens';
 import { ResultWaiterService } from './result-waiter.service';
 
 describe('ResultWaiterService', () => {
@@ -21,6 +21,7 @@ describe('ResultWaiterService', () => {
         ResultWaiterService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig({}) },
         { provide: REDIS_CONNECTIONS, useValue: new RedisConnections(loadGatewayConfig({}).redis, 'turn') },
+        { provide: STARTING, useValue: new AbortController().signal },
         { provide: SearchesRepository, useValue: { findSettled } },
       ],
     }).compile();
