@@ -50,7 +50,8 @@ export class AppProcess {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    this.exited = new Promise((res) => child.once('exit', (code) => res(code)));
+    // 'close', not 'exit': by then all the process's output is read, so a test can check its last lines.
+    this.exited = new Promise((res) => child.once('close', (code) => res(code)));
   }
 
   /**
@@ -233,6 +234,8 @@ export async function runCli(
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': at 'exit' the child's stdout may not all have been read yet (Node's docs), and a
+  // loaded machine then hands the test an empty or cut answer.
+  const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
 }

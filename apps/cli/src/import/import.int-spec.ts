@@ -715,7 +715,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = once(child, 'exit');
+    const exited = once(child, 'close'); // after its output is all read, unlike 'exit'
     // The first progress line comes once the first batch is written: stop it then.
     await new Promise<void>((resolve) =>
       child.stderr.on('data', (d: Buffer) => {
