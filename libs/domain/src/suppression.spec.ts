@@ -26,6 +26,7 @@ describe('suppression subjects', () => {
     expect(parseSuppressionSubject({ name: 'Zoë  O’Neill', birth_year: '1984' })).toEqual({
       kind: 'name',
       key: 'name:zoe o neill:1984',
+      alias: 'name:zoe oneill:1984',
       hint: 'Z… O…, 1984',
     });
   });
@@ -36,6 +37,11 @@ describe('suppression subjects', () => {
     );
     expect(suppressionKeys.phone('020 7946 0958', 'GB')).toBe('phone:+442079460958');
     expect(suppressionKeys.name('ZOE O-NEILL', 1984)).toBe('name:zoe o neill:1984');
+    // A record's name is checked under both folds; an entry's alias is the second.
+    expect(suppressionKeys.names('Zoe ONeill', 1984)).toEqual(['name:zoe oneill:1984']);
+    expect(suppressionKeys.names('Zoë O’Neill', 1984)).toEqual(['name:zoe o neill:1984', 'name:zoe oneill:1984']);
+    expect(suppressionKeys.names('王小明', 1901)).toEqual(['name:wangxiaoming:1901', 'name:wang xiaoming:1901']);
+    expect(parseSuppressionSubject({ name: 'Zoe ONeill', birth_year: 1984 })).not.toHaveProperty('alias');
     expect(suppressionKeyHash('email:a@b.example')).toMatch(/^[0-9a-f]{64}$/);
     expect(suppressionKeyHash('email:a@b.example')).not.toBe(suppressionKeyHash('email:a@c.example'));
   });

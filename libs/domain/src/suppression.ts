@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DomainError, type FieldIssue } from './errors';
-import { normalizeEmailAddress, normalizePhoneNumber, tokensOf } from './normalize';
+import { normalizeEmailAddress, normalizePersonName, normalizePhoneNumber, tokensOf } from './normalize';
 
 /**
  * The suppression list's subjects (people who opted out): an e-mail address, a phone number, or a name
  * with a birth year. Each is compared by one key made with the normalisation the rest of Dossier uses
- * (normalize.ts), so an entry matches however a provider wrote the value. ADR 0015.
+ * (normalize.ts), so an entry matches however a provider wrote the value — a name by two, where the local
+ * index's fold differs (`alias`). ADR 0015.
  */
 export type SuppressionKind = 'email' | 'phone' | 'name';
 
@@ -13,6 +14,11 @@ export interface SuppressionSubject {
   kind: SuppressionKind;
   /** The normalised key (`email:…`, `phone:+…`, `name:<folded name>:<year>`): matched, never stored. */
   key: string;
+  /**
+   * A name's key in the local index's fold, where it differs from `key` (O'Brien: `name:obrien:…` beside
+   * `name:o brien:…`; 王小明: `name:wang xiaoming:…` beside `name:wangxiaoming:…`): matched too.
+   */
+  alias?: string;
   /** A masked form for people reading the list (`j…@example.com`, `+44…23`, `J… S…, 1980`). */
   hint: string;
 }
@@ -48,7 +54,23 @@ export const suppressionKeys = {
     const folded = foldedNameWords(name);
     return !/[a-z]/.test(folded) ? null : `name:${folded}:${birthYear}`;
   },
+  /**
+   * The keys a name found in a record is checked under: `name`'s, and the one normalizePersonName makes
+   * where it differs — an entry stores that one as its `alias`, so O'Brien, O’Brien and OBrien, or 王小明
+   * and Wang Xiaoming, meet whichever way the entry and the record were written.
+   */
+  names: (name: string, birthYear: number): string[] => {
+    const key = suppressionKeys.name(name, birthYear);
+    if (key === null) return [];
+    const alias = nameAlias(name, birthYear, key);
+    return alias === undefined ? [key] : [key, alias];
+  },
 };
+
+function nameAlias(name: string, birthYear: number, key: string): string | undefined {
+  const alias = `name:${normalizePersonName(name)}:${birthYear}`;
+  return alias === key ? undefined : alias;
+}
 
 /**
  * The stored form of a key: SHA-256, so the table and its backups hold no readable address, number or
@@ -99,7 +121,9 @@ export function parseSuppressionSubject(input: SuppressionInput): SuppressionSub
         });
       }
       if (issues.length > 0 || year === null) throw DomainError.validation(issues);
-      return { kind: 'name', key: suppressionKeys.name(name, year)!, hint: `${maskName(name)}, ${year}` };
+      const key = suppressionKeys.name(name, year)!;
+      const alias = nameAlias(name, year, key);
+      return { kind: 'name', key, ...(alias && { alias }), hint: `${maskName(name)}, ${year}` };
     }
   }
 }

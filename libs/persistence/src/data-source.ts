@@ -31,6 +31,7 @@ import { LoginKeys1920000000000 } from './migrations/1920000000000-login-keys';
 import { GrantReferences1930000000000 } from './migrations/1930000000000-grant-references';
 import { CompanyRegistrationPlaces1980000000000 } from './migrations/1980000000000-company-registration-places';
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
+import { SuppressionNameAliases2040000000000 } from './migrations/2040000000000-suppression-name-aliases';
 
 export const ENTITIES = [
   AccountEntity,
@@ -68,6 +69,7 @@ export const MIGRATIONS = [
   GrantReferences1930000000000,
   CompanyRegistrationPlaces1980000000000,
   PersonNameKeys1990000000000,
+  SuppressionNameAliases2040000000000,
 ];
 
 export interface DataSourceOptions {

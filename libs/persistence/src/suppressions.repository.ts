@@ -43,7 +43,7 @@ export class SuppressionsRepository {
     const rows = await queryRows<SuppressionRow & { created: boolean }>(
       this.db,
       `WITH ins AS (
-         INSERT INTO suppressions (id, kind, key_hash, hint) VALUES ($1, $2, $3, $4)
+         INSERT INTO suppressions (id, kind, key_hash, alias_hash, hint) VALUES ($1, $2, $3, $5, $4)
          ON CONFLICT (key_hash) DO NOTHING
          RETURNING id, kind, hint, created_at
        )
@@ -51,7 +51,13 @@ export class SuppressionsRepository {
        UNION ALL
        SELECT id, kind, hint, created_at, false AS created FROM suppressions
        WHERE key_hash = $3 AND NOT EXISTS (SELECT 1 FROM ins)`,
-      [newId.suppression(), subject.kind, suppressionKeyHash(subject.key), subject.hint],
+      [
+        newId.suppression(),
+        subject.kind,
+        suppressionKeyHash(subject.key),
+        subject.hint,
+        subject.alias === undefined ? null : suppressionKeyHash(subject.alias),
+      ],
     );
     if (!rows[0]) return null;
     const { created, ...entry } = rows[0];
@@ -95,15 +101,21 @@ export class SuppressionsRepository {
     return keys.length === 0 ? new Set() : this.checks.submit(keys);
   }
 
-  /** Many checks' keys in one query on the unique index; each check gets back its own listed keys. */
+  /**
+   * Many checks' keys in one query on the key and alias indexes; each check gets back its own listed keys
+   * (a key is listed when an entry's key or alias is it).
+   */
   private async matchingAll(keySets: readonly (readonly string[])[]): Promise<Set<string>[]> {
     const byHash = new Map(keySets.flat().map((k) => [suppressionKeyHash(k), k]));
-    const rows = await queryRows<{ key_hash: string }>(
+    const rows = await queryRows<{ key_hash: string; alias_hash: string | null }>(
       this.db,
-      `SELECT key_hash FROM suppressions WHERE key_hash = ANY($1::text[])`,
+      `SELECT key_hash, alias_hash FROM suppressions
+       WHERE key_hash = ANY($1::text[]) OR alias_hash = ANY($1::text[])`,
       [[...byHash.keys()]],
     );
-    const listed = new Set(rows.map((r) => byHash.get(r.key_hash)!));
+    const listed = new Set(
+      rows.flatMap((r) => [byHash.get(r.key_hash), r.alias_hash === null ? undefined : byHash.get(r.alias_hash)]),
+    );
     return keySets.map((keys) => new Set(keys.filter((k) => listed.has(k))));
   }
 }

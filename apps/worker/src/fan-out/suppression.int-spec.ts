@@ -173,6 +173,41 @@ describe('SuppressionFilter (real Postgres)', () => {
     expect(queries).toBe(0);
   });
 
+  it("drops a person listed by a name however its apostrophes and CJK script are written (O'Brien, O’Brien, OBrien; 王小明, Wang Xiaoming)", async () => {
+    const entries = [
+      parseSuppressionSubject({ name: `Sean O'Brien ${tag}`, birth_year: 1980 }),
+      parseSuppressionSubject({ name: `Liam OConnor ${tag}`, birth_year: 1981 }),
+      parseSuppressionSubject({ name: '王小明', birth_year: 1901 }),
+      parseSuppressionSubject({ name: '김민수', birth_year: 1902 }),
+    ];
+    for (const e of entries) await list.add(e);
+    try {
+      const listed = [
+        person({ full_name: `Sean OBrien ${tag}`, birth_year: 1980 }),
+        person({ full_name: `Sean O\u2019Brien ${tag}`, birth_year: 1980 }),
+        person({ full_name: `Sean O Brien ${tag}`, birth_year: 1980 }),
+        person({ full_name: `Liam O'Connor ${tag}`, birth_year: 1981 }),
+        person({ full_name: `Liam O\u2019Connor ${tag}`, birth_year: 1981 }),
+        person({ full_name: 'Wang Xiaoming', birth_year: 1901 }),
+        person({ full_name: 'Gim Minsu', birth_year: 1902 }),
+      ];
+      const kept = [
+        person({ full_name: `Sean OBrien ${tag}`, birth_year: 1990 }),
+        person({ full_name: `Liam O Connor ${tag}`, birth_year: 1981 }), // spaced: another spelling
+        person({ full_name: 'Wang Xiaoming', birth_year: 1990 }),
+      ];
+      const outcome: FanOutResult<'person'> = {
+        items: [...listed, ...kept],
+        sources: [found('local')],
+        charge: true,
+      };
+      const result = await filter.apply('person', { name: 'x' }, outcome);
+      expect(result.items.map((p) => p.id)).toEqual(kept.map((p) => p.id));
+    } finally {
+      for (const e of entries) await list.remove(e);
+    }
+  });
+
   it('keys a person by each name it goes by, with both years an age can mean', () => {
     const thisYear = new Date().getUTCFullYear();
     expect(personKeys(person({ full_name: 'Jonathan Q. Harker', aliases: ['Jon Harker'], age: 40 })).sort()).toEqual(

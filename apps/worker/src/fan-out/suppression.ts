@@ -114,6 +114,6 @@ export function personKeys(person: PersonResultItem): string[] {
   return [
     ...person.emails.map((e) => suppressionKeys.email(e)),
     ...person.phones.map((p) => suppressionKeys.phone(p, country)),
-    ...[...names].flatMap((n) => years.map((y) => suppressionKeys.name(n, y))),
+    ...[...names].flatMap((n) => years.flatMap((y) => suppressionKeys.names(n, y))),
   ].filter((k): k is string => k !== null);
 }
