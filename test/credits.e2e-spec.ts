@@ -139,6 +139,29 @@ describe('credits (gateway + worker processes, real Redis and Postgres)', () => 
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
+  it('replays an Idempotency-Key sent in parallel when the balance covers only the one lookup, never a 402', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const spend = await api.post<{ items: { status: string }[] }>(
+      '/v1/batch',
+      { requests: Array.from({ length: SIGNUP - 1 }, () => ({ kind: 'phone', input: PHONE })) },
+      { key },
+    );
+    expect(spend.body.items.map((i) => i.status)).toEqual(Array(SIGNUP - 1).fill('success'));
+    expect(await ledgerState(accountId)).toEqual(
+      settled(1, { reserves: SIGNUP - 1, captures: SIGNUP - 1, releases: 0 }),
+    );
+    const idem = { 'idempotency-key': `last-credit-${Date.now()}` };
+
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: idem })),
+    );
+    // One request ran and spent the last credit; every other is its replay (the same search), not "insufficient".
+    expect(burst.map((r) => [r.status, r.body.error?.code])).toEqual(Array(10).fill([200, undefined]));
+    expect(new Set(burst.map((r) => r.body.search_id)).size).toBe(1);
+    expect(burst.filter((r) => headerOf(r, 'idempotent-replayed') === 'true')).toHaveLength(9);
+    expect(await ledgerState(accountId)).toEqual(settled(0, { reserves: SIGNUP, captures: SIGNUP, releases: 0 }));
+  });
+
   it('runs a lookup again when its Idempotency-Key belongs to a failed (uncharged) search', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const idem = `retry-${Date.now()}`;

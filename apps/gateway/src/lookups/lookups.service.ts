@@ -89,6 +89,9 @@ export class LookupsService {
         permissiblePurpose: req.purpose,
       });
       if (reserved.kind === 'insufficient') {
+        // A request with the same key took the last credits first (parallel retries): this one is its replay.
+        const holder = await this.keyHolder(call);
+        if (holder) return this.replay(holder, requestHash, call);
         const balance = (await this.searches.balanceOf(call.auth.accountId)) ?? 0;
         throw new DomainError(
           'insufficient_credits',
@@ -99,7 +102,7 @@ export class LookupsService {
       // Keys are per account, across lookups and batches (API.md): a batch's key is another request's.
       if (reserved.kind === 'idempotency_conflict') throw idempotencyConflict();
       if (reserved.kind === 'idempotency_race') {
-        const winner = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey!);
+        const winner = await this.keyHolder(call);
         if (!winner) throw DomainError.unavailable('the idempotent request could not be resolved; retry it');
         return this.replay(winner, requestHash, call);
       }
@@ -247,6 +250,12 @@ export class LookupsService {
       this.logger.error(`release after failed enqueue of ${searchId} failed: ${String(e)}`);
       return 'unknown';
     }
+  }
+
+  /** The search holding the call's Idempotency-Key now (null without a key): another request's, reserved first. */
+  private async keyHolder(call: LookupCall): Promise<SearchView | null> {
+    if (call.idempotencyKey === null) return null;
+    return this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey);
   }
 
   private async replay(existing: SearchView, requestHash: string | null, call: LookupCall): Promise<LookupOutcome> {
