@@ -122,6 +122,10 @@ describe('Dossier gateway (integration)', () => {
     assertPhoneResult(result.results[0]);
     assert.equal(result.credits_remaining, credits - 1);
     assert.equal(result.creditsSpent, 1);
+    // The key's rate limit, as every answer reports it (the gateway's default burst: 100).
+    assert.equal(result.rateLimit.limit, 100);
+    assert.equal(typeof result.rateLimit.remaining, 'number');
+    assert.equal(typeof result.rateLimit.reset, 'number');
     credits -= 1;
 
     const replay = await client.verifyPhone(PHONE, { idempotencyKey: key });

@@ -5,6 +5,7 @@ import type {
   BatchErrorItem,
   BatchItem,
   PendingEnvelope,
+  RateLimit,
   SourceReport,
   SuccessEnvelope,
 } from './types.js';
@@ -47,6 +48,20 @@ abstract class PendingAware {
   /** `X-Request-Id` of the answer. */
   get requestId(): string | null {
     return this.headers['x-request-id'] ?? null;
+  }
+
+  /**
+   * The calling key's rate limit as this answer reports it: `limit` (`RateLimit-Limit`, requests allowed in a
+   * burst), `remaining` (`RateLimit-Remaining`, requests left in it) and `reset` (`RateLimit-Reset`, seconds
+   * until it is full again). Each is a whole number, or `null` when the header is absent or not one (read as
+   * the credit headers are). As `rate_limit` in the other three clients.
+   */
+  get rateLimit(): RateLimit {
+    return {
+      limit: parseCount(this.headers['ratelimit-limit']),
+      remaining: parseCount(this.headers['ratelimit-remaining']),
+      reset: parseCount(this.headers['ratelimit-reset']),
+    };
   }
 }
 

@@ -181,6 +181,16 @@ export interface PendingEnvelope {
   credits_remaining: number;
 }
 
+/** The `RateLimit-*` headers of an answer (`result.rateLimit`): `null` for one absent or not a whole number. */
+export interface RateLimit {
+  /** `RateLimit-Limit`: requests the calling key may make in a burst. */
+  limit: number | null;
+  /** `RateLimit-Remaining`: requests left in the current burst. */
+  remaining: number | null;
+  /** `RateLimit-Reset`: seconds until the burst allowance is full again. */
+  reset: number | null;
+}
+
 /** One entry of a `validation_error`'s `details`. */
 export interface FieldIssue {
   field: string;

@@ -73,6 +73,10 @@ final class GatewayTest extends TestCase
             $this->assertSame($expected, $result->creditsRemaining);
             $this->assertSame(1, $result->creditsSpent);
             $this->assertNotEmpty($result->sources);
+            // The key's rate limit, as every answer reports it (the gateway's default burst: 100).
+            $this->assertSame(100, $result->rateLimit()['limit']);
+            $this->assertIsInt($result->rateLimit()['remaining']);
+            $this->assertIsInt($result->rateLimit()['reset']);
         }
 
         try {
@@ -84,7 +88,9 @@ final class GatewayTest extends TestCase
             $this->assertNotEmpty($e->getRequestId());
             $this->assertSame(0, $e->getCreditsRemaining());
         }
-        $this->assertSame(0, $client->account()->creditsRemaining);
+        $account = $client->account();
+        $this->assertSame(0, $account->creditsRemaining);
+        $this->assertSame(100, $account->rateLimit()['limit']);
     }
 
     public function testTheGenericSearchFormAndIdempotentReplays(): void

@@ -43,6 +43,23 @@ class Response implements \ArrayAccess, \JsonSerializable
         return Headers::get($this->headers, $name);
     }
 
+    /**
+     * The calling key's rate limit as this answer reports it: 'limit' (RateLimit-Limit, requests allowed in a
+     * burst), 'remaining' (RateLimit-Remaining, requests left in it) and 'reset' (RateLimit-Reset, seconds until
+     * it is full again). Each is a whole number, or null when the header is absent or not one (read as the
+     * credit headers are). As rate_limit in the other three clients.
+     *
+     * @return array{limit: ?int, remaining: ?int, reset: ?int}
+     */
+    public function rateLimit(): array
+    {
+        return [
+            'limit' => Headers::count($this->headers, 'ratelimit-limit'),
+            'remaining' => Headers::count($this->headers, 'ratelimit-remaining'),
+            'reset' => Headers::count($this->headers, 'ratelimit-reset'),
+        ];
+    }
+
     /** @return array<string, mixed> the decoded JSON body */
     public function toArray(): array
     {

@@ -34,6 +34,8 @@ class Response:
             of a list, such as the keys from ``list_keys``).
         http_status: the HTTP status (``None`` for items of a list).
         request_id: ``X-Request-Id`` of the response, if any.
+        rate_limit: ``{"limit", "remaining", "reset"}`` from the
+            ``RateLimit-*`` headers (see the property).
     """
 
     def __init__(
@@ -50,6 +52,20 @@ class Response:
     @property
     def request_id(self) -> Optional[str]:
         return self.headers.get("x-request-id")
+
+    @property
+    def rate_limit(self) -> Dict[str, Optional[int]]:
+        """The calling key's rate limit as this answer reports it: ``limit``
+        (``RateLimit-Limit``, requests allowed in a burst), ``remaining``
+        (``RateLimit-Remaining``, requests left in it) and ``reset``
+        (``RateLimit-Reset``, seconds until it is full again). Each is a whole
+        number, or ``None`` when the header is absent or not one (read as the
+        credit headers are). As ``rate_limit`` in the other three clients."""
+        return {
+            "limit": parse_count(self.headers.get("ratelimit-limit")),
+            "remaining": parse_count(self.headers.get("ratelimit-remaining")),
+            "reset": parse_count(self.headers.get("ratelimit-reset")),
+        }
 
     def __getitem__(self, key: str) -> Any:
         return self.raw[key]

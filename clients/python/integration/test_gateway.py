@@ -118,6 +118,11 @@ class LookupsTest(unittest.TestCase):
             self.assertIs(item["valid"], True)
             self.assertEqual(result.credits_spent, 1)
             self.assertTrue(any(s["provider"] == "libphonenumber" for s in result.sources))
+            # The key's rate limit, as every answer reports it (the gateway's default burst: 100).
+            limit = result.rate_limit
+            self.assertEqual(limit["limit"], 100)
+            self.assertIsInstance(limit["remaining"], int)
+            self.assertIsInstance(limit["reset"], int)
             balances.append(result.credits_remaining)
         self.assertEqual(balances, [2, 1, 0])
         with self.assertRaises(dossier.InsufficientCreditsError) as ctx:
@@ -126,7 +131,9 @@ class LookupsTest(unittest.TestCase):
         self.assertEqual((err.status, err.code), (402, "insufficient_credits"))
         self.assertEqual(err.credits_remaining, 0)
         self.assertTrue(err.request_id)
-        self.assertEqual(client.account().credits_remaining, 0)
+        account = client.account()
+        self.assertEqual(account.credits_remaining, 0)
+        self.assertEqual(account.rate_limit["limit"], 100)
 
     def test_validation_errors_carry_field_details(self) -> None:
         _, _, client = new_account("validation")

@@ -48,8 +48,14 @@ class IntegrationTest < Minitest::Test
       assert_equal SIGNUP_CREDITS - i - 1, res.credits_remaining, "one credit per phone lookup"
       assert_equal 1, res.credits_spent
       refute_empty res.sources
+      # The key's rate limit, as every answer reports it (the gateway's default burst: 100).
+      assert_equal 100, res.rate_limit[:limit]
+      assert_kind_of Integer, res.rate_limit[:remaining]
+      assert_kind_of Integer, res.rate_limit[:reset]
     end
-    assert_equal 0, client.account.credits_remaining
+    account = client.account
+    assert_equal 0, account.credits_remaining
+    assert_equal 100, account.rate_limit[:limit]
 
     err = assert_raises(Dossier::InsufficientCreditsError) { client.verify_phone(phone: PHONE) }
     assert_equal 402, err.http_status

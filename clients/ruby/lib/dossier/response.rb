@@ -123,6 +123,16 @@ module Dossier
       headers["x-request-id"]
     end
 
+    # The calling key's rate limit as this answer reports it: {limit:, remaining:, reset:} from RateLimit-Limit
+    # (requests allowed in a burst), RateLimit-Remaining (requests left in it) and RateLimit-Reset (seconds until
+    # it is full again); each an Integer, or nil when the header is absent or not a whole number (read as the
+    # credit headers are). On every answer, as rate_limit in the other three clients.
+    def rate_limit
+      { limit: Transport.parse_count(headers["ratelimit-limit"]),
+        remaining: Transport.parse_count(headers["ratelimit-remaining"]),
+        reset: Transport.parse_count(headers["ratelimit-reset"]) }
+    end
+
     def inspect
       "#<#{self.class.name} http_status=#{http_status} body=#{redacted_body.inspect}>"
     end
@@ -166,13 +176,6 @@ module Dossier
   # status ("success" or "pending"), search_id, results, credits_remaining, sources.
   class SearchResult < SettlingResponse
     include SearchFields
-
-    # {limit:, remaining:, reset:} from the RateLimit-* headers (Integers or nil).
-    def rate_limit
-      { limit: Transport.parse_count(headers["ratelimit-limit"]),
-        remaining: Transport.parse_count(headers["ratelimit-remaining"]),
-        reset: Transport.parse_count(headers["ratelimit-reset"]) }
-    end
   end
 
   # The answer of Client#batch and Client#get_batch: status "success" (every item settled) or
