@@ -159,6 +159,19 @@ class LookupsTest(unittest.TestCase):
         self.assertEqual(person.results, [])
         generic = client.search(query="John Smith", type="person", country="US")
         self.assertEqual(generic.results, [])
+        company = client.search_company("Acme Widgets Ltd", country="GB")
+        self.assertEqual((company.results, company.credits_spent), ([], 0))
+        self.assertEqual(client.account().credits_remaining, 3)
+
+    def test_an_email_verification_answers_one_result_even_when_no_source_can_tell(self) -> None:
+        # The gateway under test resolves no MX records and probes no mailbox: the address is still described.
+        _, _, client = new_account("email")
+        result = client.verify_email("grace.hopper@example.com")
+        self.assertEqual(len(result.results), 1)
+        item = result.results[0]
+        self.assertEqual((item["email"], item["syntax_valid"]), ("grace.hopper@example.com", True))
+        self.assertEqual(item["deliverability"], "unknown")
+        self.assertEqual(result.credits_spent, 0)
         self.assertEqual(client.account().credits_remaining, 3)
 
     def test_async_pending_then_get_search(self) -> None:
