@@ -346,15 +346,24 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       expect(res.body.error.code).toBe('unauthorized');
     });
 
-    it('rejects a malformed Idempotency-Key', async () => {
-      const res = await api.post<ErrorBody>(
-        '/v1/verify/phone',
-        { phone: '+14155552671' },
-        { key, headers: { 'idempotency-key': 'x'.repeat(256) } },
-      );
-      expect(res.status).toBe(400);
-      expect(res.body.error.details?.[0]?.field).toBe('Idempotency-Key');
-    });
+    it.each([['x'.repeat(256)], ['order 42']])(
+      'rejects a malformed Idempotency-Key (%#), saying what it may hold',
+      async (value) => {
+        const res = await api.post<ErrorBody>(
+          '/v1/verify/phone',
+          { phone: '+14155552671' },
+          { key, headers: { 'idempotency-key': value } },
+        );
+        expect(res.status).toBe(400);
+        // A space is printable ASCII: the message must not read as if "order 42" were allowed.
+        expect(res.body.error.details).toEqual([
+          {
+            field: 'Idempotency-Key',
+            issue: 'must be 1–255 visible ASCII characters (no spaces or control characters)',
+          },
+        ]);
+      },
+    );
 
     it('carries RateLimit headers on /v1 answers', async () => {
       const res = await api.get('/v1/account', { key });

@@ -127,7 +127,7 @@ export interface GetSearchOptions extends RequestOptions {
 /** The gateway's synchronous wait when `Prefer: wait` does not shorten it (its SYNC_WAIT_DEFAULT_S). */
 const SERVER_WAIT_S = 10;
 
-/** What the gateway accepts as an `Idempotency-Key` (API.md): 1–255 printable ASCII characters. */
+/** What the gateway accepts as an `Idempotency-Key` (API.md): 1–255 visible ASCII characters (no spaces). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 const GENERIC_FIELDS = ['query', 'type', 'country'] as const;

@@ -29,7 +29,7 @@ final class Client
 
     /** What the gateway waits by default before answering 202 (Prefer: wait=N lowers it). */
     private const SERVER_WAIT = 10;
-    /** What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters. */
+    /** What the gateway accepts as an Idempotency-Key (API.md): 1–255 visible ASCII characters (no spaces). */
     private const IDEMPOTENCY_KEY = '/^[\x21-\x7E]{1,255}$/D';
 
     public readonly string $baseUrl;

@@ -45,7 +45,7 @@ _SERVER_WAIT_S = 10
 DEFAULT_POLL_INTERVAL = 1.0
 _ENV_KEY = "DOSSIER_API_KEY"
 _CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
-# What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters.
+# What the gateway accepts as an Idempotency-Key (API.md): 1–255 visible ASCII characters (no spaces).
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 _S = TypeVar("_S", bound=_Settling)

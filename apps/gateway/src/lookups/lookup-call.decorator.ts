@@ -13,7 +13,9 @@ export const LookupCtx = createParamDecorator((_data: unknown, ctx: ExecutionCon
   const header = request.headers['idempotency-key'];
   const idempotencyKey = Array.isArray(header) ? header.join(', ') : header;
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw DomainError.validation([{ field: 'Idempotency-Key', issue: 'must be 1–255 printable ASCII characters' }]);
+    throw DomainError.validation([
+      { field: 'Idempotency-Key', issue: 'must be 1–255 visible ASCII characters (no spaces or control characters)' },
+    ]);
   }
   return {
     auth: request.auth,

@@ -26,7 +26,7 @@ module Dossier
     SERVER_DEFAULT_WAIT = 10
 
     PERSON_FIELDS = %i[name email phone username location age_range].freeze
-    # What the gateway accepts as an Idempotency-Key (API.md): 1–255 printable ASCII characters.
+    # What the gateway accepts as an Idempotency-Key (API.md): 1–255 visible ASCII characters (no spaces).
     IDEMPOTENCY_KEY = /\A[\x21-\x7E]{1,255}\z/.freeze
     GENERIC_FIELDS = %i[query type country].freeze
 
