@@ -145,31 +145,65 @@ export interface UpstreamRequest {
   method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
-  /** `manual` keeps a redirect as the answer (status 3xx with a Location), for checks that read it. */
+  /**
+   * `follow` (default): a redirect on the request's own origin (scheme, host and port) is followed, up to
+   * MAX_REDIRECTS; one to another origin is not (`malformed`). `manual` keeps a redirect as the answer
+   * (status 3xx with a Location), for checks that read it.
+   */
   redirect?: 'follow' | 'manual';
   /** Connects through this in place of the process's default (a lookup that refuses some addresses). */
   dispatcher?: Dispatcher;
 }
+
+/** Redirects `request` follows on the upstream's own origin. */
+const MAX_REDIRECTS = 5;
 
 /**
  * One HTTP exchange with an upstream, with network failures mapped onto ProviderErrors at the edge: the
  * deadline passing is `timeout`; a refused, reset or unresolvable connection is `unavailable`. The status
  * is the caller's to judge (see `expectJson` for the usual API mapping). `id` names the upstream in
  * messages; messages never carry the URL (it may hold a key).
+ *
+ * Redirects are followed by hand, on the configured origin only: fetch would follow one anywhere, sending
+ * a key in a vendor's own header (`X-Api-Key`; it drops only Authorization across origins) to that host and
+ * taking its answer for the vendor's. A redirect elsewhere, or a sixth, is `malformed`.
  */
 export async function request(id: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
   try {
-    const res = await fetch(req.url, {
-      method: req.method ?? 'GET',
-      headers: req.headers,
-      body: req.body,
-      redirect: req.redirect ?? 'follow',
-      signal,
-      ...(req.dispatcher ? { dispatcher: req.dispatcher } : {}),
-    });
-    const { bytes, truncated } = await readCapped(res);
-    return { status: res.status, headers: res.headers, url: res.url, text: decodeBody(bytes, res.headers), truncated };
+    let current = req;
+    for (let redirects = 0; ; redirects++) {
+      const res = await fetch(current.url, {
+        method: current.method ?? 'GET',
+        headers: current.headers,
+        body: current.body,
+        redirect: 'manual',
+        signal,
+        ...(current.dispatcher ? { dispatcher: current.dispatcher } : {}),
+      });
+      const next = req.redirect === 'manual' ? null : redirectOf(id, res, current.url);
+      if (next === null) {
+        const { bytes, truncated } = await readCapped(res);
+        return {
+          status: res.status,
+          headers: res.headers,
+          url: current.url,
+          text: decodeBody(bytes, res.headers),
+          truncated,
+        };
+      }
+      await res.body?.cancel();
+      if (next.origin !== new URL(current.url).origin)
+        throw new ProviderError('malformed', `${id}: redirected to another host (${res.status}), not followed`);
+      if (redirects === MAX_REDIRECTS)
+        throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
+      // As fetch does: a 303, and a POST's 301 or 302, go on as a GET without the body; 307 and 308 keep both.
+      const asGet = res.status === 303 || (current.method === 'POST' && res.status <= 302);
+      current = asGet
+        ? { ...current, url: next.toString(), method: 'GET', body: undefined }
+        : { ...current, url: next.toString() };
+    }
   } catch (error) {
+    if (error instanceof ProviderError) throw error;
     if (signal.aborted)
       throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
     throw new ProviderError('unavailable', `${id}: ${networkReason(error)}`, undefined, { cause: error });
@@ -217,6 +251,18 @@ export function expectJson<S extends z.ZodType>(
     );
   }
   return parsed.data;
+}
+
+/** Where a redirect (301, 302, 303, 307, 308 with a Location) points; null for any other answer. */
+function redirectOf(id: string, res: Response, from: string): URL | null {
+  if (![301, 302, 303, 307, 308].includes(res.status)) return null;
+  const location = res.headers.get('location');
+  if (location === null) return null;
+  try {
+    return new URL(location, from);
+  } catch {
+    throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
+  }
 }
 
 /** Whether a body is JSON of the given shape: to tell a vendor's own error envelope from a proxy's page. */

@@ -1,0 +1,62 @@
+import { FakeUpstream } from '@dossier/testing';
+import { request } from './http';
+
+describe('request', () => {
+  let api: FakeUpstream;
+  let elsewhere: FakeUpstream;
+  beforeAll(async () => {
+    [api, elsewhere] = await Promise.all([FakeUpstream.start(), FakeUpstream.start()]);
+  });
+  afterAll(async () => {
+    await Promise.all([api.close(), elsewhere.close()]);
+  });
+  beforeEach(() => {
+    api.requests.length = 0;
+    elsewhere.requests.length = 0;
+  });
+
+  const ask = (path: string) =>
+    request('vendor', { url: `${api.url}${path}`, headers: { 'x-api-key': 'the-key' } }, AbortSignal.timeout(5000));
+
+  it('follows a redirect on the configured origin, with its headers', async () => {
+    api.reply((req) =>
+      req.url === '/v1/thing' ? { status: 301, headers: { location: '/v2/thing?q=1' } } : { body: { ok: true } },
+    );
+    const res = await ask('/v1/thing');
+    expect([res.status, res.text, res.url]).toEqual([200, '{"ok":true}', `${api.url}/v2/thing?q=1`]);
+    expect(api.requests.map((r) => [r.url, r.headers['x-api-key']])).toEqual([
+      ['/v1/thing', 'the-key'],
+      ['/v2/thing?q=1', 'the-key'],
+    ]);
+  });
+
+  // A redirect off the configured host would carry a key sent in a header of the vendor's own (fetch drops only
+  // Authorization across origins) to another host, and take that host's answer for the vendor's.
+  it.each([301, 302, 303, 307, 308])(
+    'does not follow a %i to another host: malformed, naming no address, and nothing is sent there',
+    async (status) => {
+      api.reply({ status, headers: { location: `${elsewhere.url}/steal` } });
+      elsewhere.reply({ status: 404, body: { status: 404 } });
+      const error = await ask('/v5/person/enrich').catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        name: 'ProviderError',
+        code: 'malformed',
+        message: `vendor: redirected to another host (${status}), not followed`,
+      });
+      expect(elsewhere.requests).toEqual([]);
+    },
+  );
+
+  it('stops after five redirects on its origin', async () => {
+    api.reply({ status: 302, headers: { location: '/again' } });
+    await expect(ask('/start')).rejects.toMatchObject({ code: 'malformed', message: 'vendor: more than 5 redirects' });
+    expect(api.requests).toHaveLength(6);
+  });
+
+  it('keeps a redirect as the answer when asked to (manual)', async () => {
+    api.reply({ status: 302, headers: { location: `${elsewhere.url}/x` } });
+    const res = await request('vendor', { url: `${api.url}/a`, redirect: 'manual' }, AbortSignal.timeout(5000));
+    expect([res.status, res.headers.get('location')]).toEqual([302, `${elsewhere.url}/x`]);
+    expect(elsewhere.requests).toEqual([]);
+  });
+});
