@@ -274,6 +274,37 @@ describe('FanOut', () => {
     expect(result.sources.map((s) => s.provider)).toEqual(['site:GitHub', 'site:Example']);
   });
 
+  it('keeps the other providers when one throws from isConfigured or appliesTo, or answers items off the contract', async () => {
+    const { fan } = fanOut();
+    const boom = (): never => {
+      throw new TypeError("Cannot read properties of undefined (reading 'trim')");
+    };
+    const result = await fan.run(
+      'person',
+      { name: 'Jane Doe' },
+      [
+        provider('good', () => found(person('good', 0.9))),
+        { ...provider('bad-config', () => found(person('bad-config', 1))), isConfigured: boom },
+        provider('bad-applies', () => found(person('bad-applies', 1)), { appliesTo: boom }),
+        provider('bad-item', () =>
+          Promise.resolve({ outcome: 'found', items: [{ ...person('bad-item', 1), emails: undefined }] } as never),
+        ),
+        provider('bad-items', () => Promise.resolve({ outcome: 'found', items: 'none' } as never)),
+      ],
+      null,
+    );
+    expect(result.items.map((i) => i.id)).toEqual(['good']);
+    expect(result.charge).toBe(true);
+    const failed = { outcome: 'error', took_ms: expect.any(Number), detail: 'the provider failed unexpectedly' };
+    expect(result.sources).toEqual([
+      { provider: 'good', outcome: 'found', took_ms: expect.any(Number) },
+      { provider: 'bad-config', ...failed },
+      { provider: 'bad-applies', ...failed },
+      { provider: 'bad-item', ...failed },
+      { provider: 'bad-items', ...failed },
+    ]);
+  });
+
   it('passes the settings and a live signal to providers', async () => {
     const { fan } = fanOut({ SPY_API_KEY: 'k' });
     let seen: { settings: unknown; aborted: boolean } | undefined;

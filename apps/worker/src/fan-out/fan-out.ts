@@ -1,5 +1,5 @@
 import type { LocalIndex, LookupKind } from '@dossier/domain';
-import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
+import { RESULT_SCHEMAS, type LookupInputByKind, type ResultItemByKind, type SourceReport } from '@dossier/contracts';
 import {
   mergeItems,
   rateLimitOf,
@@ -70,13 +70,13 @@ export class FanOut {
     providers: readonly Provider<K>[],
     deadlineAt: number | null,
   ): Promise<FanOutResult<K>> {
-    const applicable = providers.filter((p) => p.appliesTo?.(input) ?? true);
     // A job taken after its deadline (it waited in a backlog, or for a worker to start) has a caller that
     // already got its 202 and will poll: its providers get their own timeouts, as an asynchronous
     // lookup's do. Cut to the 250 ms floor, every slower source would answer `timeout`, and the lookup
     // would come back empty (and free) for nothing but the queue's length.
     const deadline = deadlineAt !== null && deadlineAt > Date.now() ? deadlineAt : null;
-    const runs = await Promise.all(applicable.map((p) => this.call(kind, input, p, deadline)));
+    const called = await Promise.all(providers.map((p) => this.call(kind, input, p, deadline)));
+    const runs = called.filter((r) => r !== null);
     const sources = runs.flatMap((r) => r.reports);
     for (const report of sources) this.metrics.observe(report);
     const contributions: Contribution<K>[] = runs.map((r) => ({
@@ -88,6 +88,12 @@ export class FanOut {
     return outcomeOf(items, sources);
   }
 
+  /**
+   * One provider's call, or null when it does not apply to the input. Whatever it throws — from
+   * `appliesTo` and `isConfigured` too — or an answer whose items are off the result contract is its own
+   * `error`: the other providers' results stand (and the job is not failed and retried, calling every
+   * billed upstream again).
+   */
   private async call<K extends LookupKind>(
     kind: K,
     input: LookupInputByKind[K],
@@ -98,17 +104,38 @@ export class FanOut {
     items: ResultItemByKind[K][];
     identities?: string[][];
     reports: SourceReport[];
+  } | null> {
+    const precedence = provider.precedence ?? 0;
+    const started = Date.now();
+    try {
+      if (!(provider.appliesTo?.(input) ?? true)) return null;
+      const configured = provider.isConfigured(this.settings);
+      if (configured !== true) {
+        return {
+          precedence,
+          items: [],
+          reports: [{ provider: provider.id, outcome: 'skipped', took_ms: 0, detail: configured }],
+        };
+      }
+      return await this.answer(kind, input, provider, deadlineAt, started);
+    } catch (error) {
+      return { precedence, items: [], reports: [reportOfFailure(provider.id, error, Date.now() - started)] };
+    }
+  }
+
+  private async answer<K extends LookupKind>(
+    kind: K,
+    input: LookupInputByKind[K],
+    provider: Provider<K>,
+    deadlineAt: number | null,
+    started: number,
+  ): Promise<{
+    precedence: number;
+    items: ResultItemByKind[K][];
+    identities?: string[][];
+    reports: SourceReport[];
   }> {
     const precedence = provider.precedence ?? 0;
-    const configured = provider.isConfigured(this.settings);
-    if (configured !== true) {
-      return {
-        precedence,
-        items: [],
-        reports: [{ provider: provider.id, outcome: 'skipped', took_ms: 0, detail: configured }],
-      };
-    }
-    const started = Date.now();
     const own = started + provider.defaultTimeoutMs;
     const until =
       provider.deadline === 'own' || deadlineAt === null
@@ -120,29 +147,28 @@ export class FanOut {
       upstream: (upstream, call) => this.guards.run(upstream, until, call),
       ...(this.localIndex ? { localIndex: this.localIndex } : {}),
     });
-    try {
-      const answer = await this.guards.run(
-        { id: provider.id, rateLimit: rateLimitOf(provider, this.settings), breaker: provider.breaker !== false },
-        until,
-        (signal) => provider.lookup(kind, input, ctx(signal)),
-      );
-      const took = Date.now() - started;
-      const reports: SourceReport[] = answer.reports ?? [
-        {
-          provider: provider.id,
-          outcome: answer.outcome,
-          took_ms: took,
-          ...(answer.outcome === 'unknown' && answer.detail ? { detail: shortDetail(answer.detail) } : {}),
-        },
-      ];
-      return {
-        precedence,
-        items: answer.items,
-        ...(answer.identities ? { identities: answer.identities } : {}),
-        reports,
-      };
-    } catch (error) {
-      return { precedence, items: [], reports: [reportOfFailure(provider.id, error, Date.now() - started)] };
-    }
+    const answer = await this.guards.run(
+      { id: provider.id, rateLimit: rateLimitOf(provider, this.settings), breaker: provider.breaker !== false },
+      until,
+      (signal) => provider.lookup(kind, input, ctx(signal)),
+    );
+    const schema = RESULT_SCHEMAS[kind];
+    if (!Array.isArray(answer.items) || !answer.items.every((item) => schema.safeParse(item).success))
+      throw new Error(`${provider.id}: items off the result contract`);
+    const took = Date.now() - started;
+    const reports: SourceReport[] = answer.reports ?? [
+      {
+        provider: provider.id,
+        outcome: answer.outcome,
+        took_ms: took,
+        ...(answer.outcome === 'unknown' && answer.detail ? { detail: shortDetail(answer.detail) } : {}),
+      },
+    ];
+    return {
+      precedence,
+      items: answer.items,
+      ...(answer.identities ? { identities: answer.identities } : {}),
+      reports,
+    };
   }
 }
