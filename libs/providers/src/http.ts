@@ -212,7 +212,8 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
 
 /**
  * The usual mapping of an API's answer: 2xx → its JSON checked against `schema` (anything else is
- * `malformed`); `notFound` statuses → `null` (a clean miss); 429 → `rate_limited` with Retry-After; 401 →
+ * `malformed`); `notFound` statuses → `null` (a clean miss); 429 → `rate_limited` with Retry-After, else
+ * the end of the window the vendor names in its `reset` header (`X-RateLimit-Reset`: see untilResetMs); 401 →
  * `unrecoverable` (credentials refused); 403 → `blocked`; other 4xx → `rejected` (this request, not the
  * upstream); 5xx → `unavailable`.
  * A challenge page in place of JSON is `blocked`.
@@ -221,10 +222,15 @@ export function expectJson<S extends z.ZodType>(
   id: string,
   res: UpstreamResponse,
   schema: S,
-  opts: { notFound?: readonly number[] } = {},
+  opts: { notFound?: readonly number[]; reset?: string } = {},
 ): z.output<S> | null {
   if (opts.notFound?.includes(res.status)) return null;
-  if (res.status === 429) throw rateLimited(id, res.headers);
+  if (res.status === 429)
+    throw rateLimited(
+      id,
+      res.headers,
+      retryAfterMs(res.headers) ?? (opts.reset ? untilResetMs(res.headers.get(opts.reset)) : undefined),
+    );
   if (res.status === 401) throw new ProviderError('unrecoverable', `${id}: credentials refused (401)`);
   if (res.status === 403) {
     const why = looksLikeChallenge(res.text, res.headers) ? 'a bot challenge' : 'forbidden';

@@ -72,7 +72,8 @@ export const gravatarProvider: Provider<'email'> = {
       },
       ctx.signal,
     );
-    const profile = expectJson(ID, res, profileSchema, { notFound: [404] });
+    // Gravatar's 429 names the end of its window in X-RateLimit-Reset (a Unix time), not in Retry-After.
+    const profile = expectJson(ID, res, profileSchema, { notFound: [404], reset: 'x-ratelimit-reset' });
     if (!profile) return { outcome: 'not_found', items: [] };
     const accounts: EmailResultItem['accounts'] = [
       { service: 'gravatar', username: usernameFromUrl(profile.profile_url), url: profile.profile_url },

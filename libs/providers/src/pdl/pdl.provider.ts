@@ -11,18 +11,7 @@ import {
   subjectId,
 } from '@dossier/domain';
 import type { PersonInput, PersonResultItem } from '@dossier/contracts';
-import {
-  baseUrlOf,
-  checkBaseUrl,
-  expectJson,
-  integerSetting,
-  parsesAs,
-  rateLimited,
-  request,
-  retryAfterMs,
-  untilResetMs,
-  type UpstreamResponse,
-} from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, integerSetting, parsesAs, request, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { ageOf, birthYearsOf } from '../local/local.provider';
 import { placeAndAgeOf, scoreOf } from '../subject-score';
@@ -224,14 +213,12 @@ const errorSchema = z.object({ error: z.object({ type: z.string() }) });
 
 /**
  * PDL's own statuses before the usual mapping: 402 (the account's credits or its plan's matches are
- * used up) is a quota, `rate_limited`; its 429 names the end of the window in `x-ratelimit-reset` (a UTC
- * time), not in `Retry-After`; its 403 with its error envelope refuses the key this API — a request it
- * rejects, not a bot wall (a 403 page without the envelope stays `blocked`).
+ * used up) is a quota, `rate_limited`; its 403 with its error envelope refuses the key this API — a
+ * request it rejects, not a bot wall (a 403 page without the envelope stays `blocked`). Its 429 names the
+ * end of the window in `x-ratelimit-reset` (a UTC time), not in `Retry-After`: expectJson's `reset`.
  */
 function throwIfRefused(res: UpstreamResponse): void {
   if (res.status === 402) throw new ProviderError('rate_limited', `${ID}: the account's credits are used up (402)`);
-  if (res.status === 429)
-    throw rateLimited(ID, res.headers, retryAfterMs(res.headers) ?? untilResetMs(res.headers.get('x-ratelimit-reset')));
   if (res.status === 403 && parsesAs(res.text, errorSchema))
     throw new ProviderError('unrecoverable', `${ID}: the key may not use the Person Enrichment API (403)`);
 }
@@ -280,7 +267,7 @@ export const pdlProvider: Provider<'person'> = {
       ctx.signal,
     );
     throwIfRefused(res);
-    const answer = expectJson(ID, res, enrichSchema, { notFound: [404] });
+    const answer = expectJson(ID, res, enrichSchema, { notFound: [404], reset: 'x-ratelimit-reset' });
     const thisYear = new Date().getUTCFullYear();
     if (
       !answer ||
