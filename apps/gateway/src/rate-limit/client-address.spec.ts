@@ -24,7 +24,18 @@ describe('addressIdentity', () => {
     expect(addressIdentity('::FFFF:203.0.113.7')).toBe('ip:203.0.113.7');
   });
 
+  it('reads an address a proxy wrote with its port (IP:port, [IPv6]:port) as the address alone', () => {
+    // Azure Application Gateway and some IIS set-ups append `IP:port` to X-Forwarded-For: each new
+    // connection of a client would otherwise have a bucket of its own.
+    expect(addressIdentity('203.0.113.7:41234')).toBe('ip:203.0.113.7');
+    expect(addressIdentity('[2001:db8:1:2::1]:443')).toBe('ip:2001:db8:1:2::/64');
+    expect(addressIdentity('[2001:db8:1:2::1]')).toBe('ip:2001:db8:1:2::/64');
+    expect(addressIdentity('[::ffff:203.0.113.7]:80')).toBe('ip:203.0.113.7');
+  });
+
   it('uses anything that is not an IP address as it is', () => {
     expect(addressIdentity('unknown')).toBe('ip:unknown');
+    expect(addressIdentity('203.0.113.7:port')).toBe('ip:203.0.113.7:port');
+    expect(addressIdentity('[unknown]:80')).toBe('ip:[unknown]:80');
   });
 });
