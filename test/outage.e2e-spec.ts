@@ -4,6 +4,7 @@ import {
   AppProcess,
   DIST,
   QueueProbe,
+  RedisServer,
   Stack,
   TcpProxy,
   freePort,
@@ -452,4 +453,46 @@ describe('stopping during a Redis outage (gateway and worker behind one loopback
       await redisProxy.close();
     }
   });
+});
+
+describe('a Redis that answers but refuses writes (its own redis-server, gateway only)', () => {
+  let redis: RedisServer;
+  let stack: Stack;
+  let api: Api;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start(['--maxmemory-policy', 'noeviction']);
+    stack = await Stack.start({ label: 'refusing', noWorker: true, env: { REDIS_URL: redis.url } });
+    api = new Api(stack.baseUrl);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await redis?.stop();
+  });
+
+  // Full under noeviction (the policy BullMQ needs): OOM. A primary demoted to a replica by a failover: READONLY.
+  it.each([
+    ['is full (OOM)', 'CONFIG SET maxmemory 1', 'CONFIG SET maxmemory 0'],
+    ['became a read-only replica (READONLY)', 'REPLICAOF 127.0.0.1 1', 'REPLICAOF NO ONE'],
+  ])(
+    'answers 503 with Retry-After, not 500, while Redis %s, charges nothing, and recovers',
+    async (_what, refuse, accept) => {
+      const { key, accountId } = await api.register();
+      const before = await ledgerState(accountId);
+      expect((await redis.command(refuse)).startsWith('+OK')).toBe(true);
+      try {
+        for (const res of [
+          await api.get('/v1/account', { key }),
+          await api.post('/v1/verify/phone', PHONE, { key }),
+          await api.post('/v1/auth/login', { email: 'nobody@example.com', password: 'correct horse battery' }),
+        ]) {
+          expectUnavailable(res);
+        }
+        expect(await ledgerState(accountId)).toEqual(before);
+      } finally {
+        await redis.command(accept);
+      }
+      expect((await api.get('/v1/account', { key })).status).toBe(200);
+    },
+  );
 });

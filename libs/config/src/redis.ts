@@ -238,14 +238,26 @@ const REDIS_DOWN_MESSAGES =
   /Stream isn't writeable|Connection is closed|Command timed out|enableOfflineQueue|Reached the max retries per request|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available/i;
 
 /**
- * Whether an error means Redis is unreachable (so the answer is a retryable `503`): a socket error, or
- * ioredis's own errors for a closed connection, an empty offline queue, a timed-out command.
+ * Redis's own answers for a command it cannot run now, whatever the command: full under `noeviction` (OOM),
+ * a replica after a failover (READONLY), loading its data (LOADING), a script running too long (BUSY),
+ * unable to persist (MISCONF), a replica without its primary (MASTERDOWN), a cluster without a slot's
+ * node or mid-resharding (CLUSTERDOWN, TRYAGAIN), too few replicas for min-replicas-to-write (NOREPLICAS).
+ */
+const REDIS_REFUSALS = /^(?:OOM|READONLY|LOADING|BUSY|MISCONF|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|NOREPLICAS)\b/;
+
+/**
+ * Whether an error means Redis is unreachable or cannot serve (so the answer is a retryable `503`): a socket
+ * error, ioredis's own errors for a closed connection, an empty offline queue, a timed-out command, or Redis
+ * refusing every command of a kind for now (REDIS_REFUSALS) — not a fault of the request, nor of this code.
  */
 export function isRedisUnavailable(err: unknown): boolean {
   if (hasSocketErrorCode(err)) return true;
   if (typeof err !== 'object' || err === null) return false;
   const { name, message } = err as { name?: unknown; message?: unknown };
-  return name === 'MaxRetriesPerRequestError' || (typeof message === 'string' && REDIS_DOWN_MESSAGES.test(message));
+  return (
+    name === 'MaxRetriesPerRequestError' ||
+    (typeof message === 'string' && (REDIS_DOWN_MESSAGES.test(message) || REDIS_REFUSALS.test(message)))
+  );
 }
 
 /**
