@@ -127,6 +127,31 @@ describe('twilioProvider', () => {
     expect(result.items).toEqual([expect.objectContaining({ valid: true, carrier: null, line_type: 'unknown' })]);
   });
 
+  it("reads Twilio's own 404 as not found, and a 404 that is not Twilio's as an error, never as not found", async () => {
+    fake.reply(
+      JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/twilio/fixtures/ok/not-found.json'), 'utf8')),
+    );
+    await expect(lookup()).resolves.toEqual({ outcome: 'not_found', items: [] });
+
+    // What a proxy or a wrong TWILIO_BASE_URL answers: no Twilio error body, so nothing was looked up.
+    for (const page of [
+      {
+        status: 404,
+        headers: { 'content-type': 'text/html' },
+        body: '<html><body><h1>404 Not Found</h1></body></html>',
+      },
+      { status: 404, body: '' },
+      { status: 404, body: { error: 'Not Found' } },
+    ]) {
+      fake.reply(page);
+      await expect(lookup()).rejects.toMatchObject({
+        name: 'ProviderError',
+        code: 'malformed',
+        message: "twilio: a 404 that is not Twilio's answer (is TWILIO_BASE_URL right?)",
+      });
+    }
+  });
+
   it('asks for the E.164 form of national input, with the account as HTTP Basic credentials', async () => {
     fake.reply(FOUND);
     await lookup({ phone: '415 555 2671', country: 'us' });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
-import { baseUrlOf, checkBaseUrl, expectJson, request } from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, parsesAs, request } from '../http';
 import { parsePhoneInput } from '../phone-input';
-import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
+import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'twilio';
 const DEFAULT_BASE_URL = 'https://lookups.twilio.com';
@@ -48,6 +48,9 @@ const phoneNumberSchema = z.object({
 });
 type TwilioPhoneNumber = z.output<typeof phoneNumberSchema>;
 
+/** Twilio's REST error body (`{code, message, more_info, status}`), which its own 404 (code 20404) carries. */
+const errorSchema = z.object({ code: z.number(), message: z.string() });
+
 /**
  * Twilio's answer as a phone item. What Twilio does not tell (location, time zones, the international
  * format) stays null, empty or `unknown`, so the merge keeps libphonenumber's there; its carrier and
@@ -79,9 +82,10 @@ function twilioItem(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultIt
  * Live carrier and line type of a phone number from Twilio Lookup v2 (Line Type Intelligence), merged
  * into the one phone item over libphonenumber's range data: the number may have been ported, and
  * Twilio knows the carrier that serves it now. Licensed: off until `TWILIO_ACCOUNT_SID` and
- * `TWILIO_AUTH_TOKEN` are set (HTTP Basic auth). A number Twilio cannot look up (404, error 20404) is
- * `not_found`; a number it knows without line data (`line_type_intelligence.error_code`, e.g. 60601 for
- * Canadian numbers without approval) is `unknown` with that code.
+ * `TWILIO_AUTH_TOKEN` are set (HTTP Basic auth). A number Twilio cannot look up (404 with its error
+ * body, code 20404) is `not_found`, a 404 without that body an error; a number it knows without line data
+ * (`line_type_intelligence.error_code`, e.g. 60601 for Canadian numbers without approval) is `unknown`
+ * with that code.
  */
 export const twilioProvider: Provider<'phone'> = {
   id: ID,
@@ -115,6 +119,10 @@ export const twilioProvider: Provider<'phone'> = {
       },
       ctx.signal,
     );
+    // Only Twilio's own 404 says it has no such number: a proxy's page, or a base URL that reaches no Twilio
+    // API, looked nothing up, and reporting it as not_found would pass a failure off as "nothing found".
+    if (res.status === 404 && !parsesAs(res.text, errorSchema))
+      throw new ProviderError('malformed', `${ID}: a 404 that is not Twilio's answer (is TWILIO_BASE_URL right?)`);
     const answer = expectJson(ID, res, phoneNumberSchema, { notFound: [404] });
     if (!answer) return { outcome: 'not_found', items: [] };
     const items = [twilioItem(input, answer)];
