@@ -43,7 +43,8 @@ export function searchLookup(raw: unknown): AnyLookupRequest {
 
 export function personLookup(raw: unknown): LookupRequest<'person'> {
   const { permissible_purpose, ...input } = parseBody(personBody, raw);
-  if (input.phone !== undefined) phoneInput(input.phone, undefined, 'phone');
+  // The body has no country: a national number is refused without sending the client to one.
+  if (input.phone !== undefined) parsePhone(input.phone, undefined, { countryField: false });
   return { kind: 'person', input, purpose: permissible_purpose ?? null };
 }
 
