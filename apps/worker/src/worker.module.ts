@@ -140,7 +140,11 @@ export class WorkerModule implements OnApplicationShutdown {
               new UpstreamGuards(new RedisTokenBucket(redis), config.queuePrefix, config.upstreams, metrics),
               metrics,
               settings,
-              new LocalIndexRepository(db),
+              {
+                localIndex: new LocalIndexRepository(db),
+                unexpected: (provider, error) =>
+                  new NestLogger('fan-out').error({ msg: `${provider} failed unexpectedly`, provider, err: error }),
+              },
             ),
         },
         WebhookDeliveryService,

@@ -64,7 +64,11 @@ const fanOut = (settings: Record<string, string> = {}) => {
     { breakerThreshold: 5, halfOpenAfterMs: 1000, maxAttempts: 1 },
     metrics,
   );
-  return { fan: new FanOut(guards, metrics, settings), registry };
+  const unexpected: { provider: string; error: unknown }[] = [];
+  const fan = new FanOut(guards, metrics, settings, {
+    unexpected: (provider, error) => unexpected.push({ provider, error }),
+  });
+  return { fan, registry, unexpected };
 };
 
 describe('FanOut', () => {
@@ -303,6 +307,35 @@ describe('FanOut', () => {
       { provider: 'bad-item', ...failed },
       { provider: 'bad-items', ...failed },
     ]);
+  });
+
+  it("hands an unexpected failure's own error to the operator's log, while the answer says only that it failed", async () => {
+    const { fan, unexpected } = fanOut();
+    const bug = new TypeError("Cannot read properties of undefined (reading 'trim')");
+    const result = await fan.run(
+      'person',
+      { name: 'Jane Doe' },
+      [
+        provider('thrower', () => Promise.reject(bug)),
+        provider('off-contract', () =>
+          Promise.resolve({ outcome: 'found', items: [{ ...person('off', 1), emails: undefined }] } as never),
+        ),
+        provider('refused', () =>
+          Promise.reject(new ProviderError('unrecoverable', 'refused: credentials refused (401)')),
+        ),
+        provider('good', () => found(person('good', 0.9))),
+      ],
+      null,
+    );
+    expect(result.sources.filter((s) => s.outcome === 'error').map((s) => s.detail)).toEqual([
+      'the provider failed unexpectedly',
+      'the provider failed unexpectedly',
+      'refused: credentials refused (401)',
+    ]);
+    // A ProviderError is an expected failure, its detail already says why: only the other two are logged.
+    expect(unexpected.map((u) => u.provider)).toEqual(['thrower', 'off-contract']);
+    expect(unexpected[0]!.error).toBe(bug);
+    expect(String(unexpected[1]!.error)).toMatch(/off-contract: items off the result contract: .*emails/);
   });
 
   it('passes the settings and a live signal to providers', async () => {

@@ -1,6 +1,7 @@
 import type { LocalIndex, LookupKind } from '@dossier/domain';
 import { RESULT_SCHEMAS, type LookupInputByKind, type ResultItemByKind, type SourceReport } from '@dossier/contracts';
 import {
+  ProviderError,
   mergeItems,
   rateLimitOf,
   reportOfFailure,
@@ -45,6 +46,16 @@ export function outcomeOf<K extends LookupKind>(
   return { items, sources: reports, charge: chargeable(items, reports) };
 }
 
+export interface FanOutOptions {
+  /** The local index, for the providers that search it. */
+  localIndex?: LocalIndex;
+  /**
+   * Told of each failure that is not a ProviderError — a provider's bug, an answer off the result contract:
+   * the answer says only that the provider "failed unexpectedly", so the operator's log needs the error.
+   */
+  unexpected?: (provider: string, error: unknown) => void;
+}
+
 /** A call's shortest sensible budget: a deadline already (nearly) past still lets a provider try. */
 const MIN_CALL_MS = 250;
 
@@ -61,7 +72,7 @@ export class FanOut {
     private readonly guards: UpstreamGuards,
     private readonly metrics: ProviderMetrics,
     private readonly settings: Readonly<Record<string, string | undefined>>,
-    private readonly localIndex?: LocalIndex,
+    private readonly options: FanOutOptions = {},
   ) {}
 
   async run<K extends LookupKind>(
@@ -119,7 +130,10 @@ export class FanOut {
       }
       return await this.answer(kind, input, provider, deadlineAt, started);
     } catch (error) {
-      return { precedence, items: [], reports: [reportOfFailure(provider.id, error, Date.now() - started)] };
+      const report = reportOfFailure(provider.id, error, Date.now() - started);
+      if (report.outcome === 'error' && !(error instanceof ProviderError))
+        this.options.unexpected?.(provider.id, error);
+      return { precedence, items: [], reports: [report] };
     }
   }
 
@@ -145,16 +159,14 @@ export class FanOut {
       signal,
       settings: this.settings,
       upstream: (upstream, call) => this.guards.run(upstream, until, call),
-      ...(this.localIndex ? { localIndex: this.localIndex } : {}),
+      ...(this.options.localIndex ? { localIndex: this.options.localIndex } : {}),
     });
     const answer = await this.guards.run(
       { id: provider.id, rateLimit: rateLimitOf(provider, this.settings), breaker: provider.breaker !== false },
       until,
       (signal) => provider.lookup(kind, input, ctx(signal)),
     );
-    const schema = RESULT_SCHEMAS[kind];
-    if (!Array.isArray(answer.items) || !answer.items.every((item) => schema.safeParse(item).success))
-      throw new Error(`${provider.id}: items off the result contract`);
+    offContract(provider.id, RESULT_SCHEMAS[kind], answer.items);
     const took = Date.now() - started;
     const reports: SourceReport[] = answer.reports ?? [
       {
@@ -170,5 +182,17 @@ export class FanOut {
       ...(answer.identities ? { identities: answer.identities } : {}),
       reports,
     };
+  }
+}
+
+/** Throws, saying where, when a provider's items are not a list of items of its kind's result schema. */
+function offContract(providerId: string, schema: (typeof RESULT_SCHEMAS)[LookupKind], items: unknown): void {
+  if (!Array.isArray(items)) throw new Error(`${providerId}: items off the result contract: not a list`);
+  for (const [i, item] of items.entries()) {
+    const checked = schema.safeParse(item);
+    if (checked.success) continue;
+    const issue = checked.error.issues[0]!;
+    const at = [i, ...issue.path].join('.');
+    throw new Error(`${providerId}: items off the result contract: ${at}: ${issue.message}`);
   }
 }
