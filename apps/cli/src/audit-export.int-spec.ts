@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { AccountsRepository, SearchHistoryRepository, openDataSource } from '@dossier/persistence';
-import { ownDatabase, runCli } from '@dossier/testing';
+import { DIST, ownDatabase, runCli } from '@dossier/testing';
 import {
   AUDIT_COLUMNS,
   exportAudit,
@@ -211,6 +213,24 @@ describe('CLI audit:export (real Postgres)', () => {
     expect(new Set(ids).size).toBe(LARGE);
     expect(ids).toEqual([...ids].sort());
     expect(run.stderr).toBe(`audit:export: ${LARGE} search(es)\n`);
+  });
+
+  it('says the output was closed, not that Postgres is unreachable, when its reader stops early (| head), exit 1', async () => {
+    const child = spawn(process.execPath, [DIST.cli, 'audit:export', '--account', 'big@example.com'], {
+      env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: env.DATABASE_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // As `| head -1` does: read the first chunk, then close the pipe while the export still writes.
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).not.toMatch(/Postgres/);
+    expect(stderr).toMatch(
+      /^audit:export: cannot write the output \(write EPIPE\) after \d+ search\(es\): incomplete\n$/,
+    );
+    expect(code).toBe(1);
   });
 
   describe('in process', () => {

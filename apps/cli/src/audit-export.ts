@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
@@ -189,7 +188,11 @@ export async function exportAudit(
       })
     : null;
   bar?.start(await repos.history.auditCount(filter), 0);
+  // A failed write is answered through its callback (write below); the stream then also emits the error,
+  // which without a listener Node would throw as an unhandled 'error' event, with a stack trace.
+  io.out.on('error', () => undefined);
   let written = 0;
+  let failed: OutputFailed | null = null;
   try {
     if (cmd.format === 'csv') await write(io.out, `${AUDIT_COLUMNS.join(',')}\r\n`);
     let after: SearchPosition | null = null;
@@ -201,14 +204,34 @@ export async function exportAudit(
       if (batch.length < batchSize) break;
       after = batch[batch.length - 1]!.position;
     }
+  } catch (error) {
+    if (!(error instanceof OutputFailed)) throw error;
+    failed = error;
   } finally {
     bar?.stop();
+  }
+  if (failed !== null) {
+    io.err.write(`audit:export: cannot write the output (${failed.message}) after ${written} search(es): incomplete\n`);
+    return 1;
   }
   io.err.write(`audit:export: ${written} search(es)\n`);
   return 0;
 }
 
-/** Writes and waits until the stream takes more (backpressure), or until it is flushed. */
-async function write(out: Writable, chunk: string): Promise<void> {
-  if (!out.write(chunk)) await once(out, 'drain');
+/**
+ * The output refused a write: its reader went away (`| head`: EPIPE) or its disk is full. Not a Postgres
+ * failure, which a socket error such as EPIPE would otherwise be reported as.
+ */
+class OutputFailed extends Error {
+  override readonly name = 'OutputFailed';
+}
+
+/**
+ * Writes and waits until the stream has taken the chunk (so a slow pipe slows the reads: backpressure), or
+ * rejects with OutputFailed when it could not.
+ */
+function write(out: Writable, chunk: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.write(chunk, (error) => (error ? reject(new OutputFailed(error.message, { cause: error })) : resolve()));
+  });
 }
