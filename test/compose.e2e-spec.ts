@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { LOOKUP_KINDS } from '@dossier/domain';
+import { PROVIDERS, settingKeysOf } from '@dossier/providers';
 import { APP_NODE_FLAGS, APP_PROCESS_ENV, appNodeFlags, loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
 import {
   Api,
@@ -175,6 +176,23 @@ describe('docker-compose.yml against the code', () => {
       expect(publishedContainerPorts(service)).toEqual([]);
       // Active jobs get WORKER_SHUTDOWN_GRACE_MS to finish before Compose kills the container.
       expect(durationMs(service.stop_grace_period!)).toBeGreaterThan(config.shutdownGraceMs);
+    }
+  });
+
+  it('lets the shell or .env switch on every provider that is off by default, in each worker service it serves', () => {
+    // What the README's Providers section says to set (a key, SMTP_PROBE=true), as an operator's .env holds it.
+    const shell = Object.fromEntries(PROVIDERS.flatMap(settingKeysOf).map((key) => [key, 'true']));
+    const off = PROVIDERS.filter((p) => p.isConfigured({}) !== true);
+    expect(off.length).toBeGreaterThan(0);
+    for (const provider of off) {
+      for (const kind of provider.kinds) {
+        const env = environmentOf(interpolate(raw.services[workerOf(kind)]!, shell));
+        expect({ provider: provider.id, kind, on: provider.isConfigured(env) }).toEqual({
+          provider: provider.id,
+          kind,
+          on: true,
+        });
+      }
     }
   });
 
