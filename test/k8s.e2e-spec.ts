@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Queue } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
+import { PROVIDERS } from '@dossier/providers';
 import { JOB_NAMES, QUEUE_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
 import { loadCliConfig, loadGatewayConfig, loadWorkerConfig, redisOptionsFromUrl } from '@dossier/config';
 import {
@@ -173,6 +174,22 @@ describe('deploy/k8s manifests', () => {
       const grace = loadWorkerConfig(envOf(single(d))).shutdownGraceMs / 1000;
       expect({ kind, grace: podOf(d).terminationGracePeriodSeconds }).toEqual({ kind, grace: expect.any(Number) });
       expect(podOf(d).terminationGracePeriodSeconds).toBeGreaterThan(grace);
+    }
+  });
+
+  it("gives each worker Deployment the keys of its kind's licensed providers, in the example providers Secret", () => {
+    const licensed = PROVIDERS.filter((p) => p.transport === 'http' && p.isConfigured({}) !== true);
+    expect(licensed.length).toBeGreaterThan(0);
+    for (const provider of licensed) {
+      for (const kind of provider.kinds) {
+        // Every variable the Deployment gets, filled in as an operator fills the example Secret's values.
+        const env = Object.fromEntries(Object.keys(envOf(single(deploymentOfKind(kind)!))).map((k) => [k, 'set']));
+        expect({ provider: provider.id, kind, on: provider.isConfigured(env) }).toEqual({
+          provider: provider.id,
+          kind,
+          on: true,
+        });
+      }
     }
   });
 
