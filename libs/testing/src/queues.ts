@@ -23,11 +23,17 @@ export class QueueProbe {
     private readonly redisUrl: string = testEnv.redisUrl,
   ) {}
 
+  /**
+   * The job's state, then its fields: read the other way round, a job that failed between the two reads
+   * was seen `failed` without its failedReason (BullMQ sets both in one script).
+   */
   async job(queueName: string, jobId: string): Promise<JobSnapshot> {
-    const job = await this.queue(queueName).getJob(jobId);
-    if (!job) return { state: 'missing', attemptsMade: 0, stalledCounter: 0 };
+    const queue = this.queue(queueName);
+    const state = await queue.getJobState(jobId);
+    const job = await queue.getJob(jobId);
+    if (!job || state === 'unknown') return { state: 'missing', attemptsMade: 0, stalledCounter: 0 };
     return {
-      state: await job.getState(),
+      state,
       attemptsMade: job.attemptsMade,
       stalledCounter: job.stalledCounter ?? 0,
       ...(job.failedReason ? { failedReason: job.failedReason } : {}),
