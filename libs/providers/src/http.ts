@@ -114,8 +114,10 @@ export function checkSwitch(settings: Readonly<Record<string, string | undefined
 }
 
 /**
- * For `validateSettings`: the `<ID>_BASE_URL` setting, when set, is an absolute http(s) URL — a typo
- * stops the worker at boot, naming the variable, instead of failing every call as `unavailable`.
+ * For `validateSettings`: the `<ID>_BASE_URL` setting, when set, is an absolute http(s) URL without
+ * credentials, query or fragment — a typo stops the worker at boot, naming the variable, instead of
+ * failing every call as `unavailable` (fetch refuses a URL with `user:pass@` on every call). The message
+ * shows the value without what may be a secret: its `user:pass@` and its query.
  */
 export function checkBaseUrl(settings: Readonly<Record<string, string | undefined>>, key: string): void {
   const value = settings[key];
@@ -126,8 +128,19 @@ export function checkBaseUrl(settings: Readonly<Record<string, string | undefine
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '')
-    throw new Error(`${key}: expected an http(s) URL such as https://api.example.com, got "${value}"`);
+  const plain =
+    url &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.search === '' &&
+    url.hash === '';
+  if (!plain) {
+    const shown = value.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1…@').replace(/[?#].*$/s, '?…');
+    throw new Error(
+      `${key}: expected an http(s) URL such as https://api.example.com, with no user:password@, query or fragment (a key has its own setting), got "${shown}"`,
+    );
+  }
 }
 
 export interface UpstreamResponse {

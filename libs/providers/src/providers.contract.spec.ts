@@ -79,6 +79,20 @@ describe.each(PROVIDERS.map((p) => [p.id, p] as const))('provider %s', (_id, pro
     for (const key of provider.configKeys.filter((k) => k.endsWith('_BASE_URL'))) {
       expect(() => provider.validateSettings?.({ [key]: 'api.example.com/v1' })).toThrow(new RegExp(`^${key}: `));
       expect(() => provider.validateSettings?.({ [key]: 'https://api.example.com/v1' })).not.toThrow();
+      // Credentials in a base URL: fetch refuses such a URL on every call, and the message never repeats them.
+      for (const bad of [
+        'https://user:s3cr3t@api.example.com/v1',
+        'https://api.example.com/v1?api_key=s3cr3t',
+        'htps://user:s3cr3t@api.example.com',
+        'https://user:s3cr3t@api.example.com:99999',
+      ]) {
+        expect(() => provider.validateSettings?.({ [key]: bad })).toThrow(new RegExp(`^${key}: `));
+        try {
+          provider.validateSettings?.({ [key]: bad });
+        } catch (error) {
+          expect((error as Error).message).not.toContain('s3cr3t');
+        }
+      }
     }
     for (const key of provider.configKeys.filter((k) => k.endsWith('_ENABLED'))) {
       for (const bad of ['FALSE', '0', 'no'])
