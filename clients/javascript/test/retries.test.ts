@@ -360,6 +360,50 @@ describe('retries', () => {
     }
   });
 
+  test('408 request_timeout is retried when the request is safe to repeat (a lookup, a GET, a DELETE)', async () => {
+    // The gateway's 408: the request did not arrive in time, so it was not acted on; sent again as after a 429 or 503.
+    const timeout = {
+      status: 408,
+      body: errorBody('request_timeout', 'the request did not arrive in time; the connection is closed'),
+    };
+    await withFake(
+      (req, index) =>
+        index % 2 === 0
+          ? timeout
+          : req.method === 'POST'
+            ? { status: 200, body: success([], 9, 'srch_after_408') }
+            : req.method === 'GET'
+              ? { status: 200, body: { status: 'success', account: {}, credits_remaining: 1 } }
+              : { status: 200, body: { status: 'success', key: { id: 'key_1' } } },
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const result = await client.verifyPhone('+14155552671', { idempotencyKey: 'k-408' });
+        assert.equal(result.search_id, 'srch_after_408');
+        assert.deepEqual(
+          fake.requests.map((r) => r.headers['idempotency-key']),
+          ['k-408', 'k-408'],
+        );
+        assert.equal((await client.account()).credits_remaining, 1);
+        assert.equal((await client.revokeKey('key_1')).key.id, 'key_1');
+        assert.equal(fake.requests.length, 6);
+      },
+    );
+  });
+
+  test('408 is not retried for a POST without an Idempotency-Key (createKey), and after maxRetries is thrown', async () => {
+    const timeout = { status: 408, body: errorBody('request_timeout', 'the request did not arrive in time') };
+    await withFake(sequence(timeout, { status: 201, body: { status: 'success', api_key: 'dsk_x', key_id: 'key_x' } }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await assert.rejects(client.createKey('ci'), (err: unknown) => (err as { status?: number }).status === 408);
+      assert.equal(fake.requests.length, 1, 'a POST a proxy may have passed on in part is not re-sent');
+    });
+    await withFake(sequence(timeout), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 2, ...FAST });
+      await assert.rejects(client.account(), (err: unknown) => (err as { code?: string }).code === 'request_timeout');
+      assert.equal(fake.requests.length, 3);
+    });
+  });
+
   test('errors other than 429/503 are not retried', async () => {
     await withFake(sequence({ status: 500, body: errorBody('internal_error', 'boom') }), async (fake) => {
       const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });

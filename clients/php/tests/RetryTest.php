@@ -6,6 +6,7 @@ namespace Dossier\Tests;
 
 use Dossier\Client;
 use Dossier\Exception\ApiConnectionException;
+use Dossier\Exception\ApiException;
 use Dossier\Exception\RateLimitException;
 use Dossier\Exception\UnavailableException;
 use Dossier\Exception\ValidationException;
@@ -153,6 +154,53 @@ final class RetryTest extends TestCase
         } finally {
             $this->assertCount(1, $this->server->requests());
         }
+    }
+
+    public function testA408RequestTimeoutIsRetriedWhenTheRequestIsSafeToRepeat(): void
+    {
+        // The gateway's 408: the request did not arrive in time, so it was not acted on. A lookup (it carries its
+        // Idempotency-Key), a GET and a DELETE are sent again, as after a 429 or a 503.
+        $timeout = self::error(408, 'request_timeout', 'the request did not arrive in time; the connection is closed');
+        $this->server->script([
+            $timeout, self::success([], 9, 'srch_after_408'),
+            $timeout, ['status' => 200, 'body' => ['status' => 'success', 'account' => [], 'credits_remaining' => 1]],
+            $timeout, ['status' => 200, 'body' => ['status' => 'success', 'key' => ['id' => 'key_1']]],
+        ]);
+        $client = $this->client();
+
+        $this->assertSame('srch_after_408', $client->verifyPhone('+14155552671', idempotencyKey: 'k-408')->searchId);
+        $this->assertSame(1, $client->account()->creditsRemaining);
+        $this->assertSame('key_1', $client->revokeKey('key_1')->key['id']);
+        $requests = $this->server->requests();
+        $this->assertCount(6, $requests);
+        $this->assertSame(['k-408', 'k-408'], [$requests[0]['headers']['idempotency-key'], $requests[1]['headers']['idempotency-key']]);
+    }
+
+    public function testA408IsNotRetriedForAPostWithoutAnIdempotencyKey(): void
+    {
+        // register, login, createKey, createWebhook: a 408 may come from a proxy that passed part of it on.
+        $this->server->script([self::error(408, 'request_timeout'), ['status' => 201, 'body' => ['status' => 'success', 'api_key' => 'dsk_x', 'key_id' => 'key_x']]]);
+
+        try {
+            $this->client()->createKey('ci');
+            $this->fail('expected ApiException');
+        } catch (ApiException $e) {
+            $this->assertSame([408, 'request_timeout'], [$e->getHttpStatus(), $e->getErrorCode()]);
+        }
+        $this->assertCount(1, $this->server->requests());
+    }
+
+    public function testA408IsThrownOnceTheRetriesAreUsedUp(): void
+    {
+        $this->server->script([], self::error(408, 'request_timeout'));
+
+        try {
+            $this->client(['maxRetries' => 2])->account();
+            $this->fail('expected ApiException');
+        } catch (ApiException $e) {
+            $this->assertSame(408, $e->getHttpStatus());
+        }
+        $this->assertCount(3, $this->server->requests());
     }
 
     public function testConnectionRefusedIsRetriedThenRaised(): void

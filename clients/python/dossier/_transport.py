@@ -25,6 +25,9 @@ DEFAULT_BACKOFF_CAP = 8.0
 
 # 429 and 503 mean the server did not act on the request, so any call may be retried.
 RETRY_STATUSES = (429, 503)
+# 408 request_timeout: the request did not arrive in time (the gateway's, or a proxy's). Retried only when
+# the request is safe to repeat, as a connection that failed after sending is (as in the other clients).
+RETRY_IF_SAFE_STATUSES = (408,)
 # A Retry-After longer than this (seconds) is not waited out: the error is raised at once.
 MAX_RETRY_AFTER = 60.0
 
@@ -87,11 +90,12 @@ class Transport:
         safe_to_resend: bool = True,
         retry_failed_search: bool = True,
     ) -> RawResponse:
-        """Send a request, retrying 429/503/connection failures, and return a 2xx
-        response or raise the typed error.
+        """Send a request, retrying 429/503/connection failures (and a 408 when
+        ``safe_to_resend``), and return a 2xx response or raise the typed error.
 
-        ``safe_to_resend=False`` (register, login, create_key) retries a
-        connection failure only when the request never left (connect failed).
+        ``safe_to_resend=False`` (register, login, create_key, create_webhook)
+        retries a connection failure only when the request never left (connect
+        failed), and does not retry a 408.
         ``retry_failed_search=False`` (GET of a search) does not retry a 503
         that reports the search's own failure: it will not change.
         A ``Retry-After`` over ``MAX_RETRY_AFTER`` seconds is not waited out:
@@ -127,7 +131,8 @@ class Transport:
                     cause=failure.cause,
                 ) from failure.cause
 
-            if status in RETRY_STATUSES and attempt < self.max_retries:
+            retryable = status in RETRY_STATUSES or (safe_to_resend and status in RETRY_IF_SAFE_STATUSES)
+            if retryable and attempt < self.max_retries:
                 if retry_failed_search or not _reports_failed_search(text):
                     retry_after = parse_retry_after(resp_headers.get("retry-after"))
                     # A longer wait than we are willing to sleep: the error (with retry_after) is raised.

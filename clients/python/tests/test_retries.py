@@ -155,6 +155,35 @@ class RetryTest(FakeServerTest):
                 self.client().verify_email("a@example.com")
             self.assertEqual(len(self.server.requests), 1, code)
 
+    def test_408_request_timeout_is_retried_when_the_request_is_safe_to_repeat(self) -> None:
+        # The gateway's 408 request_timeout: the request did not arrive in time, so it was not acted on. A
+        # lookup (it carries its Idempotency-Key), a GET and a DELETE are sent again, as on a 429 or a 503.
+        timeout = error(408, "request_timeout", "the request did not arrive in time; the connection is closed")
+        self.server.route("POST", "/v1/verify/phone", timeout, success("srch_after_408"))
+        self.server.route("GET", "/v1/account", timeout, answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        self.server.route("DELETE", "/v1/auth/keys/key_1", timeout, answer(200, {"status": "success", "key": {"id": "key_1"}}))
+        client = self.client()
+        self.assertEqual(client.verify_phone("+14155552671", idempotency_key="k-408").search_id, "srch_after_408")
+        self.assertEqual([c.headers["idempotency-key"] for c in self.server.calls("POST", "/v1/verify/phone")], ["k-408"] * 2)
+        self.assertEqual(client.account().credits_remaining, 1)
+        self.assertEqual(client.revoke_key("key_1").id, "key_1")
+        self.assertEqual(len(self.server.requests), 6)
+
+    def test_408_is_not_retried_for_a_post_without_an_idempotency_key(self) -> None:
+        # register, login, create_key, create_webhook: a 408 may come from a proxy that passed part of it on.
+        self.server.route("POST", "/v1/auth/keys", error(408, "request_timeout"), answer(201, {"api_key": "dsk_x", "key_id": "key_x"}))
+        with self.assertRaises(dossier.APIError) as ctx:
+            self.client().create_key("ci")
+        self.assertEqual((ctx.exception.status, ctx.exception.code), (408, "request_timeout"))
+        self.assertEqual(len(self.server.requests), 1)
+
+    def test_408_after_max_retries_raises_it(self) -> None:
+        self.server.route("GET", "/v1/account", error(408, "request_timeout"))
+        with self.assertRaises(dossier.APIError) as ctx:
+            self.client(max_retries=2).account()
+        self.assertEqual(ctx.exception.status, 408)
+        self.assertEqual(len(self.server.requests), 3)
+
     def test_dropped_connection_on_a_lookup_is_retried_with_the_same_key(self) -> None:
         self.server.route("POST", "/v1/verify/phone", DROP, success("srch_after_drop"))
         result = self.client().verify_phone("+14155552671")

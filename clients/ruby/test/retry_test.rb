@@ -161,6 +161,40 @@ class RetryTest < Minitest::Test
     late&.stop
   end
 
+  REQUEST_TIMEOUT = { status: "error", error: { code: "request_timeout",
+                                                  message: "the request did not arrive in time; the connection is closed" },
+                      request_id: "req_t" }.freeze
+
+  def test_408_request_timeout_is_retried_when_the_request_is_safe_to_repeat
+    # The gateway's 408: the request did not arrive in time, so it was not acted on. A lookup (it carries its
+    # Idempotency-Key), a GET and a DELETE are sent again, as after a 429 or a 503.
+    @server.reply(408, REQUEST_TIMEOUT).reply(200, SUCCESS)
+    @server.reply(408, REQUEST_TIMEOUT).reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    @server.reply(408, REQUEST_TIMEOUT).reply(200, { status: "success", key: { id: "key_1" } })
+    c = client
+    assert_equal "srch_1", c.verify_phone(phone: "+14155552671", idempotency_key: "k-408").search_id
+    assert_equal 1, c.account.credits_remaining
+    assert_equal "key_1", c.revoke_key("key_1").key["id"]
+    requests = @server.requests
+    assert_equal 6, requests.size
+    assert_equal %w[k-408 k-408], requests.first(2).map { |r| r.headers["idempotency-key"] }
+  end
+
+  def test_408_is_not_retried_for_a_post_without_an_idempotency_key
+    # register, login, create_key, create_webhook: a 408 may come from a proxy that passed part of it on.
+    @server.reply(408, REQUEST_TIMEOUT).reply(201, { status: "success", api_key: "dsk_y", key_id: "key_y" })
+    err = assert_raises(Dossier::APIError) { client.create_key(name: "once") }
+    assert_equal [408, "request_timeout"], [err.http_status, err.code]
+    assert_equal 1, @server.requests.size
+  end
+
+  def test_408_after_max_retries_is_raised
+    3.times { @server.reply(408, REQUEST_TIMEOUT) }
+    err = assert_raises(Dossier::APIError) { client(max_retries: 2).account }
+    assert_equal 408, err.http_status
+    assert_equal 3, @server.requests.size
+  end
+
   def test_dropped_connection_is_retried_for_lookups
     @server.drop.reply(200, SUCCESS)
     res = client.verify_phone(phone: "+14155552671")

@@ -18,6 +18,9 @@ use Dossier\Exception\InvalidArgumentException;
  *    A Retry-After over MAX_RETRY_AFTER seconds is not waited out: the error is thrown at once.
  *    Exception: a GET answering 503 for a search that failed (the body carries search_id) is
  *    final, since asking again gives the same answer.
+ *  - A 408 (request_timeout: the request did not arrive in time, the gateway's or a proxy's) is
+ *    retried the same way when the request is safe to repeat (GET, DELETE, or a POST carrying an
+ *    Idempotency-Key); a POST without one is not repeated, as after a connection failure.
  *  - Connection failures are retried with the same backoff when the request never reached the
  *    server (could not resolve / connect), or when the request is safe to repeat (GET, DELETE,
  *    or a POST carrying an Idempotency-Key). A POST without one (register, login, createKey)
@@ -104,7 +107,7 @@ final class HttpTransport
                 $retryAfter = Headers::retryAfter($respHeaders);
                 // A longer wait than we are willing to sleep: the error (with its Retry-After) is thrown at once.
                 $waitable = $retryAfter === null || $retryAfter <= self::MAX_RETRY_AFTER;
-                if ($attempt < $this->maxRetries && $waitable && $this->retryableStatus($method, $status, $raw)) {
+                if ($attempt < $this->maxRetries && $waitable && $this->retryableStatus($method, $status, $raw, $repeatable)) {
                     $this->sleep($retryAfter ?? $this->backoff($attempt));
                     $attempt++;
                     continue;
@@ -173,10 +176,13 @@ final class HttpTransport
         }
     }
 
-    private function retryableStatus(string $method, int $status, string $raw): bool
+    private function retryableStatus(string $method, int $status, string $raw, bool $repeatable): bool
     {
         if ($status === 429) {
             return true;
+        }
+        if ($status === 408) {
+            return $repeatable;
         }
         if ($status !== 503) {
             return false;

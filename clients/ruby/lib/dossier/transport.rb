@@ -64,7 +64,8 @@ module Dossier
       @random = Random.new
     end
 
-    # Sends one logical request, retrying on 429, 503 and connection failures (not on a certificate error).
+    # Sends one logical request, retrying on 429, 503 and connection failures (not on a certificate error), and
+    # on a 408 (the request did not arrive in time) when retry_sent: repeating the request is harmless.
     # Returns a Reply of any status (the caller decides what is an error);
     # raises ConnectionError when the server cannot be reached.
     def request(method, path, body: nil, headers: {}, retry_sent: false)
@@ -79,7 +80,7 @@ module Dossier
             raise ConnectionError, connection_message(e, attempt)
           end
         else
-          delay = retry_delay(method, reply, attempt)
+          delay = retry_delay(method, reply, attempt, retry_sent)
           return reply if delay.nil?
         end
         pause(delay || backoff(attempt))
@@ -169,9 +170,11 @@ module Dossier
     private
 
     # nil: do not retry this reply. Otherwise: seconds to wait before the next attempt.
-    def retry_delay(method, reply, attempt)
+    def retry_delay(method, reply, attempt, retry_sent)
       return nil if attempt >= max_retries
-      return nil unless reply.status == 429 || reply.status == 503
+      # 408 request_timeout (the gateway's or a proxy's): retried only when the request is safe to repeat, as a
+      # connection that failed after sending is; 429 and 503 always (the server did not act on the request).
+      return nil unless reply.status == 429 || reply.status == 503 || (reply.status == 408 && retry_sent)
       # A GET answered 503 naming a search reads that lookup's final outcome (it failed): polling again
       # gives the same answer. A POST answered so is retried: the same Idempotency-Key runs it again.
       return nil if method == :get && reply.status == 503 && reply.data.is_a?(Hash) && reply.data["search_id"]
