@@ -19,8 +19,8 @@ export class DossierError extends Error {
 export interface APIErrorInit {
   /** HTTP status. */
   status: number;
-  /** The envelope's `error.code`, e.g. `validation_error`. */
-  code: string;
+  /** The envelope's `error.code`, e.g. `validation_error`; `null` when the answer was not an error envelope. */
+  code: string | null;
   message: string;
   request_id: string | null;
   details?: FieldIssue[];
@@ -39,8 +39,11 @@ export interface APIErrorInit {
 export class APIError extends DossierError {
   /** HTTP status of the response. */
   readonly status: number;
-  /** The contract's error code, e.g. `insufficient_credits`. */
-  readonly code: string;
+  /**
+   * The contract's error code, e.g. `insufficient_credits`; `null` when the answer was not an error envelope (a
+   * proxy's page, a `2xx` that is not what the API sends), as in the Python, Ruby and PHP clients.
+   */
+  readonly code: string | null;
   /** The request id (`request_id` in the body, or the `X-Request-Id` header). */
   readonly request_id: string | null;
   /** Field details (`[{field, issue}]`); empty unless the server sent some. */
@@ -214,7 +217,7 @@ const BY_STATUS: Record<number, new (init: APIErrorInit) => APIError> = {
 /** Builds the typed error for a non-2xx response: by `error.code`, else by HTTP status. */
 export function errorFromResponse(status: number, body: unknown, headers: Record<string, string>): APIError {
   const envelope = isErrorEnvelope(body) ? body : null;
-  const code = envelope?.error.code ?? `http_${status}`;
+  const code = envelope?.error.code ?? null;
   const message =
     envelope?.error.message ??
     (typeof body === 'string' && body.trim() !== ''

@@ -195,11 +195,11 @@ export class Transport {
   }
 }
 
-/** The error for a 2xx answer that is not what the API sends (`code` `invalid_response`). */
+/** The error for a 2xx answer that is not what the API sends (`code` `null`: it is no error envelope). */
 export function invalidResponse(answer: HttpAnswer, expected: string): APIError {
   return new APIError({
     status: answer.status,
-    code: 'invalid_response',
+    code: null,
     message: `expected ${expected}, got HTTP ${answer.status}`,
     request_id: answer.headers['x-request-id'] ?? null,
     body: answer.body,

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchResult, Client, NotFoundError, PollTimeoutError, ValidationError } from '../src/index.js';
+import { APIError, BatchResult, Client, NotFoundError, PollTimeoutError, ValidationError } from '../src/index.js';
 import type { BatchRequest } from '../src/index.js';
 import { FAST, PHONE_RESULT, errorBody, pending, sequence, success, withFake, UNIT_KEY } from './fake-server.js';
 
@@ -192,7 +192,7 @@ describe('batch', () => {
         const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
         await assert.rejects(client.getBatch('bat_nope'), NotFoundError);
         await assert.rejects(client.getBatch('bat_odd'), (err: unknown) => {
-          assert.ok(err instanceof Error && 'code' in err && err.code === 'invalid_response');
+          assert.ok(err instanceof APIError && err.code === null && err.status === 200);
           return true;
         });
       },

@@ -166,11 +166,32 @@ describe('error mapping', () => {
       assert.ok(err instanceof APIError);
       assert.equal(err.constructor, APIError);
       assert.equal(err.status, 502);
-      assert.equal(err.code, 'http_502');
+      assert.equal(err.code, null, 'no error envelope, no code: as in the Python, Ruby and PHP clients');
       assert.equal(err.request_id, 'req_proxy');
       assert.equal(err.body, '<html>Bad gateway</html>');
       assert.match(err.message, /HTTP 502/);
       return true;
+    });
+  });
+});
+
+describe('an error answer without the error envelope', () => {
+  test('a JSON object of another shape (a proxy, a load balancer) has code null, as in the other clients', async () => {
+    const answers: Reply[] = [
+      { status: 502, body: { message: 'upstream connect error' } },
+      { status: 504, body: { error: 'Gateway Timeout' } },
+      { status: 408, text: '<html>Request Timeout</html>' },
+    ];
+    await withFake(sequence(...answers), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 0 });
+      for (const answer of answers) {
+        await assert.rejects(client.account(), (err: unknown) => {
+          assert.ok(err instanceof APIError);
+          assert.equal(err.status, answer.status);
+          assert.equal(err.code, null);
+          return true;
+        });
+      }
     });
   });
 });
@@ -205,7 +226,7 @@ describe('a 2xx answer', () => {
           await assert.rejects(call(), (err: unknown) => {
             assert.equal((err as Error).constructor, APIError, `answer ${i}: ${String(err)}`);
             assert.equal((err as APIError).status, answer.status);
-            assert.equal((err as APIError).code, 'invalid_response');
+            assert.equal((err as APIError).code, null);
             return true;
           });
         }
