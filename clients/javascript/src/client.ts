@@ -1,5 +1,5 @@
 import { DossierError, PollTimeoutError, parseRetryAfterMs } from './errors.js';
-import { BatchResult, SearchResult } from './result.js';
+import { BatchResult, SearchResult, withResponseInfo, type ResponseInfo } from './result.js';
 import { Transport, invalidResponse, type CallSettings, type HttpAnswer, type HttpRequest } from './transport.js';
 import type {
   AccountResponse,
@@ -216,7 +216,7 @@ export class Client {
   // -------------------------------------------------------------------------------------------
 
   /** Creates an account: `POST /v1/auth/register`. The response carries its first `api_key`. */
-  static async register(options: AuthOptions): Promise<RegisterResponse> {
+  static async register(options: AuthOptions): Promise<RegisterResponse & ResponseInfo> {
     const { transport } = resolve(options, null);
     const answer = await transport.send({
       method: 'POST',
@@ -225,11 +225,11 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return hideSecretsWhenPrinted(answer.body as RegisterResponse);
+    return withResponseInfo(hideSecretsWhenPrinted(answer.body as RegisterResponse), answer);
   }
 
   /** Logs in and issues a new key: `POST /v1/auth/login` → `{ status, api_key, key_id }`. */
-  static async login(options: AuthOptions): Promise<LoginResponse> {
+  static async login(options: AuthOptions): Promise<LoginResponse & ResponseInfo> {
     const { transport } = resolve(options, null);
     const answer = await transport.send({
       method: 'POST',
@@ -238,7 +238,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return hideSecretsWhenPrinted(answer.body as LoginResponse);
+    return withResponseInfo(hideSecretsWhenPrinted(answer.body as LoginResponse), answer);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -305,7 +305,7 @@ export class Client {
    * results (free). Pass the answer's `next_cursor` as `cursor`, with the same filters, for the
    * next page; `iterSearches()` does that for you.
    */
-  async listSearches(params: SearchHistoryParams = {}, options?: RequestOptions): Promise<SearchHistoryResponse> {
+  async listSearches(params: SearchHistoryParams = {}, options?: RequestOptions): Promise<SearchHistoryResponse & ResponseInfo> {
     const query = new URLSearchParams();
     for (const name of ['kind', 'since', 'until', 'limit', 'cursor'] as const) {
       const value = params[name];
@@ -318,7 +318,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return answer.body as SearchHistoryResponse;
+    return withResponseInfo(answer.body as SearchHistoryResponse, answer);
   }
 
   /**
@@ -378,7 +378,7 @@ export class Client {
   async createWebhook(
     params: { url: string; events?: WebhookEventType[] | undefined },
     options?: RequestOptions,
-  ): Promise<WebhookCreatedResponse> {
+  ): Promise<WebhookCreatedResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'POST',
       path: '/v1/webhooks',
@@ -386,40 +386,40 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return hideSecretsWhenPrinted(answer.body as WebhookCreatedResponse);
+    return withResponseInfo(hideSecretsWhenPrinted(answer.body as WebhookCreatedResponse), answer);
   }
 
   /** `GET /v1/webhooks`: the account's webhooks, oldest first, without their secrets. */
-  async listWebhooks(options?: RequestOptions): Promise<WebhookListResponse> {
+  async listWebhooks(options?: RequestOptions): Promise<WebhookListResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'GET',
       path: '/v1/webhooks',
       retrySafe: true,
       ...call(options),
     });
-    return answer.body as WebhookListResponse;
+    return withResponseInfo(answer.body as WebhookListResponse, answer);
   }
 
   /** `DELETE /v1/webhooks/{id}`: nothing is sent to it from then on. */
-  async deleteWebhook(id: string, options?: RequestOptions): Promise<WebhookDeletedResponse> {
+  async deleteWebhook(id: string, options?: RequestOptions): Promise<WebhookDeletedResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'DELETE',
       path: `/v1/webhooks/${segment(id)}`,
       retrySafe: true,
       ...call(options),
     });
-    return answer.body as WebhookDeletedResponse;
+    return withResponseInfo(answer.body as WebhookDeletedResponse, answer);
   }
 
   /** `GET /v1/webhooks/{id}/deliveries`: its delivery attempts, newest first (the latest 100). */
-  async webhookDeliveries(id: string, options?: RequestOptions): Promise<WebhookDeliveryListResponse> {
+  async webhookDeliveries(id: string, options?: RequestOptions): Promise<WebhookDeliveryListResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'GET',
       path: `/v1/webhooks/${segment(id)}/deliveries`,
       retrySafe: true,
       ...call(options),
     });
-    return answer.body as WebhookDeliveryListResponse;
+    return withResponseInfo(answer.body as WebhookDeliveryListResponse, answer);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -427,9 +427,9 @@ export class Client {
   // -------------------------------------------------------------------------------------------
 
   /** `GET /v1/account`: the account and its `credits_remaining`. */
-  async account(options?: RequestOptions): Promise<AccountResponse> {
+  async account(options?: RequestOptions): Promise<AccountResponse & ResponseInfo> {
     const answer = await this.transport.send({ method: 'GET', path: '/v1/account', retrySafe: true, ...call(options) });
-    return answer.body as AccountResponse;
+    return withResponseInfo(answer.body as AccountResponse, answer);
   }
 
   /**
@@ -438,7 +438,7 @@ export class Client {
    * free lookups answered from the synthetic data set). The default is the calling key's mode: a
    * test key makes only test keys.
    */
-  async createKey(params?: string | CreateKeyParams, options?: RequestOptions): Promise<KeyIssuedResponse> {
+  async createKey(params?: string | CreateKeyParams, options?: RequestOptions): Promise<KeyIssuedResponse & ResponseInfo> {
     const body = typeof params === 'string' ? { name: params } : compact(params ?? {});
     const answer = await this.transport.send({
       method: 'POST',
@@ -447,29 +447,29 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return hideSecretsWhenPrinted(answer.body as KeyIssuedResponse);
+    return withResponseInfo(hideSecretsWhenPrinted(answer.body as KeyIssuedResponse), answer);
   }
 
   /** `GET /v1/auth/keys`: every key of the account, revoked ones included (a test key sees only the test keys). */
-  async listKeys(options?: RequestOptions): Promise<KeyListResponse> {
+  async listKeys(options?: RequestOptions): Promise<KeyListResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'GET',
       path: '/v1/auth/keys',
       retrySafe: true,
       ...call(options),
     });
-    return answer.body as KeyListResponse;
+    return withResponseInfo(answer.body as KeyListResponse, answer);
   }
 
   /** `DELETE /v1/auth/keys/{id}`: the key is refused from the next request on. */
-  async revokeKey(id: string, options?: RequestOptions): Promise<KeyRevokedResponse> {
+  async revokeKey(id: string, options?: RequestOptions): Promise<KeyRevokedResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'DELETE',
       path: `/v1/auth/keys/${segment(id)}`,
       retrySafe: true,
       ...call(options),
     });
-    return answer.body as KeyRevokedResponse;
+    return withResponseInfo(answer.body as KeyRevokedResponse, answer);
   }
 
   /** What `JSON.stringify(client)` gives: the base URL and the API key shortened (`dsk_live…`). */

@@ -10,6 +10,55 @@ import type {
   SuccessEnvelope,
 } from './types.js';
 
+/**
+ * The HTTP answer an API call's result was built from. A `SearchResult` and a `BatchResult` have it, and so has the
+ * body every other method returns (`account()`, `listKeys()`, the webhook calls, `register()`…), as properties that
+ * are not enumerable: the body spreads, prints and serializes as the wire body it is.
+ */
+export interface ResponseInfo {
+  /** HTTP status of the answer (`200`, `201`, `202`). */
+  readonly httpStatus: number;
+  /** Response headers, names in lower case. */
+  readonly headers: Record<string, string>;
+  /** `X-Request-Id` of the answer: your own `requestId` when you sent one, else the gateway's. */
+  readonly requestId: string | null;
+  /**
+   * The calling key's rate limit as this answer reports it: `limit` (`RateLimit-Limit`, requests allowed in a
+   * burst), `remaining` (`RateLimit-Remaining`, requests left in it) and `reset` (`RateLimit-Reset`, seconds
+   * until it is full again). Each is a whole number, or `null` when the header is absent or not one (read as
+   * the credit headers are). As `rate_limit` in the other three clients.
+   */
+  readonly rateLimit: RateLimit;
+}
+
+/** The `RateLimit-*` headers of an answer, as {@link ResponseInfo.rateLimit} reads them. */
+function rateLimitOf(headers: Record<string, string>): RateLimit {
+  return {
+    limit: parseCount(headers['ratelimit-limit']),
+    remaining: parseCount(headers['ratelimit-remaining']),
+    reset: parseCount(headers['ratelimit-reset']),
+  };
+}
+
+/**
+ * `body` (a method's parsed answer) with the {@link ResponseInfo} of its HTTP answer, as properties that are not
+ * enumerable: `{ ...body }`, `JSON.stringify(body)` and `assert.deepEqual` see the wire body alone, as before.
+ */
+export function withResponseInfo<T extends object>(
+  body: T,
+  answer: { status: number; headers: Record<string, string> },
+): T & ResponseInfo {
+  const { headers } = answer;
+  const hidden = (value: unknown) => ({ value, enumerable: false, configurable: true });
+  Object.defineProperties(body, {
+    httpStatus: hidden(answer.status),
+    headers: hidden(headers),
+    requestId: hidden(headers['x-request-id'] ?? null),
+    rateLimit: { get: () => rateLimitOf(headers), enumerable: false, configurable: true },
+  });
+  return body as T & ResponseInfo;
+}
+
 /** What a {@link SearchResult} is built from (one HTTP answer). */
 export interface SearchResultInit {
   httpStatus: number;
@@ -19,7 +68,7 @@ export interface SearchResultInit {
 }
 
 /** What every answer that may still be pending shares: a search or a batch. */
-abstract class PendingAware {
+abstract class PendingAware implements ResponseInfo {
   /** `"success"`, or `"pending"` while work still runs. */
   abstract readonly status: 'success' | 'pending';
   /** HTTP status of the answer this result was built from (`200` or `202`). */
@@ -50,18 +99,9 @@ abstract class PendingAware {
     return this.headers['x-request-id'] ?? null;
   }
 
-  /**
-   * The calling key's rate limit as this answer reports it: `limit` (`RateLimit-Limit`, requests allowed in a
-   * burst), `remaining` (`RateLimit-Remaining`, requests left in it) and `reset` (`RateLimit-Reset`, seconds
-   * until it is full again). Each is a whole number, or `null` when the header is absent or not one (read as
-   * the credit headers are). As `rate_limit` in the other three clients.
-   */
+  /** The calling key's rate limit as this answer reports it (see {@link ResponseInfo.rateLimit}). */
   get rateLimit(): RateLimit {
-    return {
-      limit: parseCount(this.headers['ratelimit-limit']),
-      remaining: parseCount(this.headers['ratelimit-remaining']),
-      reset: parseCount(this.headers['ratelimit-reset']),
-    };
+    return rateLimitOf(this.headers);
   }
 }
 

@@ -8,7 +8,7 @@ import re
 import time
 import uuid
 from datetime import date, datetime, timezone
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
 from urllib.parse import quote, urlencode
 
 from ._errors import SearchTimeoutError
@@ -20,6 +20,8 @@ from ._models import (
     CreatedWebhook,
     IssuedKey,
     Registration,
+    Response,
+    ResponseList,
     SearchHistory,
     SearchResult,
     WebhookDelivery,
@@ -49,6 +51,7 @@ _CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 _S = TypeVar("_S", bound=_Settling)
+_T = TypeVar("_T", bound=Response)
 
 
 class Client:
@@ -183,11 +186,11 @@ class Client:
         )
         return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
 
-    def list_keys(self) -> List[ApiKey]:
+    def list_keys(self) -> ResponseList[ApiKey]:
         """Every key of the account, revoked ones included (``revoked_at`` set);
         a test key sees only the test keys."""
         raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key)
-        return [ApiKey(k) for k in dict_list(raw.body.get("keys"))]
+        return _listed(raw, ApiKey, "keys")
 
     def revoke_key(self, key_id: str) -> ApiKey:
         """Revoke a key (``key_…``); it is refused from the next request on."""
@@ -482,10 +485,10 @@ class Client:
         )
         return CreatedWebhook(raw.body, headers=raw.headers, http_status=raw.status)
 
-    def list_webhooks(self) -> List[WebhookEndpoint]:
+    def list_webhooks(self) -> ResponseList[WebhookEndpoint]:
         """``GET /v1/webhooks``: the account's webhooks, oldest first (no secrets)."""
         raw = self._transport.request("GET", "/v1/webhooks", api_key=self.api_key)
-        return [WebhookEndpoint(w) for w in dict_list(raw.body.get("webhooks"))]
+        return _listed(raw, WebhookEndpoint, "webhooks")
 
     def delete_webhook(self, webhook_id: str) -> WebhookEndpoint:
         """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on."""
@@ -496,13 +499,13 @@ class Client:
             as_dict(raw.body.get("webhook")), headers=raw.headers, http_status=raw.status
         )
 
-    def webhook_deliveries(self, webhook_id: str) -> List[WebhookDelivery]:
+    def webhook_deliveries(self, webhook_id: str) -> ResponseList[WebhookDelivery]:
         """``GET /v1/webhooks/{id}/deliveries``: its delivery attempts, newest
         first (the latest 100)."""
         raw = self._transport.request(
             "GET", f"/v1/webhooks/{_segment('webhook_id', webhook_id)}/deliveries", api_key=self.api_key
         )
-        return [WebhookDelivery(d) for d in dict_list(raw.body.get("deliveries"))]
+        return _listed(raw, WebhookDelivery, "deliveries")
 
     # -- internals ------------------------------------------------------------
 
@@ -650,6 +653,13 @@ def _batch_request(request: Mapping[str, Any]) -> Dict[str, Any]:
     if isinstance(item_input, Mapping):
         out["input"] = {k: v for k, v in item_input.items() if v is not None}
     return out
+
+
+def _listed(raw: RawResponse, item: Callable[[Dict[str, Any]], _T], field: str) -> ResponseList[_T]:
+    """The items of a listing answer (``keys``, ``webhooks``, ``deliveries``), as a list that also carries the
+    HTTP answer."""
+    items = [item(entry) for entry in dict_list(raw.body.get(field))]
+    return ResponseList(items, raw.body, headers=raw.headers, http_status=raw.status)
 
 
 def _search_result(raw: RawResponse, idempotency_key: Optional[str]) -> SearchResult:

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, TypeVar
 
 from ._errors import APIError, error_from_envelope, parse_count, parse_retry_after
 from ._json import as_dict, dict_list, opt_int, opt_str
 
 __all__ = [
     "Response",
+    "ResponseList",
     "SearchResult",
     "BatchItem",
     "BatchResult",
@@ -25,28 +26,19 @@ __all__ = [
 ]
 
 
-class Response:
-    """Base of the objects returned by the client.
+class _HttpAnswer:
+    """What every answer of the client tells of its HTTP response: ``raw``,
+    ``headers``, ``http_status``, ``request_id`` and ``rate_limit``."""
 
-    Attributes:
-        raw: the decoded JSON body.
-        headers: the response headers, with lower-case names (empty for items
-            of a list, such as the keys from ``list_keys``).
-        http_status: the HTTP status (``None`` for items of a list).
-        request_id: ``X-Request-Id`` of the response, if any.
-        rate_limit: ``{"limit", "remaining", "reset"}`` from the
-            ``RateLimit-*`` headers (see the property).
-    """
+    raw: Dict[str, Any]
+    headers: Dict[str, str]
+    http_status: Optional[int]
 
-    def __init__(
-        self,
-        raw: Dict[str, Any],
-        *,
-        headers: Optional[Mapping[str, str]] = None,
-        http_status: Optional[int] = None,
+    def _answered(
+        self, raw: Dict[str, Any], headers: Optional[Mapping[str, str]], http_status: Optional[int]
     ) -> None:
-        self.raw: Dict[str, Any] = raw
-        self.headers: Dict[str, str] = dict(headers or {})
+        self.raw = raw
+        self.headers = dict(headers or {})
         self.http_status = http_status
 
     @property
@@ -67,6 +59,29 @@ class Response:
             "reset": parse_count(self.headers.get("ratelimit-reset")),
         }
 
+
+class Response(_HttpAnswer):
+    """Base of the objects returned by the client.
+
+    Attributes:
+        raw: the decoded JSON body.
+        headers: the response headers, with lower-case names (empty for items
+            of a list, such as the keys from ``list_keys``).
+        http_status: the HTTP status (``None`` for items of a list).
+        request_id: ``X-Request-Id`` of the response, if any.
+        rate_limit: ``{"limit", "remaining", "reset"}`` from the
+            ``RateLimit-*`` headers (see the property).
+    """
+
+    def __init__(
+        self,
+        raw: Dict[str, Any],
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        http_status: Optional[int] = None,
+    ) -> None:
+        self._answered(raw, headers, http_status)
+
     def __getitem__(self, key: str) -> Any:
         return self.raw[key]
 
@@ -80,6 +95,27 @@ class Response:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({_redacted(self.raw)!r})"
+
+
+_Item = TypeVar("_Item", bound=Response)
+
+
+class ResponseList(List[_Item], _HttpAnswer):
+    """What ``list_keys``, ``list_webhooks`` and ``webhook_deliveries``
+    return: a ``list`` of their items, as before, that also carries the HTTP
+    answer as every other result does: ``raw`` (the decoded JSON body),
+    ``headers``, ``http_status``, ``request_id`` and ``rate_limit``."""
+
+    def __init__(
+        self,
+        items: Iterable[_Item],
+        raw: Dict[str, Any],
+        *,
+        headers: Optional[Mapping[str, str]] = None,
+        http_status: Optional[int] = None,
+    ) -> None:
+        super().__init__(items)
+        self._answered(raw, headers, http_status)
 
 
 def _redacted(raw: Dict[str, Any]) -> Dict[str, Any]:

@@ -240,6 +240,26 @@ class RequestShapeTest(FakeServerTest):
         self.assertEqual([p.json for p in posts], [{}, {"name": "ci"}])
         self.assertNotIn("idempotency-key", posts[0].headers)
 
+    def test_the_lists_carry_the_http_answer_as_every_other_result_does(self) -> None:
+        # list_keys, list_webhooks and webhook_deliveries: still lists of their items, and the headers too.
+        limits = {"RateLimit_Limit": "100", "RateLimit_Remaining": "97", "RateLimit_Reset": "2"}
+        key = {"id": "key_1", "prefix": "dsk_abcd", "name": None, "created_at": "t", "last_used_at": None, "revoked_at": None}
+        hook = {"id": "wh_1", "url": "https://example.com/h", "events": ["search.completed"], "created_at": "t"}
+        self.server.route("GET", "/v1/auth/keys", answer(200, {"status": "success", "keys": [key]}, **limits))
+        self.server.route("GET", "/v1/webhooks", answer(200, {"status": "success", "webhooks": [hook]}, **limits))
+        self.server.route("GET", "/v1/webhooks/wh_1/deliveries", answer(200, {"status": "success", "deliveries": []}, **limits))
+        c = self.client()
+        for listed, items in ((c.list_keys(), [dossier.ApiKey(key)]), (c.list_webhooks(), [dossier.WebhookEndpoint(hook)]),
+                              (c.webhook_deliveries("wh_1"), [])):
+            with self.subTest(listed=listed):
+                self.assertIsInstance(listed, list)
+                self.assertEqual(listed, items)  # backwards compatible: the same list as before
+                self.assertEqual(listed.request_id, "req_header")
+                self.assertEqual(listed.http_status, 200)
+                self.assertEqual(listed.headers["ratelimit-remaining"], "97")
+                self.assertEqual(listed.rate_limit, {"limit": 100, "remaining": 97, "reset": 2})
+                self.assertEqual(listed.raw["status"], "success")
+
     def test_base_url_path_prefix_is_kept(self) -> None:
         self.server.route("GET", "/prefix/v1/account", answer(200, {"status": "success", "account": {}, "credits_remaining": 0}))
         self.client(base_url=self.server.url + "/prefix/").account()
