@@ -324,7 +324,7 @@ final class Client
      *     }
      *
      * @param list<array{kind: string, input: array<string, mixed>}> $requests kind is person, company, email
-     *        or phone; input is that endpoint's body (null fields are dropped)
+     *        or phone; input is that endpoint's body (null fields are dropped; an empty one is sent as {})
      * @param string|null $idempotencyKey for the whole batch (a UUID v4 is generated when omitted, reused on retries)
      * @param bool $wait true polls GET /v1/batches/{id} until every item is settled; false: Prefer: respond-async
      * A batch-level error (no request, more than 100) throws ValidationException; an item's error does not throw.
@@ -460,11 +460,13 @@ final class Client
             throw new InvalidArgumentException("each batch request must be an array ['kind' => …, 'input' => […]]");
         }
         $input = $request['input'] ?? null;
+        if (is_array($input)) {
+            $input = array_filter($input, static fn (mixed $v): bool => $v !== null);
+            // An input is a JSON object; PHP's [] is an empty list too, which json_encode() writes as [].
+            $input = $input === [] ? new \stdClass() : $input;
+        }
 
-        return [
-            'kind' => $request['kind'] ?? null,
-            'input' => is_array($input) ? array_filter($input, static fn (mixed $v): bool => $v !== null) : $input,
-        ];
+        return ['kind' => $request['kind'] ?? null, 'input' => $input];
     }
 
     /**

@@ -153,6 +153,20 @@ final class BatchTest extends TestCase
         $this->assertCount(101, $this->server->requests()[0]['json']['requests']);
     }
 
+    public function testAnEmptyInputIsSentAsAJsonObject(): void
+    {
+        // PHP's [] is both an empty list and an empty map: an input is a JSON object, so {} (the gateway then names
+        // the missing field), whether it was given empty or became so once its null fields were dropped.
+        $this->server->script([['body' => self::batchBody('success', 'bat_1', [self::ITEM_INVALID, self::ITEM_INVALID])]]);
+
+        $this->client()->batch([['kind' => 'phone', 'input' => []], ['kind' => 'email', 'input' => ['email' => null]]]);
+
+        $this->assertSame(
+            '{"requests":[{"kind":"phone","input":{}},{"kind":"email","input":{}}]}',
+            $this->server->requests()[0]['body'],
+        );
+    }
+
     public function testEachRequestMustBeAnArray(): void
     {
         $this->expectException(InvalidArgumentException::class);
