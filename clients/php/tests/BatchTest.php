@@ -167,6 +167,23 @@ final class BatchTest extends TestCase
         );
     }
 
+    public function testAnInputThatIsNotUtf8IsTheClientsOwnExceptionBeforeAnythingIsSent(): void
+    {
+        foreach ([
+            fn () => $this->client()->batch([['kind' => 'person', 'input' => ['name' => "Jos\xE9"]]]),
+            fn () => $this->client()->searchPerson(name: "Jos\xE9"),
+        ] as $call) {
+            try {
+                $call();
+                $this->fail('expected InvalidArgumentException');
+            } catch (InvalidArgumentException $e) {
+                $this->assertStringContainsString('UTF-8', $e->getMessage());
+                $this->assertInstanceOf(\Dossier\Exception\DossierException::class, $e);
+            }
+        }
+        $this->assertSame([], $this->server->requests());
+    }
+
     public function testEachRequestMustBeAnArray(): void
     {
         $this->expectException(InvalidArgumentException::class);

@@ -113,6 +113,15 @@ class BatchTest < Minitest::Test
     assert_equal 101, @server.requests.first.json["requests"].size
   end
 
+  def test_an_input_that_is_not_utf8_is_an_argument_error_before_anything_is_sent
+    # As in the PHP client: the request cannot be written as JSON, which is the caller's to fix, not a JSON::GeneratorError.
+    name = "Jos\xE9".b
+    err = assert_raises(ArgumentError) { client.batch([{ kind: "person", input: { name: name } }]) }
+    assert_match(/UTF-8/, err.message)
+    assert_raises(ArgumentError) { client.search_person(name: name) }
+    assert_empty @server.requests
+  end
+
   def test_requests_must_be_an_array_of_hashes
     assert_raises(ArgumentError) { client.batch({ kind: "phone" }) }
     assert_raises(ArgumentError) { client.batch(["phone"]) }

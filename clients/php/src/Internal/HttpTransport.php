@@ -84,9 +84,10 @@ final class HttpTransport
     public function request(string $method, string $path, ?array $body = null, array $headers = []): array
     {
         $repeatable = $method === 'GET' || $method === 'DELETE' || isset($headers['Idempotency-Key']);
+        $payload = $body === null ? null : self::encode($body);
         $attempt = 0;
         while (true) {
-            $answer = $this->send($method, $path, $body, $headers);
+            $answer = $this->send($method, $path, $payload, $headers);
             if (isset($answer['error'])) {
                 [$errno, $message, $neverSent] = $answer['error'];
                 $transient = !in_array($errno, self::CERTIFICATE_ERRORS, true);
@@ -198,11 +199,33 @@ final class HttpTransport
     }
 
     /**
-     * @param array<string, mixed>|null $body
+     * A request body as sent: a JSON object ({} for an empty one). What json_encode() cannot write (a string that
+     * is not UTF-8, INF or NAN) is the client's InvalidArgumentException, before anything is sent.
+     *
+     * @param array<string, mixed> $body
+     */
+    private static function encode(array $body): string
+    {
+        if ($body === []) {
+            return '{}';
+        }
+        try {
+            return json_encode($body, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
+        } catch (\JsonException $e) {
+            throw new InvalidArgumentException(
+                sprintf('the request cannot be sent as JSON: %s (every string must be valid UTF-8)', $e->getMessage()),
+                0,
+                $e,
+            );
+        }
+    }
+
+    /**
+     * @param string|null $payload the JSON body; null for no body
      * @param array<string, string> $headers
      * @return array{response: array{int, array<string, string>, string}}|array{error: array{int, string, bool}}
      */
-    private function send(string $method, string $path, ?array $body, array $headers): array
+    private function send(string $method, string $path, ?string $payload, array $headers): array
     {
         $this->handle ??= curl_init();
         $ch = $this->handle;
@@ -249,11 +272,9 @@ final class HttpTransport
                 return strlen($line);
             },
         ];
-        if ($body !== null) {
+        if ($payload !== null) {
             $lines[] = 'Content-Type: application/json';
-            $options[CURLOPT_POSTFIELDS] = $body === []
-                ? '{}'
-                : json_encode($body, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
+            $options[CURLOPT_POSTFIELDS] = $payload;
         }
         $options[CURLOPT_HTTPHEADER] = $lines;
         curl_setopt_array($ch, $options);

@@ -69,10 +69,11 @@ module Dossier
     # Returns a Reply of any status (the caller decides what is an error);
     # raises ConnectionError when the server cannot be reached.
     def request(method, path, body: nil, headers: {}, retry_sent: false)
+      payload = body.nil? ? nil : encode(body)
       attempt = 0
       loop do
         begin
-          reply = perform(method, path, body, headers)
+          reply = perform(method, path, payload, headers)
         rescue *UNSENT_ERRORS => e
           raise ConnectionError, connection_message(e, attempt) if attempt >= max_retries
         rescue *SENT_ERRORS => e
@@ -186,12 +187,21 @@ module Dossier
       retry_after
     end
 
-    def perform(method, path, body, headers)
+    # The request body as JSON. What JSON cannot carry (a String that is not valid UTF-8, such as one read as
+    # Latin-1 or binary) is the caller's to fix: ArgumentError before anything is sent, as in the PHP client.
+    def encode(body)
+      JSON.generate(body)
+    rescue JSON::GeneratorError
+      # Not JSON's own message: it may quote the value (a password, for register and login).
+      raise ArgumentError, "the request cannot be sent as JSON: every String in it must be valid UTF-8", cause: nil
+    end
+
+    def perform(method, path, payload, headers)
       uri = @base_uri.dup
       path, query = path.split("?", 2)
       uri.path = @base_uri.path.chomp("/") + path
       uri.query = query
-      req = build_request(method, uri, body, headers)
+      req = build_request(method, uri, payload, headers)
       http = Net::HTTP.new(uri.hostname, uri.port)
       http.use_ssl = uri.scheme == "https"
       http.max_retries = 0 # retries are ours, counted against max_retries
@@ -222,15 +232,15 @@ module Dossier
       Timeout.timeout(timeout, AttemptTimeout, "no complete answer within the timeout of #{timeout} s", &block)
     end
 
-    def build_request(method, uri, body, headers)
+    def build_request(method, uri, payload, headers)
       klass = { get: Net::HTTP::Get, post: Net::HTTP::Post, delete: Net::HTTP::Delete }.fetch(method)
       req = klass.new(uri)
       req["Accept"] = "application/json"
       req["User-Agent"] = "dossier-ruby/#{VERSION}"
       headers.each { |name, value| req[name] = value }
-      unless body.nil?
+      unless payload.nil?
         req["Content-Type"] = "application/json"
-        req.body = JSON.generate(body)
+        req.body = payload
       end
       req
     end
