@@ -191,6 +191,17 @@ describe('Dossier gateway (integration)', () => {
     );
   });
 
+  test("the gateway echoes the caller's requestId, in an answer and in an error", async () => {
+    const requestId = `js-it/${randomBytes(8).toString('hex')}`;
+    assert.equal((await client.account({ requestId })).requestId, requestId);
+    assert.equal((await client.listKeys({ requestId })).requestId, requestId);
+    await assert.rejects(
+      client.getSearch('srch_doesnotexist0000', { requestId }),
+      (err: unknown) => err instanceof NotFoundError && err.requestId === requestId,
+    );
+    assert.notEqual((await client.account()).requestId, requestId, 'without one, the gateway makes one up');
+  });
+
   test("listSearches pages the account's searches newest first; iterSearches follows next_cursor", async () => {
     const first = await client.listSearches({ kind: 'phone', limit: 2 });
     assert.equal(first.searches.length, 2);

@@ -91,6 +91,13 @@ export interface RequestOptions extends CallSettings {
   maxRetries?: number | undefined;
   /** Aborts the call (including its retries and polling); the promise rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
+  /**
+   * Your own id for the call, sent as `X-Request-Id` on every request it makes (retries and polls included): the
+   * gateway echoes it in the answer's `X-Request-Id` (`result.requestId`, `err.requestId`) and its logs. 1–128 of
+   * `A-Z a-z 0-9 . _ ~ : @ + = / -` (anything else is a `TypeError` before anything is sent). Default: none, and
+   * the gateway makes one up.
+   */
+  requestId?: string | undefined;
 }
 
 /** Per-call options of the lookups. */
@@ -174,7 +181,12 @@ interface PollPlan<R> {
 }
 
 function call(options: CallSettings | undefined): CallSettings {
-  return { timeoutMs: options?.timeoutMs, maxRetries: options?.maxRetries, signal: options?.signal };
+  return {
+    timeoutMs: options?.timeoutMs,
+    maxRetries: options?.maxRetries,
+    signal: options?.signal,
+    requestId: options?.requestId,
+  };
 }
 
 /**

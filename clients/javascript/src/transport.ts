@@ -20,7 +20,15 @@ export interface CallSettings {
   timeoutMs?: number | undefined;
   maxRetries?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** Sent as `X-Request-Id` on every attempt (see `RequestOptions.requestId`). */
+  requestId?: string | undefined;
 }
+
+/**
+ * What the gateway echoes as the answer's `X-Request-Id` (API.md): 1–128 of these characters. It replaces anything
+ * else with an id of its own, so the client refuses it rather than send an id the caller would never see again.
+ */
+const REQUEST_ID = /^[A-Za-z0-9._~:@+=/-]{1,128}$/;
 
 export interface HttpRequest extends CallSettings {
   method: 'GET' | 'POST' | 'DELETE';
@@ -105,6 +113,12 @@ export class Transport {
   }
 
   async send(req: HttpRequest): Promise<HttpAnswer> {
+    const requestId: unknown = req.requestId;
+    if (requestId !== undefined && (typeof requestId !== 'string' || !REQUEST_ID.test(requestId))) {
+      throw new TypeError(
+        'requestId must be 1–128 of the characters A-Z a-z 0-9 . _ ~ : @ + = / - (the gateway would not echo it)',
+      );
+    }
     const maxRetries = Math.max(0, req.maxRetries ?? this.settings.maxRetries);
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < maxRetries;
@@ -149,6 +163,7 @@ export class Transport {
       'User-Agent': USER_AGENT,
       ...(this.#apiKey ? { Authorization: `Bearer ${this.#apiKey}` } : {}),
       ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(req.requestId !== undefined ? { 'X-Request-Id': req.requestId } : {}),
       ...req.headers,
     };
     const timeoutMs = req.timeoutMs ?? settings.timeoutMs;

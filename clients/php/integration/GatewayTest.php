@@ -374,6 +374,22 @@ final class GatewayTest extends TestCase
         $this->assertSame(3, $client->account()->creditsRemaining, "a test key's lookup is free");
     }
 
+    public function testTheGatewayEchoesTheCallersRequestId(): void
+    {
+        $rid = 'php-it/' . bin2hex(random_bytes(8));
+        $registered = Client::register(self::uniqueEmail(), self::PASSWORD, baseUrl: $this->baseUrl, requestId: $rid);
+        $this->assertSame($rid, $registered->requestId);
+        $client = $this->client($registered);
+        $this->assertSame($rid, $client->listKeys(requestId: $rid)->requestId);
+        try {
+            $client->getSearch('srch_doesnotexist', requestId: $rid);
+            $this->fail('expected NotFoundException');
+        } catch (NotFoundException $e) {
+            $this->assertSame($rid, $e->getRequestId());
+        }
+        $this->assertNotSame($rid, $client->account()->requestId, 'without one, the gateway makes one up');
+    }
+
     private function register(): Response
     {
         return Client::register(self::uniqueEmail(), self::PASSWORD, baseUrl: $this->baseUrl);

@@ -31,6 +31,11 @@ final class Client
     private const SERVER_WAIT = 10;
     /** What the gateway accepts as an Idempotency-Key (API.md): 1–255 visible ASCII characters (no spaces). */
     private const IDEMPOTENCY_KEY = '/^[\x21-\x7E]{1,255}$/D';
+    /**
+     * What the gateway echoes as the answer's X-Request-Id (API.md): 1–128 of these characters. It replaces anything
+     * else with an id of its own, so the client refuses it rather than send an id the caller would never see again.
+     */
+    private const REQUEST_ID = '#^[A-Za-z0-9._~:@+=/-]{1,128}$#D';
 
     public readonly string $baseUrl;
     private readonly HttpTransport $http;
@@ -124,8 +129,9 @@ final class Client
         ?string $baseUrl = null,
         float $timeout = 30.0,
         int $maxRetries = 2,
+        ?string $requestId = null,
     ): Response {
-        return self::anonymous('/v1/auth/register', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries);
+        return self::anonymous('/v1/auth/register', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries, $requestId);
     }
 
     /** Logs in and issues a new key: $response->apiKey, $response->keyId. */
@@ -135,8 +141,9 @@ final class Client
         ?string $baseUrl = null,
         float $timeout = 30.0,
         int $maxRetries = 2,
+        ?string $requestId = null,
     ): Response {
-        return self::anonymous('/v1/auth/login', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries);
+        return self::anonymous('/v1/auth/login', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries, $requestId);
     }
 
     // ---------------------------------------------------------------- lookups
@@ -154,7 +161,10 @@ final class Client
      *    1–255 printable ASCII characters, else InvalidArgumentException before anything is sent;
      *  - wait: true (default) polls a 202 until the search is done; false asks the server to answer
      *    at once (Prefer: respond-async) and returns the pending result;
-     *  - pollTimeout: overrides the client's poll deadline for this call.
+     *  - pollTimeout: overrides the client's poll deadline for this call;
+     *  - requestId: your own id for the call, sent as X-Request-Id on every request it makes (retries and polls
+     *    included) and echoed by the gateway ($result->requestId); every other method takes it too. 1–128 of
+     *    A-Z a-z 0-9 . _ ~ : @ + = / -, else InvalidArgumentException before anything is sent.
      */
     public function search(
         ?string $query = null,
@@ -170,6 +180,7 @@ final class Client
         ?string $idempotencyKey = null,
         bool $wait = true,
         ?float $pollTimeout = null,
+        ?string $requestId = null,
     ): SearchResult {
         $generic = self::compact(['query' => $query, 'type' => $type, 'country' => $country]);
         $person = self::compact([
@@ -183,10 +194,10 @@ final class Client
         }
         $purpose = self::compact(['permissible_purpose' => $permissiblePurpose]);
         if ($generic !== []) {
-            return $this->lookup('/v1/search', $generic + $purpose, $idempotencyKey, $wait, $pollTimeout);
+            return $this->lookup('/v1/search', $generic + $purpose, $idempotencyKey, $wait, $pollTimeout, $requestId);
         }
 
-        return $this->lookup('/v1/search/person', $person + $purpose, $idempotencyKey, $wait, $pollTimeout);
+        return $this->lookup('/v1/search/person', $person + $purpose, $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
     /** POST /v1/search/person. At least one of name, email, phone, username is required. */
@@ -201,11 +212,12 @@ final class Client
         ?string $idempotencyKey = null,
         bool $wait = true,
         ?float $pollTimeout = null,
+        ?string $requestId = null,
     ): SearchResult {
         return $this->lookup('/v1/search/person', self::compact([
             'name' => $name, 'email' => $email, 'phone' => $phone, 'username' => $username,
             'location' => $location, 'age_range' => $ageRange, 'permissible_purpose' => $permissiblePurpose,
-        ]), $idempotencyKey, $wait, $pollTimeout);
+        ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
     /** POST /v1/search/company. At least one of companyName, domain, registrationNumber is required. */
@@ -218,11 +230,12 @@ final class Client
         ?string $idempotencyKey = null,
         bool $wait = true,
         ?float $pollTimeout = null,
+        ?string $requestId = null,
     ): SearchResult {
         return $this->lookup('/v1/search/company', self::compact([
             'company_name' => $companyName, 'domain' => $domain, 'registration_number' => $registrationNumber,
             'country' => $country, 'permissible_purpose' => $permissiblePurpose,
-        ]), $idempotencyKey, $wait, $pollTimeout);
+        ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
     /** POST /v1/verify/email: always one result describing the address. */
@@ -232,10 +245,11 @@ final class Client
         ?string $idempotencyKey = null,
         bool $wait = true,
         ?float $pollTimeout = null,
+        ?string $requestId = null,
     ): SearchResult {
         return $this->lookup('/v1/verify/email', self::compact([
             'email' => $email, 'permissible_purpose' => $permissiblePurpose,
-        ]), $idempotencyKey, $wait, $pollTimeout);
+        ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
     /** POST /v1/verify/phone: E.164 ("+14155552671"), or national format with $country as default region. */
@@ -246,10 +260,11 @@ final class Client
         ?string $idempotencyKey = null,
         bool $wait = true,
         ?float $pollTimeout = null,
+        ?string $requestId = null,
     ): SearchResult {
         return $this->lookup('/v1/verify/phone', self::compact([
             'phone' => $phone, 'country' => $country, 'permissible_purpose' => $permissiblePurpose,
-        ]), $idempotencyKey, $wait, $pollTimeout);
+        ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
     /**
@@ -257,12 +272,12 @@ final class Client
      * With wait: true, polls until it is done (or pollTimeout passes).
      * A search that failed throws UnavailableException.
      */
-    public function getSearch(string $id, bool $wait = false, ?float $pollTimeout = null): SearchResult
+    public function getSearch(string $id, bool $wait = false, ?float $pollTimeout = null, ?string $requestId = null): SearchResult
     {
         $started = microtime(true);
-        $result = $this->fetchSearch($id);
+        $result = $this->fetchSearch($id, $requestId);
 
-        return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+        return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
 
     // ---------------------------------------------------------------- search history
@@ -279,14 +294,14 @@ final class Client
      * @param string|\DateTimeInterface|null $until searches created before it, likewise
      * @param int|null $limit searches per page, 1–100 (server default 20)
      */
-    public function listSearches(?string $kind = null, string|\DateTimeInterface|null $since = null, string|\DateTimeInterface|null $until = null, ?int $limit = null, ?string $cursor = null): Response
+    public function listSearches(?string $kind = null, string|\DateTimeInterface|null $since = null, string|\DateTimeInterface|null $until = null, ?int $limit = null, ?string $cursor = null, ?string $requestId = null): Response
     {
         $query = http_build_query(array_filter(
             ['kind' => $kind, 'since' => self::instant($since), 'until' => self::instant($until), 'limit' => $limit, 'cursor' => $cursor],
             static fn (mixed $v): bool => $v !== null,
         ), '', '&', PHP_QUERY_RFC3986);
 
-        return $this->call('GET', '/v1/searches' . ($query === '' ? '' : '?' . $query));
+        return $this->call('GET', '/v1/searches' . ($query === '' ? '' : '?' . $query), null, $requestId);
     }
 
     /**
@@ -297,11 +312,11 @@ final class Client
      *
      * @return \Generator<int, array<string, mixed>>
      */
-    public function eachSearch(?string $kind = null, string|\DateTimeInterface|null $since = null, string|\DateTimeInterface|null $until = null, ?int $limit = null): \Generator
+    public function eachSearch(?string $kind = null, string|\DateTimeInterface|null $since = null, string|\DateTimeInterface|null $until = null, ?int $limit = null, ?string $requestId = null): \Generator
     {
         $cursor = null;
         do {
-            $page = $this->listSearches($kind, $since, $until, $limit, $cursor);
+            $page = $this->listSearches($kind, $since, $until, $limit, $cursor, $requestId);
             foreach (is_array($page->data['searches'] ?? null) ? $page->data['searches'] : [] as $search) {
                 yield $search;
             }
@@ -329,23 +344,24 @@ final class Client
      * @param bool $wait true polls GET /v1/batches/{id} until every item is settled; false: Prefer: respond-async
      * A batch-level error (no request, more than 100) throws ValidationException; an item's error does not throw.
      */
-    public function batch(array $requests, ?string $idempotencyKey = null, bool $wait = true, ?float $pollTimeout = null): BatchResult
+    public function batch(array $requests, ?string $idempotencyKey = null, bool $wait = true, ?float $pollTimeout = null, ?string $requestId = null): BatchResult
     {
         $body = ['requests' => array_map(self::batchRequest(...), array_values($requests))];
         $started = microtime(true);
-        [$status, $headers, $data, $raw] = $this->http->request('POST', '/v1/batch', $body, $this->postHeaders($idempotencyKey, $wait, $pollTimeout));
-        $result = new BatchResult($status, $headers, $data, $raw);
+        $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
+        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', '/v1/batch', $body, $headers);
+        $result = new BatchResult($status, $respHeaders, $data, $raw);
 
-        return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+        return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
 
     /** GET /v1/batches/{id}: the batch as it is now; with wait: true, polls until every item is settled. */
-    public function getBatch(string $id, bool $wait = false, ?float $pollTimeout = null): BatchResult
+    public function getBatch(string $id, bool $wait = false, ?float $pollTimeout = null, ?string $requestId = null): BatchResult
     {
         $started = microtime(true);
-        $result = $this->fetchBatch($id);
+        $result = $this->fetchBatch($id, $requestId);
 
-        return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+        return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
 
     // ---------------------------------------------------------------- webhooks
@@ -356,43 +372,43 @@ final class Client
      *
      * @param list<string>|null $events e.g. ['search.completed']; null: every event
      */
-    public function createWebhook(string $url, ?array $events = null): Response
+    public function createWebhook(string $url, ?array $events = null, ?string $requestId = null): Response
     {
         $body = ['url' => $url];
         if ($events !== null) {
             $body['events'] = array_values($events);
         }
 
-        return $this->call('POST', '/v1/webhooks', $body);
+        return $this->call('POST', '/v1/webhooks', $body, $requestId);
     }
 
     /** GET /v1/webhooks: $response->webhooks, oldest first, without their secrets. */
-    public function listWebhooks(): Response
+    public function listWebhooks(?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/webhooks');
+        return $this->call('GET', '/v1/webhooks', null, $requestId);
     }
 
     /** DELETE /v1/webhooks/{id}: no event is sent to it from then on. $response->webhook describes it. */
-    public function deleteWebhook(string $id): Response
+    public function deleteWebhook(string $id, ?string $requestId = null): Response
     {
-        return $this->call('DELETE', '/v1/webhooks/' . self::segment($id));
+        return $this->call('DELETE', '/v1/webhooks/' . self::segment($id), null, $requestId);
     }
 
     /**
      * GET /v1/webhooks/{id}/deliveries: $response->deliveries, newest first (at most 100), each
      * [event_id, type, attempt, outcome (delivered|retrying|failed), status_code, error, duration_ms, attempted_at].
      */
-    public function webhookDeliveries(string $id): Response
+    public function webhookDeliveries(string $id, ?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/webhooks/' . self::segment($id) . '/deliveries');
+        return $this->call('GET', '/v1/webhooks/' . self::segment($id) . '/deliveries', null, $requestId);
     }
 
     // ---------------------------------------------------------------- account and keys
 
     /** GET /v1/account: $response->account (id, email, created_at) and $response->creditsRemaining. */
-    public function account(): Response
+    public function account(?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/account');
+        return $this->call('GET', '/v1/account', null, $requestId);
     }
 
     /**
@@ -400,21 +416,21 @@ final class Client
      * $mode "test" issues a dsk_test_… sandbox key (free lookups from the synthetic data set); the default is the
      * calling key's mode (a test key makes only test keys).
      */
-    public function createKey(?string $name = null, ?string $mode = null): Response
+    public function createKey(?string $name = null, ?string $mode = null, ?string $requestId = null): Response
     {
-        return $this->call('POST', '/v1/auth/keys', self::compact(['name' => $name, 'mode' => $mode]));
+        return $this->call('POST', '/v1/auth/keys', self::compact(['name' => $name, 'mode' => $mode]), $requestId);
     }
 
     /** GET /v1/auth/keys: $response->keys, each [id, prefix, name, mode, created_at, last_used_at, revoked_at]. */
-    public function listKeys(): Response
+    public function listKeys(?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/auth/keys');
+        return $this->call('GET', '/v1/auth/keys', null, $requestId);
     }
 
     /** DELETE /v1/auth/keys/{id}: the key is refused from the next request on. $response->key describes it. */
-    public function revokeKey(string $id): Response
+    public function revokeKey(string $id, ?string $requestId = null): Response
     {
-        return $this->call('DELETE', '/v1/auth/keys/' . self::segment($id));
+        return $this->call('DELETE', '/v1/auth/keys/' . self::segment($id), null, $requestId);
     }
 
     // ---------------------------------------------------------------- internals
@@ -422,13 +438,14 @@ final class Client
     /**
      * @param array<string, string> $body
      */
-    private function lookup(string $path, array $body, ?string $idempotencyKey, bool $wait, ?float $pollTimeout): SearchResult
+    private function lookup(string $path, array $body, ?string $idempotencyKey, bool $wait, ?float $pollTimeout, ?string $requestId): SearchResult
     {
         $started = microtime(true);
-        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', $path, $body, $this->postHeaders($idempotencyKey, $wait, $pollTimeout));
+        $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
+        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', $path, $body, $headers);
         $result = new SearchResult($status, $respHeaders, $data, $raw);
 
-        return $wait ? $this->poll($result, $started, $pollTimeout) : $result;
+        return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
 
     /**
@@ -448,6 +465,24 @@ final class Client
             'Idempotency-Key' => $idempotencyKey ?? self::uuid4(),
             'Prefer' => $wait ? 'wait=' . $this->serverWait($pollTimeout ?? $this->pollTimeout) : 'respond-async',
         ];
+    }
+
+    /**
+     * The X-Request-Id header of a call ([] without one). An id the gateway would not echo is refused before
+     * anything is sent, as in the other clients.
+     *
+     * @return array<string, string>
+     */
+    private static function requestIdHeader(?string $requestId): array
+    {
+        if ($requestId === null) {
+            return [];
+        }
+        if (!preg_match(self::REQUEST_ID, $requestId)) {
+            throw new InvalidArgumentException('requestId must be 1–128 of the characters A-Z a-z 0-9 . _ ~ : @ + = / - (the gateway would not echo it)');
+        }
+
+        return ['X-Request-Id' => $requestId];
     }
 
     /**
@@ -479,29 +514,30 @@ final class Client
         return (int) max(0, min(self::SERVER_WAIT, floor($budget), floor($this->timeout) - 2));
     }
 
-    private function fetchSearch(string $id): SearchResult
+    private function fetchSearch(string $id, ?string $requestId): SearchResult
     {
-        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/searches/' . self::segment($id));
+        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/searches/' . self::segment($id), null, self::requestIdHeader($requestId));
 
         return new SearchResult($status, $headers, $data, $raw);
     }
 
-    private function fetchBatch(string $id): BatchResult
+    private function fetchBatch(string $id, ?string $requestId): BatchResult
     {
-        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/batches/' . self::segment($id));
+        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/batches/' . self::segment($id), null, self::requestIdHeader($requestId));
 
         return new BatchResult($status, $headers, $data, $raw);
     }
 
     /**
      * Polls a pending search (GET /v1/searches/{id}) or batch (GET /v1/batches/{id}) until it is settled,
-     * waiting HttpTransport::pollDelay() between polls (Retry-After, else pollInterval; at most 60 s).
+     * waiting HttpTransport::pollDelay() between polls (Retry-After, else pollInterval; at most 60 s). Every poll
+     * carries the call's request id.
      *
      * @template T of SearchResult|BatchResult
      * @param T $result
      * @return T
      */
-    private function poll(SearchResult|BatchResult $result, float $started, ?float $pollTimeout): SearchResult|BatchResult
+    private function poll(SearchResult|BatchResult $result, float $started, ?float $pollTimeout, ?string $requestId): SearchResult|BatchResult
     {
         $deadline = $started + ($pollTimeout ?? $this->pollTimeout);
         while ($result->isPending()) {
@@ -514,26 +550,27 @@ final class Client
                 throw new SearchTimeoutException($result, microtime(true) - $started);
             }
             $this->http->sleep(HttpTransport::pollDelay($result->headers, $this->pollInterval, $remaining));
-            $result = $result instanceof BatchResult ? $this->fetchBatch($id) : $this->fetchSearch($id);
+            $result = $result instanceof BatchResult ? $this->fetchBatch($id, $requestId) : $this->fetchSearch($id, $requestId);
         }
 
         return $result;
     }
 
     /** @param array<string, mixed>|null $body */
-    private function call(string $method, string $path, ?array $body = null): Response
+    private function call(string $method, string $path, ?array $body, ?string $requestId): Response
     {
-        [$status, $headers, $data, $raw] = $this->http->request($method, $path, $body);
+        [$status, $headers, $data, $raw] = $this->http->request($method, $path, $body, self::requestIdHeader($requestId));
 
         return new Response($status, $headers, $data, $raw);
     }
 
     /** @param array<string, string> $body */
-    private static function anonymous(string $path, #[\SensitiveParameter] array $body, ?string $baseUrl, float $timeout, int $maxRetries): Response
+    private static function anonymous(string $path, #[\SensitiveParameter] array $body, ?string $baseUrl, float $timeout, int $maxRetries, ?string $requestId): Response
     {
         self::checkOptions($timeout, $maxRetries, 0.5, 8.0);
+        $requestHeaders = self::requestIdHeader($requestId);
         $http = new HttpTransport(self::normalizeBaseUrl($baseUrl), null, $timeout, $maxRetries, 0.5, 8.0);
-        [$status, $headers, $data, $raw] = $http->request('POST', $path, $body);
+        [$status, $headers, $data, $raw] = $http->request('POST', $path, $body, $requestHeaders);
 
         return new Response($status, $headers, $data, $raw);
     }

@@ -136,6 +136,7 @@ class Client:
         base_url: Optional[str] = None,
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        request_id: Optional[str] = None,
     ) -> Registration:
         """Create an account. Returns its first ``api_key`` (shown once), the
         ``account`` and the signup ``credits_remaining``."""
@@ -145,6 +146,7 @@ class Client:
             "/v1/auth/register",
             body={"email": email, "password": password},
             safe_to_resend=False,
+            request_id=request_id,
         )
         return Registration(raw.body, headers=raw.headers, http_status=raw.status)
 
@@ -157,6 +159,7 @@ class Client:
         base_url: Optional[str] = None,
         timeout: Optional[float] = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
+        request_id: Optional[str] = None,
     ) -> IssuedKey:
         """Log in: returns a new ``api_key`` (shown once) and its ``key_id``."""
         transport = Transport(base_url, timeout=timeout, max_retries=max_retries)
@@ -165,37 +168,40 @@ class Client:
             "/v1/auth/login",
             body={"email": email, "password": password},
             safe_to_resend=False,
+            request_id=request_id,
         )
         return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
 
     # -- account and keys -----------------------------------------------------
 
-    def account(self) -> Account:
+    def account(self, *, request_id: Optional[str] = None) -> Account:
         """The account and its ``credits_remaining``."""
-        raw = self._transport.request("GET", "/v1/account", api_key=self.api_key)
+        raw = self._transport.request("GET", "/v1/account", api_key=self.api_key, request_id=request_id)
         return Account(raw.body, headers=raw.headers, http_status=raw.status)
 
-    def create_key(self, name: Optional[str] = None, *, mode: Optional[str] = None) -> IssuedKey:
+    def create_key(
+        self, name: Optional[str] = None, *, mode: Optional[str] = None, request_id: Optional[str] = None
+    ) -> IssuedKey:
         """Create another API key (``api_key`` is shown once). ``mode="test"``
         makes a sandbox key (``dsk_test_…``): its lookups are free and answer
         from the server's synthetic data set. The default is the calling key's
         mode: a test key makes only test keys."""
         body: Dict[str, Any] = {k: v for k, v in (("name", name), ("mode", mode)) if v is not None}
         raw = self._transport.request(
-            "POST", "/v1/auth/keys", body=body, api_key=self.api_key, safe_to_resend=False
+            "POST", "/v1/auth/keys", body=body, api_key=self.api_key, safe_to_resend=False, request_id=request_id
         )
         return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
 
-    def list_keys(self) -> ResponseList[ApiKey]:
+    def list_keys(self, *, request_id: Optional[str] = None) -> ResponseList[ApiKey]:
         """Every key of the account, revoked ones included (``revoked_at`` set);
         a test key sees only the test keys."""
-        raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key)
+        raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key, request_id=request_id)
         return _listed(raw, ApiKey, "keys")
 
-    def revoke_key(self, key_id: str) -> ApiKey:
+    def revoke_key(self, key_id: str, *, request_id: Optional[str] = None) -> ApiKey:
         """Revoke a key (``key_…``); it is refused from the next request on."""
         raw = self._transport.request(
-            "DELETE", f"/v1/auth/keys/{_segment('key_id', key_id)}", api_key=self.api_key
+            "DELETE", f"/v1/auth/keys/{_segment('key_id', key_id)}", api_key=self.api_key, request_id=request_id
         )
         return ApiKey(as_dict(raw.body.get("key")), headers=raw.headers, http_status=raw.status)
 
@@ -217,6 +223,7 @@ class Client:
         idempotency_key: Optional[str] = None,
         wait: bool = True,
         poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> SearchResult:
         """Search, in one of two forms:
 
@@ -255,6 +262,7 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
         )
 
     def search_person(
@@ -270,6 +278,7 @@ class Client:
         idempotency_key: Optional[str] = None,
         wait: bool = True,
         poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> SearchResult:
         """``POST /v1/search/person``: at least one of name, email, phone, username
         (the server answers ``ValidationError`` on ``name`` otherwise).
@@ -288,6 +297,7 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
         )
 
     def search_company(
@@ -301,6 +311,7 @@ class Client:
         idempotency_key: Optional[str] = None,
         wait: bool = True,
         poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> SearchResult:
         """``POST /v1/search/company``: at least one of company_name, domain,
         registration_number."""
@@ -316,6 +327,7 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
         )
 
     def verify_email(
@@ -326,6 +338,7 @@ class Client:
         idempotency_key: Optional[str] = None,
         wait: bool = True,
         poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> SearchResult:
         """``POST /v1/verify/email``."""
         return self._lookup(
@@ -335,6 +348,7 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
         )
 
     def verify_phone(
@@ -346,6 +360,7 @@ class Client:
         idempotency_key: Optional[str] = None,
         wait: bool = True,
         poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> SearchResult:
         """``POST /v1/verify/phone``: E.164 (``"+14155552671"``), or a national
         number with ``country`` as its region. Unparseable input is a
@@ -358,20 +373,28 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
         )
 
     def get_search(
-        self, search_id: str, *, wait: bool = False, poll_timeout: Optional[float] = None
+        self,
+        search_id: str,
+        *,
+        wait: bool = False,
+        poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> SearchResult:
         """``GET /v1/searches/{id}``: the search as it is now (``status`` is
         ``"pending"`` while it runs). With ``wait=True``, poll until it is done
         or ``poll_timeout`` passes (then :class:`~dossier.SearchTimeoutError`).
         A failed lookup raises :class:`~dossier.UnavailableError`."""
         deadline = time.monotonic() + self._poll_timeout(poll_timeout)
-        result = self._fetch_search(search_id, idempotency_key=None)
+        result = self._fetch_search(search_id, idempotency_key=None, request_id=request_id)
         if wait and result.pending:
             result = self._poll(
-                result, deadline, lambda p: self._fetch_search(p.search_id, idempotency_key=None)
+                result,
+                deadline,
+                lambda p: self._fetch_search(p.search_id, idempotency_key=None, request_id=request_id),
             )
         return result
 
@@ -385,6 +408,7 @@ class Client:
         until: Union[str, datetime, date, None] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        request_id: Optional[str] = None,
     ) -> SearchHistory:
         """``GET /v1/searches``: one page of the account's own searches, newest
         first, without inputs or results (free). ``kind`` is person, company,
@@ -403,7 +427,7 @@ class Client:
         )
         query = urlencode([(k, v) for k, v in params if v is not None])
         raw = self._transport.request(
-            "GET", "/v1/searches" + (f"?{query}" if query else ""), api_key=self.api_key
+            "GET", "/v1/searches" + (f"?{query}" if query else ""), api_key=self.api_key, request_id=request_id
         )
         return SearchHistory(raw.body, headers=raw.headers, http_status=raw.status)
 
@@ -414,13 +438,16 @@ class Client:
         since: Union[str, datetime, date, None] = None,
         until: Union[str, datetime, date, None] = None,
         limit: Optional[int] = None,
+        request_id: Optional[str] = None,
     ) -> Iterator[Dict[str, Any]]:
         """Every search :meth:`list_searches` lists with these filters, newest
         first, fetching page after page (``limit`` per request) until
         ``next_cursor`` is ``None``."""
         cursor: Optional[str] = None
         while True:
-            page = self.list_searches(kind=kind, since=since, until=until, limit=limit, cursor=cursor)
+            page = self.list_searches(
+                kind=kind, since=since, until=until, limit=limit, cursor=cursor, request_id=request_id
+            )
             yield from page.searches
             if page.next_cursor is None:
                 return
@@ -435,6 +462,7 @@ class Client:
         idempotency_key: Optional[str] = None,
         wait: bool = True,
         poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> BatchResult:
         """``POST /v1/batch``: up to 100 lookups in one call, each
         ``{"kind": "person"|"company"|"email"|"phone", "input": {…}}`` with
@@ -453,26 +481,34 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
             parse=_batch_result,
-            refetch=lambda pending: self._fetch_batch(pending.batch_id, pending.idempotency_key),
+            refetch=lambda pending: self._fetch_batch(pending.batch_id, pending.idempotency_key, request_id),
         )
 
     def get_batch(
-        self, batch_id: str, *, wait: bool = False, poll_timeout: Optional[float] = None
+        self,
+        batch_id: str,
+        *,
+        wait: bool = False,
+        poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
     ) -> BatchResult:
         """``GET /v1/batches/{id}``: the batch as it is now (``status`` is
         ``"pending"`` while an item runs). With ``wait=True``, poll until every
         item is settled or ``poll_timeout`` passes (then
         :class:`~dossier.SearchTimeoutError` with ``batch_id``)."""
         deadline = time.monotonic() + self._poll_timeout(poll_timeout)
-        result = self._fetch_batch(batch_id, None)
+        result = self._fetch_batch(batch_id, None, request_id)
         if wait and result.pending:
-            result = self._poll(result, deadline, lambda p: self._fetch_batch(p.batch_id, None))
+            result = self._poll(result, deadline, lambda p: self._fetch_batch(p.batch_id, None, request_id))
         return result
 
     # -- webhooks -------------------------------------------------------------
 
-    def create_webhook(self, url: str, events: Optional[Sequence[str]] = None) -> CreatedWebhook:
+    def create_webhook(
+        self, url: str, events: Optional[Sequence[str]] = None, *, request_id: Optional[str] = None
+    ) -> CreatedWebhook:
         """``POST /v1/webhooks``: register ``url`` (https) for ``events``
         (``search.completed``, ``search.failed``, ``batch.completed``; default
         all). The result's ``secret`` signs every delivery and is shown only
@@ -481,29 +517,37 @@ class Client:
         if events is not None:
             body["events"] = list(events)
         raw = self._transport.request(
-            "POST", "/v1/webhooks", body=body, api_key=self.api_key, safe_to_resend=False
+            "POST", "/v1/webhooks", body=body, api_key=self.api_key, safe_to_resend=False, request_id=request_id
         )
         return CreatedWebhook(raw.body, headers=raw.headers, http_status=raw.status)
 
-    def list_webhooks(self) -> ResponseList[WebhookEndpoint]:
+    def list_webhooks(self, *, request_id: Optional[str] = None) -> ResponseList[WebhookEndpoint]:
         """``GET /v1/webhooks``: the account's webhooks, oldest first (no secrets)."""
-        raw = self._transport.request("GET", "/v1/webhooks", api_key=self.api_key)
+        raw = self._transport.request("GET", "/v1/webhooks", api_key=self.api_key, request_id=request_id)
         return _listed(raw, WebhookEndpoint, "webhooks")
 
-    def delete_webhook(self, webhook_id: str) -> WebhookEndpoint:
+    def delete_webhook(self, webhook_id: str, *, request_id: Optional[str] = None) -> WebhookEndpoint:
         """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on."""
         raw = self._transport.request(
-            "DELETE", f"/v1/webhooks/{_segment('webhook_id', webhook_id)}", api_key=self.api_key
+            "DELETE",
+            f"/v1/webhooks/{_segment('webhook_id', webhook_id)}",
+            api_key=self.api_key,
+            request_id=request_id,
         )
         return WebhookEndpoint(
             as_dict(raw.body.get("webhook")), headers=raw.headers, http_status=raw.status
         )
 
-    def webhook_deliveries(self, webhook_id: str) -> ResponseList[WebhookDelivery]:
+    def webhook_deliveries(
+        self, webhook_id: str, *, request_id: Optional[str] = None
+    ) -> ResponseList[WebhookDelivery]:
         """``GET /v1/webhooks/{id}/deliveries``: its delivery attempts, newest
         first (the latest 100)."""
         raw = self._transport.request(
-            "GET", f"/v1/webhooks/{_segment('webhook_id', webhook_id)}/deliveries", api_key=self.api_key
+            "GET",
+            f"/v1/webhooks/{_segment('webhook_id', webhook_id)}/deliveries",
+            api_key=self.api_key,
+            request_id=request_id,
         )
         return _listed(raw, WebhookDelivery, "deliveries")
 
@@ -521,6 +565,7 @@ class Client:
         idempotency_key: Optional[str],
         wait: bool,
         poll_timeout: Optional[float],
+        request_id: Optional[str],
     ) -> SearchResult:
         body: Dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
         if permissible_purpose is not None:
@@ -531,9 +576,10 @@ class Client:
             idempotency_key=idempotency_key,
             wait=wait,
             poll_timeout=poll_timeout,
+            request_id=request_id,
             parse=_search_result,
             refetch=lambda pending: self._fetch_search(
-                pending.search_id, idempotency_key=pending.idempotency_key
+                pending.search_id, idempotency_key=pending.idempotency_key, request_id=request_id
             ),
         )
 
@@ -545,6 +591,7 @@ class Client:
         idempotency_key: Optional[str],
         wait: bool,
         poll_timeout: Optional[float],
+        request_id: Optional[str],
         parse: Callable[[RawResponse, str], _S],
         refetch: Callable[[_S], _S],
     ) -> _S:
@@ -559,7 +606,9 @@ class Client:
             "Idempotency-Key": key,
             "Prefer": f"wait={self._server_wait(budget)}" if wait else "respond-async",
         }
-        raw = self._transport.request("POST", path, body=body, api_key=self.api_key, headers=headers)
+        raw = self._transport.request(
+            "POST", path, body=body, api_key=self.api_key, headers=headers, request_id=request_id
+        )
         result = parse(raw, key)
         if wait and result.pending:
             result = self._poll(result, deadline, refetch)
@@ -573,18 +622,23 @@ class Client:
             seconds = min(seconds, max(0, math.floor(self.timeout) - 2))
         return seconds
 
-    def _fetch_search(self, search_id: str, *, idempotency_key: Optional[str]) -> SearchResult:
+    def _fetch_search(
+        self, search_id: str, *, idempotency_key: Optional[str], request_id: Optional[str]
+    ) -> SearchResult:
         raw = self._transport.request(
             "GET",
             f"/v1/searches/{_segment('search_id', search_id)}",
             api_key=self.api_key,
             retry_failed_search=False,
+            request_id=request_id,
         )
         return _search_result(raw, idempotency_key)
 
-    def _fetch_batch(self, batch_id: str, idempotency_key: Optional[str]) -> BatchResult:
+    def _fetch_batch(
+        self, batch_id: str, idempotency_key: Optional[str], request_id: Optional[str]
+    ) -> BatchResult:
         raw = self._transport.request(
-            "GET", f"/v1/batches/{_segment('batch_id', batch_id)}", api_key=self.api_key
+            "GET", f"/v1/batches/{_segment('batch_id', batch_id)}", api_key=self.api_key, request_id=request_id
         )
         return _batch_result(raw, idempotency_key)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import re
 import socket
 import ssl
 import threading
@@ -30,6 +31,9 @@ RETRY_STATUSES = (429, 503)
 RETRY_IF_SAFE_STATUSES = (408,)
 # A Retry-After longer than this (seconds) is not waited out: the error is raised at once.
 MAX_RETRY_AFTER = 60.0
+# What the gateway echoes as the answer's X-Request-Id (API.md): 1–128 of these characters; it replaces anything
+# else with an id of its own, so the client refuses it rather than send an id the caller would never see again.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._~:@+=/-]{1,128}")
 
 
 class _ConnectionFailure(Exception):
@@ -89,6 +93,7 @@ class Transport:
         headers: Optional[Mapping[str, str]] = None,
         safe_to_resend: bool = True,
         retry_failed_search: bool = True,
+        request_id: Optional[str] = None,
     ) -> RawResponse:
         """Send a request, retrying 429/503/connection failures (and a 408 when
         ``safe_to_resend``), and return a 2xx response or raise the typed error.
@@ -99,7 +104,8 @@ class Transport:
         ``retry_failed_search=False`` (GET of a search) does not retry a 503
         that reports the search's own failure: it will not change.
         A ``Retry-After`` over ``MAX_RETRY_AFTER`` seconds is not waited out:
-        the error is raised at once.
+        the error is raised at once. ``request_id`` is sent as ``X-Request-Id``
+        on every attempt (``ValueError`` when the gateway would not echo it).
         """
         all_headers = {
             "Accept": "application/json",
@@ -113,6 +119,8 @@ class Transport:
             all_headers["Authorization"] = f"Bearer {api_key}"
         if headers:
             all_headers.update(headers)
+        if request_id is not None:
+            all_headers["X-Request-Id"] = check_request_id(request_id)
 
         attempt = 0
         while True:
@@ -211,6 +219,17 @@ class Transport:
 
     def _timed_out(self) -> socket.timeout:
         return socket.timeout(f"no complete answer within the timeout of {self.timeout} s")
+
+
+def check_request_id(value: object) -> str:
+    """``value`` as an ``X-Request-Id`` the gateway echoes (1–128 of ``A-Z a-z 0-9 . _ ~ : @ + = / -``), or
+    ``ValueError`` before anything is sent. As in the other three clients."""
+    if not isinstance(value, str) or not _REQUEST_ID.fullmatch(value):
+        raise ValueError(
+            "request_id must be 1–128 of the characters A-Z a-z 0-9 . _ ~ : @ + = / - "
+            f"(the gateway would not echo it), got {value!r:.80}"
+        )
+    return value
 
 
 def _expire(connected: List[socket.socket], expired: threading.Event) -> None:

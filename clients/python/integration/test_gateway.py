@@ -103,6 +103,19 @@ class AccountsTest(unittest.TestCase):
             client.revoke_key("key_doesnotexist")
 
 
+class RequestIdTest(unittest.TestCase):
+    def test_the_gateway_echoes_the_callers_request_id(self) -> None:
+        rid = f"py-it/{uuid.uuid4().hex}"
+        reg = dossier.Client.register(email=unique_email("rid"), password=PASSWORD, base_url=BASE_URL, request_id=rid)
+        self.assertEqual(reg.request_id, rid)
+        client = client_for(reg.api_key)
+        self.assertEqual(client.list_keys(request_id=rid).request_id, rid)
+        with self.assertRaises(dossier.NotFoundError) as ctx:
+            client.get_search("srch_doesnotexist", request_id=rid)
+        self.assertEqual(ctx.exception.request_id, rid)
+        self.assertNotEqual(client.account().request_id, rid, "without one, the gateway makes one up")
+
+
 class LookupsTest(unittest.TestCase):
     def test_phone_lookups_spend_credits_until_402(self) -> None:
         _, reg, client = new_account("credits")

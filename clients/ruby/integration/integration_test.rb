@@ -30,6 +30,18 @@ class IntegrationTest < Minitest::Test
     Dossier::Client.new(api_key: api_key, base_url: @base_url, timeout: 15, poll_timeout: 15)
   end
 
+  def test_the_gateway_echoes_the_callers_request_id
+    rid = "ruby-it/#{SecureRandom.hex(8)}"
+    email = "ruby-rid-#{SecureRandom.hex(6)}@example.com"
+    reg = Dossier::Client.register(email: email, password: PASSWORD, base_url: @base_url, request_id: rid)
+    assert_equal rid, reg.request_id
+    client = client_for(reg.api_key)
+    assert_equal rid, client.list_keys(request_id: rid).request_id
+    err = assert_raises(Dossier::NotFoundError) { client.get_search("srch_doesnotexist", request_id: rid) }
+    assert_equal rid, err.request_id
+    refute_equal rid, client.account.request_id, "without one, the gateway makes one up"
+  end
+
   def test_register_phone_lookups_spend_credits_until_402
     email, reg = register
     assert_equal "success", reg.status

@@ -28,6 +28,9 @@ module Dossier
     PERSON_FIELDS = %i[name email phone username location age_range].freeze
     # What the gateway accepts as an Idempotency-Key (API.md): 1–255 visible ASCII characters (no spaces).
     IDEMPOTENCY_KEY = /\A[\x21-\x7E]{1,255}\z/.freeze
+    # What the gateway echoes as the answer's X-Request-Id (API.md): 1–128 of these characters. It replaces anything
+    # else with an id of its own, so the client refuses it rather than send an id the caller would never see again.
+    REQUEST_ID = %r{\A[A-Za-z0-9._~:@+=/-]{1,128}\z}.freeze
     GENERIC_FIELDS = %i[query type country].freeze
 
     attr_reader :base_url, :timeout, :max_retries, :poll_timeout, :poll_interval
@@ -68,24 +71,37 @@ module Dossier
 
     # POST /v1/auth/register (no key needed). Returns a Response with api_key, account, credits_remaining.
     def self.register(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
-                      max_retries: DEFAULT_MAX_RETRIES)
+                      max_retries: DEFAULT_MAX_RETRIES, request_id: nil)
       public_call("/v1/auth/register", { email: email, password: password },
-                  base_url: base_url, timeout: timeout, max_retries: max_retries)
+                  base_url: base_url, timeout: timeout, max_retries: max_retries, request_id: request_id)
     end
 
     # POST /v1/auth/login (no key needed). Returns a Response with a new api_key and its key_id.
     def self.login(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
-                   max_retries: DEFAULT_MAX_RETRIES)
+                   max_retries: DEFAULT_MAX_RETRIES, request_id: nil)
       public_call("/v1/auth/login", { email: email, password: password },
-                  base_url: base_url, timeout: timeout, max_retries: max_retries)
+                  base_url: base_url, timeout: timeout, max_retries: max_retries, request_id: request_id)
     end
 
-    def self.public_call(path, body, base_url:, timeout:, max_retries:)
+    def self.public_call(path, body, base_url:, timeout:, max_retries:, request_id:)
+      headers = request_id_header(request_id)
       transport = Transport.new(base_url: base_url, timeout: timeout, max_retries: max_retries,
                                 backoff_base: DEFAULT_BACKOFF_BASE, backoff_max: DEFAULT_BACKOFF_MAX)
-      Response.new(Transport.check(transport.request(:post, path, body: body)))
+      Response.new(Transport.check(transport.request(:post, path, body: body, headers: headers)))
     end
     private_class_method :public_call
+
+    # {"X-Request-Id" => request_id} ({} for nil); ArgumentError, before anything is sent, for an id the gateway
+    # would not echo (1–128 of A-Z a-z 0-9 . _ ~ : @ + = / -), as in the other three clients.
+    def self.request_id_header(request_id)
+      return {} if request_id.nil?
+      unless request_id.is_a?(String) && request_id.match?(REQUEST_ID)
+        raise ArgumentError, "request_id must be 1–128 of the characters A-Z a-z 0-9 . _ ~ : @ + = / - " \
+                             "(the gateway would not echo it)"
+      end
+
+      { "X-Request-Id" => request_id }
+    end
 
     # --- lookups -------------------------------------------------------------------------------
     #
@@ -97,6 +113,9 @@ module Dossier
     #   wait:                true (default): on 202 poll GET /v1/searches/{id} until the search is done;
     #                        false: send Prefer: respond-async and return the pending search at once.
     #   poll_timeout:        overrides the client's poll_timeout for this call.
+    #   request_id:          your own id for the call, sent as X-Request-Id on every request it makes (retries
+    #                        and polls included) and echoed by the gateway (result.request_id); every other method
+    #                        takes it too. 1–128 of A-Z a-z 0-9 . _ ~ : @ + = / -, else ArgumentError.
     # Fields left nil are not sent.
 
     # Generic form:  search(query: "+14155552671", type: "phone", country: "US")  => POST /v1/search
@@ -104,13 +123,13 @@ module Dossier
     # Mixing the two forms raises ArgumentError.
     def search(positional_query = nil, query: nil, type: nil, country: nil, name: nil, email: nil, phone: nil,
                username: nil, location: nil, age_range: nil, permissible_purpose: nil, idempotency_key: nil,
-               wait: true, poll_timeout: nil)
+               wait: true, poll_timeout: nil, request_id: nil)
       query = main_value(:query, positional_query, query)
       generic = { query: query, type: type, country: country }
       person = { name: name, email: email, phone: phone, username: username, location: location,
                  age_range: age_range }
       options = { permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
-                  poll_timeout: poll_timeout }
+                  poll_timeout: poll_timeout, request_id: request_id }
       if generic.values.any? { |v| !v.nil? }
         if person.values.any? { |v| !v.nil? }
           raise ArgumentError, "give either query/type/country or person fields (#{PERSON_FIELDS.join(', ')}), not both"
@@ -125,54 +144,56 @@ module Dossier
     # POST /v1/search/person. At least one of name, email, phone, username.
     #   search_person("John Smith", location: "Austin, TX")   # or search_person(name: "John Smith", …)
     def search_person(positional_name = nil, name: nil, email: nil, phone: nil, username: nil, location: nil,
-                      age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+                      age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil,
+                      request_id: nil)
       name = main_value(:name, positional_name, name)
       lookup("/v1/search/person",
              { name: name, email: email, phone: phone, username: username, location: location, age_range: age_range },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
-             poll_timeout: poll_timeout)
+             poll_timeout: poll_timeout, request_id: request_id)
     end
 
     # POST /v1/search/company. At least one of company_name, domain, registration_number.
     #   search_company("Acme Inc", country: "US")   # or search_company(company_name: "Acme Inc", …)
     def search_company(positional_company_name = nil, company_name: nil, domain: nil, registration_number: nil,
-                       country: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil)
+                       country: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil,
+                       request_id: nil)
       company_name = main_value(:company_name, positional_company_name, company_name)
       lookup("/v1/search/company",
              { company_name: company_name, domain: domain, registration_number: registration_number, country: country },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
-             poll_timeout: poll_timeout)
+             poll_timeout: poll_timeout, request_id: request_id)
     end
 
     # POST /v1/verify/email
     #   verify_email("grace@example.com")   # or verify_email(email: "grace@example.com")
     def verify_email(positional_email = nil, email: nil, permissible_purpose: nil, idempotency_key: nil, wait: true,
-                     poll_timeout: nil)
+                     poll_timeout: nil, request_id: nil)
       email = main_value(:email, positional_email, email, required: true)
       lookup("/v1/verify/email", { email: email },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
-             poll_timeout: poll_timeout)
+             poll_timeout: poll_timeout, request_id: request_id)
     end
 
     # POST /v1/verify/phone. country is the default region for national-format numbers.
     #   verify_phone("+14155552671", country: "US")   # or verify_phone(phone: "+14155552671")
     def verify_phone(positional_phone = nil, phone: nil, country: nil, permissible_purpose: nil, idempotency_key: nil,
-                     wait: true, poll_timeout: nil)
+                     wait: true, poll_timeout: nil, request_id: nil)
       phone = main_value(:phone, positional_phone, phone, required: true)
       lookup("/v1/verify/phone", { phone: phone, country: country },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
-             poll_timeout: poll_timeout)
+             poll_timeout: poll_timeout, request_id: request_id)
     end
 
     # GET /v1/searches/{id}: one request (retried on 429/503), returning the search as it is now
     # (pending? or success?). wait: true polls until it is done (up to poll_timeout).
     # A lookup that failed raises UnavailableError (its search_id is on the error).
-    def get_search(search_id, wait: false, poll_timeout: nil)
+    def get_search(search_id, wait: false, poll_timeout: nil, request_id: nil)
       raise ArgumentError, "search_id is required" if search_id.nil? || search_id.to_s.empty?
 
       deadline = deadline_for(poll_timeout)
-      result = fetch_search(search_id)
-      wait && result.pending? ? poll(result, deadline) : result
+      result = fetch_search(search_id, request_id)
+      wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
     # --- search history ------------------------------------------------------------------------
@@ -187,12 +208,12 @@ module Dossier
     # kind: person, company, email or phone; since (inclusive) / until (exclusive): a Time, DateTime or Date
     # (sent as RFC 3339 in UTC, a Date as midnight UTC) or an RFC 3339 String (sent as given);
     # limit: 1..100 (server default 20); cursor: the previous page's next_cursor, with the same filters.
-    def list_searches(**filters)
+    def list_searches(request_id: nil, **filters)
       unknown = filters.keys - HISTORY_FILTERS
       raise ArgumentError, "unknown filter(s) #{unknown.join(', ')}; use #{HISTORY_FILTERS.join(', ')}" if unknown.any?
 
       query = URI.encode_www_form(filters.reject { |_, v| v.nil? }.map { |k, v| [k.to_s, filter_value(v)] })
-      Response.new(call(:get, query.empty? ? "/v1/searches" : "/v1/searches?#{query}"))
+      Response.new(call(:get, query.empty? ? "/v1/searches" : "/v1/searches?#{query}", request_id: request_id))
     end
 
     # Every search list_searches lists with these filters (no cursor:), newest first, fetching page after
@@ -230,23 +251,24 @@ module Dossier
     # wait: true (default) polls GET /v1/batches/{id} until every item is settled; false sends
     # Prefer: respond-async and returns the pending batch at once. poll_timeout as for lookups.
     # A batch-level error (not 1..100 requests) raises ValidationError; an item's error does not raise.
-    def batch(requests, idempotency_key: nil, wait: true, poll_timeout: nil)
+    def batch(requests, idempotency_key: nil, wait: true, poll_timeout: nil, request_id: nil)
       raise ArgumentError, "requests must be an Array of {kind:, input:} Hashes" unless requests.is_a?(Array)
 
       body = { "requests" => requests.map { |r| batch_request(r) } }
       deadline = deadline_for(poll_timeout)
       headers = post_headers(idempotency_key, wait, poll_timeout)
-      result = BatchResult.new(call(:post, "/v1/batch", body: body, headers: headers, retry_sent: true))
-      wait && result.pending? ? poll(result, deadline) : result
+      result = BatchResult.new(call(:post, "/v1/batch", body: body, headers: headers, retry_sent: true,
+                                                        request_id: request_id))
+      wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
     # GET /v1/batches/{id}: the batch as it is now; wait: true polls until every item is settled.
-    def get_batch(batch_id, wait: false, poll_timeout: nil)
+    def get_batch(batch_id, wait: false, poll_timeout: nil, request_id: nil)
       raise ArgumentError, "batch_id is required" if batch_id.nil? || batch_id.to_s.empty?
 
       deadline = deadline_for(poll_timeout)
-      result = fetch_batch(batch_id)
-      wait && result.pending? ? poll(result, deadline) : result
+      result = fetch_batch(batch_id, request_id)
+      wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
     # --- webhooks ------------------------------------------------------------------------------
@@ -254,53 +276,56 @@ module Dossier
     # POST /v1/webhooks => Response with webhook ({"id", "url", "events", "created_at"}) and secret
     # (whsec_…, shown only here: keep it to check deliveries with Dossier::Webhook.verify).
     # events: e.g. ["search.completed"]; omitted, every event is sent.
-    def create_webhook(url, events: nil)
+    def create_webhook(url, events: nil, request_id: nil)
       raise ArgumentError, "url is required" if url.nil? || url.to_s.empty?
 
-      Response.new(call(:post, "/v1/webhooks", body: compact(url: url, events: events&.map(&:to_s))))
+      Response.new(call(:post, "/v1/webhooks", body: compact(url: url, events: events&.map(&:to_s)),
+                                               request_id: request_id))
     end
 
     # GET /v1/webhooks => Response with webhooks (oldest first, without secrets)
-    def list_webhooks
-      Response.new(call(:get, "/v1/webhooks"))
+    def list_webhooks(request_id: nil)
+      Response.new(call(:get, "/v1/webhooks", request_id: request_id))
     end
 
     # DELETE /v1/webhooks/{id} => Response with the deleted webhook
-    def delete_webhook(webhook_id)
-      Response.new(call(:delete, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}"))
+    def delete_webhook(webhook_id, request_id: nil)
+      path = "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}"
+      Response.new(call(:delete, path, request_id: request_id))
     end
 
     # GET /v1/webhooks/{id}/deliveries => Response with deliveries, newest first (at most 100):
     # {"event_id", "type", "attempt", "outcome" ("delivered"|"retrying"|"failed"), "status_code",
     #  "error", "duration_ms", "attempted_at"}
-    def webhook_deliveries(webhook_id)
-      Response.new(call(:get, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}/deliveries"))
+    def webhook_deliveries(webhook_id, request_id: nil)
+      Response.new(call(:get, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}/deliveries",
+                        request_id: request_id))
     end
 
     # --- account and keys ----------------------------------------------------------------------
 
     # GET /v1/account => Response with account and credits_remaining
-    def account
-      Response.new(call(:get, "/v1/account"))
+    def account(request_id: nil)
+      Response.new(call(:get, "/v1/account", request_id: request_id))
     end
 
     # POST /v1/auth/keys => Response with api_key (shown once) and key_id.
     # mode: "live" or "test": a dsk_test_… key whose lookups are free and answer from the synthetic
     # data set. The default is the calling key's mode: a test key makes only test keys.
-    def create_key(name: nil, mode: nil)
-      Response.new(call(:post, "/v1/auth/keys", body: compact(name: name, mode: mode)))
+    def create_key(name: nil, mode: nil, request_id: nil)
+      Response.new(call(:post, "/v1/auth/keys", body: compact(name: name, mode: mode), request_id: request_id))
     end
 
     # GET /v1/auth/keys => Response with keys (each with its mode, "live" or "test")
-    def list_keys
-      Response.new(call(:get, "/v1/auth/keys"))
+    def list_keys(request_id: nil)
+      Response.new(call(:get, "/v1/auth/keys", request_id: request_id))
     end
 
     # DELETE /v1/auth/keys/{id} => Response with the revoked key
-    def revoke_key(key_id)
+    def revoke_key(key_id, request_id: nil)
       raise ArgumentError, "key_id is required" if key_id.nil? || key_id.to_s.empty?
 
-      Response.new(call(:delete, "/v1/auth/keys/#{escape(key_id)}"))
+      Response.new(call(:delete, "/v1/auth/keys/#{escape(key_id)}", request_id: request_id))
     end
 
     def inspect
@@ -311,18 +336,19 @@ module Dossier
 
     attr_reader :transport
 
-    def call(method, path, body: nil, headers: {}, retry_sent: method != :post)
-      headers = { "Authorization" => "Bearer #{@api_key}" }.merge(headers)
+    def call(method, path, body: nil, headers: {}, retry_sent: method != :post, request_id: nil)
+      headers = { "Authorization" => "Bearer #{@api_key}" }.merge(headers, self.class.request_id_header(request_id))
       Transport.check(transport.request(method, path, body: body, headers: headers, retry_sent: retry_sent))
     end
 
-    def lookup(path, fields, permissible_purpose:, idempotency_key:, wait:, poll_timeout:)
+    def lookup(path, fields, permissible_purpose:, idempotency_key:, wait:, poll_timeout:, request_id:)
       body = compact(**fields, permissible_purpose: permissible_purpose)
       deadline = deadline_for(poll_timeout)
       # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
       headers = post_headers(idempotency_key, wait, poll_timeout)
-      result = SearchResult.new(call(:post, path, body: body, headers: headers, retry_sent: true))
-      wait && result.pending? ? poll(result, deadline) : result
+      result = SearchResult.new(call(:post, path, body: body, headers: headers, retry_sent: true,
+                                                  request_id: request_id))
+      wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
     # Idempotency-Key (generated when not given) and Prefer for a lookup or batch POST.
@@ -368,12 +394,12 @@ module Dossier
         "input" => input.is_a?(Hash) ? compact(**input.transform_keys(&:to_sym)) : input }
     end
 
-    def fetch_search(search_id)
-      SearchResult.new(call(:get, "/v1/searches/#{escape(search_id)}"))
+    def fetch_search(search_id, request_id)
+      SearchResult.new(call(:get, "/v1/searches/#{escape(search_id)}", request_id: request_id))
     end
 
-    def fetch_batch(batch_id)
-      BatchResult.new(call(:get, "/v1/batches/#{escape(batch_id)}"))
+    def fetch_batch(batch_id, request_id)
+      BatchResult.new(call(:get, "/v1/batches/#{escape(batch_id)}", request_id: request_id))
     end
 
     # How long the gateway may hold a lookup before its 202, as the Python, JavaScript and PHP clients
@@ -398,8 +424,8 @@ module Dossier
     # Polls a pending SearchResult (GET /v1/searches/{id}) or BatchResult (GET /v1/batches/{id}) until it is
     # settled, waiting Retry-After (or poll_interval when it has none or an unreadable one) between polls, at
     # most Transport::MAX_RETRY_AFTER (60 s) and never past the deadline, as in the other three clients;
-    # PollTimeoutError past the deadline.
-    def poll(pending, deadline)
+    # PollTimeoutError past the deadline. Every poll carries the call's request_id.
+    def poll(pending, deadline, request_id)
       current = pending
       while current.pending?
         delay = [current.retry_after || @poll_interval, Transport::MAX_RETRY_AFTER].min
@@ -410,7 +436,11 @@ module Dossier
           delay = [delay, remaining].min
         end
         transport.pause(delay)
-        current = current.is_a?(BatchResult) ? fetch_batch(current.batch_id) : fetch_search(current.search_id)
+        current = if current.is_a?(BatchResult)
+                    fetch_batch(current.batch_id, request_id)
+                  else
+                    fetch_search(current.search_id, request_id)
+                  end
       end
       current
     end
