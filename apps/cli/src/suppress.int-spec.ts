@@ -87,7 +87,7 @@ describe('CLI suppress:* (real Postgres)', () => {
     [['suppress:add', '--email', 'not-an-address'], '--email must be an e-mail address'],
     [['suppress:add', '--phone', '020 7946 0958'], '--phone must be a phone number in international format'],
     [['suppress:add', '--name', 'Jane Doe'], '--birth-year is required with name'],
-    [['suppress:add', '--name', 'Jane Doe', '--birth-year', '80'], '--birth-year is required with name'],
+    [['suppress:add', '--name', 'Jane Doe', '--birth-year', '80'], '--birth-year must be a whole year from 1800'],
     [['suppress:add', '--name', ' .-. ', '--birth-year', '1980'], '--name must be a name with letters'],
     [['suppress:add', '--email', 'a@example.com', '--birth-year', '1980'], '--birth-year goes with name only'],
     [['suppress:remove', '--email', 'a@example.com', 'extra'], 'suppress:remove: unexpected argument "extra"'],

@@ -52,8 +52,23 @@ describe('suppression subjects', () => {
     [{ email: 'not an address' }, [{ field: 'email', issue: 'must be an e-mail address' }]],
     [{ phone: '020 7946 0958' }, [{ field: 'phone', issue: expect.stringMatching(/international format/) }]],
     [{ name: 'Jane Doe' }, [{ field: 'birth_year', issue: expect.stringMatching(/^is required with name/) }]],
-    [{ name: 'Jane Doe', birth_year: 1700 }, [{ field: 'birth_year', issue: expect.any(String) }]],
-    [{ name: 'Jane Doe', birth_year: 3000 }, [{ field: 'birth_year', issue: expect.any(String) }]],
+    [
+      { name: 'Jane Doe', birth_year: 1700 },
+      [{ field: 'birth_year', issue: expect.stringMatching(/^must be a whole year from 1800 to \d{4}$/) }],
+    ],
+    [
+      { name: 'Jane Doe', birth_year: 3000 },
+      [{ field: 'birth_year', issue: expect.stringMatching(/^must be a whole year/) }],
+    ],
+    // Given but unreadable is not "required": the message says what is wrong with it.
+    [
+      { name: 'Jane Doe', birth_year: 'abc' },
+      [{ field: 'birth_year', issue: expect.stringMatching(/^must be a whole year/) }],
+    ],
+    [
+      { name: 'Jane Doe', birth_year: ' ' },
+      [{ field: 'birth_year', issue: expect.stringMatching(/^must be a whole year/) }],
+    ],
     [{ name: '!!', birth_year: 1980 }, [{ field: 'name', issue: 'must be a name with letters' }]],
     [{ name: '1234', birth_year: 1980 }, [{ field: 'name', issue: 'must be a name with letters' }]],
     [{ email: 'a@b.example', birth_year: 1980 }, [{ field: 'birth_year', issue: 'goes with name only' }]],

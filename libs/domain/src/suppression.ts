@@ -115,10 +115,10 @@ export function parseSuppressionSubject(input: SuppressionInput): SuppressionSub
       if (!/[a-z]/.test(foldedNameWords(name))) issues.push({ field: 'name', issue: 'must be a name with letters' });
       const year = birthYearOf(input.birth_year);
       if (year === null) {
-        issues.push({
-          field: 'birth_year',
-          issue: `is required with name: a whole year from ${MIN_BIRTH_YEAR} to ${new Date().getUTCFullYear()}`,
-        });
+        const years = `a whole year from ${MIN_BIRTH_YEAR} to ${new Date().getUTCFullYear()}`;
+        // Missing, or given but not a year: each says what is wrong.
+        const issue = input.birth_year === undefined ? `is required with name: ${years}` : `must be ${years}`;
+        issues.push({ field: 'birth_year', issue });
       }
       if (issues.length > 0 || year === null) throw DomainError.validation(issues);
       const key = suppressionKeys.name(name, year)!;
