@@ -138,6 +138,17 @@ describe('licensed providers: Twilio and Hunter against fakes of their vendors (
       },
     );
 
+    it('never calls Twilio (billed per call) for a number that cannot be one: libphonenumber answers it alone', async () => {
+      twilio.reply(TWILIO_FOUND);
+      const asked = twilio.requests.length;
+      const { res } = await charged('/v1/verify/phone', { phone: '+1 415 555' });
+      expect(res.body.results).toEqual([
+        expect.objectContaining({ e164: '+1415555', valid: false, possible: false, sources: ['libphonenumber'] }),
+      ]);
+      expect(res.body.sources).toEqual([{ provider: 'libphonenumber', outcome: 'found', took_ms: expect.any(Number) }]);
+      expect(twilio.requests.length).toBe(asked);
+    });
+
     it('answers within a wait shorter than Twilio may take, with twilio timeout, rather than 202 just after it', async () => {
       twilio.reply({ hang: true });
       const res = await api.post<Envelope>('/v1/verify/phone', PHONE, { key, headers: { prefer: 'wait=3' } });

@@ -44,6 +44,18 @@ describe('twilioProvider', () => {
     expect(twilioProvider.isConfigured(SETTINGS)).toBe(true);
   });
 
+  // Twilio bills each call; for a number no numbering plan allows it can only say `valid: false` too.
+  it('is not called for a number libphonenumber finds impossible, and is for any possible one, valid or not', () => {
+    const applies = (input: PhoneInput) => twilioProvider.appliesTo?.(input) ?? true;
+    for (const impossible of ['+1 415 555', '+1 415 555 26710', '+44 20 7946', '+44 20 7946 00181', '020 794']) {
+      expect([impossible, applies({ phone: impossible, country: 'GB' })]).toEqual([impossible, false]);
+    }
+    expect(applies({ phone: '+14155552671' })).toBe(true);
+    // Possible but not valid here: Twilio's numbering data may be newer than ours and tell otherwise.
+    expect(applies({ phone: '+1 555 555 0199' })).toBe(true);
+    expect(applies({ phone: '020 7946 0018', country: 'GB' })).toBe(true);
+  });
+
   it('ranks above libphonenumber in the merge, and declares a shared rate limit', () => {
     expect(twilioProvider.precedence).toBeGreaterThan(libphonenumberProvider.precedence ?? 0);
     expect(twilioProvider.rateLimit).toEqual({ max: 100, perMs: 1000 });
