@@ -65,11 +65,26 @@ function unionSources(items: { sources: string[] }[]): string[] {
   return [...new Set(items.flatMap((i) => i.sources))];
 }
 
-/** Live line data (Twilio) wins over range data (libphonenumber) field by field, where it knows the field. */
+/** What a phone item says about a number only as far as it is valid (none of it on an invalid one). */
+const VERDICT_FIELDS: ReadonlySet<keyof PhoneResultItem> = new Set([
+  'possible',
+  'location',
+  'carrier',
+  'line_type',
+  'time_zones',
+] as const);
+
+/**
+ * Live line data (Twilio) wins over range data (libphonenumber) field by field, where it knows the field.
+ * `valid` is the highest precedence's verdict, and what follows from it (possible, location, carrier,
+ * line type, time zones) comes only from items that reach the same verdict: a number Twilio finds not
+ * valid shows no location or carrier libphonenumber gave it as valid (ADR 0044).
+ */
 function mergePhone(ranked: Ranked<PhoneResultItem>): PhoneResultItem {
   const merged = { ...ranked[0]!.item };
+  const agreeing = ranked.filter(({ item }) => item.valid === merged.valid);
   for (const field of Object.keys(merged) as (keyof PhoneResultItem)[]) {
-    (merged as Record<string, unknown>)[field] = firstKnown(ranked, field);
+    (merged as Record<string, unknown>)[field] = firstKnown(VERDICT_FIELDS.has(field) ? agreeing : ranked, field);
   }
   merged.sources = unionSources(ranked.map((r) => r.item));
   return merged;

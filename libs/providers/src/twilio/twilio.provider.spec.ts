@@ -229,6 +229,42 @@ describe('twilioProvider', () => {
       expect(item).toEqual({ ...offline, carrier: 'Vodafone', sources: ['twilio', 'libphonenumber'] });
     });
 
+    it("takes Twilio's verdict where the two disagree, with none of a valid number's range data next to valid: false", async () => {
+      // Twilio finds not valid what libphonenumber's (older or newer) metadata finds valid.
+      const withdrawn = answer({ valid: false, validation_errors: ['INVALID_BUT_POSSIBLE'] }, null);
+      const { item, offline } = await merged({ phone: '+14155552671' }, withdrawn);
+      expect(offline).toMatchObject({ valid: true, location: 'San Francisco, CA', line_type: 'fixed_line_or_mobile' });
+      expect(item).toEqual({
+        ...offline,
+        valid: false,
+        possible: true,
+        location: null,
+        carrier: null,
+        line_type: 'unknown',
+        time_zones: [],
+        sources: ['twilio', 'libphonenumber'],
+      });
+
+      // The reverse: a range Twilio knows and libphonenumber does not yet: Twilio's line data, nothing invented.
+      const opened = answer({
+        phone_number: '+15555550199',
+        national_format: '(555) 555-0199',
+        valid: true,
+        validation_errors: [],
+      });
+      const reverse = await merged({ phone: '+1 555 555 0199' }, opened);
+      expect(reverse.offline).toMatchObject({ valid: false, possible: true, line_type: 'unknown', location: null });
+      expect(reverse.item).toEqual({
+        ...reverse.offline,
+        valid: true,
+        possible: true,
+        region: 'US',
+        carrier: 'T-Mobile USA, Inc.',
+        line_type: 'mobile',
+        sources: ['twilio', 'libphonenumber'],
+      });
+    });
+
     it("keeps libphonenumber's carrier and line type where Twilio has none", async () => {
       const none = uk({ error_code: 60600, carrier_name: null, type: null });
       const { item, offline } = await merged({ phone: '+44 7400 123456' }, none);
