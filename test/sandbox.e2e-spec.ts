@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { companyRowOf, personRowOf } from '@dossier/domain';
 import { openDataSource, writeCompanies, writePeople } from '@dossier/persistence';
-import { SANDBOX_CASES, SANDBOX_ROUTES, type ResultItem, type SourceReport } from '@dossier/contracts';
+import {
+  RESULT_SCHEMAS,
+  SANDBOX_CASES,
+  SANDBOX_ROUTES,
+  SANDBOX_UNLISTED,
+  type ResultItem,
+  type SourceReport,
+} from '@dossier/contracts';
 import { Api, FakeUpstream, REPO_ROOT, Stack, ledgerState, testEnv, waitFor } from '@dossier/testing';
 
 /** A lookup's answer, in the result contract's own types. */
@@ -162,11 +169,37 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
       expect(res.body.status).toBe('success');
       expect(res.body.results).toEqual(c.items);
       expect(res.body.sources).toEqual([
-        { provider: 'sandbox', outcome: c.items.length > 0 ? 'found' : 'not_found', took_ms: expect.any(Number) },
+        {
+          provider: 'sandbox',
+          outcome: c.outcome,
+          took_ms: expect.any(Number),
+          ...(c.outcome === 'unknown' ? { detail: SANDBOX_UNLISTED } : {}),
+        },
       ]);
       expect(res.headers.get('x-credits-spent')).toBe('0');
     },
   );
+
+  it('answers ANY phone number or address, listed or not, with exactly one item, as a live key does, free', async () => {
+    const before = await ledgerState(accountId);
+    for (const [kind, body] of [
+      ['phone', { phone: '+1 650 253 0000' }],
+      ['phone', { phone: '+1 555 0100' }],
+      ['email', { email: 'someone.else@gmail.com' }],
+      ['email', { email: 'not an address' }],
+    ] as const) {
+      const res = await api.post<Envelope>(SANDBOX_ROUTES[kind], body, { key: test });
+      expect([body, res.status, res.body.results.length]).toEqual([body, 200, 1]);
+      // The live item's fields, the sandbox's source only, nothing charged.
+      expect(Object.keys(res.body.results[0]!).sort()).toEqual(Object.keys(RESULT_SCHEMAS[kind].shape).sort());
+      expect(res.body.results[0]!.sources).toEqual(['sandbox']);
+      expect(res.body.sources).toEqual([
+        { provider: 'sandbox', outcome: 'unknown', took_ms: expect.any(Number), detail: SANDBOX_UNLISTED },
+      ]);
+      expect(res.headers.get('x-credits-spent')).toBe('0');
+    }
+    expect(await ledgerState(accountId)).toEqual(before);
+  });
 
   it('leaves balance and ledger untouched after many test lookups, down to 0 credits, while the live key on the same account still charges', async () => {
     const before = await ledgerState(accountId);

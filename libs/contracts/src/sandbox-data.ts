@@ -2,10 +2,14 @@ import type { LookupKind } from '@dossier/domain';
 import type { ResultItemByKind } from './lookup-result.schema';
 
 /**
- * THE synthetic data set test keys are answered from (ADR 0021), by the worker's sandbox provider. Everything here is fictional: numbers
- * in the +1 555-555-01xx range, addresses and domains under example.com. The README's "Test keys"
- * table, the OpenAPI examples and the end-to-end test are all read from this list, so they cannot drift.
- * Any input not listed answers "not found" (`results: []`); `notFound` names one to use on purpose.
+ * THE synthetic data set test keys are answered from (ADR 0021), by the worker's sandbox provider. Everything here is
+ * fictional: numbers in the +1 555-555-01xx range and Ofcom's drama range (+44 20 7946 0xxx), addresses and domains
+ * under example.com. The README's "Test keys" table, the OpenAPI examples and the end-to-end test are all read from
+ * this list, so they cannot drift.
+ *
+ * A phone number or address not listed gets, as from a live key, exactly one item (API.md): the number's own forms
+ * and validity, or the address's syntax, and nothing else known — the sandbox's source `unknown` with
+ * SANDBOX_UNLISTED as its detail. A person or company not listed is "not found" (`results: []`).
  */
 export interface SandboxCase<K extends LookupKind = LookupKind> {
   kind: K;
@@ -15,7 +19,12 @@ export interface SandboxCase<K extends LookupKind = LookupKind> {
   body: Record<string, string>;
   /** What the lookup returns in `results`: empty for a "not found". */
   items: ResultItemByKind[K][];
+  /** The sandbox's outcome in `sources`: `unknown` (with SANDBOX_UNLISTED) for a phone or address not listed. */
+  outcome: 'found' | 'not_found' | 'unknown';
 }
+
+/** The sandbox's `detail` in `sources`, and an unlisted address's `reason`: it has no data on the input. */
+export const SANDBOX_UNLISTED = 'sandbox: not one of the documented test inputs, so nothing is known about it';
 
 const SRC = ['sandbox'];
 
@@ -36,15 +45,20 @@ const phone = (line: string, valid: boolean): ResultItemByKind['phone'] => ({
   sources: SRC,
 });
 
-/** An e-mail case: the address at example.com, its deliverability and the reason given. */
+/**
+ * An e-mail case: the address at example.com, its deliverability and the reason given; `unknown` for an address
+ * the sandbox knows nothing about (no MX either).
+ */
 const email = (
   user: string,
   answer: string,
   deliverability: ResultItemByKind['email']['deliverability'],
   reason: string | null,
+  outcome: 'found' | 'unknown' = 'found',
 ): SandboxCase<'email'> => ({
   kind: 'email',
   answer,
+  outcome,
   body: { email: `${user}@example.com` },
   items: [
     {
@@ -52,7 +66,7 @@ const email = (
       normalized: `${user}@example.com`,
       syntax_valid: true,
       domain: 'example.com',
-      mx_records: ['mx.example.com'],
+      mx_records: outcome === 'found' ? ['mx.example.com'] : [],
       deliverability,
       reason,
       disposable: false,
@@ -112,13 +126,47 @@ const company = (
 });
 
 export const SANDBOX_CASES: readonly SandboxCase[] = [
-  { kind: 'phone', answer: 'a valid mobile number', body: { phone: '+15555550100' }, items: [phone('0100', true)] },
-  { kind: 'phone', answer: 'an invalid number', body: { phone: '+15555550199' }, items: [phone('0199', false)] },
-  { kind: 'phone', answer: 'not found', body: { phone: '+15555550142' }, items: [] },
+  {
+    kind: 'phone',
+    answer: 'a valid mobile number',
+    body: { phone: '+15555550100' },
+    items: [phone('0100', true)],
+    outcome: 'found',
+  },
+  {
+    kind: 'phone',
+    answer: 'an invalid number',
+    body: { phone: '+15555550199' },
+    items: [phone('0199', false)],
+    outcome: 'found',
+  },
+  {
+    kind: 'phone',
+    answer: 'any other number: its formats and validity, nothing else known',
+    body: { phone: '+44 20 7946 0142' },
+    items: [
+      {
+        input: '+44 20 7946 0142',
+        e164: '+442079460142',
+        valid: true,
+        possible: true,
+        country_code: '44',
+        region: 'GB',
+        location: null,
+        carrier: null,
+        line_type: 'unknown',
+        time_zones: [],
+        national_format: '020 7946 0142',
+        international_format: '+44 20 7946 0142',
+        sources: SRC,
+      },
+    ],
+    outcome: 'unknown',
+  },
   email('deliverable', 'a deliverable address', 'deliverable', null),
   email('risky', 'a risky address (accepts every address)', 'risky', 'accept-all domain'),
   email('undeliverable', 'an undeliverable address', 'undeliverable', 'mailbox does not exist'),
-  { kind: 'email', answer: 'not found', body: { email: 'nobody@example.com' }, items: [] },
+  email('nobody', 'any other address: its syntax, deliverability unknown', 'unknown', SANDBOX_UNLISTED, 'unknown'),
   {
     kind: 'person',
     answer: 'a person with namesakes (three people of that name)',
@@ -128,21 +176,30 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
       namesake('sbx_person_2', 'Portland', 'OR', 1975, 'asandbox'),
       namesake('sbx_person_3', 'Austin', 'TX', 1992, 'alex.sandbox92'),
     ],
+    outcome: 'found',
   },
-  { kind: 'person', answer: 'not found', body: { name: 'Nobody Sandbox' }, items: [] },
+  { kind: 'person', answer: 'not found', body: { name: 'Nobody Sandbox' }, items: [], outcome: 'not_found' },
   {
     kind: 'company',
     answer: 'an active company',
     body: { company_name: 'Sandbox Widgets Ltd' },
     items: [company('sbx_company_1', 'Sandbox Widgets Ltd', '00000001', 'active', 'widgets.example.com')],
+    outcome: 'found',
   },
   {
     kind: 'company',
     answer: 'a dissolved company',
     body: { company_name: 'Sandbox Dissolved Ltd' },
     items: [company('sbx_company_2', 'Sandbox Dissolved Ltd', '00000002', 'dissolved', 'dissolved.example.com')],
+    outcome: 'found',
   },
-  { kind: 'company', answer: 'not found', body: { company_name: 'Nobody Sandbox Ltd' }, items: [] },
+  {
+    kind: 'company',
+    answer: 'not found',
+    body: { company_name: 'Nobody Sandbox Ltd' },
+    items: [],
+    outcome: 'not_found',
+  },
 ];
 
 /** The endpoint each kind's sandbox inputs are documented against. */

@@ -1,5 +1,5 @@
 import { isDomainError, parsePhone, type ParsedPhone } from '@dossier/domain';
-import type { PhoneInput } from '@dossier/contracts';
+import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError } from './provider';
 
 /**
@@ -14,4 +14,18 @@ export function parsePhoneInput(input: PhoneInput): ParsedPhone {
     if (isDomainError(error)) throw new ProviderError('rejected', error.message, undefined, { cause: error });
     throw error;
   }
+}
+
+/** The fields of a phone item that are the number itself, as its parse gives them (not what is known about it). */
+export function numberFields(
+  phone: ParsedPhone,
+): Pick<PhoneResultItem, 'e164' | 'possible' | 'country_code' | 'region' | 'national_format' | 'international_format'> {
+  return {
+    e164: phone.number,
+    possible: phone.isPossible(),
+    country_code: phone.countryCallingCode,
+    region: phone.country ?? null,
+    national_format: phone.formatNational(),
+    international_format: phone.formatInternational(),
+  };
 }

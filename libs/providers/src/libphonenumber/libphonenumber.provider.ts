@@ -5,7 +5,7 @@ import type { NumberType } from 'libphonenumber-js/max';
 import { untilAborted, type LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { parsePhoneInput } from '../phone-input';
+import { numberFields, parsePhoneInput } from '../phone-input';
 import { PrefixTable } from './prefix-table';
 
 const PROVIDER_ID = 'libphonenumber';
@@ -138,17 +138,12 @@ export const libphonenumberProvider: Provider<'phone'> = {
 
     const item: PhoneResultItem = {
       input: input.phone,
-      e164: phone.number,
+      ...numberFields(phone),
       valid,
-      possible: phone.isPossible(),
-      country_code: callingCode,
-      region: phone.country ?? null,
       location,
       carrier,
       line_type: type === undefined ? 'unknown' : LINE_TYPES[type],
       time_zones: timeZones,
-      national_format: phone.formatNational(),
-      international_format: phone.formatInternational(),
       sources: [PROVIDER_ID],
     };
     return { outcome: 'found', items: [item] };

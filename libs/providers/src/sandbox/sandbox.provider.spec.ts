@@ -1,5 +1,5 @@
 import { LOOKUP_KINDS, jurisdictionKey, type LookupKind } from '@dossier/domain';
-import { RESULT_SCHEMAS, SANDBOX_CASES, type LookupInputByKind } from '@dossier/contracts';
+import { RESULT_SCHEMAS, SANDBOX_CASES, SANDBOX_UNLISTED, type LookupInputByKind } from '@dossier/contracts';
 import { unguardedContext } from '../provider';
 import { PROVIDERS, providersFor } from '../registry';
 import { sandboxProvider } from './sandbox.provider';
@@ -17,16 +17,53 @@ describe('sandbox provider', () => {
         c.body as LookupInputByKind[LookupKind],
         unguardedContext(AbortSignal.timeout(1000)),
       );
-      expect(answer).toEqual({ outcome: c.items.length > 0 ? 'found' : 'not_found', items: c.items });
+      expect(answer).toEqual({
+        outcome: c.outcome,
+        items: c.items,
+        ...(c.outcome === 'unknown' ? { detail: SANDBOX_UNLISTED } : {}),
+      });
     },
   );
 
-  it('documents, for every kind, at least one answer with results and one "not found"', () => {
+  it('documents, for every kind, an answer with results, and what any input not listed gets', () => {
     for (const kind of LOOKUP_KINDS) {
       const cases = SANDBOX_CASES.filter((c) => c.kind === kind);
-      expect([kind, cases.some((c) => c.items.length > 0)]).toEqual([kind, true]);
-      expect([kind, cases.some((c) => c.items.length === 0)]).toEqual([kind, true]);
+      expect([kind, cases.some((c) => c.outcome === 'found' && c.items.length > 0)]).toEqual([kind, true]);
+      // API.md: a phone or e-mail lookup always answers exactly one item; a person or company may find nobody.
+      const oneItem = kind === 'phone' || kind === 'email';
+      expect([kind, cases.every((c) => c.items.length === 1 || !oneItem)]).toEqual([kind, true]);
+      expect([kind, cases.some((c) => c.outcome === (oneItem ? 'unknown' : 'not_found'))]).toEqual([kind, true]);
     }
+  });
+
+  it('answers ANY phone number or address not in the data set with exactly one item, as a live key does', async () => {
+    const ctx = unguardedContext(AbortSignal.timeout(1000));
+    const inputs: [LookupKind, LookupInputByKind[LookupKind]][] = [
+      ['phone', { phone: '+1 650 253 0000' }],
+      ['phone', { phone: '030 123456', country: 'DE' }],
+      ['phone', { phone: '+1 555 0100' }],
+      ['email', { email: 'Someone.Else@Gmail.com' }],
+      ['email', { email: 'not an address' }],
+    ];
+    for (const [kind, input] of inputs) {
+      const answer = await sandboxProvider.lookup(kind, input, ctx);
+      expect([input, answer.outcome, answer.detail, answer.items.length]).toEqual([
+        input,
+        'unknown',
+        SANDBOX_UNLISTED,
+        1,
+      ]);
+      const item = answer.items[0]!;
+      const checked = RESULT_SCHEMAS[kind].safeParse(item);
+      expect(checked.success ? [] : checked.error.issues).toEqual([]);
+      expect(item.sources).toEqual(['sandbox']);
+      // Deterministic: the same input, the same answer.
+      await expect(sandboxProvider.lookup(kind, input, ctx)).resolves.toEqual(answer);
+    }
+    const national = await sandboxProvider.lookup('phone', { phone: '030 123456', country: 'DE' }, ctx);
+    expect(national.items[0]).toMatchObject({ input: '030 123456', e164: '+4930123456', region: 'DE', carrier: null });
+    const other = await sandboxProvider.lookup('email', { email: 'Someone.Else@Gmail.com' }, ctx);
+    expect(other.items[0]).toMatchObject({ email: 'Someone.Else@Gmail.com', deliverability: 'unknown', accounts: [] });
   });
 
   it("writes its companies' jurisdiction and country as the live providers do (ISO style, upper-case)", () => {

@@ -1,7 +1,10 @@
 import type { LookupKind } from '@dossier/domain';
-import { SANDBOX_CASES, type LookupInputByKind, type ResultItemByKind } from '@dossier/contracts';
+import { SANDBOX_CASES, SANDBOX_UNLISTED, type LookupInputByKind, type ResultItemByKind } from '@dossier/contracts';
+import { emailItem } from '../email-item';
 import { deadlinePassed, type Provider, type ProviderAnswer } from '../provider';
-import { parsePhoneInput } from '../phone-input';
+import { numberFields, parsePhoneInput } from '../phone-input';
+
+const SANDBOX = 'sandbox';
 
 const words = (s: string | undefined): string | null => s?.trim().toLowerCase().replace(/\s+/g, ' ') || null;
 
@@ -31,17 +34,50 @@ function echo<K extends LookupKind>(
   return item;
 }
 
+/** The listed answers by input; the documented examples of an unlisted input are answered as any other one. */
 const ANSWERS = new Map(
-  SANDBOX_CASES.map((c) => [`${c.kind}:${keyOf(c.kind, c.body as LookupInputByKind[LookupKind])}`, c.items]),
+  SANDBOX_CASES.filter((c) => c.outcome !== 'unknown').map((c) => [
+    `${c.kind}:${keyOf(c.kind, c.body as LookupInputByKind[LookupKind])}`,
+    { outcome: c.outcome, items: c.items },
+  ]),
 );
 
 /**
+ * The one item a phone or e-mail lookup always answers (API.md), for an input the data set does not list:
+ * what the input itself shows (the number's forms and validity, the address's syntax), nothing known about
+ * it. Null for a person or company: nobody is found.
+ */
+function unlisted<K extends LookupKind>(kind: K, input: LookupInputByKind[K]): ResultItemByKind[K] | null {
+  if (kind === 'phone') {
+    const phone = input as LookupInputByKind['phone'];
+    const parsed = parsePhoneInput(phone);
+    const item: ResultItemByKind['phone'] = {
+      input: phone.phone,
+      ...numberFields(parsed),
+      valid: parsed.isValid(),
+      location: null,
+      carrier: null,
+      line_type: 'unknown',
+      time_zones: [],
+      sources: [SANDBOX],
+    };
+    return item as ResultItemByKind[K];
+  }
+  if (kind === 'email') {
+    const email = (input as LookupInputByKind['email']).email;
+    return emailItem(email, SANDBOX, { reason: SANDBOX_UNLISTED }) as ResultItemByKind[K];
+  }
+  return null;
+}
+
+/**
  * Test keys' only provider (ADR 0021): answers every kind from the synthetic data set, offline and
- * deterministically. `sandbox: true` keeps it out of live lookups (`providersFor`), and live
+ * deterministically — a phone number or address not listed with the one item a live key gets too
+ * (`unknown`: nothing known about it), a person or company not listed with nobody (`not_found`). `sandbox: true` keeps it out of live lookups (`providersFor`), and live
  * providers out of test ones.
  */
 export const sandboxProvider: Provider = {
-  id: 'sandbox',
+  id: SANDBOX,
   kinds: ['person', 'company', 'email', 'phone'],
   configKeys: [],
   defaultTimeoutMs: 1000,
@@ -55,11 +91,17 @@ export const sandboxProvider: Provider = {
     input: LookupInputByKind[K],
     ctx: { signal: AbortSignal },
   ): Promise<ProviderAnswer<K>> {
-    if (ctx.signal.aborted) return Promise.reject(deadlinePassed('sandbox', ctx.signal));
-    const items = (ANSWERS.get(`${kind}:${keyOf(kind, input)}`) ?? []) as ResultItemByKind[K][];
+    if (ctx.signal.aborted) return Promise.reject(deadlinePassed(SANDBOX, ctx.signal));
+    const listed = ANSWERS.get(`${kind}:${keyOf(kind, input)}`);
+    if (!listed) {
+      const item = unlisted(kind, input);
+      return Promise.resolve(
+        item ? { outcome: 'unknown', items: [item], detail: SANDBOX_UNLISTED } : { outcome: 'not_found', items: [] },
+      );
+    }
     // Copies (the fan-out and the merge may annotate what they are given) that echo the input as
     // written, as the live phone and e-mail results do.
-    const copies = structuredClone(items).map((item) => echo(kind, input, item));
-    return Promise.resolve({ outcome: copies.length > 0 ? 'found' : 'not_found', items: copies });
+    const copies = structuredClone(listed.items as ResultItemByKind[K][]).map((item) => echo(kind, input, item));
+    return Promise.resolve({ outcome: listed.outcome === 'found' ? 'found' : 'not_found', items: copies });
   },
 };
