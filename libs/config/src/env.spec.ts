@@ -7,6 +7,7 @@ import {
   loadWorkerConfig,
 } from './env';
 import { redisOptionsFromUrl } from './redis';
+import { RATE_FORMAT } from '@dossier/domain';
 
 describe('config', () => {
   it('applies the documented defaults', () => {
@@ -116,6 +117,31 @@ describe('config', () => {
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: 8080 must differ from PORT'],
   ])('names the bad value of %j: %s', (env, message) => {
     expect(() => loadGatewayConfig(env)).toThrow(message);
+  });
+
+  // The limiter's Redis key lives as long as a bucket takes to refill (burst / rate): past what Redis takes as an
+  // expiry every request failed with 500, so a value that cannot work is refused at start-up.
+  it('refuses a request or login rate no limiter can hold, naming the variable and the range it takes', () => {
+    for (const bad of ['0.000000000001', '0.0009', '0', '1000001', '99999999999999999999']) {
+      expect(() => loadGatewayConfig({ RATE_LIMIT_RPS: bad })).toThrow(
+        `RATE_LIMIT_RPS: must be from 0.001 to 1000000 requests a second, got "${bad}"`,
+      );
+    }
+    expect(loadGatewayConfig({ RATE_LIMIT_RPS: '0.001', RATE_LIMIT_BURST: '10000000' }).rateLimit).toEqual({
+      rps: 0.001,
+      burst: 10_000_000,
+    });
+    expect(loadGatewayConfig({ RATE_LIMIT_RPS: '1000000' }).rateLimit.rps).toBe(1_000_000);
+    for (const bad of ['10/99999999999h', '10/8785h', '10/0ms', '1000000001/1s']) {
+      expect(() => loadGatewayConfig({ LOGIN_FAILURE_LIMIT: bad })).toThrow(
+        `LOGIN_FAILURE_LIMIT: expected ${RATE_FORMAT}, got "${bad}"`,
+      );
+    }
+    expect(RATE_FORMAT).toMatch(/1 to 1000000000 calls.*1ms to 8784h/);
+    expect(loadGatewayConfig({ LOGIN_FAILURE_LIMIT: '1000000000/8784h' }).loginFailureLimit).toEqual({
+      max: 1_000_000_000,
+      perMs: 8784 * 3_600_000,
+    });
   });
 
   it("names a worker variable's bad value too, and a long one cut short", () => {

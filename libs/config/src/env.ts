@@ -159,7 +159,15 @@ const gatewaySchema = z.object({
   /** The interface METRICS_PORT listens on. */
   METRICS_HOST: z.string().default('0.0.0.0'),
   SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
-  RATE_LIMIT_RPS: decimal().pipe(z.number().positive()).default(50),
+  /**
+   * Per key. Bounded so that its token bucket works: the bucket's Redis key expires once it is full again
+   * (RATE_LIMIT_BURST / RATE_LIMIT_RPS seconds), and past what Redis takes as an expiry every request failed.
+   */
+  RATE_LIMIT_RPS: decimal()
+    .pipe(
+      z.number().refine((rps) => rps >= 0.001 && rps <= 1_000_000, 'must be from 0.001 to 1000000 requests a second'),
+    )
+    .default(50),
   RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
   /** Failed logins allowed per account (or unknown e-mail) before login answers 429 for it: 10 per 10 min. */
   LOGIN_FAILURE_LIMIT: rate().default({ max: 10, perMs: 600_000 }),
