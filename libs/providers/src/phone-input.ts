@@ -2,14 +2,22 @@ import { isDomainError, parsePhone, type ParsedPhone } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError } from './provider';
 
+/** Each lookup's parse, by its input object: the providers of one fan-out share it (~18 µs a parse). */
+const parsed = new WeakMap<PhoneInput, ParsedPhone>();
+
 /**
  * The lookup's number, parsed as the gateway parsed it (`parsePhone`, with `country` as the default
  * region). The gateway refuses unparseable input with a 400 before a job exists, so one that reaches a
- * provider anyway is `rejected`: retrying cannot help, and it says nothing about the upstream.
+ * provider anyway is `rejected`: retrying cannot help, and it says nothing about the upstream. Parsed once
+ * per input object: Twilio's `appliesTo` and lookup and the libphonenumber provider are given the same one.
  */
 export function parsePhoneInput(input: PhoneInput): ParsedPhone {
+  const known = parsed.get(input);
+  if (known) return known;
   try {
-    return parsePhone(input.phone, input.country);
+    const phone = parsePhone(input.phone, input.country);
+    parsed.set(input, phone);
+    return phone;
   } catch (error) {
     if (isDomainError(error)) throw new ProviderError('rejected', error.message, undefined, { cause: error });
     throw error;
