@@ -84,7 +84,7 @@ describe('twilioProvider', () => {
     expect(items).toEqual([expect.objectContaining({ line_type: lineType, carrier: 'T-Mobile USA, Inc.' })]);
   });
 
-  it('answers a number Twilio finds not valid with its verdict: possible only when Twilio says so', async () => {
+  it('answers a number Twilio finds not valid with its verdict, possible as its validation_errors say', async () => {
     fake.reply(
       answer(
         {
@@ -122,6 +122,34 @@ describe('twilioProvider', () => {
     fake.reply(answer({ valid: false, validation_errors: ['INVALID_BUT_POSSIBLE'] }, null));
     const possible = await lookup();
     expect(possible.items[0]).toMatchObject({ valid: false, possible: true, line_type: 'unknown', carrier: null });
+  });
+
+  // Twilio's docs: `validation_errors` gives a reason for a number that is not valid "in some cases"
+  // (TOO_SHORT, TOO_LONG, INVALID_BUT_POSSIBLE, INVALID_COUNTRY_CODE, INVALID_LENGTH, NOT_A_NUMBER). Where it
+  // gives none, or only one it has added since, it said nothing on possibility: the number's own parse does.
+  it.each([
+    [[], true],
+    [null, true],
+    [['SOME_NEW_REASON'], true],
+    [['INVALID_BUT_POSSIBLE'], true],
+    [['TOO_SHORT'], false],
+    [['TOO_LONG'], false],
+    [['INVALID_LENGTH'], false],
+    [['INVALID_COUNTRY_CODE'], false],
+    [['NOT_A_NUMBER'], false],
+  ])('a number not valid with validation_errors %p is possible: %p', async (errors, possible) => {
+    // Possible (and not valid) for libphonenumber: the numbers Twilio is asked about and may find not valid.
+    fake.reply(answer({ phone_number: '+15555550199', valid: false, validation_errors: errors }, null));
+    const { items } = await lookup({ phone: '+1 555 555 0199' });
+    expect(items).toEqual([expect.objectContaining({ valid: false, possible })]);
+  });
+
+  it('says possible for a valid number whatever its validation_errors', async () => {
+    for (const errors of [[], null, ['TOO_SHORT']]) {
+      fake.reply(answer({ valid: true, validation_errors: errors }));
+      const { items } = await lookup();
+      expect([errors, items[0]?.possible]).toEqual([errors, true]);
+    }
   });
 
   it('reports a number without line data (error_code) as unknown with the code, keeping what Twilio knows', async () => {
@@ -263,6 +291,17 @@ describe('twilioProvider', () => {
         line_type: 'mobile',
         sources: ['twilio', 'libphonenumber'],
       });
+    });
+
+    it('keeps a not-valid number possible where Twilio names no reason', async () => {
+      // libphonenumber finds it possible and not valid; Twilio agrees on valid and says nothing on why.
+      const silent = answer(
+        { phone_number: '+15555550199', national_format: '(555) 555-0199', valid: false, validation_errors: [] },
+        null,
+      );
+      const { item, offline } = await merged({ phone: '+1 555 555 0199' }, silent);
+      expect(offline).toMatchObject({ valid: false, possible: true, region: null });
+      expect(item).toEqual({ ...offline, region: 'US', sources: ['twilio', 'libphonenumber'] });
     });
 
     it("keeps libphonenumber's carrier and line type where Twilio has none", async () => {

@@ -48,6 +48,30 @@ const phoneNumberSchema = z.object({
 });
 type TwilioPhoneNumber = z.output<typeof phoneNumberSchema>;
 
+/**
+ * The `validation_errors` Twilio documents that say a number is not even possible (its length or country
+ * code rules it out, or it is no number). INVALID_BUT_POSSIBLE says it is possible.
+ */
+const IMPOSSIBLE_REASONS: ReadonlySet<string> = new Set([
+  'TOO_SHORT',
+  'TOO_LONG',
+  'INVALID_LENGTH',
+  'INVALID_COUNTRY_CODE',
+  'NOT_A_NUMBER',
+]);
+
+/**
+ * Whether the number is possible, as far as Twilio tells: a valid number is; a number that is not valid
+ * is what its `validation_errors` say. Twilio gives a reason only "in some cases": with none (or only one
+ * it has added since), it said nothing, and the number's own parse (libphonenumber's) answers.
+ */
+function isPossible(input: PhoneInput, answer: TwilioPhoneNumber): boolean {
+  const errors = answer.validation_errors ?? [];
+  if (answer.valid || errors.includes('INVALID_BUT_POSSIBLE')) return true;
+  if (errors.some((reason) => IMPOSSIBLE_REASONS.has(reason))) return false;
+  return parsePhoneInput(input).isPossible();
+}
+
 /** Twilio's REST error body (`{code, message, more_info, status}`), which its own 404 (code 20404) carries. */
 const errorSchema = z.object({ code: z.number(), message: z.string() });
 
@@ -58,13 +82,11 @@ const errorSchema = z.object({ code: z.number(), message: z.string() });
  */
 function twilioItem(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultItem {
   const line = answer.line_type_intelligence;
-  const errors = answer.validation_errors ?? [];
   return {
     input: input.phone,
     e164: answer.phone_number,
     valid: answer.valid,
-    // Twilio names the reason a number is not valid; only INVALID_BUT_POSSIBLE keeps it possible.
-    possible: answer.valid || errors.includes('INVALID_BUT_POSSIBLE'),
+    possible: isPossible(input, answer),
     country_code: answer.calling_country_code ?? '',
     region: answer.country_code ?? null,
     location: null,
