@@ -9,6 +9,9 @@ import { ProviderError } from './provider';
  */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
+/** How much of an answer's beginning the challenge checks read (`looksLikeChallenge`). */
+export const CHALLENGE_HEAD_BYTES = 64 * 1024;
+
 /** Signs that a page is a bot filter, a WAF or captcha challenge, or a login wall — never a real answer. */
 const CHALLENGE_MARKERS = [
   /<title>\s*Just a moment/i,
@@ -34,7 +37,7 @@ const CAPTCHA = /captcha/i;
  */
 export function looksLikeChallenge(text: string, headers: Headers, opts: { page?: boolean } = {}): boolean {
   if (headers.get('cf-mitigated') === 'challenge') return true;
-  const head = text.slice(0, 64 * 1024);
+  const head = text.slice(0, CHALLENGE_HEAD_BYTES);
   return CHALLENGE_MARKERS.some((re) => re.test(head)) || (!opts.page && CAPTCHA.test(head));
 }
 
@@ -149,7 +152,10 @@ export interface UpstreamResponse {
   /** The final URL after redirects (when followed). */
   url: string;
   text: string;
-  /** The body went on past MAX_BODY_BYTES: `text` is its beginning only, the rest was not read. */
+  /**
+   * The body went on past what was read (MAX_BODY_BYTES, the request's `maxBodyBytes`, or what its
+   * `allowance` granted): `text` is its beginning only, the rest was not read.
+   */
   truncated: boolean;
 }
 
@@ -166,6 +172,15 @@ export interface UpstreamRequest {
   redirect?: 'follow' | 'manual';
   /** Connects through this in place of the process's default (a lookup that refuses some addresses). */
   dispatcher?: Dispatcher;
+  /** Reads at most this much of the body (at most MAX_BODY_BYTES): a caller that reads only a page's beginning. */
+  maxBodyBytes?: number;
+  /** A budget shared by several requests: each chunk of the body is read only as far as it grants. */
+  allowance?: BodyAllowance;
+}
+
+/** Grants up to `bytes` of body to read (fewer, down to 0, when its budget is short); the rest is not read. */
+export interface BodyAllowance {
+  take(bytes: number): number;
 }
 
 /** Redirects `request` follows on the upstream's own origin. */
@@ -195,7 +210,7 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
       });
       const next = req.redirect === 'manual' ? null : redirectOf(id, res, current.url);
       if (next === null) {
-        const { bytes, truncated } = await readCapped(res);
+        const { bytes, truncated } = await readCapped(res, current);
         return {
           status: res.status,
           headers: res.headers,
@@ -293,9 +308,17 @@ export function parsesAs(text: string, schema: z.ZodType): boolean {
   }
 }
 
-/** The body's first MAX_BODY_BYTES, and whether there was more (left unread). */
-async function readCapped(res: Response): Promise<{ bytes: Buffer; truncated: boolean }> {
+/**
+ * The body's first MAX_BODY_BYTES (or the request's `maxBodyBytes`), as far as its `allowance` grants, and
+ * whether there was more (left unread). A chunk is copied down to its granted part: the stream's own
+ * buffer may be larger than what is kept.
+ */
+async function readCapped(
+  res: Response,
+  { maxBodyBytes = MAX_BODY_BYTES, allowance }: UpstreamRequest,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
   if (!res.body) return { bytes: Buffer.alloc(0), truncated: false };
+  const cap = Math.min(maxBodyBytes, MAX_BODY_BYTES);
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -303,8 +326,10 @@ async function readCapped(res: Response): Promise<{ bytes: Buffer; truncated: bo
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (size + value.byteLength > MAX_BODY_BYTES) {
-      chunks.push(value.subarray(0, MAX_BODY_BYTES - size));
+    const wanted = Math.min(value.byteLength, cap - size);
+    const granted = allowance ? allowance.take(wanted) : wanted;
+    if (granted < value.byteLength) {
+      if (granted > 0) chunks.push(Buffer.from(value.subarray(0, granted)));
       truncated = true;
       await reader.cancel();
       break;

@@ -1,7 +1,7 @@
 import { resolverAt } from '@dossier/contracts';
 import { FakeDns, FakeUpstream } from '@dossier/testing';
 import { ProviderError, outcomeOfError } from '../provider';
-import { decide, exchange, probeRequest, type SiteExchange } from './site-check';
+import { decide, exchange, PageBudget, probeRequest, type SiteExchange } from './site-check';
 import { DEFAULT_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
 
 /** A site parsed from a Sherlock entry, as a list file would give it. */
@@ -321,6 +321,7 @@ describe('the exchange with a site', () => {
           url: `${fake.url}/u/{}`,
           urlMain: fake.url,
           errorType: site.errorTypes,
+          ...(site.errorMsgs.length > 0 ? { errorMsg: site.errorMsgs } : {}),
           ...(site.errorUrl ? { errorUrl: site.errorUrl.replace('https://example.com', fake.url) } : {}),
           ...(site.method !== 'GET' ? { request_method: site.method, request_payload: site.payload } : {}),
         },
@@ -328,6 +329,56 @@ describe('the exchange with a site', () => {
       'spec',
     )[0]!;
   const run = (site: Site) => exchange(site, 'ghopper', probeRequest(site, 'ghopper')!, AbortSignal.timeout(5000));
+
+  // What a check holds in memory: a status or redirect rule never looks past the page's beginning (the
+  // challenge and sign-in checks), so only a message rule reads up to MAX_BODY_BYTES.
+  it("reads only the beginning of a page a site's rule does not read, and up to 2 MiB where its rule is a message", async () => {
+    const page = `<html><head><title>ghopper</title></head><body>${'x'.repeat(3 * 1024 * 1024)}</body></html>`;
+    fake.reply({ status: 200, body: page });
+    for (const [site, read] of [
+      [statusSite, 64 * 1024],
+      [redirectSite, 64 * 1024],
+      [messageSite, 2 * 1024 * 1024],
+    ] as const) {
+      const ex = await run(at(site));
+      expect([site.errorTypes, ex.text.length, ex.truncated]).toEqual([site.errorTypes, read, true]);
+    }
+    // After a redirect too.
+    fake.reply((req) =>
+      req.url === '/u/ghopper' ? { status: 302, headers: { location: '/u/GHopper' } } : { status: 200, body: page },
+    );
+    const ex = await run(at(statusSite));
+    expect([ex.redirects.length, ex.text.length]).toEqual([1, 64 * 1024]);
+    expect(decide(at(statusSite), 'ghopper', ex)).toEqual({ outcome: 'found' });
+  });
+
+  it('reads a page only as far as the shared page budget grants, and then never calls it found', async () => {
+    const budget = new PageBudget(100 * 1024);
+    const other = budget.claim();
+    expect(other.take(60 * 1024)).toBe(60 * 1024); // another check holds 60 KiB of it
+    fake.reply({ status: 200, body: `${PROFILE}${'x'.repeat(1024 * 1024)}` });
+    const claim = budget.claim();
+    const site = at(messageSite);
+    const ex = await exchange(
+      site,
+      'ghopper',
+      { ...probeRequest(site, 'ghopper')!, allowance: claim },
+      AbortSignal.timeout(5000),
+    );
+    expect([Buffer.byteLength(ex.text), ex.truncated, claim.short, budget.peak]).toEqual([
+      40 * 1024,
+      true,
+      true,
+      100 * 1024,
+    ]);
+    expect(decide(site, 'ghopper', { ...ex, cutShort: claim.short })).toEqual({
+      outcome: 'unknown',
+      detail: "site:Example: only part of the page read, the process's page budget being held by other checks",
+    });
+    claim.release();
+    other.release();
+    expect(budget.held).toBe(0);
+  });
 
   it('follows redirects, and a 303 turns a POST into a GET without its body', async () => {
     fake.reply((req) =>

@@ -1,7 +1,15 @@
 import { isIP, type LookupFunction } from 'node:net';
 import { isRefusedAddress, systemResolve, type ResolveHost } from '@dossier/contracts';
 import { Agent } from 'undici';
-import { looksLikeChallenge, MAX_BODY_BYTES, rateLimited, request, type UpstreamRequest } from '../http';
+import {
+  CHALLENGE_HEAD_BYTES,
+  looksLikeChallenge,
+  MAX_BODY_BYTES,
+  rateLimited,
+  request,
+  type BodyAllowance,
+  type UpstreamRequest,
+} from '../http';
 import { ProviderError } from '../provider';
 import type { Site } from './site-list';
 
@@ -23,6 +31,69 @@ const DEFAULT_HEADERS: Record<string, string> = {
   'accept-language': 'en-US,en;q=0.9',
 };
 const MAX_REDIRECTS = 5;
+
+/**
+ * How much of a site's page is read: a site whose rule is a message, up to MAX_BODY_BYTES (the message may
+ * stand anywhere); any other, only the beginning the challenge and sign-in checks read (CHALLENGE_HEAD_BYTES):
+ * its status or its redirect is its answer, and nothing further in the page is looked at.
+ */
+export function pageBytesOf(site: Pick<Site, 'errorTypes'>): number {
+  return site.errorTypes.includes('message') ? MAX_BODY_BYTES : CHALLENGE_HEAD_BYTES;
+}
+
+/** The page bytes the process's username checks may hold at once, every lookup's together (PageBudget). */
+export const PAGE_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/** One check's share of a PageBudget: what it reads counts until it is released. */
+export interface PageClaim extends BodyAllowance {
+  /** The budget granted less than was asked: a page was cut short by it, not by its own size. */
+  readonly short: boolean;
+  release(): void;
+}
+
+/**
+ * The page bytes the username checks in flight hold, every lookup's together: up to USERNAME_MAX_CONNECTIONS
+ * checks at once, each page up to MAX_BODY_BYTES (plus its decoded copy), would otherwise be gigabytes in
+ * one worker under a burst of large or hostile pages. A check reads a page only as far as the budget
+ * grants; the rest is not read (and the check says so, never `found` on a page it could not read).
+ */
+export class PageBudget {
+  private inUse = 0;
+  /** The most held at once: what tests measure. */
+  peak = 0;
+
+  constructor(readonly size: number) {}
+
+  /** The bytes held now. */
+  get held(): number {
+    return this.inUse;
+  }
+
+  claim(): PageClaim {
+    let mine = 0;
+    let short = false;
+    let released = false;
+    return {
+      take: (bytes) => {
+        if (released) return 0;
+        const granted = Math.max(0, Math.min(bytes, this.size - this.inUse));
+        if (granted < bytes) short = true;
+        mine += granted;
+        this.inUse += granted;
+        this.peak = Math.max(this.peak, this.inUse);
+        return granted;
+      },
+      get short() {
+        return short;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inUse -= mine;
+      },
+    };
+  }
+}
 
 /** Where a username goes into an address: encoded, so that it cannot change the path or the host. */
 function interpolateUrl(template: string, username: string): string {
@@ -99,7 +170,13 @@ export function probeRequest(site: Site, username: string): UpstreamRequest | nu
     body = JSON.stringify(interpolateValue(site.payload, username));
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
-  return { url: url.toString(), method: site.method, headers: Object.fromEntries(headers), body };
+  return {
+    url: url.toString(),
+    method: site.method,
+    headers: Object.fromEntries(headers),
+    body,
+    maxBodyBytes: pageBytesOf(site),
+  };
 }
 
 /** The profile's address as reported in `accounts[].url`. */
@@ -118,8 +195,10 @@ export interface SiteExchange {
   status: number;
   headers: Headers;
   text: string;
-  /** The page went on past what is read (MAX_BODY_BYTES): `text` is its beginning. */
+  /** The page went on past what is read (pageBytesOf the site, or what the PageBudget granted): `text` is its beginning. */
   truncated: boolean;
+  /** The process's PageBudget granted less than the page: it was cut short by the budget, not by its own size. */
+  cutShort?: boolean;
   /** The last redirect was not followed: it left the site's host for a private address (`url`). */
   privateRedirect?: boolean;
 }
@@ -171,7 +250,7 @@ export async function exchange(
       next.origin === new URL(current.url).origin ? current.headers : without(current.headers, CREDENTIAL_HEADERS);
     hop = way === 'guarded' ? { from: answer, guard: guardedDispatcher(resolve) } : null;
     current = asGet
-      ? { url: next.toString(), method: 'GET', headers: without(headers, BODY_HEADERS) }
+      ? { ...current, url: next.toString(), method: 'GET', headers: without(headers, BODY_HEADERS), body: undefined }
       : { ...current, url: next.toString(), headers };
   }
 }
@@ -292,7 +371,8 @@ export type SiteVerdict = { outcome: 'found' | 'not_found' } | { outcome: 'unkno
  * 4. 404 or 410 → `not_found` (whatever the site's rule).
  * 5. 2xx on the profile's own page (or the same page with another case, scheme or trailing slash)
  *    → `found`; a redirect elsewhere that the site's rule does not name → `unknown`, never `found`; so
- *    is a page cut off at MAX_BODY_BYTES on a site whose rule is a message (the message may come later).
+ *    is a page cut off at MAX_BODY_BYTES on a site whose rule is a message (the message may come later),
+ *    and one cut short by the process's PageBudget (any check it skipped could have told otherwise).
  * 6. Anything else → `unknown` with the status.
  *
  * Throws a ProviderError for the failures (the guards count, retry and report them).
@@ -328,8 +408,13 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
         outcome: 'unknown',
         detail: `${id}: redirected to another page, not the profile nor the site's not-found page`,
       };
-    if (LOGIN_TITLE.test(ex.text.slice(0, 64 * 1024)))
+    if (LOGIN_TITLE.test(ex.text.slice(0, CHALLENGE_HEAD_BYTES)))
       throw new ProviderError('blocked', `${id}: a login wall (a sign-in page in place of the profile)`);
+    if (ex.cutShort)
+      return {
+        outcome: 'unknown',
+        detail: `${id}: only part of the page read, the process's page budget being held by other checks`,
+      };
     if (ex.truncated && site.errorTypes.includes('message'))
       return {
         outcome: 'unknown',

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeUpstream, waitFor, type FakeAnswer, type SeenRequest } from '@dossier/testing';
 import { SkippedCall, unguardedContext, type ProviderContext } from '../provider';
-import { USERNAME_MATCH_SCORE, usernameItemId, usernameProvider } from './username.provider';
+import { PageBudget } from './site-check';
+import { createUsernameProvider, USERNAME_MATCH_SCORE, usernameItemId, usernameProvider } from './username.provider';
 
 const PROFILE = '<html><head><title>ghopper</title></head><body><h1>Grace Hopper</h1></body></html>';
 
@@ -207,6 +208,55 @@ describe('username presence', () => {
       { provider: 'site:Huge', outcome: 'found', took_ms: expect.any(Number) },
     ]);
     expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['Huge']);
+  });
+
+  it("holds at most the process's page budget of page bytes, every check together, and the answers of pages within it unchanged", async () => {
+    const pages = new PageBudget(512 * 1024);
+    const provider = createUsernameProvider(60_000, pages);
+    const big = `<html><body>${'x'.repeat(1024 * 1024)}</body></html>`;
+    // Pages that fit: the same answers as ever, and nothing held after.
+    routes = {
+      hub: { status: 200, body: PROFILE },
+      gone: { status: 404, body: 'Not Found' },
+      msg: { status: 200, body: '<p>No such member</p>' },
+    };
+    const fits = await provider.lookup(
+      'person',
+      { username: 'ghopper' },
+      within(
+        sitesAt({
+          Hub: { path: 'hub' },
+          Gone: { path: 'gone' },
+          Msg: { path: 'msg', errorType: 'message', errorMsg: 'No such member' },
+        }),
+      ),
+    );
+    expect(fits.reports?.map((r) => [r.provider, r.outcome])).toEqual([
+      ['site:Hub', 'found'],
+      ['site:Gone', 'not_found'],
+      ['site:Msg', 'not_found'],
+    ]);
+    // Eight sites whose rule reads the whole page, each 1 MiB: 8 MiB read without the budget.
+    routes = { big: { status: 200, body: big } };
+    const sites = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [
+        `Big${i}`,
+        { path: 'big', errorType: 'message', errorMsg: 'No such member' },
+      ]),
+    );
+    const answer = await provider.lookup('person', { username: 'ghopper' }, within(sitesAt(sites)));
+    expect(pages.peak).toBeLessThanOrEqual(512 * 1024);
+    expect(pages.held).toBe(0);
+    expect(answer.items).toEqual([]);
+    expect(answer.reports).toHaveLength(8);
+    for (const report of answer.reports ?? []) {
+      expect(report).toEqual({
+        provider: report.provider,
+        outcome: 'unknown',
+        took_ms: expect.any(Number),
+        detail: expect.stringMatching(/only part of the page read|a page over 2 MiB/),
+      });
+    }
   });
 
   it('reads the block and challenge pages of the usual WAFs and bot filters as blocked, even with 200, never found', async () => {

@@ -3,7 +3,7 @@ import { bareHandle, mapLimit, Slots } from '@dossier/domain';
 import type { PersonInput, PersonResultItem, SourceReport } from '@dossier/contracts';
 import type { UpstreamRequest } from '../http';
 import { reportOfFailure, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { decide, exchange, probeRequest, profileUrl, siteId } from './site-check';
+import { decide, exchange, PAGE_BUDGET_BYTES, PageBudget, probeRequest, profileUrl, siteId } from './site-check';
 import { usernameSettings, type Site } from './site-list';
 
 const ID = 'username';
@@ -61,6 +61,9 @@ function slotsOf(size: number): Slots {
   return slots;
 }
 
+/** The page bytes every lookup's site checks hold at once in this process (PAGE_BUDGET_BYTES). */
+const pageBudget = new PageBudget(PAGE_BUDGET_BYTES);
+
 /**
  * The site checks in flight to each host (`host:port` of the request asked first), every lookup's together
  * (USERNAME_MAX_PER_HOST): per size, then per host — as many as the list has hosts.
@@ -88,7 +91,7 @@ async function checkSite(
   { site, req }: { site: Site; req: UpstreamRequest },
   handle: string,
   ctx: ProviderContext,
-  limits: { timeoutMs: number; budget: AbortSignal; slots: Slots; hostSlots: Slots },
+  limits: { timeoutMs: number; budget: AbortSignal; slots: Slots; hostSlots: Slots; pages: PageBudget },
 ): Promise<SourceReport> {
   const id = siteId(site);
   const notReached: SourceReport = {
@@ -116,7 +119,7 @@ async function checkHeld(
   { site, req }: { site: Site; req: UpstreamRequest },
   handle: string,
   ctx: ProviderContext,
-  limits: { timeoutMs: number; budget: AbortSignal },
+  limits: { timeoutMs: number; budget: AbortSignal; pages: PageBudget },
 ): Promise<SourceReport> {
   const id = siteId(site);
   const started = Date.now();
@@ -125,7 +128,11 @@ async function checkHeld(
   try {
     const verdict = await ctx.upstream({ id }, (signal) => {
       const within = AbortSignal.any([signal, perSite]);
-      return exchange(site, handle, req, within).then((ex) => decide(site, handle, ex));
+      // Each attempt's page is counted against the process's budget until it is judged.
+      const claim = limits.pages.claim();
+      return exchange(site, handle, { ...req, allowance: claim }, within)
+        .then((ex) => decide(site, handle, { ...ex, cutShort: claim.short }))
+        .finally(() => claim.release());
     });
     const took = Date.now() - started;
     return verdict.outcome === 'unknown'
@@ -141,7 +148,10 @@ async function checkHeld(
  * checked, and the profiles found as `accounts[]` of one person item of their own. Sites whose
  * `regexCheck` refuses the handle are not checked and not listed.
  */
-export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): Provider<'person'> {
+export function createUsernameProvider(
+  defaultTimeoutMs = DEFAULT_TIMEOUT_MS,
+  pages: PageBudget = pageBudget,
+): Provider<'person'> {
   // The sites still running when the check's time is up are cut a little before the fan-out's own
   // deadline, so that the answer carries each site's report rather than one `timeout` for the provider.
   const budgetMs = defaultTimeoutMs - Math.min(1000, defaultTimeoutMs / 10);
@@ -190,6 +200,7 @@ export function createUsernameProvider(defaultTimeoutMs = DEFAULT_TIMEOUT_MS): P
           budget,
           slots: slotsOf(maxConnections),
           hostSlots: hostSlotsOf(maxPerHost, probe.req.url),
+          pages,
         }),
       );
       const found = probes.flatMap(({ site }, i) =>
