@@ -28,9 +28,11 @@ const EMAIL_FIELDS = [...API_RESULT_FIELDS.EmailResult].sort();
 
 /** The address whose Gravatar profile the fake serves (the profile in the gravatar provider's fixtures). */
 const WITH_PROFILE = 'Grace.Hopper@acme.example';
-const gravatarProfile = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gravatar/fixtures/ok/found.json'), 'utf8'),
-) as FakeAnswer;
+const gravatarFixture = (file: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/gravatar/fixtures', file), 'utf8')) as FakeAnswer;
+const gravatarProfile = gravatarFixture('ok/found.json');
+/** Gravatar's own 404 (its error body): no profile for that address. */
+const gravatarNoProfile = gravatarFixture('ok/not-found.json');
 
 describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravatar on loopback)', () => {
   let dns: FakeDns;
@@ -76,7 +78,7 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
       { host: '127.0.0.10', port: smtp.port },
     );
     const profileHash = createHash('sha256').update(WITH_PROFILE.toLowerCase()).digest('hex');
-    gravatar.reply((req) => (req.url === `/v3/profiles/${profileHash}` ? gravatarProfile : { status: 404, body: {} }));
+    gravatar.reply((req) => (req.url === `/v3/profiles/${profileHash}` ? gravatarProfile : gravatarNoProfile));
     stack = await Stack.start({
       label: 'email',
       env: {

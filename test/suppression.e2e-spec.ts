@@ -143,10 +143,11 @@ describe('suppression list (admin endpoints, gateway + worker, local index and a
     ]);
     // Ivy has a Gravatar profile (the provider's fixture).
     const ivyHash = createHash('sha256').update(ivy.email).digest('hex');
-    const profile = JSON.parse(
-      readFileSync(join(REPO_ROOT, 'libs/providers/src/gravatar/fixtures/ok/found.json'), 'utf8'),
-    ) as FakeAnswer;
-    gravatar.reply((req) => (req.url === `/v3/profiles/${ivyHash}` ? profile : { status: 404, body: {} }));
+    const [profile, noProfile] = ['ok/found.json', 'ok/not-found.json'].map(
+      (file) =>
+        JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/gravatar/fixtures', file), 'utf8')) as FakeAnswer,
+    );
+    gravatar.reply((req) => (req.url === `/v3/profiles/${ivyHash}` ? profile! : noProfile!));
     pdl.reply((req): FakeAnswer => {
       const email = new URL(req.url, 'http://fake').searchParams.get('email');
       if (email === ivy.email) return pdlProfile(ivy, 'ivy-0001');

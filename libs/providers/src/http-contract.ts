@@ -11,6 +11,7 @@ export const CONTRACT_CASES = [
   '403',
   '500',
   'malformed',
+  'foreign-404',
   'hang',
   'refused',
 ] as const;
@@ -25,6 +26,9 @@ export const API_OUTCOMES: Record<ContractCase, SourceOutcome> = {
   '403': 'blocked',
   '500': 'error',
   malformed: 'error',
+  // A 404 that is not the vendor's (a proxy's page, a base URL that reaches no vendor API): nothing was
+  // looked up, so never `not_found`.
+  'foreign-404': 'error',
   hang: 'timeout',
   refused: 'error',
 };

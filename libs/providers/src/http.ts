@@ -1,7 +1,7 @@
 import { TextDecoder } from 'node:util';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { ProviderError } from './provider';
+import { ProviderError, baseUrlKey } from './provider';
 
 /**
  * Bodies larger than this are cut off (`truncated`): no API answer Dossier reads comes close; a web page
@@ -239,20 +239,36 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
 }
 
 /**
+ * A vendor's clean miss as it documents it: one of `status` (usually 404) carrying its own body — `body`,
+ * the schema of its error envelope (`{"errors":[…]}`, `{"status":404,"error":{…}}`). The same status
+ * without that body did not come from the vendor's API (a proxy's page, a base URL that reaches no such
+ * API): nothing was looked up.
+ */
+export interface NotFoundAnswer {
+  status: readonly number[];
+  body: z.ZodType;
+}
+
+/**
  * The usual mapping of an API's answer: 2xx → its JSON checked against `schema` (anything else is
- * `malformed`); `notFound` statuses → `null` (a clean miss); 429 → `rate_limited` with Retry-After, else
+ * `malformed`); a `notFound` answer → `null` (a clean miss); 429 → `rate_limited` with Retry-After, else
  * the end of the window the vendor names in its `reset` header (`X-RateLimit-Reset`: see untilResetMs); 401 →
- * `unrecoverable` (credentials refused); 403 → `blocked`; other 4xx → `rejected` (this request, not the
- * upstream); 5xx → `unavailable`.
+ * `unrecoverable` (credentials refused); 403 → `blocked`; a 404 that is not the vendor's documented miss
+ * (or a `notFound` status without its body) → `malformed`, naming `<ID>_BASE_URL`: never "nothing
+ * found" for a lookup that reached no vendor; other 4xx → `rejected` (this request, not the upstream);
+ * 5xx → `unavailable`, with its Retry-After.
  * A challenge page in place of JSON is `blocked`.
  */
 export function expectJson<S extends z.ZodType>(
   id: string,
   res: UpstreamResponse,
   schema: S,
-  opts: { notFound?: readonly number[]; reset?: string } = {},
+  opts: { notFound?: NotFoundAnswer; reset?: string } = {},
 ): z.output<S> | null {
-  if (opts.notFound?.includes(res.status)) return null;
+  if (opts.notFound?.status.includes(res.status)) {
+    if (parsesAs(res.text, opts.notFound.body)) return null;
+    throw notTheVendors(id, res.status);
+  }
   if (res.status === 429)
     throw rateLimited(
       id,
@@ -266,6 +282,8 @@ export function expectJson<S extends z.ZodType>(
   }
   if (res.status >= 500)
     throw new ProviderError('unavailable', `${id}: upstream error (${res.status})`, retryAfterMs(res.headers));
+  // The endpoint is not there: the configured address reaches something other than the vendor's API.
+  if (res.status === 404) throw notTheVendors(id, res.status);
   if (res.status < 200 || res.status >= 300)
     throw new ProviderError('rejected', `${id}: request refused (${res.status})`);
   let body: unknown;
@@ -285,6 +303,14 @@ export function expectJson<S extends z.ZodType>(
     );
   }
   return parsed.data;
+}
+
+/** A miss status whose answer is not the vendor's: `malformed`, sending the operator to the base URL setting. */
+function notTheVendors(id: string, status: number): ProviderError {
+  return new ProviderError(
+    'malformed',
+    `${id}: a ${status} that is not the vendor's answer (is ${baseUrlKey(id)} right?)`,
+  );
 }
 
 /** Where a redirect (301, 302, 303, 307, 308 with a Location) points; null for any other answer. */

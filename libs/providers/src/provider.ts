@@ -171,9 +171,19 @@ export interface Provider<K extends LookupKind = LookupKind> {
   lookup(kind: K, input: LookupInputByKind[K], ctx: ProviderContext): Promise<ProviderAnswer<K>>;
 }
 
+/** A provider's environment key: its id upper-cased, `-` as `_` (`companies-house`, `BASE_URL` → `COMPANIES_HOUSE_BASE_URL`). */
+function settingKey(id: string, name: string): string {
+  return `${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_${name}`;
+}
+
 /** The environment key of a provider's shared rate limit: `companies-house` → `COMPANIES_HOUSE_RATE_LIMIT`. */
 export function rateLimitKey(id: string): string {
-  return `${id.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_RATE_LIMIT`;
+  return settingKey(id, 'RATE_LIMIT');
+}
+
+/** The environment key of a provider's base URL: `companies-house` → `COMPANIES_HOUSE_BASE_URL`. */
+export function baseUrlKey(id: string): string {
+  return settingKey(id, 'BASE_URL');
 }
 
 /** `600/300s`, `10/1s`, `100/1h` → a RateLimit; undefined for an unset value; throws on a malformed one. */

@@ -2,7 +2,14 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOOKUP_KINDS, type LookupKind, type SourceOutcome } from '@dossier/domain';
 import { RESULT_SCHEMAS, type LookupInputByKind, type ResultItemByKind, type SourceReport } from '@dossier/contracts';
-import { FakeUpstream, LOOPBACK_PROVIDER_ENV, REPO_ROOT, refusedUrl, type FakeAnswer } from '@dossier/testing';
+import {
+  FOREIGN_404S,
+  FakeUpstream,
+  LOOPBACK_PROVIDER_ENV,
+  REPO_ROOT,
+  refusedUrl,
+  type FakeAnswer,
+} from '@dossier/testing';
 import { API_OUTCOMES, CONTRACT_CASES, type ContractCase, type HttpContract } from './http-contract';
 import { ProviderError, outcomeOfError, unguardedContext, type Provider } from './provider';
 import { PROVIDERS } from './registry';
@@ -215,10 +222,11 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
   });
 
   /** The outcome the provider reports for what the fake answers: thrown, answered, or its one report. */
-  async function observe(kase: ContractCase) {
+  async function observe(kase: ContractCase, page?: FakeAnswer) {
     const file = FIXTURE_OF[kase];
     if (file) fake.reply(fixture(folder, file));
     if (kase === 'hang') fake.reply({ hang: true });
+    if (page) fake.reply(page);
     const base = kase === 'refused' ? await refusedUrl() : fake.url;
     const signal = AbortSignal.timeout(kase === 'hang' ? 300 : 5000);
     const ctx = unguardedContext(signal, contract.settings(base));
@@ -239,8 +247,13 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
 
   it.each(CONTRACT_CASES)('maps the case "%s" onto its outcome', async (kase) => {
     const expected = contract.outcomes?.[kase] ?? API_OUTCOMES[kase];
-    const seen = await observe(kase);
-    expect([kase, seen.outcome]).toEqual([kase, expected]);
+    // Every page a proxy or a wrong base URL may answer (FOREIGN_404S) meets the same expectation.
+    for (const page of kase === 'foreign-404' ? FOREIGN_404S : [undefined]) await check(kase, expected, page);
+  });
+
+  async function check(kase: ContractCase, expected: SourceOutcome, page: FakeAnswer | undefined): Promise<void> {
+    const seen = await observe(kase, page);
+    expect([kase, page, seen.outcome]).toEqual([kase, page, expected]);
     if (kase === 'found') {
       expect(seen.answer!.items.length).toBeGreaterThan(0);
       expectContractItems(contract.kind, seen.answer!.items, contract.provider.id, seen.answer!.reports);
@@ -249,6 +262,13 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
       contract.checkRequest?.(request);
     }
     if (kase === 'not-found') expect(seen.answer?.items ?? []).toEqual([]);
+    // The operator is told where to look: the setting that points the provider at its vendor.
+    if (kase === 'foreign-404' && expected === 'error')
+      expect(seen.error?.message ?? seen.report?.detail).toMatch(
+        new RegExp(
+          `\\(is (${contract.provider.configKeys.filter((k) => k.endsWith('_BASE_URL')).join('|')}) right\\?\\)`,
+        ),
+      );
     const retryAfter = fixture(folder, 'not-ok/429.json').headers?.['retry-after'];
     if (kase === '429' && retryAfter) {
       if (seen.error) expect(seen.error.retryAfterMs).toBe(Number(retryAfter) * 1000);
@@ -260,5 +280,5 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
       expect(failure).not.toContain(fake.url);
       expect(failure).not.toMatch(/https?:\/\//);
     }
-  });
+  }
 });

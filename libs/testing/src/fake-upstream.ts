@@ -16,6 +16,20 @@ export interface FakeAnswer {
   hang?: boolean;
 }
 
+/**
+ * 404s that are no vendor's answer — what a proxy, a load balancer or a base URL that reaches no vendor API
+ * sends: nginx's page, an empty body, AWS API Gateway's JSON. No provider reads one as "not found".
+ */
+export const FOREIGN_404S: readonly FakeAnswer[] = [
+  {
+    status: 404,
+    headers: { 'content-type': 'text/html' },
+    body: '<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>',
+  },
+  { status: 404, body: '' },
+  { status: 404, body: { message: 'Not Found' } },
+];
+
 export interface SeenRequest {
   method: string;
   /** Path and query, as sent. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
+import { FOREIGN_404S, FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
 import type { CompanyInput } from '@dossier/contracts';
 import { ProviderError, unguardedContext } from '../provider';
 import { companiesHouseProvider, companyNumberOf } from './companies-house.provider';
@@ -113,6 +113,19 @@ describe('companiesHouseProvider', () => {
     fake.reply(PROFILE_404);
     await expect(lookup({ registration_number: 'SC999999' })).resolves.toEqual({ outcome: 'not_found', items: [] });
     expect(fake.requests.at(-1)!.url).toBe('/company/SC999999');
+  });
+
+  it("reads only the register's own 404 as no such company: another 404 on the profile is an error, and no name search follows", async () => {
+    for (const page of FOREIGN_404S) {
+      const from = fake.requests.length;
+      fake.reply((req) => (req.url.startsWith('/company/') ? page : FOUND));
+      await expect(lookup({ registration_number: 'SC999999', company_name: 'BP p.l.c.' })).rejects.toMatchObject({
+        name: 'ProviderError',
+        code: 'malformed',
+        message: "companies-house: a 404 that is not the vendor's answer (is COMPANIES_HOUSE_BASE_URL right?)",
+      });
+      expect(fake.requests.slice(from).map((r) => new URL(r.url, fake.url).pathname)).toEqual(['/company/SC999999']);
+    }
   });
 
   it('searches by name when the register has no company by that number (404), as GLEIF and OpenCorporates do', async () => {

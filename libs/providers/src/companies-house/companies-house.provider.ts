@@ -113,6 +113,9 @@ function registryCompany(fields: {
   };
 }
 
+/** Its error body, which its 404 for a company it does not hold carries: `{"errors":[{"error":"company-profile-not-found",…}]}`. */
+const errorsSchema = z.object({ errors: z.array(z.object({ error: z.string() })).min(1) });
+
 /** Its 429 carries no Retry-After: the window's end is in `X-Ratelimit-Reset` (Unix seconds). */
 function throwIfLimited(res: UpstreamResponse): void {
   if (res.status !== 429) return;
@@ -158,11 +161,13 @@ export const companiesHouseProvider: Provider<'company'> = {
       throwIfLimited(res);
       return res;
     };
-    /** The company's profile; none for a number the register cannot hold or does not (404). */
+    /** The company's profile; none for a number the register cannot hold or does not (its own 404). */
     const byNumber = async (value: string): Promise<RegistryCompany[]> => {
       const number = companyNumberOf(value);
       if (!number) return [];
-      const profile = expectJson(ID, await get(`/company/${number}`), profileSchema, { notFound: [404] });
+      const profile = expectJson(ID, await get(`/company/${number}`), profileSchema, {
+        notFound: { status: [404], body: errorsSchema },
+      });
       if (!profile) return [];
       return [
         registryCompany({

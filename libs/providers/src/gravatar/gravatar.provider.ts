@@ -26,6 +26,9 @@ const profileSchema = z.object({
     .nullish(),
 });
 
+/** Gravatar's error body (its OpenAPI `Error`: `{ "error": "…", "code": "…" }`), which its 404 carries. */
+const errorSchema = z.object({ error: z.string(), code: z.string().optional() });
+
 /** The account name in a profile URL: its last path segment, or the subdomain of a blog-style host. */
 export function usernameFromUrl(url: string): string | null {
   try {
@@ -73,7 +76,11 @@ export const gravatarProvider: Provider<'email'> = {
       ctx.signal,
     );
     // Gravatar's 429 names the end of its window in X-RateLimit-Reset (a Unix time), not in Retry-After.
-    const profile = expectJson(ID, res, profileSchema, { notFound: [404], reset: 'x-ratelimit-reset' });
+    // Its 404 with its error body is "no profile"; a 404 without it reached no Gravatar API.
+    const profile = expectJson(ID, res, profileSchema, {
+      notFound: { status: [404], body: errorSchema },
+      reset: 'x-ratelimit-reset',
+    });
     if (!profile) return { outcome: 'not_found', items: [] };
     const accounts: EmailResultItem['accounts'] = [
       { service: 'gravatar', username: usernameFromUrl(profile.profile_url), url: profile.profile_url },

@@ -125,6 +125,19 @@ describe('hunterProvider', () => {
     });
   });
 
+  it("reads only Hunter's own 451 (its errors body) as an opt-out; a filtering proxy's 451 page is an error", async () => {
+    for (const page of [
+      { status: 451, headers: { 'content-type': 'text/html' }, body: '<html><body>Blocked by policy</body></html>' },
+      { status: 451, body: '' },
+    ]) {
+      await expect(outcomeOf(page)).resolves.toMatchObject({
+        name: 'ProviderError',
+        code: 'malformed',
+        message: "hunter: a 451 that is not the vendor's answer (is HUNTER_BASE_URL right?)",
+      });
+    }
+  });
+
   it('refuses a status that is not one of its short codes (it would reach clients in reason)', async () => {
     const odd = await outcomeOf(verified({ status: 'Valid! <script>', result: undefined }));
     expect(odd).toMatchObject({ code: 'malformed' });

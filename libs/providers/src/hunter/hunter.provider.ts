@@ -100,7 +100,7 @@ function throwIfLimited(res: UpstreamResponse): void {
  * only where they could not tell; its score is in `reason`; disposable and webmail facts add up.
  * Licensed: off until `HUNTER_API_KEY` is set. The key travels in the query string, as Hunter
  * documents it: no message, detail or log line carries the URL (see `request`). An address Hunter may
- * not process (451: its owner asked Hunter to stop) is `not_found`.
+ * not process (451 with Hunter's errors body: its owner asked Hunter to stop) is `not_found`.
  */
 export const hunterProvider: Provider<'email'> = {
   id: ID,
@@ -134,7 +134,8 @@ export const hunterProvider: Provider<'email'> = {
     const notYet = NOT_YET[res.status];
     if (notYet) return { outcome: 'unknown', items: [], detail: notYet };
     throwIfLimited(res);
-    const answer = expectJson(ID, res, verificationSchema, { notFound: [451] });
+    // Only with Hunter's own errors body: a filtering proxy answers 451 for what it blocks, too.
+    const answer = expectJson(ID, res, verificationSchema, { notFound: { status: [451], body: errorsSchema } });
     if (!answer) return { outcome: 'not_found', items: [] };
     const item = hunterItem(input.email, answer.data);
     if (item.deliverability !== 'unknown') return { outcome: 'found', items: [item] };

@@ -208,8 +208,11 @@ function matchedOnOf(sent: Record<string, string>, matched: string[] | null | un
   return named.length > 0 ? named : fields(Object.keys(sent));
 }
 
-/** PDL's error envelope: `{ "status": 403, "error": { "type": "forbidden", "message": … } }`. */
-const errorSchema = z.object({ error: z.object({ type: z.string() }) });
+/**
+ * PDL's error envelope: `{ "status": 403, "error": { "type": "forbidden", "message": … } }` — its 404 (no
+ * match at the likelihood asked for) too, with `"type": "not_found"`.
+ */
+const errorSchema = z.object({ status: z.number(), error: z.object({ type: z.string() }) });
 
 /**
  * PDL's own statuses before the usual mapping: 402 (the account's credits or its plan's matches are
@@ -226,7 +229,8 @@ function throwIfRefused(res: UpstreamResponse): void {
 /**
  * People Data Labs' Person Enrichment API (v5, `GET /v5/person/enrich`, the key in `X-Api-Key`): the one
  * profile PDL matches to the e-mail, phone, or name with location asked for, at or above
- * `PDL_MIN_LIKELIHOOD` (PDL answers 404 below it: `not_found`, free). PDL bills per match, so Dossier
+ * `PDL_MIN_LIKELIHOOD` (PDL answers 404 with its error envelope below it: `not_found`, free; a 404 without
+ * it is an error). PDL bills per match, so Dossier
  * asks once per search, never the Person Search API. Not called for a search PDL cannot match (a name
  * without a place, a username alone). Licensed: off until `PDL_API_KEY` is set.
  */
@@ -267,7 +271,10 @@ export const pdlProvider: Provider<'person'> = {
       ctx.signal,
     );
     throwIfRefused(res);
-    const answer = expectJson(ID, res, enrichSchema, { notFound: [404], reset: 'x-ratelimit-reset' });
+    const answer = expectJson(ID, res, enrichSchema, {
+      notFound: { status: [404], body: errorSchema },
+      reset: 'x-ratelimit-reset',
+    });
     const thisYear = new Date().getUTCFullYear();
     if (
       !answer ||

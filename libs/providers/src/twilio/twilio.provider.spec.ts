@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PhoneInput } from '@dossier/contracts';
-import { FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
+import { FOREIGN_404S, FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
 import { libphonenumberProvider } from '../libphonenumber/libphonenumber.provider';
 import { mergeItems } from '../merge';
 import { unguardedContext } from '../provider';
@@ -174,20 +174,12 @@ describe('twilioProvider', () => {
     await expect(lookup()).resolves.toEqual({ outcome: 'not_found', items: [] });
 
     // What a proxy or a wrong TWILIO_BASE_URL answers: no Twilio error body, so nothing was looked up.
-    for (const page of [
-      {
-        status: 404,
-        headers: { 'content-type': 'text/html' },
-        body: '<html><body><h1>404 Not Found</h1></body></html>',
-      },
-      { status: 404, body: '' },
-      { status: 404, body: { error: 'Not Found' } },
-    ]) {
+    for (const page of FOREIGN_404S) {
       fake.reply(page);
       await expect(lookup()).rejects.toMatchObject({
         name: 'ProviderError',
         code: 'malformed',
-        message: "twilio: a 404 that is not Twilio's answer (is TWILIO_BASE_URL right?)",
+        message: "twilio: a 404 that is not the vendor's answer (is TWILIO_BASE_URL right?)",
       });
     }
   });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
-import { baseUrlOf, checkBaseUrl, expectJson, parsesAs, request } from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, request } from '../http';
 import { parsePhoneInput } from '../phone-input';
-import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'twilio';
 const DEFAULT_BASE_URL = 'https://lookups.twilio.com';
@@ -147,10 +147,8 @@ export const twilioProvider: Provider<'phone'> = {
       ctx.signal,
     );
     // Only Twilio's own 404 says it has no such number: a proxy's page, or a base URL that reaches no Twilio
-    // API, looked nothing up, and reporting it as not_found would pass a failure off as "nothing found".
-    if (res.status === 404 && !parsesAs(res.text, errorSchema))
-      throw new ProviderError('malformed', `${ID}: a 404 that is not Twilio's answer (is TWILIO_BASE_URL right?)`);
-    const answer = expectJson(ID, res, phoneNumberSchema, { notFound: [404] });
+    // API, looked nothing up (expectJson: `malformed`, never not_found).
+    const answer = expectJson(ID, res, phoneNumberSchema, { notFound: { status: [404], body: errorSchema } });
     if (!answer) return { outcome: 'not_found', items: [] };
     const items = [twilioItem(input, answer)];
     const lineError = answer.line_type_intelligence?.error_code;

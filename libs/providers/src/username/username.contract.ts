@@ -23,8 +23,9 @@ export const contract: HttpContract<'person'> = {
   kind: 'person',
   input: { username: ' @ghopper' },
   settings: (baseUrl) => ({ USERNAME_SITES_FILE: siteListAt(baseUrl) }),
-  // A web page, not an API: a 401 is a login wall; a redirect without a Location is the malformed answer.
-  outcomes: { '401': 'blocked' },
+  // A web page, not an API: a 401 is a login wall; a redirect without a Location is the malformed answer;
+  // a 404 page is the site's own answer (its errorType `status_code`: no such user).
+  outcomes: { '401': 'blocked', 'foreign-404': 'not_found' },
   checkRequest(req) {
     expect(req).toMatchObject({ method: 'GET', url: '/users/ghopper' });
     expect(req.headers['user-agent']).toMatch(/^Mozilla\/5\.0/);
