@@ -44,6 +44,29 @@ describe('UpstreamGuards against the real Redis', () => {
     }
   });
 
+  it('retries a 5xx after the wait its Retry-After names when that ends before the deadline, else gives up at once', async () => {
+    const g = guards({ breakerThreshold: 100 });
+    const at: number[] = [];
+    const busyOnce = () => (
+      at.push(Date.now()),
+      at.length === 1
+        ? Promise.reject(new ProviderError('unavailable', 'x: upstream error (503)', 2100))
+        : Promise.resolve('ok')
+    );
+    await expect(g.run({ id: 'busy' }, soon(5000), busyOnce)).resolves.toBe('ok');
+    expect(at).toHaveLength(2);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(2100);
+
+    // A wait past the deadline: no retry (it could only time out), the upstream's own answer instead.
+    let calls = 0;
+    const busy = () => (calls++, Promise.reject(new ProviderError('unavailable', 'x: upstream error (503)', 10_000)));
+    await expect(g.run({ id: 'busy-long' }, soon(1000), busy)).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'x: upstream error (503); its Retry-After (10s) ends past the deadline',
+    });
+    expect(calls).toBe(1);
+  });
+
   it('opens the circuit after consecutive failures, skips calls while open, and closes after a good probe', async () => {
     const registry = new Registry();
     const g = guards({ maxAttempts: 1 }, registry);

@@ -7,9 +7,8 @@ import {
   TaskCancelledError,
   circuitBreaker,
   handleWhen,
-  retry,
   type CircuitBreakerPolicy,
-  type RetryPolicy,
+  type IBackoff,
 } from 'cockatiel';
 import { untilAborted } from '@dossier/domain';
 import type { RedisTokenBucket } from '@dossier/config';
@@ -40,28 +39,21 @@ function breaksCircuit(error: unknown): boolean {
 
 /**
  * The guards every upstream call passes, per upstream id: a circuit breaker (cockatiel; in this process),
- * bounded retries with jittered exponential backoff for transient failures only, and a rate limit shared
- * by every worker process (a token bucket in Redis, `<ID>_RATE_LIMIT`). All of it inside the call's
- * deadline: a retry or a wait for a token that would pass it does not happen.
+ * bounded retries with jittered exponential backoff — or the upstream's Retry-After — for transient
+ * failures only, and a rate limit shared by every worker process (a token bucket in Redis,
+ * `<ID>_RATE_LIMIT`). All of it inside the call's deadline: a retry or a wait for a token that would pass
+ * it does not happen.
  */
 export class UpstreamGuards {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
-  private readonly retry: RetryPolicy;
+  private readonly backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 });
 
   constructor(
     private readonly bucket: Pick<RedisTokenBucket, 'take'>,
     private readonly keyPrefix: string,
     private readonly settings: GuardSettings,
     private readonly events: GuardEvents,
-  ) {
-    this.retry = retry(
-      handleWhen((e) => e instanceof ProviderError && e.retryable),
-      {
-        maxAttempts: settings.maxAttempts - 1,
-        backoff: new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 }),
-      },
-    );
-  }
+  ) {}
 
   /**
    * Runs `call` for `upstream`, by `deadlineAt` (epoch ms). Throws ProviderError (mapped at the provider's
@@ -75,11 +67,24 @@ export class UpstreamGuards {
   ): Promise<T> {
     const breaker = upstream.breaker === false ? null : this.breaker(upstream.id);
     const signal = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
-    const attempts = (): Promise<T> =>
-      this.retry.execute(async ({ signal: attempt }) => {
-        await this.acquire(upstream, attempt, deadlineAt);
-        return untilDeadline(call(attempt), attempt, upstream.id);
-      }, signal);
+    const attempts = async (): Promise<T> => {
+      let backoff: IBackoff<unknown> | undefined;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.acquire(upstream, signal, deadlineAt);
+          return await untilDeadline(call(signal), signal, upstream.id);
+        } catch (error) {
+          if (!(error instanceof ProviderError) || !error.retryable || attempt >= this.settings.maxAttempts)
+            throw error;
+          backoff = (backoff ?? this.backoff).next(undefined);
+          // The upstream's Retry-After (a 503's), when it names one, else the jittered backoff.
+          const wait = Math.max(backoff.duration, error.retryAfterMs ?? 0);
+          // A retry that could only time out does not happen: the upstream's own answer is the outcome.
+          if (Date.now() + wait >= deadlineAt) throw pastTheDeadline(error, wait);
+          await sleep(wait, undefined, { signal });
+        }
+      }
+    };
     try {
       return await (breaker ? breaker.execute(attempts, signal) : attempts());
     } catch (error) {
@@ -157,6 +162,17 @@ function untilDeadline<T>(work: Promise<T>, deadline: AbortSignal, id: string): 
   else deadline.addEventListener('abort', hear, { once: true });
   return untilAborted(work, heard.signal, () => timedOut(id)).finally(() =>
     deadline.removeEventListener('abort', hear),
+  );
+}
+
+/** A transient failure not retried, as its wait would end past the deadline: the failure itself, saying so. */
+function pastTheDeadline(error: ProviderError, waitMs: number): ProviderError {
+  if (error.retryAfterMs === undefined || error.retryAfterMs < waitMs) return error;
+  return new ProviderError(
+    error.code,
+    `${error.message}; its Retry-After (${Math.ceil(waitMs / 1000)}s) ends past the deadline`,
+    error.retryAfterMs,
+    { cause: error },
   );
 }
 
