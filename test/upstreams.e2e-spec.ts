@@ -193,19 +193,6 @@ describe('company registries and People Data Labs against fakes of their vendors
       expect(spent).toBe(1);
     });
 
-    it('still answers the register when GLEIF is rate limited, saying so in sources', async () => {
-      gleif.reply(fixture('gleif/fixtures/not-ok/429.json'));
-      companiesHouse.reply(CH_SEARCH);
-      const { res, spent } = await charged('/v1/search/company', { company_name: 'BP p.l.c.' });
-      expect(res.body.sources.find((s) => s.provider === 'gleif')).toMatchObject({
-        outcome: 'rate_limited',
-        detail: 'gleif: rate limited (429, retry after 60s)',
-      });
-      expect(itemsFrom(res.body, 'gleif')).toEqual([]);
-      expect(itemsFrom(res.body, 'companies-house').length).toBeGreaterThan(0);
-      expect(spent).toBe(1);
-    });
-
     it("makes one item of the register's company and a local record of it written as an operator may (Scotland, SC98765)", async () => {
       const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'upstreams-e2e' });
       const source = `upstreams-e2e-${randomUUID()}`;
@@ -257,6 +244,30 @@ describe('company registries and People Data Labs against fakes of their vendors
         opencorporates: 'skipped',
       });
       expect(spent).toBe(0);
+    });
+
+    // Last of the company searches: GLEIF stays held off after its 429 (ADR 0043).
+    it('still answers the register when GLEIF is rate limited, saying so in sources, and holds GLEIF off for the wait it names', async () => {
+      gleif.reply(fixture('gleif/fixtures/not-ok/429.json'));
+      companiesHouse.reply(CH_SEARCH);
+      const { res, spent } = await charged('/v1/search/company', { company_name: 'BP p.l.c.' });
+      expect(res.body.sources.find((s) => s.provider === 'gleif')).toMatchObject({
+        outcome: 'rate_limited',
+        detail: 'gleif: rate limited (429, retry after 60s)',
+      });
+      expect(itemsFrom(res.body, 'gleif')).toEqual([]);
+      expect(itemsFrom(res.body, 'companies-house').length).toBeGreaterThan(0);
+      expect(spent).toBe(1);
+
+      // GLEIF asked for 60 s: until then no worker calls it, and the sources say until when.
+      const asked = gleif.requests.length;
+      const next = await charged('/v1/search/company', { company_name: 'BP p.l.c.' });
+      expect(next.res.body.sources.find((s) => s.provider === 'gleif')).toMatchObject({
+        outcome: 'skipped',
+        detail: expect.stringMatching(/^gleif: not called until \S+Z, the wait its last 429 asked for \(at most 1h\)$/),
+      });
+      expect(gleif.requests.length).toBe(asked);
+      expect(itemsFrom(next.res.body, 'companies-house').length).toBeGreaterThan(0);
     });
   });
 

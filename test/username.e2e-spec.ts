@@ -53,7 +53,7 @@ function sites(base: string, gate: Promise<unknown>) {
     walled: (name) =>
       name === 'ghopper' ? { status: 302, headers: { location: `/accounts/login?next=/walled/${name}` } } : NOT_FOUND,
     busy: (name) =>
-      name === 'ghopper' ? { status: 429, headers: { 'retry-after': '30' }, body: 'Too Many Requests' } : NOT_FOUND,
+      name === 'ghopper' ? { status: 429, headers: { 'retry-after': '3600' }, body: 'Too Many Requests' } : NOT_FOUND,
     sluggish: (name) => (name === 'ghopper' ? { hang: true } : NOT_FOUND),
     broken: (name) => (name === 'ghopper' ? { status: 500, body: 'Internal Server Error' } : NOT_FOUND),
     late: (name) => (name === 'latecomer' ? { status: 200, body: PROFILE, after: gate } : NOT_FOUND),
@@ -142,7 +142,7 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
         provider: 'site:Busy',
         outcome: 'rate_limited',
         ...took,
-        detail: 'site:Busy: rate limited (429, retry after 30s)',
+        detail: 'site:Busy: rate limited (429, retry after 3600s)',
       },
       {
         provider: 'site:Sluggish',
@@ -175,15 +175,16 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
-  it('is free when every site says not_found (POST /v1/search with type username)', async () => {
+  // Busy asked for an hour in the first search: until then it is held off, `skipped` (ADR 0043).
+  it('is free when every site says not_found or is held off (POST /v1/search with type username)', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const res = await api.post<Envelope>('/v1/search', { query: 'nobody', type: 'username' }, { key });
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([]);
     expect(res.body.sources.map((s) => [s.provider, s.outcome])).toEqual([
-      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled', 'Busy', 'Sluggish', 'Broken', 'Late', 'Huge', 'Imperva'].map(
-        (name) => [`site:${name}`, 'not_found'],
-      ),
+      ...['Profile', 'Board', 'Moved', 'Cloudy', 'Walled'].map((name) => [`site:${name}`, 'not_found']),
+      ['site:Busy', 'skipped'],
+      ...['Sluggish', 'Broken', 'Late', 'Huge', 'Imperva'].map((name) => [`site:${name}`, 'not_found']),
       ['local', 'not_found'],
     ]);
     expect(res.body.credits_remaining).toBe(SIGNUP);
@@ -196,6 +197,14 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([]);
     expect(res.body.sources.filter((s) => s.outcome !== 'not_found')).toEqual([
+      {
+        provider: 'site:Busy',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: expect.stringMatching(
+          /^site:Busy: not called until \S+Z, the wait its last 429 asked for \(at most 1h\)$/,
+        ),
+      },
       {
         provider: 'site:Huge',
         outcome: 'unknown',

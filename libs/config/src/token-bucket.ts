@@ -5,11 +5,12 @@ import type { RedisClient } from './redis';
  * gateway's per-key limits, the worker's per-provider limits). Redis's own clock (TIME) is used, so
  * processes with skewed clocks agree. KEYS[2], when given, is a veto: if that key exists the script
  * answers -1 and takes no token. Returns: allowed (1, 0, or -1 = vetoed), whole tokens left, ms until a
- * token is available (when refused), ms until full. ARGV[3] says whether KEYS[2] is a veto: when it
+ * token is available (when refused; when vetoed, the veto's own time to live, -1 if it has none), ms until
+ * full. ARGV[3] says whether KEYS[2] is a veto: when it
  * is not, KEYS[2] repeats KEYS[1] so that, on Redis Cluster, both keys are in one slot.
  */
 const TOKEN_BUCKET = `
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, 0, 0 } end
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return { -1, 0, redis.call('PTTL', KEYS[2]), 0 } end
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local t = redis.call('TIME')
@@ -42,7 +43,7 @@ export interface BucketDecision {
   vetoed: boolean;
   /** Whole tokens left. */
   remaining: number;
-  /** When refused: ms until a token is available. */
+  /** When refused: ms until a token is available; when vetoed: ms until the veto key expires (-1: never). */
   retryMs: number;
   /** Ms until the bucket is full again. */
   resetMs: number;
@@ -63,12 +64,17 @@ export class RedisTokenBucket {
   private readonly run: TokenBucketCommand;
   private readonly runGiveBack: GiveBackCommand;
 
-  constructor(redis: RedisClient) {
+  constructor(private readonly redis: RedisClient) {
     redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: TOKEN_BUCKET });
     redis.defineCommand(GIVE_BACK_COMMAND, { numberOfKeys: 1, lua: GIVE_BACK });
     const commands = redis as unknown as Record<string, TokenBucketCommand & GiveBackCommand>;
     this.run = commands[COMMAND]!.bind(redis);
     this.runGiveBack = commands[GIVE_BACK_COMMAND]!.bind(redis);
+  }
+
+  /** Sets `key`, a veto for `take`, for `ms`: the bucket refuses with `vetoed` until it expires. */
+  async veto(key: string, ms: number): Promise<void> {
+    await this.redis.set(key, '1', 'PX', Math.max(1, Math.ceil(ms)));
   }
 
   /** Returns a token taken from `key` (a failure that did not happen: only failures count). */

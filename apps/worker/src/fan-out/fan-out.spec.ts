@@ -57,6 +57,7 @@ const fanOut = (settings: Record<string, string> = {}) => {
   const metrics = new ProviderMetrics(registry);
   const bucket = {
     take: () => Promise.resolve({ allowed: true, vetoed: false, remaining: 1, retryMs: 0, resetMs: 0 }),
+    veto: () => Promise.resolve(),
   };
   const guards = new UpstreamGuards(
     bucket,

@@ -1,8 +1,10 @@
 import IORedis, { type Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { RedisTokenBucket } from '@dossier/config';
-import { ProviderError, SkippedCall } from '@dossier/providers';
-import { testEnv, uniquePrefix } from '@dossier/testing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROVIDERS, ProviderError, SkippedCall, unguardedContext } from '@dossier/providers';
+import { FakeUpstream, REPO_ROOT, testEnv, uniquePrefix } from '@dossier/testing';
 import { ProviderMetrics } from './provider-metrics';
 import { UpstreamGuards, type GuardSettings } from './upstream-guards';
 
@@ -113,6 +115,92 @@ describe('UpstreamGuards against the real Redis', () => {
       .map((r) => r.reason as ProviderError);
     expect(refused.map((e) => e.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
     expect(refused[0]!.message).toBe('metered: the shared limit of 3 calls per 60s is used up');
+  });
+
+  /** The time a skipped call's detail says the upstream is held off until. */
+  const heldUntil = (error: unknown): number => {
+    expect(error).toBeInstanceOf(SkippedCall);
+    const until = /not called until (\S+Z)/.exec((error as Error).message)?.[1];
+    expect(until).toBeDefined();
+    return Date.parse(until!);
+  };
+
+  it('holds an upstream off for the wait its 429 named, in every worker process, sending nothing until it ends', async () => {
+    const [a, b] = [guards(), guards()];
+    const quota = { id: 'monthly-quota', rateLimit: { max: 100, perMs: 1000 } };
+    const limited = new ProviderError('rate_limited', "hunter: the plan's usage limit is reached (429)", 3_600_000);
+    await expect(a.run(quota, soon(), () => Promise.reject(limited))).rejects.toBe(limited);
+    let calls = 0;
+    const call = () => (calls++, Promise.resolve('ok'));
+    for (const g of [a, b, a, b]) {
+      const error = await g.run(quota, soon(), call).catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(
+        /^monthly-quota: not called until \S+Z, the wait its last 429 asked for \(at most 1h\)$/,
+      );
+      expect(heldUntil(error) - Date.now()).toBeGreaterThan(3_590_000);
+    }
+    expect(calls).toBe(0);
+  });
+
+  it("holds Hunter off after its monthly limit's 429 (Retry-After: 3600): the next lookups send it nothing", async () => {
+    const hunter = await FakeUpstream.start();
+    try {
+      hunter.reply(
+        JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/hunter/fixtures/not-ok/429.json'), 'utf8')),
+      );
+      const hunterProvider = PROVIDERS.find((p) => p.id === 'hunter')!;
+      const settings = { HUNTER_API_KEY: 'hk_test', HUNTER_BASE_URL: hunter.url };
+      const lookup = (g: UpstreamGuards) =>
+        g.run({ id: 'hunter', rateLimit: hunterProvider.rateLimit }, soon(), (signal) =>
+          hunterProvider.lookup('email', { email: 'patrick@stripe.com' }, unguardedContext(signal, settings)),
+        );
+      const [a, b] = [guards(), guards()];
+      await expect(lookup(a)).rejects.toMatchObject({ code: 'rate_limited', retryAfterMs: 3_600_000 });
+      for (const g of [a, b, a]) await expect(lookup(g)).rejects.toBeInstanceOf(SkippedCall);
+      expect(hunter.requests).toHaveLength(1);
+    } finally {
+      await hunter.close();
+    }
+  });
+
+  it('holds off for an hour at most, whatever the upstream asked for, and calls again once the wait is over', async () => {
+    const g = guards();
+    const tenDays = new ProviderError('rate_limited', 'x: rate limited (429, retry after 864000s)', 864_000_000);
+    await expect(
+      g.run({ id: 'greedy', rateLimit: { max: 100, perMs: 1000 } }, soon(), () => Promise.reject(tenDays)),
+    ).rejects.toBe(tenDays);
+    const error = await g
+      .run({ id: 'greedy', rateLimit: { max: 100, perMs: 1000 } }, soon(), () => Promise.resolve(1))
+      .catch((e: unknown) => e);
+    expect(heldUntil(error) - Date.now()).toBeLessThanOrEqual(3_600_000);
+
+    const brief = new ProviderError('rate_limited', 'x: rate limited (429, retry after 1s)', 300);
+    for (const upstream of [{ id: 'brief' }, { id: 'brief-shared', rateLimit: { max: 100, perMs: 1000 } }]) {
+      await expect(g.run(upstream, soon(), () => Promise.reject(brief))).rejects.toBe(brief);
+      await expect(g.run(upstream, soon(), () => Promise.resolve('early'))).rejects.toBeInstanceOf(SkippedCall);
+      await new Promise((r) => setTimeout(r, 350));
+      await expect(g.run(upstream, soon(), () => Promise.resolve('after'))).resolves.toBe('after');
+    }
+  });
+
+  it("holds nothing off for Dossier's own shared limit, a 429 that names no wait, or an upstream that is each input's own", async () => {
+    const g = guards();
+    const own = { id: 'own-limit', rateLimit: { max: 1, perMs: 300 } };
+    await g.run(own, soon(), () => Promise.resolve(1));
+    await expect(g.run(own, Date.now() + 100, () => Promise.resolve(2))).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
+    await new Promise((r) => setTimeout(r, 350));
+    await expect(g.run(own, soon(), () => Promise.resolve(3))).resolves.toBe(3);
+
+    const noWait = new ProviderError('rate_limited', "pdl: the account's credits are used up (402)");
+    await expect(g.run({ id: 'no-wait' }, soon(), () => Promise.reject(noWait))).rejects.toBe(noWait);
+    await expect(g.run({ id: 'no-wait' }, soon(), () => Promise.resolve('ok'))).resolves.toBe('ok');
+
+    const perInput = { id: 'mail-hosts', breaker: false };
+    const busy = new ProviderError('rate_limited', 'smtp: too many connections', 60_000);
+    await expect(g.run(perInput, soon(), () => Promise.reject(busy))).rejects.toBe(busy);
+    await expect(g.run(perInput, soon(), () => Promise.resolve('next address'))).resolves.toBe('next address');
   });
 
   it('waits for a token when one comes before the deadline', async () => {

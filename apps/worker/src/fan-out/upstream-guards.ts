@@ -23,6 +23,13 @@ export interface GuardSettings {
   maxAttempts: number;
 }
 
+/**
+ * The longest an upstream is held off for the wait its 429 names (Retry-After, or a vendor's reset time):
+ * a vendor's `Retry-After: 864000` (ten days) must not silence it for ten days. Past the hour, one call
+ * asks again, and a 429 holds it off again.
+ */
+export const MAX_HOLD_MS = 3_600_000;
+
 export interface GuardEvents {
   breakerState(upstream: string, state: CircuitState): void;
 }
@@ -40,16 +47,20 @@ function breaksCircuit(error: unknown): boolean {
 /**
  * The guards every upstream call passes, per upstream id: a circuit breaker (cockatiel; in this process),
  * bounded retries with jittered exponential backoff — or the upstream's Retry-After — for transient
- * failures only, and a rate limit shared by every worker process (a token bucket in Redis,
- * `<ID>_RATE_LIMIT`). All of it inside the call's deadline: a retry or a wait for a token that would pass
+ * failures only, a rate limit shared by every worker process (a token bucket in Redis, `<ID>_RATE_LIMIT`),
+ * and a hold: after a 429 that names a wait, the upstream is not called (`skipped`) until the wait ends, at
+ * most MAX_HOLD_MS — in every worker process when it has a shared limit (the hold is its bucket's veto key),
+ * in this one otherwise. All of it inside the call's deadline: a retry or a wait for a token that would pass
  * it does not happen.
  */
 export class UpstreamGuards {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
   private readonly backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 });
+  /** Upstreams held off in this process: id → the epoch ms the hold ends (ADR 0043). */
+  private readonly holds = new Map<string, number>();
 
   constructor(
-    private readonly bucket: Pick<RedisTokenBucket, 'take'>,
+    private readonly bucket: Pick<RedisTokenBucket, 'take' | 'veto'>,
     private readonly keyPrefix: string,
     private readonly settings: GuardSettings,
     private readonly events: GuardEvents,
@@ -57,22 +68,27 @@ export class UpstreamGuards {
 
   /**
    * Runs `call` for `upstream`, by `deadlineAt` (epoch ms). Throws ProviderError (mapped at the provider's
-   * edge, or `timeout`/`rate_limited` from here) or SkippedCall when the circuit is open. An upstream
-   * with `breaker: false` (Provider.breaker: one per input, not one vendor) has no circuit.
+   * edge, or `timeout`/`rate_limited` from here) or SkippedCall when the circuit is open or the upstream is
+   * held off. An upstream with `breaker: false` (Provider.breaker: one per input, not one vendor) has no
+   * circuit and no hold.
    */
   async run<T>(
     upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean },
     deadlineAt: number,
     call: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
+    const held = this.holds.get(upstream.id);
+    if (held !== undefined) {
+      if (held > Date.now()) throw heldOff(upstream.id, held);
+      this.holds.delete(upstream.id);
+    }
     const breaker = upstream.breaker === false ? null : this.breaker(upstream.id);
     const signal = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
     const attempts = async (): Promise<T> => {
       let backoff: IBackoff<unknown> | undefined;
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.acquire(upstream, signal, deadlineAt);
-          return await untilDeadline(call(signal), signal, upstream.id);
+          return await this.attempt(upstream, signal, deadlineAt, call);
         } catch (error) {
           if (!(error instanceof ProviderError) || !error.retryable || attempt >= this.settings.maxAttempts)
             throw error;
@@ -94,6 +110,43 @@ export class UpstreamGuards {
       }
       throw error;
     }
+  }
+
+  /**
+   * One attempt: a token of the shared bucket (refused while the upstream is held off), then the call; a
+   * 429 of the upstream's that names a wait holds it off for that wait.
+   */
+  private async attempt<T>(
+    upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean },
+    signal: AbortSignal,
+    deadlineAt: number,
+    call: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    await this.acquire(upstream, signal, deadlineAt);
+    try {
+      return await untilDeadline(call(signal), signal, upstream.id);
+    } catch (error) {
+      if (error instanceof ProviderError && error.code === 'rate_limited' && error.retryAfterMs)
+        this.hold(upstream, error.retryAfterMs);
+      throw error;
+    }
+  }
+
+  /**
+   * Holds `upstream` off for `ms` (at most MAX_HOLD_MS): in this process, and — for one with a shared limit
+   * — in every worker, through its bucket's veto key. Not for an upstream that is each input's own.
+   */
+  private hold(upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean }, ms: number): void {
+    if (upstream.breaker === false) return;
+    const holdMs = Math.min(ms, MAX_HOLD_MS);
+    this.holds.set(upstream.id, Date.now() + holdMs);
+    // Not awaited: the 429 is the call's answer now. Should Redis fail to take the hold, this process keeps
+    // it, and every other worker learns the wait from its own next 429.
+    if (upstream.rateLimit) void this.bucket.veto(this.holdKey(upstream.id), holdMs).catch((error: unknown) => error);
+  }
+
+  private holdKey(id: string): string {
+    return `${this.keyPrefix}:provider-hold:${id}`;
   }
 
   /** The breaker state of every upstream seen so far (for metrics). */
@@ -123,18 +176,28 @@ export class UpstreamGuards {
     );
   }
 
-  /** Waits for a token of the upstream's shared bucket, if it has a limit; `rate_limited` if none comes in time. */
+  /**
+   * Waits for a token of the upstream's shared bucket, if it has a limit; `rate_limited` if none comes in
+   * time. While another worker holds the upstream off (the bucket's veto), SkippedCall — and this process
+   * holds it off too, until the same time, without asking Redis again.
+   */
   private async acquire(
-    upstream: { id: string; rateLimit?: RateLimit | null },
+    upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean },
     signal: AbortSignal,
     deadlineAt: number,
   ): Promise<void> {
     const limit = upstream.rateLimit;
     if (!limit) return;
     const key = `${this.keyPrefix}:provider-rate:${upstream.id}`;
+    const veto = upstream.breaker === false ? undefined : this.holdKey(upstream.id);
     const ratePerS = (limit.max * 1000) / limit.perMs;
     for (;;) {
-      const decision = await this.bucket.take(key, ratePerS, limit.max);
+      const decision = await this.bucket.take(key, ratePerS, limit.max, veto);
+      if (decision.vetoed) {
+        const until = Date.now() + Math.min(Math.max(decision.retryMs, 1), MAX_HOLD_MS);
+        this.holds.set(upstream.id, until);
+        throw heldOff(upstream.id, until);
+      }
       if (decision.allowed) return;
       const deadlineLeft = deadlineAt - Date.now();
       if (decision.retryMs >= deadlineLeft) {
@@ -163,6 +226,12 @@ function untilDeadline<T>(work: Promise<T>, deadline: AbortSignal, id: string): 
   return untilAborted(work, heard.signal, () => timedOut(id)).finally(() =>
     deadline.removeEventListener('abort', hear),
   );
+}
+
+/** A call not made while its upstream is held off: `skipped`, saying until when. */
+function heldOff(id: string, until: number): SkippedCall {
+  const at = new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return new SkippedCall(`${id}: not called until ${at}, the wait its last 429 asked for (at most 1h)`);
 }
 
 /** A transient failure not retried, as its wait would end past the deadline: the failure itself, saying so. */
