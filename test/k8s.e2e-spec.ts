@@ -55,6 +55,11 @@ const byName = (kind: string, name: string): K8sObject => {
 };
 const podOf = (o: K8sObject): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
 const workloads = [...ofKind('Deployment'), ...ofKind('Job')];
+interface KedaTrigger {
+  type: string;
+  metadata: Record<string, string>;
+  authenticationRef?: { name: string };
+}
 
 /** The environment a container gets: its envFrom ConfigMaps and Secrets (example values), then its env. */
 function envOf(container: Container): Record<string, string> {
@@ -205,7 +210,7 @@ describe('deploy/k8s manifests', () => {
       const so = scaled.find(
         (s) => (s.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === d!.metadata.name,
       );
-      const triggers = (so?.spec as { triggers: { type: string; metadata: Record<string, string> }[] }).triggers;
+      const triggers = (so?.spec as { triggers: KedaTrigger[] }).triggers;
       expect(triggers).toEqual([
         expect.objectContaining({
           type: 'redis',
@@ -215,6 +220,45 @@ describe('deploy/k8s manifests', () => {
           }),
         }),
       ]);
+    }
+  });
+  it("connects KEDA's scalers to Redis as REDIS_URL does: its user, password, database and TLS", () => {
+    const url = byName('Secret', 'dossier-connections').stringData!['REDIS_URL']!;
+    const apps = redisOptionsFromUrl(url);
+    for (const so of ofKind('ScaledObject')) {
+      const triggers = (so.spec as { triggers: KedaTrigger[] }).triggers;
+      for (const trigger of triggers) {
+        const auth = byName('TriggerAuthentication', trigger.authenticationRef!.name);
+        const refs = (auth.spec as { secretTargetRef: { parameter: string; name: string; key: string }[] })
+          .secretTargetRef;
+        // Every connection setting stated, so that an operator who edits REDIS_URL finds each one to change.
+        expect({ so: so.metadata.name, params: refs.map((r) => r.parameter).sort() }).toEqual({
+          so: so.metadata.name,
+          params: ['password', 'username'],
+        });
+        expect({ so: so.metadata.name, metadata: Object.keys(trigger.metadata) }).toEqual({
+          so: so.metadata.name,
+          metadata: expect.arrayContaining(['databaseIndex', 'enableTLS']),
+        });
+        const param = Object.fromEntries(
+          refs.map((r) => [r.parameter, byName('Secret', r.name).stringData?.[r.key]] as const),
+        );
+        // What KEDA's redis scaler connects with (keda.sh/docs/2.15/scalers/redis-lists): defaults '' , 0, false.
+        const keda = {
+          so: so.metadata.name,
+          username: param['username'] ?? '',
+          password: param['password'] ?? '',
+          db: Number(trigger.metadata['databaseIndex'] ?? '0'),
+          tls: trigger.metadata['enableTLS'] === 'true' || param['tls'] === 'enable',
+        };
+        expect(keda).toEqual({
+          so: so.metadata.name,
+          username: apps.username ?? '',
+          password: apps.password ?? '',
+          db: apps.db,
+          tls: apps.tls !== undefined,
+        });
+      }
     }
   });
 });
