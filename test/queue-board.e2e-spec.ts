@@ -1,13 +1,16 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { QUEUE_NAMES } from '@dossier/contracts';
+import { MAINTENANCE_QUEUE, QUEUE_NAMES, RETENTION_SCHEDULER_ID, WEBHOOK_QUEUE } from '@dossier/contracts';
 import { Api, QueueProbe, REPO_ROOT, Stack, TcpProxy, ledgerState, settled, testEnv, waitFor } from '@dossier/testing';
 
 const ADMIN = { username: 'board-admin', password: 'queue board: tr0ub4dor&3' };
 /** CI keeps this file (see .ci/run); `artifacts/` is git-ignored. */
 const SCREENSHOT = resolve(REPO_ROOT, 'artifacts/bull-board.png');
 const BOARD = '/admin/queues';
+/** Every queue the service runs: the four lookup queues, webhook deliveries and the retention schedule. */
+const ALL_QUEUES = [...Object.values(QUEUE_NAMES), WEBHOOK_QUEUE, MAINTENANCE_QUEUE];
+const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
 /**
  * The queue board as an operator uses it: headless Chromium (Debian's, through playwright-core) against the
@@ -79,7 +82,7 @@ describe('the Bull board at /admin/queues in headless Chromium', () => {
     }
   });
 
-  it('lists the four lookup queues to the admin', async () => {
+  it('lists every queue the service runs to the admin: the lookup queues, webhook deliveries and maintenance', async () => {
     const page = await adminPage();
     try {
       const res = await page.goto(stack.baseUrl + BOARD);
@@ -87,14 +90,42 @@ describe('the Bull board at /admin/queues in headless Chromium', () => {
       const links = page.locator('nav a');
       await links.first().waitFor();
       const shown = await links.evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
-      expect(shown.sort()).toEqual(
-        Object.values(QUEUE_NAMES)
-          .map((name) => [name, `${BOARD}/queue/${name}`])
-          .sort(),
-      );
+      expect(shown.sort()).toEqual(ALL_QUEUES.map((name) => [name, `${BOARD}/queue/${name}`]).sort());
     } finally {
       await page.context().close();
     }
+  });
+
+  it('shows the webhook-delivery and maintenance queues read-only: the retention schedule listed, no action taken', async () => {
+    const board = (method: string, path: string) =>
+      api.request<{ queues?: { name: string; readOnlyMode: boolean; jobSchedulerCount: number }[] }>(
+        method,
+        `${BOARD}/api${path}`,
+        { headers: { authorization: basic } },
+      );
+    const listed = await board('GET', '/queues');
+    expect(listed.status).toBe(200);
+    const modes = Object.fromEntries(listed.body.queues!.map((q) => [q.name, q.readOnlyMode]));
+    expect(modes).toEqual({
+      ...Object.fromEntries(Object.values(QUEUE_NAMES).map((name) => [name, false])),
+      [WEBHOOK_QUEUE]: true,
+      [MAINTENANCE_QUEUE]: true,
+    });
+    // The worker's retention scheduler, which removing or emptying from the board would stop until a restart.
+    expect(listed.body.queues!.find((q) => q.name === MAINTENANCE_QUEUE)?.jobSchedulerCount).toBe(1);
+    for (const [method, path] of [
+      ['PUT', `/queues/${MAINTENANCE_QUEUE}/empty`],
+      ['PUT', `/queues/${MAINTENANCE_QUEUE}/pause`],
+      ['PUT', `/queues/${MAINTENANCE_QUEUE}/job-schedulers/${RETENTION_SCHEDULER_ID}/remove`],
+      ['PUT', `/queues/${WEBHOOK_QUEUE}/clean/failed`],
+      ['PUT', `/queues/${WEBHOOK_QUEUE}/pause`],
+    ] as const) {
+      expect({ method, path, status: (await board(method, path)).status }).toEqual({ method, path, status: 405 });
+    }
+    const after = await board('GET', '/queues');
+    expect(after.body.queues!.find((q) => q.name === MAINTENANCE_QUEUE)?.jobSchedulerCount).toBe(1);
+    // Without the admin credentials the board's API answers 401, as its page does.
+    expect((await api.get(`${BOARD}/api/queues`)).status).toBe(401);
   });
 
   it('shows a failed lookup job with its error, and its Retry button runs it again', async () => {
