@@ -246,7 +246,7 @@ describe('company registries and People Data Labs against fakes of their vendors
       expect(spent).toBe(0);
     });
 
-    // Last of the company searches: GLEIF stays held off after its 429 (ADR 0043).
+    // Last of the company searches: GLEIF stays held off after its 429 (ADR 0038).
     it('still answers the register when GLEIF is rate limited, saying so in sources, and holds GLEIF off for the wait it names', async () => {
       gleif.reply(fixture('gleif/fixtures/not-ok/429.json'));
       companiesHouse.reply(CH_SEARCH);

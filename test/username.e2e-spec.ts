@@ -175,7 +175,7 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 
-  // Busy asked for an hour in the first search: until then it is held off, `skipped` (ADR 0043).
+  // Busy asked for an hour in the first search: until then it is held off, `skipped` (ADR 0038).
   it('is free when every site says not_found or is held off (POST /v1/search with type username)', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const res = await api.post<Envelope>('/v1/search', { query: 'nobody', type: 'username' }, { key });

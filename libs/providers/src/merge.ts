@@ -78,7 +78,7 @@ const VERDICT_FIELDS: ReadonlySet<keyof PhoneResultItem> = new Set([
  * Live line data (Twilio) wins over range data (libphonenumber) field by field, where it knows the field.
  * `valid` is the highest precedence's verdict, and what follows from it (possible, location, carrier,
  * line type, time zones) comes only from items that reach the same verdict: a number Twilio finds not
- * valid shows no location or carrier libphonenumber gave it as valid (ADR 0044).
+ * valid shows no location or carrier libphonenumber gave it as valid (ADR 0039).
  */
 function mergePhone(ranked: Ranked<PhoneResultItem>): PhoneResultItem {
   const merged = { ...ranked[0]!.item };

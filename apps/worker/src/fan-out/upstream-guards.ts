@@ -56,7 +56,7 @@ function breaksCircuit(error: unknown): boolean {
 export class UpstreamGuards {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
   private readonly backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 });
-  /** Upstreams held off in this process: id → the epoch ms the hold ends (ADR 0043). */
+  /** Upstreams held off in this process: id → the epoch ms the hold ends (ADR 0038). */
   private readonly holds = new Map<string, number>();
 
   constructor(

@@ -124,7 +124,7 @@ export const twilioProvider: Provider<'phone'> = {
   validateSettings: (settings) => checkBaseUrl(settings, 'TWILIO_BASE_URL'),
   // A number no numbering plan allows (too short, too long for its country): Twilio could only answer
   // `valid: false` with no line data, as libphonenumber already does, and would bill the operator for it.
-  // Not called, so not listed in `sources` (ADR 0044). A possible number that is not valid here is still
+  // Not called, so not listed in `sources` (ADR 0039). A possible number that is not valid here is still
   // asked about: Twilio's numbering data may be newer than ours (a range opened since).
   appliesTo: (input) => parsePhoneInput(input).isPossible(),
   isConfigured(settings) {
