@@ -201,6 +201,17 @@ describe('GET /v1/searches: search history (gateway + worker processes, real Red
     expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
   });
 
+  it.each([
+    ['limit=5&limit=6', 'limit', 'must be given once, as a whole number'],
+    ['kind=phone&kind=email', 'kind', 'must be given once, as one of person, company, email, phone'],
+    ['since=2026-01-01T00:00:00Z&since=2026-01-02T00:00:00Z', 'since', 'must be given once, as an RFC 3339 timestamp'],
+  ])('says of a filter given twice (?%s) that it must be given once', async (query, field, issue) => {
+    const { key } = await api.register(100);
+    const res = await api.get<ErrorBody>(`/v1/searches?${query}`, { key });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field, issue }]);
+  });
+
   it('needs a key, and charges nothing however often it is called', async () => {
     const unauthenticated = await api.get<ErrorBody>('/v1/searches');
     expect(unauthenticated.status).toBe(401);

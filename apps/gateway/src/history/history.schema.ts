@@ -16,8 +16,10 @@ const instant = once('an RFC 3339 timestamp')
  */
 export const historyQuery = z
   .object({
-    kind: z
-      .enum(LOOKUP_KINDS, { error: `must be one of ${LOOKUP_KINDS.join(', ')}` })
+    kind: once(`one of ${LOOKUP_KINDS.join(', ')}`)
+      .pipe(z.enum(LOOKUP_KINDS, { error: `must be one of ${LOOKUP_KINDS.join(', ')}` }))
+      // The document shows the kinds, not only the text the pipe reads.
+      .meta({ enum: [...LOOKUP_KINDS] })
       .optional()
       .describe('only searches of this kind (a `type: username` search is a person search)'),
     since: instant
