@@ -1,5 +1,6 @@
-/** The signals that ask an app to stop in order: a supervisor's SIGTERM, a terminal's Ctrl-C. */
-export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+import { STOP_SIGNALS, takeEarlyStop } from './early-stop';
+
+export { STOP_SIGNALS } from './early-stop';
 
 /** What of a Nest app (the gateway's, a worker's context) the hand-over needs. */
 interface Closable {
@@ -10,8 +11,9 @@ interface Closable {
 /**
  * A stop asked for while an app is being created. Until Nest's shutdown hooks are on, Node's default ends
  * the process by the signal, which a supervisor reads as a crash; from the start of `main`, this takes the
- * stop signals instead: they abort `signal` (the worker's start-up waits end on it), and `handOver` then
- * closes the app and exits 0.
+ * stop signals instead (over from `@dossier/config/before-nest`, which noted one that came while the
+ * modules loaded): they abort `signal` (the start-up waits end on it), and `handOver` then closes the app
+ * and exits 0.
  */
 export class StopWhileStarting {
   private readonly stopping = new AbortController();
@@ -19,6 +21,7 @@ export class StopWhileStarting {
 
   constructor() {
     for (const signal of STOP_SIGNALS) process.on(signal, this.stop);
+    if (takeEarlyStop()) this.stop();
   }
 
   get signal(): AbortSignal {
