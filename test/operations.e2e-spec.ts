@@ -472,8 +472,10 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
       expect(queues.body.queues.map((q) => q.name).sort()).toEqual([
         'company-lookup',
         'email-lookup',
+        'maintenance',
         'person-lookup',
         'phone-lookup',
+        'webhook-delivery',
       ]);
       expect((await api.get('/admin/queues/queue/phone-lookup', { headers })).status).toBe(200);
     });
