@@ -1,5 +1,5 @@
 import { connect, isIP, type Socket } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { DEFAULT_CIPHERS, connect as connectTls } from 'node:tls';
 
 /** One SMTP reply (RFC 5321 §4.2): its code, the enhanced status code when given (RFC 3463), every line's text. */
 export interface SmtpReply {
@@ -28,6 +28,15 @@ const CONNECT_ERRORS: Record<string, string> = {
   ENETUNREACH: 'network unreachable',
   EADDRNOTAVAIL: 'address not available',
 };
+
+/**
+ * The TLS a STARTTLS handshake accepts: any version from TLS 1.0, at OpenSSL's security level 0 (at level 1,
+ * OpenSSL 3's default, TLS 1.0 and 1.1 cannot sign their handshake, nor can a 1024-bit key). With Node's
+ * defaults (TLS 1.2 at least) an old mail host fails the handshake and cannot be asked at all; the probe's
+ * TLS is opportunistic (RFC 7435, ADRs 0037 and 0041): old TLS is better than none. The newest version both
+ * sides speak is still the one used; Node's cipher list is kept (no RC4, DES, MD5, export or null ciphers).
+ */
+const OPPORTUNISTIC_TLS = { minVersion: 'TLSv1', ciphers: `${DEFAULT_CIPHERS}:@SECLEVEL=0` } as const;
 
 /**
  * A client side of one SMTP session over `node:net`, one command at a time (no pipelining): it only ever
@@ -97,8 +106,9 @@ export class SmtpSession {
    * end the session. `host`, the mail host's name, is sent as SNI (not an address literal: RFC 6066).
    *
    * Opportunistic TLS, as MTAs speak it to each other (RFC 3207 §4.1, RFC 7435): the certificate is not
-   * checked (`rejectUnauthorized: false`). A mail host's certificate often does not name it, and a probe reads no
-   * secret and sends none: TLS here is what the server asks for before it will talk, not a trust decision.
+   * checked (`rejectUnauthorized: false`), and TLS 1.0 and 1.1 are accepted (`OPPORTUNISTIC_TLS`, ADR 0041).
+   * A mail host's certificate often does not name it, and a probe reads no secret and sends none: TLS here is
+   * what the server asks for before it will talk, not a trust decision.
    *
    * Anything the server sent after its 220, before the handshake, fails the session: read as replies over
    * TLS, it would answer commands not yet sent (the STARTTLS response injection of RFC 3207 §6). Rejects
@@ -114,7 +124,7 @@ export class SmtpSession {
       this.handshake = reject;
       this.tcp.off('data', this.receive);
       const sni = isIP(host) === 0 ? { servername: host } : {};
-      const tls = connectTls({ socket: this.tcp, rejectUnauthorized: false, ...sni });
+      const tls = connectTls({ socket: this.tcp, rejectUnauthorized: false, ...OPPORTUNISTIC_TLS, ...sni });
       this.socket = tls;
       this.listen(tls);
       tls.once('secureConnect', () => {

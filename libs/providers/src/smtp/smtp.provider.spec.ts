@@ -441,6 +441,38 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       expect((await lastSession()).filter((c) => c === 'STARTTLS')).toEqual([]);
     });
 
+    // Opportunistic TLS (RFC 7435), as MTAs speak it to each other: an old TLS version beats not asking at all.
+    it.each<['TLSv1' | 'TLSv1.1']>([['TLSv1'], ['TLSv1.1']])(
+      'is asked over TLS when the host speaks only %s',
+      async (tlsVersion) => {
+        const old = await FakeSmtp.start(
+          { starttls: 'required', rcpt: { 'grace@old-tls.example': 'accept' } },
+          { host: '127.0.0.12', port: smtp.port, tlsVersion },
+        );
+        try {
+          dns.set('old-tls.example', { mx: [[10, 'mx.old-tls.example']] });
+          dns.set('mx.old-tls.example', { a: ['127.0.0.12'] });
+          const answer = await lookup({ email: 'grace@old-tls.example' });
+          expect(answer).toMatchObject({
+            outcome: 'found',
+            items: [
+              { deliverability: 'deliverable', reason: 'mx.old-tls.example accepted the mailbox (250 Accepted)' },
+            ],
+          });
+          expect(old.sessions[0]?.slice(0, 6)).toEqual([
+            `EHLO ${HELO}`,
+            `MAIL FROM:<${FROM}>`,
+            'STARTTLS',
+            `EHLO ${HELO}`,
+            `MAIL FROM:<${FROM}>`,
+            'RCPT TO:<grace@old-tls.example>',
+          ]);
+        } finally {
+          await old.close();
+        }
+      },
+    );
+
     it('cannot be asked when the TLS handshake fails, and says so', async () => {
       smtp.script = { starttls: 'broken', rcpt: { 'grace@probe.example': 'accept' } };
       const answer = await lookup({ email: 'grace@probe.example' });
