@@ -29,9 +29,10 @@ export interface SmtpScript {
    * in the EHLO reply and taken when asked for; `required`, offered, and `MAIL FROM` refused with `530 5.7.0
    * Must issue a STARTTLS command first` until it is taken; `none`, neither offered nor understood;
    * `broken`, required, but after its 220 to STARTTLS the server speaks no TLS: it answers the client's
-   * TLS hello with a line of plain text.
+   * TLS hello with a line of plain text; `refused`, required, but STARTTLS is answered `454 4.7.0 TLS not
+   * available due to temporary reason` (RFC 3207).
    */
-  starttls?: 'offered' | 'required' | 'none' | 'broken';
+  starttls?: 'offered' | 'required' | 'none' | 'broken' | 'refused';
   /** How `MAIL FROM` answers once STARTTLS is done or not required (a blocked sender: a 5xx). */
   mailFrom?: 'accept' | SmtpAnswer;
   /**
@@ -105,7 +106,8 @@ export class FakeSmtp {
       onConnect: (session, callback) => ref.fake?.onConnect(session, callback),
       onMailFrom: (_address, session, callback) => {
         const starttls = ref.fake?.script.starttls ?? 'offered';
-        if ((starttls === 'required' || starttls === 'broken') && !session.secure) return callback(refusal(TLS_FIRST));
+        if (['required', 'broken', 'refused'].includes(starttls) && !session.secure)
+          return callback(refusal(TLS_FIRST));
         const answer = ref.fake?.script.mailFrom ?? 'accept';
         callback(answer === 'accept' ? null : refusal(answer));
       },
@@ -153,6 +155,13 @@ export class FakeSmtp {
         connection._socket.once('data', () => connection.send(421, '4.7.0 this is not TLS'));
       };
       Object.assign(connection, { handler_STARTTLS: speakNoTls });
+    }
+    if (starttls === 'refused' && connection) {
+      const refuseTls = (_command: unknown, callback: () => void): void => {
+        connection.send(454, '4.7.0 TLS not available due to temporary reason');
+        callback();
+      };
+      Object.assign(connection, { handler_STARTTLS: refuseTls });
     }
     const hello = this.script.ehlo;
     if (typeof hello === 'object') {

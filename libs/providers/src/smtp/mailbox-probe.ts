@@ -27,9 +27,10 @@ const CONNECT_TIMEOUT_MS = 3000;
  *
  * - at most `MAX_ADDRESSES_PER_HOST` addresses of each mail host (the others are usually the same cluster);
  * - at most `MAX_CONNECTIONS` connection attempts in all;
- * - at most `MAX_SESSIONS` servers that took the connection but gave no usable greeting (a 4xx/5xx
- *   greeting or answer to EHLO/HELO, a connection closed or left silent before them) — each may cost a
- *   whole `SMTP_TIMEOUT_MS`.
+ * - at most `MAX_SESSIONS` servers that took the connection but held no session (a 4xx/5xx greeting or
+ *   answer to EHLO/HELO, a connection closed or left silent before them; or, where the server requires TLS,
+ *   a refused STARTTLS, a failed handshake or a refused EHLO after it) — each may cost a whole
+ *   `SMTP_TIMEOUT_MS`.
  *
  * At the defaults the worst case, two silent servers (2 × 10 s) and three connections never answered
  * (3 × 3 s), is 29 s: within the provider's 30 s. The lookup's deadline ends the probe in any case.
@@ -41,7 +42,8 @@ const MAX_SESSIONS = 2;
 /**
  * Why one mail host (or address) could not be asked: `connect`, it could not be connected to (or has no
  * address the probe may connect to); `session`, it took the connection but refused or dropped the session
- * before greeting; `skipped`, the probe's bounds left it out.
+ * before greeting, or required TLS and could not turn the session to TLS; `skipped`, the probe's bounds left
+ * it out.
  */
 interface HostFailure {
   kind: 'connect' | 'session' | 'skipped';
@@ -56,8 +58,9 @@ interface HostFailure {
  * `MAIL FROM` or `RCPT TO`) and offers STARTTLS is asked again over TLS on the same connection (see
  * `turnToTls`); one that accepts plain text is asked in plain text, as before. As an MTA does (RFC 5321
  * §5.1), the next address, then the next host, is tried when one cannot be connected to or does not hold a
- * session (a 4xx/5xx greeting, a 4xx/5xx to EHLO and HELO, a connection closed or silent before them),
- * within the bounds above; the first that greets decides. An address the webhooks would refuse
+ * session (a 4xx/5xx greeting, a 4xx/5xx to EHLO and HELO, a connection closed or silent before them; a
+ * demand for TLS that STARTTLS could not meet: see `turnToTls`), within the bounds above; the first that
+ * holds a session decides. An address the webhooks would refuse
  * (`isRefusedAddress`: loopback, private, link-local, metadata…) is skipped unless `options.allowPrivate`;
  * a host with no other address counts as one that cannot be connected to. Throws only a `timeout`
  * ProviderError when `signal` (the lookup's deadline) ends it, saying how far it got.
@@ -98,7 +101,9 @@ async function probeHosts(
   for (const [i, { host }] of hosts.entries()) {
     if (connections === MAX_CONNECTIONS || sessions === MAX_SESSIONS) {
       const limit =
-        sessions === MAX_SESSIONS ? `${MAX_SESSIONS} servers that did not greet` : `${MAX_CONNECTIONS} connections`;
+        sessions === MAX_SESSIONS
+          ? `${MAX_SESSIONS} servers that did not hold a session`
+          : `${MAX_CONNECTIONS} connections`;
       const rest = hosts.slice(i).map((h) => h.host);
       failures.push({ kind: 'skipped', text: `${rest.join(', ')}: not tried (at most ${limit} per probe)` });
       break;
@@ -155,8 +160,12 @@ async function probeHosts(
         const plain = await dialogue(session, host, hello, recipient, options, offersStartTls(hello));
         if (!('demand' in plain)) return plain;
         stage = 'tls';
-        const secure = await turnToTls(session, host, plain.demand, options.heloName);
-        if (!('command' in secure)) return secure;
+        const secure = await turnToTls(session, host, address, plain.demand, options.heloName);
+        if ('refused' in secure) {
+          sessions++;
+          failures.push({ kind: 'session', text: secure.refused });
+          continue;
+        }
         stage = 'probe';
         const answer = await dialogue(session, host, secure, recipient, options, 'on');
         // Over TLS, a demand for TLS is an answer (dialogue's `tlsOnly`), never asked for again.
@@ -164,9 +173,8 @@ async function probeHosts(
       } catch (error) {
         if (signal.aborted || !(error instanceof SessionFailure)) throw error;
         if (stage === 'probe') return inconclusive(`${host}: ${error.message} during the probe`);
-        if (stage === 'tls') return inconclusive(`${host}: ${error.message} after STARTTLS`);
         sessions++;
-        const when = stage === 'greeting' ? 'before its greeting' : 'at EHLO';
+        const when = { greeting: 'before its greeting', hello: 'at EHLO', tls: 'after STARTTLS' }[stage];
         failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} ${when}` });
       } finally {
         session.close();
@@ -289,26 +297,29 @@ function tlsOnly(host: string, reply: SmtpReply, tls: Exclude<Tls, 'offered'>): 
  * After a demand for TLS from a host whose EHLO offered STARTTLS: `STARTTLS`, the TLS handshake on the same
  * connection (`SmtpSession.startTls`: opportunistic, the certificate not checked), and `EHLO` again — RFC
  * 3207 §4.2: what the server said before is forgotten, the transaction too, so `dialogue` starts over at
- * `MAIL FROM`. Within the connection's budget and the probe's bounds (no new connection is made). The host
- * greeted, so it decides: a refused STARTTLS or EHLO is the probe's answer (inconclusive), as is a failed
- * handshake (a SessionFailure, which the caller words).
+ * `MAIL FROM`. Within the connection's budget (no new connection is made). A host that asked for TLS and
+ * cannot give it — a refused STARTTLS (`454 4.7.0 TLS not available due to temporary reason`), a refused
+ * EHLO after it (`refused`), a failed handshake (a SessionFailure, which the caller words) — holds no
+ * session, says nothing about the mailbox, and leaves the next host its turn (ADR 0041).
  */
 async function turnToTls(
   session: SmtpSession,
   host: string,
+  address: string,
   demand: SmtpReply,
   heloName: string,
-): Promise<Hello | MailboxProbe> {
+): Promise<Hello | { refused: string }> {
+  const server = `${host} (${address})`;
   const reply = await session.command('STARTTLS');
   if (reply.code !== 220) {
-    return inconclusive(
-      `${host} takes mail only over TLS: ${describeReply(demand)}, but refused STARTTLS: ${describeReply(reply)}`,
-    );
+    return {
+      refused: `${server} takes mail only over TLS: ${describeReply(demand)}, but refused STARTTLS: ${describeReply(reply)}`,
+    };
   }
   await session.startTls(host);
   const hello = await sayHello(session, heloName);
   if (hello.reply.code !== 250) {
-    return inconclusive(`${host} refused ${hello.command} after STARTTLS: ${describeReply(hello.reply)}`);
+    return { refused: `${server} refused ${hello.command} after STARTTLS: ${describeReply(hello.reply)}` };
   }
   return hello;
 }

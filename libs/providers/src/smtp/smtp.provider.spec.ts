@@ -253,6 +253,53 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     }
   });
 
+  // A primary that requires TLS and cannot give it — its TLS handshake fails, or it refuses STARTTLS (454) —
+  // says nothing about the mailbox: the backup MX is asked, within the same bounds (a server that took the
+  // connection without holding a session).
+  it.each<[string, SmtpScript['starttls'], RegExp]>([
+    ['its TLS handshake fails', 'broken', /: the TLS handshake failed \(.+\) after STARTTLS/],
+    [
+      'it refuses STARTTLS',
+      'refused',
+      / takes mail only over TLS: 530 5\.7\.0 Must issue a STARTTLS command first, but refused STARTTLS: 454 4\.7\.0/,
+    ],
+  ])('asks the backup MX when the primary requires TLS and %s', async (_name, starttls, said) => {
+    const primary = await FakeSmtp.start({ starttls }, { host: '127.0.0.10', port: smtp.port });
+    try {
+      dns.set('tls-primary.example', {
+        mx: [
+          [10, 'mx1.tls-primary.example'],
+          [20, 'mx2.tls-primary.example'],
+        ],
+      });
+      dns.set('mx1.tls-primary.example', { a: ['127.0.0.10'] });
+      dns.set('mx2.tls-primary.example', { a: ['127.0.0.1'] });
+      smtp.script = { starttls: 'required', rcpt: { 'grace@tls-primary.example': 'accept' } };
+      const answer = await lookup({ email: 'grace@tls-primary.example' });
+      expect(primary.sessions.map((session) => session.slice(0, 3))).toEqual([
+        [`EHLO ${HELO}`, `MAIL FROM:<${FROM}>`, 'STARTTLS'],
+      ]);
+      expect(answer).toMatchObject({
+        outcome: 'found',
+        items: [
+          { deliverability: 'deliverable', reason: 'mx2.tls-primary.example accepted the mailbox (250 Accepted)' },
+        ],
+      });
+      // With no backup that answers, the reason says what each host did.
+      dns.set('mx2.tls-primary.example', { a: ['127.0.0.3'] });
+      const alone = await lookup({ email: 'grace@tls-primary.example' });
+      expect(alone).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
+      const reason = alone.items[0]?.reason ?? '';
+      expect(reason).toMatch(/^no mail host could be asked: mx1\.tls-primary\.example \(127\.0\.0\.10\)/);
+      expect(reason).toMatch(said);
+      expect(reason).toContain(
+        `could not connect to port ${smtp.port} of mx2.tls-primary.example (127.0.0.3): connection refused`,
+      );
+    } finally {
+      await primary.close();
+    }
+  });
+
   it('asks the backup MX when every address of the primary refuses the connection', async () => {
     dns.set('many-addresses.example', {
       mx: [
@@ -308,7 +355,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       expect(smtp.sessions.length).toBe(before);
       expect(answer).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
       expect(answer.items[0]?.reason).toContain(
-        'mx3.all-busy.example: not tried (at most 2 servers that did not greet per probe)',
+        'mx3.all-busy.example: not tried (at most 2 servers that did not hold a session per probe)',
       );
     } finally {
       await Promise.all(others.map((o) => o.close()));
@@ -477,7 +524,9 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       smtp.script = { starttls: 'broken', rcpt: { 'grace@probe.example': 'accept' } };
       const answer = await lookup({ email: 'grace@probe.example' });
       expect(answer).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
-      expect(answer.items[0]?.reason).toMatch(/^mx\.probe\.example: the TLS handshake failed \(.+\) after STARTTLS$/);
+      expect(answer.items[0]?.reason).toMatch(
+        /^mx\.probe\.example \(127\.0\.0\.1\): the TLS handshake failed \(.+\) after STARTTLS$/,
+      );
       expect(answer).toMatchObject({ detail: answer.items[0]?.reason });
       expect(smtp.sessions.at(-1)).toEqual([`EHLO ${HELO}`, `MAIL FROM:<${FROM}>`, 'STARTTLS']);
     });
