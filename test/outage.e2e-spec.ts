@@ -361,7 +361,14 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
         // Node's default for the signal would end the process by it: a supervisor reads that as a crash.
         const exit = app.stop('SIGTERM', 15_000);
         pg.release();
-        expect([await exit, app.child.signalCode]).toEqual([0, null]);
+        // With the app's name and output: a failure says which app, and why (failed once, loaded, unexplained).
+        const code = await exit;
+        expect({ app: app.name, code, signal: app.child.signalCode, logs: code === 0 ? '' : app.logs }).toEqual({
+          app: app.name,
+          code: 0,
+          signal: null,
+          logs: '',
+        });
         expect(app.logs).toMatch(/stopped before it was up/);
       }
     } finally {
