@@ -124,6 +124,25 @@ describe('normalisation', () => {
     expect(normalizeCompanyName(input)).toBe(folded);
   });
 
+  it.each([
+    ["McDonald's Corporation", 'mcdonalds'],
+    ['McDonald\u2019s Corp.', 'mcdonalds'],
+    ['MCDONALDS CORP', 'mcdonalds'],
+    ["Macy's, Inc.", 'macys'],
+    ['Macys Inc', 'macys'],
+    ["L'Or\u00e9al S.A.", 'loreal'],
+    ["Int'l Widgets Ltd", 'intl widgets'],
+    // Written apart, or an apostrophe that is not inside a word (a plural possessive, a year), still two.
+    ['Macy s Inc', 'macy s'],
+    ["Jones' Bakery Ltd", 'jones bakery'],
+    ["90's Diner LLC", '90 s diner'],
+  ])(
+    'folds the company name %j to %j: an apostrophe inside a word is dropped, as in a person name',
+    (input, folded) => {
+      expect(normalizeCompanyName(input)).toBe(folded);
+    },
+  );
+
   it('compares registration numbers without spaces and leading zeros', () => {
     expect(registrationKey('01234567')).toBe(registrationKey('1234567'));
     expect(registrationKey('SC 123 456')).toBe('SC123456');

@@ -33,14 +33,22 @@ export function tokensOf(value: string): string[] {
 const APOSTROPHE_IN_WORD = /(?<=\p{L}\p{M}*)['`\u2018\u2019\u02bc\u02bb\u00b4\u2032\uff07]+(?=\p{L})/gu;
 
 /**
+ * A name's words as the local index keys names, a person's or a company's: foldText's, except that an
+ * apostrophe inside a word is dropped (O'Brien, O’Brien and OBrien are one word, "obrien"; McDonald's and
+ * McDonalds "mcdonalds"; the spaced "O Brien" or "Macy s" is met by the name matcher). ADR 0012.
+ */
+function nameTokensOf(name: string): string[] {
+  return tokensOf(name.replace(APOSTROPHE_IN_WORD, ''));
+}
+
+/**
  * A person's name, folded: "Zoë  O'Neill-Smith" → "zoe oneill smith", "王小明" → "wang xiaoming". As
- * foldText, except that an apostrophe inside a word is dropped (O'Brien, O’Brien and OBrien are one word,
- * "obrien"; the spaced "O Brien" is met by the name matcher), and a name written in Chinese characters or
- * Hangul has its family name and given name as two words, as it is romanised (spacedCjkName). ADR 0012.
+ * nameTokensOf (an apostrophe inside a word dropped), and a name written in Chinese characters or Hangul
+ * has its family name and given name as two words, as it is romanised (spacedCjkName). ADR 0012.
  * The local index's name keys; not suppression's, whose stored keys are hashes of foldText's words.
  */
 export function normalizePersonName(name: string): string {
-  return tokensOf(spacedCjkName(name).replace(APOSTROPHE_IN_WORD, '')).join(' ');
+  return nameTokensOf(spacedCjkName(name)).join(' ');
 }
 
 /**
@@ -130,9 +138,10 @@ export function normalizeUsername(username: string): string {
 }
 
 /**
- * Legal forms folded away from the end (and "the" from the start) of a company name, after foldText:
- * Ltd/Limited, Inc/Incorporated, GmbH, S.A., LLC, PLC, … — "Acme Widgets Limited" and "ACME WIDGETS
- * LTD." are the same name.
+ * Legal forms folded away from the end (and "the" from the start) of a company name, after its words as
+ * nameTokensOf writes them (an apostrophe inside a word dropped: "McDonald's Corporation" and "McDonalds
+ * Corp" are "mcdonalds"): Ltd/Limited, Inc/Incorporated, GmbH, S.A., LLC, PLC, … — "Acme Widgets Limited"
+ * and "ACME WIDGETS LTD." are the same name.
  */
 const LEGAL_FORMS = new Set(
   (
@@ -144,7 +153,7 @@ const LEGAL_FORMS = new Set(
 );
 
 export function normalizeCompanyName(name: string): string {
-  const tokens = tokensOf(name);
+  const tokens = nameTokensOf(name);
   if (tokens[0] === 'the' && tokens.length > 1) tokens.shift();
   let folded = false;
   for (;;) {

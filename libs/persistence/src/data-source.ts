@@ -32,6 +32,7 @@ import { GrantReferences1930000000000 } from './migrations/1930000000000-grant-r
 import { CompanyRegistrationPlaces1980000000000 } from './migrations/1980000000000-company-registration-places';
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 import { SuppressionNameAliases2040000000000 } from './migrations/2040000000000-suppression-name-aliases';
+import { CompanyNameKeys2050000000000 } from './migrations/2050000000000-company-name-keys';
 
 export const ENTITIES = [
   AccountEntity,
@@ -70,6 +71,7 @@ export const MIGRATIONS = [
   CompanyRegistrationPlaces1980000000000,
   PersonNameKeys1990000000000,
   SuppressionNameAliases2040000000000,
+  CompanyNameKeys2050000000000,
 ];
 
 export interface DataSourceOptions {

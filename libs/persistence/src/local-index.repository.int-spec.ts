@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
@@ -23,7 +24,7 @@ describe('local index queries', () => {
   /** Random words of 4–9 letters from the row number, so names share trigrams as real names do. */
   const WORDS = `substr(md5(i::text), 1, 4 + i % 6) || ' ' || substr(md5((i * 7)::text), 1, 5 + i % 4)`;
 
-  const plan = async (sql: string, params: unknown[]) => {
+  const plan = async (sql: string, params: unknown[], explain = 'EXPLAIN') => {
     const runner = db.createQueryRunner();
     await runner.startTransaction();
     try {
@@ -52,7 +53,7 @@ describe('local index queries', () => {
       ])
         await runner.query(`SELECT gin_clean_pending_list($1::regclass)`, [index]);
       await runner.query('ANALYZE people, person_names, companies');
-      const rows = (await runner.query(`EXPLAIN ${sql}`, params)) as { 'QUERY PLAN': string }[];
+      const rows = (await runner.query(`${explain} ${sql}`, params)) as { 'QUERY PLAN': string }[];
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     } finally {
       await runner.rollbackTransaction();
@@ -89,5 +90,19 @@ describe('local index queries', () => {
     for (const index of ['companies_name_trgm_idx', 'companies_domain_key_idx', 'companies_registration_key_idx'])
       expect([index, text.includes(index)]).toEqual([index, true]);
     expect(text).not.toMatch(/Seq Scan on companies/);
+  });
+
+  it('look for companies like a name by similarity only when none holds it by word similarity', async () => {
+    // A name of the table (row 1's) is held: the similarity scan is never run.
+    const md5 = (i: number) => createHash('md5').update(String(i)).digest('hex');
+    const name = `${md5(1).slice(0, 5)} ${md5(7).slice(0, 6)}`;
+    const found = await plan(FIND_COMPANIES, [name, null, null, null, 200], 'EXPLAIN (ANALYZE, COSTS OFF)');
+    expect(found).toMatch(/CTE alike[\s\S]*Bitmap Index Scan on companies_name_trgm_idx \(never executed\)/);
+    expect(found).toMatch(/Bitmap Index Scan on companies_name_trgm_idx \(actual/);
+    // A name none holds: both scans run, each through the trigram index.
+    const missed = await plan(FIND_COMPANIES, ['zzzz qqqq', null, null, null, 200], 'EXPLAIN (ANALYZE, COSTS OFF)');
+    expect(missed).not.toMatch(/never executed/);
+    expect(missed.split('companies_name_trgm_idx').length - 1).toBeGreaterThanOrEqual(2);
+    expect(missed).not.toMatch(/Seq Scan on companies/);
   });
 });

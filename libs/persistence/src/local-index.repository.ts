@@ -58,13 +58,32 @@ export const FIND_PEOPLE = `
      AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6)
      AND ${IN_COUNTRY('p')}`;
 
+/** A company searched for in country $4 (null: anywhere): its country, or a jurisdiction of it (US-DE is in US). */
+const COMPANY_IN_COUNTRY = (c: string) =>
+  `($4::text IS NULL OR ${c}.country = $4 OR upper(${c}.jurisdiction) = $4 OR upper(${c}.jurisdiction) LIKE $4 || '-%')`;
+
+/**
+ * Company names in two steps, as people's are: first the names holding the searched one by word similarity
+ * (`<%`: "Acme" finds "Acme Widgets Holdings"); only when there is none, the names most like it by
+ * similarity (`%`, the connection's threshold), which meets a name written apart where the record has one
+ * word ("Macy s", "L Oreal" for `macys`, `loreal`: the one-letter word is too short a part for `<%`).
+ */
 export const FIND_COMPANIES = `
-  WITH hits AS (
-    (SELECT id FROM companies
-      WHERE $1 <% name_key
-        AND ($4::text IS NULL OR country = $4 OR upper(jurisdiction) = $4 OR upper(jurisdiction) LIKE $4 || '-%')
-      ORDER BY word_similarity($1, name_key) DESC, similarity($1, name_key) DESC
-      LIMIT $5)
+  WITH named AS MATERIALIZED (
+    SELECT id FROM companies c
+     WHERE $1 <% name_key AND ${COMPANY_IN_COUNTRY('c')}
+     ORDER BY word_similarity($1, name_key) DESC, similarity($1, name_key) DESC
+     LIMIT $5
+  ),
+  alike AS MATERIALIZED (
+    SELECT id FROM companies c
+     WHERE name_key % $1 AND ${COMPANY_IN_COUNTRY('c')} AND NOT EXISTS (SELECT 1 FROM named)
+     ORDER BY similarity($1, name_key) DESC
+     LIMIT $5
+  ),
+  hits AS (
+    SELECT id FROM named
+    UNION SELECT id FROM alike
     UNION SELECT id FROM companies WHERE domain_key = $2
     UNION SELECT id FROM companies WHERE registration_key = ANY ($3::text[])
   )
@@ -73,7 +92,7 @@ export const FIND_COMPANIES = `
          c.registration_key, c.domain_key
     FROM companies c
    WHERE c.id = ANY (ARRAY(SELECT id FROM hits))
-     AND ($4::text IS NULL OR c.country = $4 OR upper(c.jurisdiction) = $4 OR upper(c.jurisdiction) LIKE $4 || '-%')`;
+     AND ${COMPANY_IN_COUNTRY('c')}`;
 
 /**
  * The words path's parameters: the searched name's words of two letters or more (a name must hold them

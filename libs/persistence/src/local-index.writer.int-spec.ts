@@ -16,6 +16,7 @@ import { UsernameKeysAfterAt1850000000000 } from './migrations/1850000000000-use
 import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-person-country-codes';
 import { CompanyRegistrationPlaces1980000000000 } from './migrations/1980000000000-company-registration-places';
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
+import { CompanyNameKeys2050000000000 } from './migrations/2050000000000-company-name-keys';
 import { writeCompanies, writePeople } from './local-index.writer';
 
 describe('local index writer', () => {
@@ -230,6 +231,56 @@ describe('local index writer', () => {
       );
       // Again: nothing left to change, nothing written (an UPDATE would move a row to a new ctid).
       await new CompanyRegistrationPlaces1980000000000(2).up(runner);
+      expect(await stored()).toEqual(migrated);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('keys a company name with an apostrophe inside a word as searched, and migrates the keys stored before', async () => {
+    // Each name, the key imports wrote before (foldText's words, legal forms folded) and the key now.
+    const names: [name: string, before: string, now: string][] = [
+      ["McDonald's Corporation", 'mcdonald s', 'mcdonalds'],
+      ['Macy\u2019s, Inc.', 'macy s', 'macys'],
+      ["L'Or\u00e9al S.A.", 'l oreal', 'loreal'],
+      ['Acme Widgets Ltd', 'acme widgets', 'acme widgets'],
+      ['Soci\u00e9t\u00e9 G\u00e9n\u00e9rale S.A.', 'societe generale', 'societe generale'],
+      ["Jones' Bakery Ltd", 'jones bakery', 'jones bakery'],
+    ];
+    const records: CompanyRecord[] = names.map(([name], i) => ({ source, external_id: `k${i}`, name }));
+    // As the import writes them (companyRowOf, then writeCompanies).
+    expect(records.map((r) => companyRowOf(r).name_key)).toEqual(names.map(([, , now]) => now));
+
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO companies (id, source, external_id, name, name_key)
+         SELECT t.id, $1, t.external_id, t.name, t.name_key
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(id, external_id, name, name_key)`,
+        [
+          source,
+          records.map((r) => companyRowOf(r).id),
+          records.map((r) => r.external_id),
+          records.map((r) => r.name),
+          names.map(([, before]) => before),
+        ],
+      );
+      const stored = () =>
+        runner.query(
+          `SELECT name_key, ctid::text AS ctid FROM companies WHERE source = $1 AND external_id LIKE 'k_' ORDER BY external_id`,
+          [source],
+        ) as Promise<{ name_key: string; ctid: string }[]>;
+      const before = await stored();
+      // In batches of two, so that the walk goes on past a batch with nothing to change.
+      await new CompanyNameKeys2050000000000(2).up(runner);
+      const migrated = await stored();
+      expect(migrated.map((r) => r.name_key)).toEqual(names.map(([, , now]) => now));
+      // Only the rows whose key changed were written (an UPDATE moves a row to a new ctid).
+      expect(migrated.slice(3)).toEqual(before.slice(3));
+      // Again: nothing left to change, nothing written.
+      await new CompanyNameKeys2050000000000(2).up(runner);
       expect(await stored()).toEqual(migrated);
     } finally {
       await runner.rollbackTransaction();

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { normalizeCompanyName } from '@dossier/domain';
 import { LocalIndexRepository, openDataSource } from '@dossier/persistence';
 import { DIST, REPO_ROOT, TcpProxy, ownDatabase, runCli } from '@dossier/testing';
 import { BATCH } from './batches';
@@ -449,6 +450,39 @@ describe('CLI import and demo:seed (real Postgres)', () => {
       expect(await find('britannia tools', 'GB')).toEqual(['uk-1']);
       expect(await find('caledonia tools', 'GB')).toEqual(['uk-2']);
       expect(await find('hudson tools', 'US')).toEqual(['ny-1']);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it("keys a company name with an apostrophe inside a word as a search folds it (McDonald's, McDonalds, McDonald’s)", async () => {
+    const file = join(dir, 'apostrophes.csv');
+    writeFileSync(
+      file,
+      'external_id,name,source\n' +
+        "mcd,McDonald's Corporation,apostrophes\n" +
+        'macys,"Macy\u2019s, Inc.",apostrophes\n',
+    );
+    const run = await cli('import', 'company', file);
+    expect([run.code, run.stdout]).toEqual([0, expect.stringMatching(/^read 2, imported 2, /m)]);
+    expect(await rows(`SELECT external_id, name_key FROM companies WHERE source = 'apostrophes' ORDER BY 1`)).toEqual([
+      { external_id: 'macys', name_key: 'macys' },
+      { external_id: 'mcd', name_key: 'mcdonalds' },
+    ]);
+    const ds = await openDataSource({ url: env.DATABASE_URL, poolSize: 1, applicationName: 'import-apostrophes' });
+    try {
+      const index = new LocalIndexRepository(ds);
+      for (const searched of ['McDonalds Corp', 'McDonald\u2019s', "Macy's", 'Macys']) {
+        const name_key = normalizeCompanyName(searched);
+        const found = await index.findCompanies(
+          { name_key, country: null, domain_key: null, registration_keys: null },
+          10,
+        );
+        expect([searched, found.filter((r) => r.source === 'apostrophes').map((r) => r.name_key)]).toEqual([
+          searched,
+          [name_key],
+        ]);
+      }
     } finally {
       await ds.destroy();
     }

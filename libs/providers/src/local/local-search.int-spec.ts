@@ -122,6 +122,10 @@ describe('local provider (Postgres)', () => {
       registration_number: '5550001',
       jurisdiction: 'State of New York',
     },
+    // Names with an apostrophe inside a word: an ASCII one, a typographic one, a possessive.
+    { source, external_id: 'mcdonalds', name: "McDonald's Corporation", country: 'US' },
+    { source, external_id: 'macys', name: 'Macy\u2019s, Inc.', country: 'US' },
+    { source, external_id: 'loreal', name: "L'Or\u00e9al S.A.", country: 'FR' },
   ];
 
   beforeAll(async () => {
@@ -302,6 +306,37 @@ describe('local provider (Postgres)', () => {
         'acme',
         'acme-de',
       ]);
+    });
+
+    it("finds a name with an apostrophe inside a word (McDonald's, Macy’s) by every spelling of it", async () => {
+      const spellings: [string, string][] = [
+        ['mcdonalds', "McDonald's Corporation"],
+        ['mcdonalds', 'McDonalds Corporation'],
+        ['mcdonalds', 'McDonald\u2019s'],
+        ['mcdonalds', 'MCDONALDS CORP'],
+        ['macys', "Macy's"],
+        ['macys', 'Macys Inc'],
+        ['macys', 'Macy\u2019s, Inc.'],
+        ['loreal', 'Loreal'],
+        ['loreal', 'L\u2019Or\u00e9al SA'],
+      ];
+      for (const [id, company_name] of spellings) {
+        expect([company_name, await findCompanies({ company_name })]).toEqual([
+          company_name,
+          [{ id, score: 0.75, on: ['company_name'] }],
+        ]);
+      }
+      // Written apart, as "O Brien" is: one word joined, at 95% of the name's score.
+      for (const [id, company_name] of [
+        ['macys', 'Macy s'],
+        ['loreal', 'L Oreal'],
+        ['mcdonalds', 'McDonald s'],
+      ] as const) {
+        expect([company_name, await findCompanies({ company_name })]).toEqual([
+          company_name,
+          [{ id, score: 0.712, on: ['company_name'] }],
+        ]);
+      }
     });
 
     it('finds by registration number as written with or without leading zeros, and by domain or URL', async () => {
