@@ -2,16 +2,7 @@ import { z } from 'zod';
 import { padUkPrefixedNumber } from '@dossier/domain';
 import type { CompanyInput } from '@dossier/contracts';
 import { isoDate, joinAddress, searchByNumberThenName, statusOf, type RegistryCompany } from '../company-item';
-import {
-  baseUrlOf,
-  checkBaseUrl,
-  expectJson,
-  rateLimited,
-  request,
-  retryAfterMs,
-  untilResetMs,
-  type UpstreamResponse,
-} from '../http';
+import { baseUrlOf, checkBaseUrl, expectJson, request, type UpstreamResponse } from '../http';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'companies-house';
@@ -117,10 +108,7 @@ function registryCompany(fields: {
 const errorsSchema = z.object({ errors: z.array(z.object({ error: z.string() })).min(1) });
 
 /** Its 429 carries no Retry-After: the window's end is in `X-Ratelimit-Reset` (Unix seconds). */
-function throwIfLimited(res: UpstreamResponse): void {
-  if (res.status !== 429) return;
-  throw rateLimited(ID, res.headers, retryAfterMs(res.headers) ?? untilResetMs(res.headers.get('x-ratelimit-reset')));
-}
+const RESET = 'x-ratelimit-reset';
 
 /**
  * The UK's register of companies, from the Companies House public data API (HTTP Basic auth with the
@@ -158,7 +146,6 @@ export const companiesHouseProvider: Provider<'company'> = {
         { url: `${base}${path}`, headers: { accept: 'application/json', authorization: `Basic ${auth}` } },
         ctx.signal,
       );
-      throwIfLimited(res);
       return res;
     };
     /** The company's profile; none for a number the register cannot hold or does not (its own 404). */
@@ -167,6 +154,7 @@ export const companiesHouseProvider: Provider<'company'> = {
       if (!number) return [];
       const profile = expectJson(ID, await get(`/company/${number}`), profileSchema, {
         notFound: { status: [404], body: errorsSchema },
+        reset: RESET,
       });
       if (!profile) return [];
       return [
@@ -182,7 +170,7 @@ export const companiesHouseProvider: Provider<'company'> = {
     };
     const byName = async (name: string): Promise<RegistryCompany[]> => {
       const query = new URLSearchParams({ q: name, items_per_page: String(PAGE_SIZE) });
-      const found = expectJson(ID, await get(`/search/companies?${query.toString()}`), searchSchema)!;
+      const found = expectJson(ID, await get(`/search/companies?${query.toString()}`), searchSchema, { reset: RESET })!;
       return (found.items ?? []).map((item) =>
         registryCompany({
           name: item.title,
