@@ -1,8 +1,7 @@
 import { countryCodeOfName, jurisdictionOf, registerOf, usStateCodeOf } from './countries';
 import {
   countryKey,
-  foldText,
-  locationKeys,
+  locationKeysOf,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -10,6 +9,7 @@ import {
   normalizePhoneNumber,
   normalizeUsername,
   phoneRegionOf,
+  placeKey,
   registrationKey,
   splitPersonName,
   subjectId,
@@ -154,7 +154,7 @@ export function personRowOf(
     email_keys: distinct(keysOf(record.emails, 'emails', normalizeEmailAddress, onInvalid)),
     phone_keys: distinct(keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region), onInvalid)),
     username_keys: distinct((record.usernames ?? []).map(normalizeUsername)),
-    location_keys: distinct(locations.flatMap(locationKeys)),
+    location_keys: locationKeysOf(locations),
     names: personNamesOf(record.full_name, record.aliases ?? []),
   };
 }
@@ -225,15 +225,19 @@ export interface SearchedPlace {
   state: string | null;
 }
 
-/** The parts of a searched location, split at commas: "London, United Kingdom" → london; united kingdom (GB). */
+/**
+ * The parts of a searched location, split at commas, each once: "London, United Kingdom" → london;
+ * united kingdom (GB). A part is keyed by placeKey, as a record's locations are; the country or state it
+ * names is read from the part as written ("Côte d'Ivoire" is CI, though its key is "cote divoire").
+ */
 export function searchedLocationParts(location: string): SearchedPlace[] {
-  const keys = new Set(
-    location
-      .split(',')
-      .map(foldText)
-      .filter((v) => v !== ''),
-  );
-  return [...keys].map((key) => ({ key, country: countryCodeOfName(key), state: usStateCodeOf(key) }));
+  const parts = new Map<string, SearchedPlace>();
+  for (const part of location.split(',')) {
+    const key = placeKey(part);
+    if (key !== '' && !parts.has(key))
+      parts.set(key, { key, country: countryCodeOfName(part), state: usStateCodeOf(part) });
+  }
+  return [...parts.values()];
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   foldText,
   jurisdictionKey,
   locationKeys,
+  locationKeysOf,
   normalizeCompanyName,
   normalizeDomain,
   normalizeEmailAddress,
@@ -194,6 +195,44 @@ describe('normalisation', () => {
     };
     const inPlace = (location: string) => searchedLocationParts(location).map((p) => isInPlace(p, california));
     expect(inPlace('Los Angeles, CA, United States, Canada')).toEqual([true, true, true, false]);
+  });
+
+  it("keys a place with an apostrophe inside a word as a name is keyed: St. John's is St Johns, Val-d'Or Val d’Or", () => {
+    // Each spelling searched on its own (the parts of one search that key alike are one part).
+    const inPlace = (location: string, place: { city: string; region: string | null; country: string | null }) => {
+      const row = { locations: [place], location_keys: locationKeysOf([place]) };
+      return location.split(',').map((part) => searchedLocationParts(part).every((p) => isInPlace(p, row)));
+    };
+    const stJohns = { city: "St. John's", region: 'Newfoundland and Labrador', country: 'CA' };
+    expect(locationKeysOf([stJohns])).toEqual(['st johns', 'newfoundland and labrador', 'ca']);
+    expect(inPlace("St Johns, St. John's, St John\u2019s, St John, Johns", stJohns)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    const valDor = { city: "Val-d'Or", region: 'Qu\u00e9bec', country: 'CA' };
+    expect(inPlace('Val d\u2019Or, Val-d\u2019Or, Val dOr, Quebec, Val', valDor)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    // A country's name with an apostrophe is still read as that country's name.
+    expect(searchedLocationParts("C\u00f4te d'Ivoire, Cote d\u2019Ivoire")).toEqual([
+      { key: 'cote divoire', country: 'CI', state: null },
+    ]);
+    // One location's keys, and two locations' keys without repeats.
+    const london = { city: 'London', region: 'Ontario', country: 'CA' };
+    expect(locationKeysOf([london, stJohns])).toEqual([
+      'london',
+      'ontario',
+      'ca',
+      'st johns',
+      'newfoundland and labrador',
+    ]);
   });
 
   it('matches the common names of a country with countries, and US state names with US regions only', () => {

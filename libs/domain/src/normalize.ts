@@ -193,20 +193,32 @@ export function registrationKey(value: string, register?: string | null): string
 }
 
 /**
- * The keys a location is compared by: its city, region and country code (as countryKey writes it), each
- * folded ("São Paulo" → "sao paulo", "UK" → "gb"). A searched location is compared part by part
- * (searchedLocationParts); a record matches a part when one of its keys equals one of the part's.
+ * A place's name as locations are compared by: folded as a name is (nameTokensOf), so that an apostrophe
+ * inside a word is dropped — "St. John's", "St John’s" and "St Johns" are "st johns", "Val-d'Or" and
+ * "Val d’Or" "val dor" — and "São Paulo" is "sao paulo".
  */
-export function locationKeys(location: {
-  city?: string | null;
-  region?: string | null;
-  country?: string | null;
-}): string[] {
+export function placeKey(value: string): string {
+  return nameTokensOf(value).join(' ');
+}
+
+type Location = { city?: string | null; region?: string | null; country?: string | null };
+
+/**
+ * The keys a location is compared by: its city, region and country code (as countryKey writes it), each
+ * folded by placeKey ("São Paulo" → "sao paulo", "UK" → "gb"). A searched location is compared part by
+ * part (searchedLocationParts); a record matches a part when one of its keys equals one of the part's.
+ */
+export function locationKeys(location: Location): string[] {
   const keys = [location.city, location.region, location.country && countryKey(location.country)]
     .filter((v): v is string => typeof v === 'string')
-    .map(foldText)
+    .map(placeKey)
     .filter((v) => v !== '');
   return [...new Set(keys)];
+}
+
+/** The keys of a record's locations (locationKeys of each), each once, in order: its `location_keys`. */
+export function locationKeysOf(locations: readonly Location[]): string[] {
+  return [...new Set(locations.flatMap(locationKeys))];
 }
 
 /**

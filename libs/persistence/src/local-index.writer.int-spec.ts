@@ -17,6 +17,7 @@ import { PersonCountryCodes1860000000000 } from './migrations/1860000000000-pers
 import { CompanyRegistrationPlaces1980000000000 } from './migrations/1980000000000-company-registration-places';
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 import { CompanyNameKeys2050000000000 } from './migrations/2050000000000-company-name-keys';
+import { PersonLocationKeys2110000000000 } from './migrations/2110000000000-person-location-keys';
 import { writeCompanies, writePeople } from './local-index.writer';
 
 describe('local index writer', () => {
@@ -281,6 +282,72 @@ describe('local index writer', () => {
       expect(migrated.slice(3)).toEqual(before.slice(3));
       // Again: nothing left to change, nothing written.
       await new CompanyNameKeys2050000000000(2).up(runner);
+      expect(await stored()).toEqual(migrated);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  it('keys a place with an apostrophe inside a word as searched, and migrates the location keys stored before', async () => {
+    // Each record's locations, the keys imports wrote before (foldText's) and the keys now.
+    const places: [locations: NonNullable<PersonRecord['locations']>, before: string[], now: string[]][] = [
+      [[{ city: "St. John's", region: 'NL', country: 'CA' }], ['st john s', 'nl', 'ca'], ['st johns', 'nl', 'ca']],
+      [
+        [{ city: 'Val-d\u2019Or', region: 'Qu\u00e9bec', country: 'CA' }],
+        ['val d or', 'quebec', 'ca'],
+        ['val dor', 'quebec', 'ca'],
+      ],
+      [[{ city: 'Leeds', region: null, country: 'GB' }], ['leeds', 'gb'], ['leeds', 'gb']],
+      [[{ city: 'S\u00e3o Paulo', region: 'SP', country: 'BR' }], ['sao paulo', 'sp', 'br'], ['sao paulo', 'sp', 'br']],
+      [
+        [
+          { city: "Coeur d'Alene", region: 'ID', country: 'US' },
+          { city: 'Boise', region: 'ID', country: 'US' },
+        ],
+        ['coeur d alene', 'id', 'us', 'boise'],
+        ['coeur dalene', 'id', 'us', 'boise'],
+      ],
+    ];
+    const records: PersonRecord[] = places.map(([locations], i) => ({
+      source,
+      external_id: `l${i}`,
+      full_name: 'Ada',
+      locations,
+    }));
+    // As the import writes them (personRowOf, then writePeople).
+    expect(records.map((r) => personRowOf(r).location_keys)).toEqual(places.map(([, , now]) => now));
+
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(
+        `INSERT INTO people (id, source, external_id, full_name, locations, location_keys)
+         SELECT t.id, $1, t.external_id, 'Ada', t.locations::jsonb, ARRAY(SELECT json_array_elements_text(t.keys::json))
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS t(id, external_id, locations, keys)`,
+        [
+          source,
+          records.map((r) => personRowOf(r).id),
+          records.map((r) => r.external_id),
+          records.map((r) => JSON.stringify(personRowOf(r).locations)),
+          places.map(([, before]) => JSON.stringify(before)),
+        ],
+      );
+      const stored = () =>
+        runner.query(
+          `SELECT location_keys, ctid::text AS ctid FROM people WHERE source = $1 AND external_id LIKE 'l_' ORDER BY external_id`,
+          [source],
+        ) as Promise<{ location_keys: string[]; ctid: string }[]>;
+      const before = await stored();
+      // In batches of two, so that the walk goes on past a batch with nothing to change.
+      await new PersonLocationKeys2110000000000(2).up(runner);
+      const migrated = await stored();
+      expect(migrated.map((r) => r.location_keys)).toEqual(places.map(([, , now]) => now));
+      // Only the rows whose keys changed were written (an UPDATE moves a row to a new ctid).
+      expect([migrated[2], migrated[3]]).toEqual([before[2], before[3]]);
+      expect([0, 1, 4].map((i) => migrated[i]!.ctid)).not.toEqual([0, 1, 4].map((i) => before[i]!.ctid));
+      // Again: nothing left to change, nothing written.
+      await new PersonLocationKeys2110000000000(2).up(runner);
       expect(await stored()).toEqual(migrated);
     } finally {
       await runner.rollbackTransaction();

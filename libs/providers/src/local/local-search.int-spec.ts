@@ -72,6 +72,13 @@ describe('local provider (Postgres)', () => {
       full_name: 'Katherine Johnson',
       locations: [{ city: 'Somewhere', region: null, country: null }],
     },
+    // A city with an apostrophe inside a word.
+    {
+      source,
+      external_id: 'mary',
+      full_name: 'Mary Walsh',
+      locations: [{ city: "St. John's", region: 'NL', country: 'CA' }],
+    },
     // Names with an apostrophe inside a word (a typographic one; none) and one written in Chinese characters.
     { source, external_id: 'conan', full_name: 'Conan O\u2019Brien' },
     { source, external_id: 'dangelo', full_name: 'Dangelo Russell' },
@@ -248,6 +255,18 @@ describe('local provider (Postgres)', () => {
         locations: [{ city: 'Bletchley', region: null, country: 'GB' }],
         matched_on: ['phone'],
       });
+    });
+
+    it('finds a city with an apostrophe inside a word however the apostrophe is written, or left out', async () => {
+      for (const location of ['St Johns', 'St. John\u2019s', "st john's, NL", 'St Johns, Canada']) {
+        expect([location, await findPeople({ name: 'Mary Walsh', location })]).toEqual([
+          location,
+          [{ id: 'mary', score: 0.825, on: ['name', 'location'] }],
+        ]);
+      }
+      expect(await findPeople({ name: 'Mary Walsh', location: 'St John' })).toEqual([
+        { id: 'mary', score: 0.638, on: ['name'] },
+      ]);
     });
 
     it('keeps to a country: a record known only elsewhere is left out, one of no known country stays', async () => {

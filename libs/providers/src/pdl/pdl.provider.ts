@@ -3,7 +3,7 @@ import {
   countryCodeOfName,
   countryNameOf,
   isInCountry,
-  locationKeys,
+  locationKeysOf,
   mayBeInCountry,
   normalizeEmailAddress,
   normalizePhoneNumber,
@@ -170,7 +170,7 @@ function personItem(
   const { evidence, factor } = placeAndAgeOf(
     input.location ? searchedLocationParts(input.location) : [],
     input.age_range,
-    { locations, location_keys: [...new Set(locations.flatMap(locationKeys))], birth_year: birthYear },
+    { locations, location_keys: locationKeysOf(locations), birth_year: birthYear },
   );
   return {
     id: subjectId('person', ID, person.id),
