@@ -51,6 +51,20 @@ export interface BatchView {
 
 const COLUMNS = 'id, account_id, items, request_hash, created_at, completed_at';
 
+/**
+ * One statement of the batches' purge (`BatchesRepository.purgeRequestHashes`): `$1` days, `$2` rows. Rows another
+ * statement holds are skipped, as in the searches' purge (`PURGE_SEARCHES`).
+ */
+export const PURGE_BATCH_HASHES = `UPDATE batches SET request_hash = NULL, idempotency_key = NULL
+  WHERE id IN (
+    SELECT id FROM batches
+     WHERE (request_hash IS NOT NULL OR idempotency_key IS NOT NULL)
+       AND created_at < now() - make_interval(days => $1)
+     ORDER BY created_at
+     LIMIT $2
+     FOR NO KEY UPDATE SKIP LOCKED)
+  RETURNING id`;
+
 /** Batches (ADR 0019). Every read is scoped to one account. */
 export class BatchesRepository {
   constructor(
@@ -235,18 +249,6 @@ export class BatchesRepository {
    * that keep either (`batches_retained_idx`); returns how many batches it erased them from.
    */
   async purgeRequestHashes(olderThanDays: number, batch = 1000): Promise<number> {
-    return updateInBatches(
-      this.db,
-      `UPDATE batches SET request_hash = NULL, idempotency_key = NULL
-        WHERE id IN (
-          SELECT id FROM batches
-           WHERE (request_hash IS NOT NULL OR idempotency_key IS NOT NULL)
-             AND created_at < now() - make_interval(days => $1)
-           ORDER BY created_at
-           LIMIT $2)
-      RETURNING id`,
-      olderThanDays,
-      batch,
-    );
+    return updateInBatches(this.db, PURGE_BATCH_HASHES, olderThanDays, batch);
   }
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { newId } from '@dossier/domain';
-import { ledgerState, newSearch, testEnv, waitFor } from '@dossier/testing';
+import { besideHeldRows, ledgerState, newSearch, testEnv, waitFor } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { isDatabaseUnavailable } from './pg-errors';
 import { AccountsRepository } from './accounts.repository';
-import { BatchesRepository } from './batches.repository';
-import { SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
+import { BatchesRepository, PURGE_BATCH_HASHES } from './batches.repository';
+import { PURGE_SEARCHES, SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
 import { holdsIdempotencyKey, queryRows } from './sql';
 
 describe('SearchesRepository against the real Postgres', () => {
@@ -472,6 +472,63 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(byId.get(pending!.id)?.input).toEqual(pending!.input);
     expect((await db.query(audit, [id])) as unknown[]).toEqual(before);
     expect(await searches.purgeResults(2, 2)).toBe(0);
+  });
+
+  /**
+   * Two retention passes can overlap: BullMQ's scheduler queues the next pass when one starts, and a pass
+   * longer than RETENTION_INTERVAL_MS meets the next on another worker. The first pass is held here
+   * between one statement and its commit, its rows locked.
+   */
+  it('lets a second purge run beside one that holds rows: it skips them, waits for nothing and counts none twice', async () => {
+    const id = await account(10);
+    const ours = Array.from({ length: 4 }, () => search(id));
+    for (const s of ours) {
+      await searches.reserve(s);
+      await searches.settle(s.id, {
+        status: 'succeeded',
+        results: [{ e164: '+14155552671' }],
+        sources: [],
+        charge: true,
+      });
+    }
+    const ids = ours.map((s) => s.id);
+    await db.query(`UPDATE searches SET created_at = created_at - interval '3 days' WHERE id = ANY($1)`, [ids]);
+
+    // The first pass's statement holds two of the four; the second pass takes the other two.
+    expect(await besideHeldRows(PURGE_SEARCHES, [2, 2], () => searches.purgeResults(2, 2))).toEqual({
+      outcome: 'finished',
+      result: 2,
+    });
+    const kept = (await db.query(`SELECT id FROM searches WHERE id = ANY($1) AND input IS NOT NULL`, [ids])) as [];
+    expect(kept).toEqual([]);
+  });
+
+  it("lets a second purge of batches' request hashes run beside one that holds rows, as the searches' does", async () => {
+    const id = await account(0);
+    const batches = new BatchesRepository(db);
+    const ids = Array.from({ length: 4 }, () => newId.batch());
+    for (const [i, batchId] of ids.entries()) {
+      const batch = {
+        id: batchId,
+        accountId: id,
+        keyId: 'k',
+        idempotencyKey: `purge-${i}`,
+        requestHash: 'b',
+        requestId: 'r',
+      };
+      expect((await batches.create(batch, [])).kind).toBe('created');
+    }
+    await db.query(`UPDATE batches SET created_at = created_at - interval '3 days' WHERE id = ANY($1)`, [ids]);
+
+    expect(await besideHeldRows(PURGE_BATCH_HASHES, [2, 2], () => batches.purgeRequestHashes(2, 2))).toEqual({
+      outcome: 'finished',
+      result: 2,
+    });
+    const kept = (await db.query(
+      `SELECT id FROM batches WHERE id = ANY($1) AND (request_hash IS NOT NULL OR idempotency_key IS NOT NULL)`,
+      [ids],
+    )) as [];
+    expect(kept).toEqual([]);
   });
 });
 

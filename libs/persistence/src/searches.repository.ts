@@ -206,6 +206,21 @@ type SearchRow = Omit<SearchView, 'balance'> & { balance: string };
 const viewOf = (row: SearchRow): SearchView => ({ ...row, balance: creditsOf(row.balance) });
 
 /**
+ * One statement of the searches purge (`SearchesRepository.purgeResults`): `$1` days, `$2` rows. A row another
+ * statement holds is skipped, not waited for: an overlapping retention pass (ADR 0016) purges other rows and
+ * counts none twice (it used to wait, then write the first pass's rows again and count them again).
+ */
+export const PURGE_SEARCHES = `UPDATE searches
+    SET input = NULL, results = NULL, sources = NULL, request_hash = NULL, idempotency_key = NULL
+  WHERE id IN (
+    SELECT id FROM searches
+     WHERE input IS NOT NULL AND created_at < now() - make_interval(days => $1) AND status <> 'pending'
+     ORDER BY created_at
+     LIMIT $2
+     FOR NO KEY UPDATE SKIP LOCKED)
+  RETURNING id`;
+
+/**
  * Searches and the credits they move. Every money movement is one SQL statement, so it is atomic,
  * and the ledger's unique partial indexes make each phase happen at most once per search.
  */
@@ -363,19 +378,7 @@ export class SearchesRepository {
    * it); returns how many searches it purged.
    */
   async purgeResults(olderThanDays: number, batch = 1000): Promise<number> {
-    return updateInBatches(
-      this.db,
-      `UPDATE searches
-          SET input = NULL, results = NULL, sources = NULL, request_hash = NULL, idempotency_key = NULL
-        WHERE id IN (
-          SELECT id FROM searches
-           WHERE input IS NOT NULL AND created_at < now() - make_interval(days => $1) AND status <> 'pending'
-           ORDER BY created_at
-           LIMIT $2)
-      RETURNING id`,
-      olderThanDays,
-      batch,
-    );
+    return updateInBatches(this.db, PURGE_SEARCHES, olderThanDays, batch);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { testEnv } from '@dossier/testing';
+import { besideHeldRows, testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { AccountsRepository } from './accounts.repository';
 import { PURGE_DELIVERIES, WebhooksRepository, type DeliveryAttempt } from './webhooks.repository';
@@ -83,6 +83,23 @@ describe('WebhooksRepository against the real Postgres', () => {
     expect((await webhooks.deliveries(a, 100)).map((d) => d.event_id)).toEqual(['evt_new1']);
     expect((await webhooks.deliveries(b, 100)).map((d) => d.event_id)).toEqual(['evt_new2']);
     expect(await webhooks.purgeDeliveries(2, 2)).toBe(0);
+  });
+
+  /** Two retention passes can overlap (ADR 0016): one pass's statement holds two old attempts, uncommitted. */
+  it('lets a second purge of delivery attempts run beside one that holds rows: it deletes the others without waiting', async () => {
+    const hook = await webhook();
+    for (const event of ['evt_held1', 'evt_held2', 'evt_held3', 'evt_held4'])
+      await webhooks.recordAttempt(hook, attempt(event));
+    await db.query(
+      `UPDATE webhook_deliveries SET attempted_at = attempted_at - interval '3 days' WHERE webhook_id = $1`,
+      [hook],
+    );
+
+    expect(await besideHeldRows(PURGE_DELIVERIES, [2, 2], () => webhooks.purgeDeliveries(2, 2))).toEqual({
+      outcome: 'finished',
+      result: 2,
+    });
+    expect(await webhooks.deliveries(hook, 100)).toEqual([]);
   });
 
   /**

@@ -31,14 +31,16 @@ const COLUMNS = 'id, url, events, created_at';
 
 /**
  * The retention pass's statement: up to `$2` delivery attempts made more than `$1` days ago, oldest first,
- * read through `webhook_deliveries_attempted_idx`.
+ * read through `webhook_deliveries_attempted_idx`. Rows another statement holds are skipped, as in the searches'
+ * purge (`PURGE_SEARCHES`): an overlapping pass used to wait for them, find them gone and stop.
  */
 export const PURGE_DELIVERIES = `DELETE FROM webhook_deliveries
    WHERE id IN (
      SELECT id FROM webhook_deliveries
       WHERE attempted_at < now() - make_interval(days => $1)
       ORDER BY attempted_at
-      LIMIT $2)
+      LIMIT $2
+      FOR UPDATE SKIP LOCKED)
   RETURNING id`;
 
 /**

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { testEnv, withDatabase } from './test-env';
 import { runCli } from './processes';
+import { waitFor } from './wait-for';
 
 /** Direct SQL against the run's database, for asserting rows and balances. */
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -10,6 +11,47 @@ export async function sql<T = Record<string, unknown>>(text: string, params: unk
     return (await client.query(text, params)).rows as T[];
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * `second` run beside a statement that holds its rows: `statement` runs in a transaction left open (as one
+ * statement of an overlapping retention pass holds the rows it wrote until it commits), then `second`
+ * starts. `finished`: `second` returned with that transaction still open; `waited`: it waited for it (seen
+ * in pg_stat_activity, not timed). The transaction then commits, and `second`'s result is returned.
+ */
+export async function besideHeldRows<T>(
+  statement: string,
+  params: unknown[],
+  second: () => Promise<T>,
+): Promise<{ outcome: 'finished' | 'waited'; result: T }> {
+  const holder = new Client({ connectionString: testEnv.databaseUrl });
+  await holder.connect();
+  const waiting = new AbortController();
+  try {
+    await holder.query('BEGIN');
+    const pid = ((await holder.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
+    await holder.query(statement, params);
+    const running = second();
+    const blocked = waitFor(
+      () =>
+        sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, [
+          pid,
+        ]),
+      (rows) => rows[0]!.n > 0,
+      { timeoutMs: 10_000, what: 'a statement to wait for the held rows', signal: waiting.signal },
+    );
+    const outcome = await Promise.race([
+      running.then(() => 'finished' as const),
+      blocked.then(() => 'waited' as const),
+    ]);
+    waiting.abort();
+    await blocked.catch(() => undefined);
+    await holder.query('COMMIT');
+    return { outcome, result: await running };
+  } finally {
+    waiting.abort();
+    await holder.end();
   }
 }
 

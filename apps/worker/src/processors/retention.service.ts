@@ -30,8 +30,9 @@ export interface RetentionOutcome {
 /**
  * Retention, once across all workers: a BullMQ job scheduler on the maintenance queue produces one
  * retention job every RETENTION_INTERVAL_MS. Every worker with WORKER_MAINTENANCE on upserts the same
- * scheduler id (one schedule however many start) and consumes the queue; one job at a time exists, so
- * one worker runs each pass. A pass fails and releases the searches still pending RESULTS_TTL_DAYS after
+ * scheduler id (one schedule however many start) and consumes the queue: one worker runs each pass, and a
+ * pass that outlasts the interval may meet the next on another worker (each purge statement skips the rows
+ * the other holds; ADR 0016). A pass fails and releases the searches still pending RESULTS_TTL_DAYS after
  * they were made (their jobs removed), erases the inputs and results of searches older than
  * RESULTS_TTL_DAYS (the audit columns stay), deletes webhook delivery attempts as old, and removes
  * finished lookup and webhook-delivery jobs (a lookup's input; an event's whole envelope) past their
