@@ -115,8 +115,24 @@ describe('config', () => {
       'HTTP_HEADERS_TIMEOUT_MS: 40000 must not exceed HTTP_REQUEST_TIMEOUT_MS (30000)',
     ],
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT: 8080 must differ from PORT'],
+    [
+      { HOST: '0.0.0.0:3000' },
+      'HOST: must be an IP address or a host name, e.g. 0.0.0.0, :: or localhost, got "0.0.0.0:3000"',
+    ],
+    [{ HOST: 'http://localhost' }, 'HOST: must be an IP address or a host name'],
+    [{ METRICS_HOST: 'any host' }, 'METRICS_HOST: must be an IP address or a host name'],
   ])('names the bad value of %j: %s', (env, message) => {
     expect(() => loadGatewayConfig(env)).toThrow(message);
+  });
+
+  it('listens on an IP address or a host name, and refuses anything else before listening', () => {
+    for (const host of ['0.0.0.0', '::', '127.0.0.1', '::1', 'fe80::1%eth0', 'localhost', 'api.internal', 'gw-1']) {
+      expect(loadGatewayConfig({ HOST: host }).host).toBe(host);
+    }
+    expect(() => loadWorkerConfig({ WORKER_HEALTH_HOST: '[::1]' })).toThrow(
+      'WORKER_HEALTH_HOST: must be an IP address or a host name',
+    );
+    expect(loadWorkerConfig({ WORKER_HEALTH_HOST: '::1' }).healthHost).toBe('::1');
   });
 
   // The limiter's Redis key lives as long as a bucket takes to refill (burst / rate): past what Redis takes as an

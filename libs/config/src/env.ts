@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LOOKUP_KINDS, RATE_FORMAT, parseRate, type LookupKind } from '@dossier/domain';
 import type { RedisTarget } from './redis';
@@ -20,6 +21,22 @@ const digits = (decimals: boolean) =>
     .transform(Number);
 const int = (min: number, max: number) => digits(false).pipe(z.number().int().min(min).max(max));
 const decimal = () => digits(true).pipe(z.number());
+
+/**
+ * An interface to listen on: an IP address (an IPv6 one bare, with a zone if need be: `::1`, `fe80::1%eth0`)
+ * or a host name (RFC 1123 labels). Refused at start-up otherwise: `0.0.0.0:3000` or `http://localhost`
+ * failed only at listen, with an error that named no variable.
+ */
+const listenHost = (fallback: string) =>
+  z
+    .string()
+    .refine(
+      (v) =>
+        isIP(v.replace(/%[\w.-]+$/, '')) !== 0 ||
+        (v.length <= 253 && /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/i.test(v)),
+      'must be an IP address or a host name, e.g. 0.0.0.0, :: or localhost',
+    )
+    .default(fallback);
 /** `10/10m`, `600/300s`: so many per period (parseRate). */
 const rate = () =>
   z
@@ -153,11 +170,11 @@ const gatewaySchema = z.object({
   ...costs,
   ...webhooks,
   PORT: int(0, 65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: listenHost('0.0.0.0'),
   /** When set, /metrics is served only on this port (and no longer on PORT); 0 picks a free port. */
   METRICS_PORT: int(0, 65535).optional(),
   /** The interface METRICS_PORT listens on. */
-  METRICS_HOST: z.string().default('0.0.0.0'),
+  METRICS_HOST: listenHost('0.0.0.0'),
   SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
   /**
    * Per key. Bounded so that its token bucket works: the bucket's Redis key expires once it is full again
@@ -244,7 +261,7 @@ const workerSchema = z.object({
   PROVIDER_MAX_ATTEMPTS: int(1, 10).default(2),
   /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
   WORKER_HEALTH_PORT: int(0, 65535).optional(),
-  WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
+  WORKER_HEALTH_HOST: listenHost('0.0.0.0'),
   /** Not ready when a consumed queue's oldest waiting job is older than this while this worker finished no job in as long. */
   WORKER_READY_STALL_MS: int(1000, 3_600_000).default(60_000),
   /** `false`: this worker neither schedules nor runs the retention job (the maintenance queue). */
