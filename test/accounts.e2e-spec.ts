@@ -216,6 +216,57 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(foreign.status).toBe(404);
   });
 
+  it('lists every live key but only the 100 most recently revoked ones; an unlisted revoked key is still the account’s', async () => {
+    const { key, accountId } = await api.register();
+    const named = await api.post<{ key_id: string }>('/v1/auth/keys', { name: 'kept' }, { key });
+    const test = await api.post<{ api_key: string; key_id: string }>('/v1/auth/keys', { mode: 'test' }, { key });
+    // 130 revoked keys (as a client logging in on every start leaves, ADR 0036): key_r000 the latest revoked.
+    await sql(
+      `INSERT INTO api_keys (id, account_id, prefix, key_hash, name, mode, issued_by_login, created_at, revoked_at)
+       SELECT 'key_r' || lpad(i::text, 3, '0') || $2, $1, 'dsk_Rvkd', md5(random()::text || i) || md5($2 || i), 'login',
+              CASE WHEN i % 10 = 0 THEN 'test' ELSE 'live' END, true,
+              now() - interval '1 day' + i * interval '1 second', now() - i * interval '1 second'
+         FROM generate_series(0, 129) AS i`,
+      [accountId, String(Date.now())],
+    );
+    const revokedIds = (
+      await sql<{ id: string }>(
+        `SELECT id FROM api_keys WHERE account_id = $1 AND revoked_at IS NOT NULL ORDER BY revoked_at DESC`,
+        [accountId],
+      )
+    ).map((k) => k.id);
+    type Listed = { keys: { id: string; mode: string; created_at: string; revoked_at: string | null }[] };
+    const list = await api.get<Listed>('/v1/auth/keys', { key });
+    expect(list.status).toBe(200);
+    const live = list.body.keys.filter((k) => k.revoked_at === null).map((k) => k.id);
+    expect(live.sort()).toEqual(
+      (await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`, [accountId]))
+        .map((k) => k.id)
+        .sort(),
+    );
+    expect(live).toEqual(expect.arrayContaining([named.body.key_id, test.body.key_id]));
+    const revoked = list.body.keys.filter((k) => k.revoked_at !== null).map((k) => k.id);
+    expect(revoked.sort()).toEqual(revokedIds.slice(0, 100).sort());
+    // Oldest first, as before.
+    const created = list.body.keys.map((k) => k.created_at);
+    expect(created).toEqual([...created].sort());
+
+    // A test key sees only test keys, and of them too only the 100 most recently revoked (13 here).
+    const testList = await api.get<Listed>('/v1/auth/keys', { key: test.body.api_key });
+    expect(testList.body.keys.every((k) => k.mode === 'test')).toBe(true);
+    expect(testList.body.keys.filter((k) => k.revoked_at !== null)).toHaveLength(13);
+
+    // A revoked key past the list is still one of the account's: revoking it again answers it, unchanged.
+    const oldest = revokedIds[revokedIds.length - 1]!;
+    const again = await api.request<{ key: { id: string; revoked_at: string } }>('DELETE', `/v1/auth/keys/${oldest}`, {
+      key,
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.key.id).toBe(oldest);
+    const stranger = await api.register();
+    expect((await api.request('DELETE', `/v1/auth/keys/${oldest}`, { key: stranger.key })).status).toBe(404);
+  });
+
   it('refuses a key name with control characters, naming the field, and documents the name’s rules', async () => {
     const { key, accountId } = await api.register();
     const bad = [

@@ -89,11 +89,30 @@ export class ApiKeysRepository {
     await this.keys.update({ id: keyId }, { lastUsedAt: () => 'now()' });
   }
 
-  /** The account's keys, oldest first; only those of one mode when `mode` is given. */
-  async list(accountId: string, mode: ApiKeyMode | null = null): Promise<ApiKeyView[]> {
-    const where = mode === null ? { accountId } : { accountId, mode };
-    const keys = await this.keys.find({ where, order: { createdAt: 'ASC', id: 'ASC' } });
-    return keys.map(viewOf);
+  /**
+   * The account's live keys and its `revoked` most recently revoked ones (the rest stay stored, for the
+   * searches that name them), oldest first; only those of one mode when `mode` is given. Two range scans
+   * of `api_keys_account_revoked_idx`, however many keys the account has revoked.
+   */
+  async list(accountId: string, mode: ApiKeyMode | null, revoked: number): Promise<ApiKeyView[]> {
+    const columns = 'id, prefix, name, mode, created_at, last_used_at, revoked_at';
+    const ofMode = '($2::text IS NULL OR mode = $2)';
+    return queryRows<ApiKeyView>(
+      this.db,
+      `SELECT ${columns} FROM (
+         (SELECT ${columns} FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND ${ofMode})
+         UNION ALL
+         (SELECT ${columns} FROM api_keys WHERE account_id = $1 AND revoked_at IS NOT NULL AND ${ofMode}
+           ORDER BY revoked_at DESC, id DESC LIMIT $3)
+       ) k ORDER BY created_at, id`,
+      [accountId, mode, revoked],
+    );
+  }
+
+  /** One key of the account (of one mode when `mode` is given), revoked or not; null when it has no such key. */
+  async find(accountId: string, keyId: string, mode: ApiKeyMode | null): Promise<ApiKeyView | null> {
+    const key = await this.keys.findOneBy(mode === null ? { id: keyId, accountId } : { id: keyId, accountId, mode });
+    return key ? viewOf(key) : null;
   }
 
   /**

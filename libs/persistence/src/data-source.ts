@@ -33,6 +33,7 @@ import { CompanyRegistrationPlaces1980000000000 } from './migrations/19800000000
 import { PersonNameKeys1990000000000 } from './migrations/1990000000000-person-name-keys';
 import { SuppressionNameAliases2040000000000 } from './migrations/2040000000000-suppression-name-aliases';
 import { CompanyNameKeys2050000000000 } from './migrations/2050000000000-company-name-keys';
+import { ApiKeysByRevocation2080000000000 } from './migrations/2080000000000-api-keys-by-revocation';
 import { PersonLocationKeys2110000000000 } from './migrations/2110000000000-person-location-keys';
 
 export const ENTITIES = [
@@ -73,6 +74,7 @@ export const MIGRATIONS = [
   PersonNameKeys1990000000000,
   SuppressionNameAliases2040000000000,
   CompanyNameKeys2050000000000,
+  ApiKeysByRevocation2080000000000,
   PersonLocationKeys2110000000000,
 ];
 

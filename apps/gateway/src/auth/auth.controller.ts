@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { DomainError } from '@dossier/domain';
 import { CurrentAuth, type AuthContext } from './auth-context';
 import { Public } from './public.decorator';
-import { AuthService, LOGIN_KEYS_KEPT } from './auth.service';
+import { AuthService, LOGIN_KEYS_KEPT, REVOKED_KEYS_LISTED } from './auth.service';
 import { parseBody } from '../http/validation';
 import { ApiDoc, DELETE_BY_ID_ERRORS } from '../openapi/api-doc.decorator';
 import {
@@ -84,6 +84,7 @@ export class AuthController {
   @ApiDoc({
     tag: 'auth',
     summary: "List the account's API keys",
+    description: `Every live key, and the ${REVOKED_KEYS_LISTED} most recently revoked (any key of the account can still be revoked by id, listed or not), oldest first. A test key lists only test keys.`,
     status: 200,
     response: keyListResponse,
     errors: ['unauthorized', 'rate_limited', 'unavailable'],

@@ -13,6 +13,12 @@ import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 /** Login-issued keys an account keeps live; a login past that revokes the least recently used (ADR 0036). */
 export const LOGIN_KEYS_KEPT = 20;
 
+/** Revoked keys `GET /v1/auth/keys` lists, the most recently revoked; every live key is listed (ADR 0044). */
+export const REVOKED_KEYS_LISTED = 100;
+
+/** The mode of keys a caller sees: a test key only test keys (ADR 0034), a live key all. */
+const visibleMode = (caller: AuthContext): ApiKeyMode | null => (caller.mode === 'test' ? 'test' : null);
+
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 export function keyViewOf(k: ApiKeyView) {
@@ -100,9 +106,12 @@ export class AuthService {
     return { status: 'success' as const, api_key: key.apiKey, key_id: key.keyId };
   }
 
-  /** The account's keys; a test key sees only the test keys (ADR 0034). */
+  /**
+   * The account's live keys and its REVOKED_KEYS_LISTED most recently revoked (ADR 0044); a test key sees
+   * only the test keys (ADR 0034).
+   */
   async listKeys(caller: AuthContext) {
-    const keys = await this.keys.list(caller.accountId, caller.mode === 'test' ? 'test' : null);
+    const keys = await this.keys.list(caller.accountId, visibleMode(caller), REVOKED_KEYS_LISTED);
     return { status: 'success' as const, keys: keys.map(keyViewOf) };
   }
 
@@ -113,8 +122,8 @@ export class AuthService {
    */
   async revokeKey(caller: AuthContext, keyId: string) {
     const accountId = caller.accountId;
-    const owned = (await this.keys.list(accountId, caller.mode === 'test' ? 'test' : null)).some((k) => k.id === keyId);
-    if (!owned) throw new DomainError('not_found', 'no such key');
+    if (!(await this.keys.find(accountId, keyId, visibleMode(caller))))
+      throw new DomainError('not_found', 'no such key');
     const key = await this.revoke(accountId, keyId);
     if (!key) throw new DomainError('not_found', 'no such key');
     return { status: 'success' as const, key: keyViewOf(key) };
