@@ -52,6 +52,27 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(dup.body).toMatchObject({ status: 'error', error: { code: 'email_taken' } });
   });
 
+  it('lets exactly one of several registrations of one e-mail at once win, on two gateways: the others are 409 email_taken and leave nothing', async () => {
+    const other = new Api((await stack.startGateway()).baseUrl);
+    const email = `race${Date.now()}@example.com`;
+    const variants = [email, email.toUpperCase(), email, `R${email.slice(1)}`];
+    const answers = await Promise.all(
+      variants.map((e, i) =>
+        (i % 2 ? other : api).post<{ error?: { code: string } }>('/v1/auth/register', {
+          email: e,
+          password: 'correct horse battery',
+        }),
+      ),
+    );
+    const outcomes = answers.map((a) => (a.status === 201 ? 'created' : `${a.status} ${a.body.error?.code}`)).sort();
+    expect(outcomes).toEqual(['409 email_taken', '409 email_taken', '409 email_taken', 'created']);
+    const accounts = await sql<{ id: string }>(`SELECT id FROM accounts WHERE email_normalized = $1`, [email]);
+    expect(accounts).toHaveLength(1);
+    const id = accounts[0]!.id;
+    expect(await sql(`SELECT 1 FROM api_keys WHERE account_id = $1`, [id])).toHaveLength(1);
+    expect(await sql(`SELECT 1 FROM credit_ledger WHERE account_id = $1`, [id])).toHaveLength(1);
+  });
+
   it('accepts the passwort alias and validates fields with details', async () => {
     const ok = await api.post('/v1/auth/register', {
       email: `alias${Date.now()}@example.com`,
