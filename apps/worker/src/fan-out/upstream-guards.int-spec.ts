@@ -1,5 +1,6 @@
 import IORedis, { type Redis } from 'ioredis';
 import { Registry } from 'prom-client';
+import { CircuitState } from 'cockatiel';
 import { RedisTokenBucket } from '@dossier/config';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -161,6 +162,64 @@ describe('UpstreamGuards against the real Redis', () => {
     } finally {
       await hunter.close();
     }
+  });
+
+  it("counts a call that another worker's hold skips neither as a success nor as a failure of the breaker", async () => {
+    const registry = new Registry();
+    const [a, b] = [guards({ maxAttempts: 1 }, registry), guards({ maxAttempts: 1 })];
+    const down = { id: 'down-then-held', rateLimit: { max: 100, perMs: 1000 } };
+    const state = () => a.states().find(([id]) => id === down.id)?.[1];
+    for (let i = 0; i < 3; i++)
+      await expect(a.run(down, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    expect(state()).toBe(CircuitState.Open);
+    // Another worker meets the upstream's 429 and holds it off in Redis while this one's circuit waits.
+    const limited = new ProviderError('rate_limited', 'x: rate limited (429, retry after 1s)', 1000);
+    await expect(b.run(down, soon(), () => Promise.reject(limited))).rejects.toBe(limited);
+    await new Promise((r) => setTimeout(r, 350));
+    // The circuit's half-open probe is due, but the hold skips the call: nothing was asked, nothing learned.
+    let called = false;
+    const held = await a.run(down, soon(), () => ((called = true), Promise.resolve('x'))).catch((e: unknown) => e);
+    expect((held as Error).message).toMatch(/^down-then-held: not called until \S+Z, the wait its last 429 asked/);
+    expect(called).toBe(false);
+    expect(state()).toBe(CircuitState.Open);
+    expect(await registry.metrics()).toContain('dossier_provider_breaker_state{provider="down-then-held"} 2');
+    // Once the hold is over (its detail names the second it ends in), the first call is still the half-open probe: one more failure opens the circuit again.
+    await new Promise((r) => setTimeout(r, heldUntil(held) + 1000 - Date.now()));
+    await expect(a.run(down, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    await expect(a.run(down, soon(), () => Promise.resolve('x'))).rejects.toThrow(/circuit open after 3 consecutive/);
+  });
+
+  it("does not let a skipped call reset the breaker's count of consecutive failures", async () => {
+    const [a, b] = [guards({ maxAttempts: 1 }), guards({ maxAttempts: 1 })];
+    const flaky = { id: 'failing-then-held', rateLimit: { max: 100, perMs: 1000 } };
+    for (let i = 0; i < 2; i++)
+      await expect(a.run(flaky, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    const limited = new ProviderError('rate_limited', 'x: rate limited (429, retry after 1s)', 300);
+    await expect(b.run(flaky, soon(), () => Promise.reject(limited))).rejects.toBe(limited);
+    const held = await a.run(flaky, soon(), () => Promise.resolve('x')).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, heldUntil(held) + 1000 - Date.now()));
+    // The third failure in a row, the skip between them not counted: the circuit opens.
+    await expect(a.run(flaky, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    await expect(a.run(flaky, soon(), () => Promise.resolve('x'))).rejects.toThrow(/circuit open after 3 consecutive/);
+  });
+
+  it("ends a call with the upstream's own failure when a hold refuses its retry, and counts that failure", async () => {
+    const [a, b] = [guards({ breakerThreshold: 1, maxAttempts: 2 }), guards()];
+    const busy = { id: 'busy-then-held', rateLimit: { max: 100, perMs: 1000 } };
+    const limited = new ProviderError('rate_limited', 'x: rate limited (429, retry after 60s)', 60_000);
+    let calls = 0;
+    const failingWhileHeld = async () => {
+      calls++;
+      // Between this attempt and its retry, another worker meets the upstream's 429.
+      await expect(b.run(busy, soon(), () => Promise.reject(limited))).rejects.toBe(limited);
+      throw new ProviderError('unavailable', 'x: upstream error (503)');
+    };
+    await expect(a.run(busy, soon(), failingWhileHeld)).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'x: upstream error (503)',
+    });
+    expect(calls).toBe(1);
+    expect(a.states().find(([id]) => id === busy.id)?.[1]).toBe(CircuitState.Open);
   });
 
   it('holds off for an hour at most, whatever the upstream asked for, and calls again once the wait is over', async () => {

@@ -58,6 +58,8 @@ export class UpstreamGuards {
   private readonly backoff = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2000 });
   /** Upstreams held off in this process: id → the epoch ms the hold ends (ADR 0038). */
   private readonly holds = new Map<string, number>();
+  /** Open circuits: id → the epoch ms its half-open probe is due (cockatiel's own time, or a moment after). */
+  private readonly probeAt = new Map<string, number>();
 
   constructor(
     private readonly bucket: Pick<RedisTokenBucket, 'take' | 'veto'>,
@@ -88,7 +90,7 @@ export class UpstreamGuards {
       let backoff: IBackoff<unknown> | undefined;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(upstream, signal, deadlineAt, call);
+          return await this.attempt(upstream, signal, call);
         } catch (error) {
           if (!(error instanceof ProviderError) || !error.retryable || attempt >= this.settings.maxAttempts)
             throw error;
@@ -98,10 +100,18 @@ export class UpstreamGuards {
           // A retry that could only time out does not happen: the upstream's own answer is the outcome.
           if (Date.now() + wait >= deadlineAt) throw pastTheDeadline(error, wait);
           await sleep(wait, undefined, { signal });
+          // Nor does one that the shared limit or a hold refuses its token: the upstream failed, and says so.
+          await this.acquire(upstream, signal, deadlineAt).catch(() => Promise.reject(error));
         }
       }
     };
     try {
+      // The first token is taken before the breaker sees the call: a call that the shared limit refuses, or
+      // that another worker's hold skips, asked the upstream nothing and counts neither way (cockatiel takes
+      // what it is not told to handle for a success of a half-open circuit, and closes it). An open circuit
+      // skips first: its calls take no token.
+      if (breaker && this.isOpen(upstream.id, breaker)) throw this.skipped(upstream.id, breaker);
+      await this.acquire(upstream, signal, deadlineAt);
       return await (breaker ? breaker.execute(attempts, signal) : attempts());
     } catch (error) {
       if (error instanceof BrokenCircuitError && breaker) throw this.skipped(upstream.id, breaker);
@@ -112,17 +122,12 @@ export class UpstreamGuards {
     }
   }
 
-  /**
-   * One attempt: a token of the shared bucket (refused while the upstream is held off), then the call; a
-   * 429 of the upstream's that names a wait holds it off for that wait.
-   */
+  /** One attempt: the call (its token already taken); a 429 of the upstream's that names a wait holds it off. */
   private async attempt<T>(
     upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean },
     signal: AbortSignal,
-    deadlineAt: number,
     call: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    await this.acquire(upstream, signal, deadlineAt);
     try {
       return await untilDeadline(call(signal), signal, upstream.id);
     } catch (error) {
@@ -162,9 +167,15 @@ export class UpstreamGuards {
         breaker: new ConsecutiveBreaker(this.settings.breakerThreshold),
       });
       breaker.onStateChange((state) => this.events.breakerState(id, state));
+      breaker.onBreak(() => this.probeAt.set(id, Date.now() + this.settings.halfOpenAfterMs));
       this.breakers.set(id, breaker);
     }
     return breaker;
+  }
+
+  /** Whether `id`'s circuit is open and its half-open probe not yet due: a call would be skipped. */
+  private isOpen(id: string, breaker: CircuitBreakerPolicy): boolean {
+    return breaker.state === CircuitState.Open && Date.now() < (this.probeAt.get(id) ?? 0);
   }
 
   private skipped(id: string, breaker: CircuitBreakerPolicy): SkippedCall {
