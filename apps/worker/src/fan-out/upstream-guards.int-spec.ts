@@ -143,6 +143,30 @@ describe('UpstreamGuards against the real Redis', () => {
     expect(calls).toBe(0);
   });
 
+  it('holds the upstream off in this process at once, whatever becomes of the write to Redis', async () => {
+    // The hold's write to Redis is not awaited (ADR 0038): the next call in this process reads the hold from
+    // memory, and a write Redis refuses neither changes the 429's answer nor rejects unhandled.
+    const bucket = new RedisTokenBucket(redis);
+    let takes = 0;
+    const refusing = {
+      take: (...args: Parameters<RedisTokenBucket['take']>) => (takes++, bucket.take(...args)),
+      veto: () => Promise.reject(new Error('READONLY You cannot write against a read only replica.')),
+    };
+    const g = new UpstreamGuards(
+      refusing,
+      prefix,
+      { breakerThreshold: 3, halfOpenAfterMs: 300, maxAttempts: 3 },
+      new ProviderMetrics(new Registry()),
+    );
+    const quota = { id: 'hold-unwritten', rateLimit: { max: 100, perMs: 1000 } };
+    const limited = new ProviderError('rate_limited', 'x: rate limited (429, retry after 60s)', 60_000);
+    await expect(g.run(quota, soon(), () => Promise.reject(limited))).rejects.toBe(limited);
+    let called = false;
+    const next = await g.run(quota, soon(), () => ((called = true), Promise.resolve('x'))).catch((e: unknown) => e);
+    expect(heldUntil(next) - Date.now()).toBeGreaterThan(50_000);
+    expect([called, takes]).toEqual([false, 1]);
+  });
+
   it("holds Hunter off after its monthly limit's 429 (Retry-After: 3600): the next lookups send it nothing", async () => {
     const hunter = await FakeUpstream.start();
     try {

@@ -145,8 +145,9 @@ export class UpstreamGuards {
     if (upstream.breaker === false) return;
     const holdMs = Math.min(ms, MAX_HOLD_MS);
     this.holds.set(upstream.id, Date.now() + holdMs);
-    // Not awaited: the 429 is the call's answer now. Should Redis fail to take the hold, this process keeps
-    // it, and every other worker learns the wait from its own next 429.
+    // Not awaited (ADR 0038): the 429 is the call's answer now, and this process's next call reads the hold
+    // from memory, not Redis. Should Redis fail to take the hold, this process keeps it, and every other
+    // worker learns the wait from its own next 429.
     if (upstream.rateLimit) void this.bucket.veto(this.holdKey(upstream.id), holdMs).catch((error: unknown) => error);
   }
 
