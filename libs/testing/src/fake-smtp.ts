@@ -33,6 +33,11 @@ export interface SmtpScript {
    * available due to temporary reason` (RFC 3207).
    */
   starttls?: 'offered' | 'required' | 'none' | 'broken' | 'refused';
+  /**
+   * A reply to EHLO and HELO over TLS, after STARTTLS (in plain text they are answered as `ehlo` says): a
+   * server that turns to TLS, then will not hold the session (`421 4.7.0 try again later`).
+   */
+  ehloOverTls?: SmtpAnswer;
   /** How `MAIL FROM` answers once STARTTLS is done or not required (a blocked sender: a 5xx). */
   mailFrom?: 'accept' | SmtpAnswer;
   /**
@@ -42,10 +47,19 @@ export interface SmtpScript {
   rcpt?: Record<string, RcptScript>;
 }
 
-/** What the fake reaches into of `smtp-server`'s connection: its id, its socket, a raw reply, closing it. */
+/** How `smtp-server`'s connection answers one command (`handler_<COMMAND>`). */
+type CommandHandler = (command: unknown, callback: () => void) => void;
+
+/**
+ * What the fake reaches into of `smtp-server`'s connection: its id, its socket, whether it is over TLS, its
+ * own EHLO and HELO handlers, a raw reply, closing it.
+ */
 interface SmtpConnection {
   id: string;
   _socket: Socket;
+  secure: boolean;
+  handler_EHLO: CommandHandler;
+  handler_HELO: CommandHandler;
   send(code: number, message: string): void;
   close(): void;
 }
@@ -164,12 +178,18 @@ export class FakeSmtp {
       Object.assign(connection, { handler_STARTTLS: refuseTls });
     }
     const hello = this.script.ehlo;
-    if (typeof hello === 'object') {
-      const refuse = (_command: unknown, callback: () => void): void => {
-        connection?.send(hello.code, hello.message);
-        callback();
-      };
-      if (connection) Object.assign(connection, { handler_EHLO: refuse, handler_HELO: refuse });
+    const overTls = this.script.ehloOverTls;
+    if ((typeof hello === 'object' || overTls) && connection) {
+      const own = { EHLO: connection.handler_EHLO, HELO: connection.handler_HELO };
+      const answer =
+        (command: 'EHLO' | 'HELO'): CommandHandler =>
+        (line, callback) => {
+          const reply = connection.secure && overTls ? overTls : typeof hello === 'object' ? hello : null;
+          if (!reply) return own[command].call(connection, line, callback);
+          connection.send(reply.code, reply.message);
+          callback();
+        };
+      Object.assign(connection, { handler_EHLO: answer('EHLO'), handler_HELO: answer('HELO') });
     }
     const greeting = this.script.greeting ?? 'ok';
     if (greeting === 'hang') return;

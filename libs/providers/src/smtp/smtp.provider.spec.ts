@@ -253,18 +253,28 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     }
   });
 
-  // A primary that requires TLS and cannot give it — its TLS handshake fails, or it refuses STARTTLS (454) —
-  // says nothing about the mailbox: the backup MX is asked, within the same bounds (a server that took the
-  // connection without holding a session).
-  it.each<[string, SmtpScript['starttls'], RegExp]>([
-    ['its TLS handshake fails', 'broken', /: the TLS handshake failed \(.+\) after STARTTLS/],
+  // A primary that requires TLS and cannot give it — its TLS handshake fails, it refuses STARTTLS (454), or it
+  // refuses EHLO (and HELO) over TLS — says nothing about the mailbox: the backup MX is asked, within the same
+  // bounds (a server that took the connection without holding a session; ADR 0041).
+  it.each<[string, SmtpScript, RegExp]>([
+    ['its TLS handshake fails', { starttls: 'broken' }, /: the TLS handshake failed \(.+\) after STARTTLS/],
     [
       'it refuses STARTTLS',
-      'refused',
+      { starttls: 'refused' },
       / takes mail only over TLS: 530 5\.7\.0 Must issue a STARTTLS command first, but refused STARTTLS: 454 4\.7\.0/,
     ],
-  ])('asks the backup MX when the primary requires TLS and %s', async (_name, starttls, said) => {
-    const primary = await FakeSmtp.start({ starttls }, { host: '127.0.0.10', port: smtp.port });
+    [
+      'it refuses EHLO after STARTTLS (421)',
+      { starttls: 'required', ehloOverTls: { code: 421, message: '4.7.0 try again later' } },
+      / refused EHLO after STARTTLS: 421 4\.7\.0 try again later/,
+    ],
+    [
+      'it refuses EHLO and HELO after STARTTLS (554)',
+      { starttls: 'required', ehloOverTls: { code: 554, message: '5.7.1 go away' } },
+      / refused HELO after STARTTLS: 554 5\.7\.1 go away/,
+    ],
+  ])('asks the backup MX when the primary requires TLS and %s', async (_name, script, said) => {
+    const primary = await FakeSmtp.start(script, { host: '127.0.0.10', port: smtp.port });
     try {
       dns.set('tls-primary.example', {
         mx: [
