@@ -210,19 +210,26 @@ export class BatchesRepository {
   }
 
   /**
-   * Marks the batch completed when none of its searches is pending any more; its account and completion
-   * time then, or null while some run. Called after each of its searches settles (and again on a
-   * redelivery): the check made after the last settle commits sees every search settled.
+   * The batch's account and completion time when none of its searches is pending any more — the time it was
+   * marked completed (`marked`), or now when it is not yet — or null while some run (or when there is no such
+   * batch). Read after each of its searches settles (and again on a redelivery): the read made after the last
+   * settle commits sees every search settled. The batch is marked (markCompleted) only once its
+   * `batch.completed` is queued (queueBatchCompletion): until then the reconciler still finds it.
    */
-  async completeIfSettled(id: string): Promise<{ account_id: string; completed_at: Date } | null> {
-    const rows = await queryRows<{ account_id: string; completed_at: Date }>(
+  async settledState(id: string): Promise<{ account_id: string; completed_at: Date; marked: boolean } | null> {
+    const rows = await queryRows<{ account_id: string; completed_at: Date; marked: boolean }>(
       this.db,
-      `UPDATE batches b SET completed_at = COALESCE(b.completed_at, now())
-        WHERE b.id = $1 AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.batch_id = $1 AND s.status = 'pending')
-        RETURNING b.account_id, b.completed_at`,
+      `SELECT b.account_id, COALESCE(b.completed_at, now()) AS completed_at, b.completed_at IS NOT NULL AS marked
+         FROM batches b
+        WHERE b.id = $1 AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.batch_id = $1 AND s.status = 'pending')`,
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  /** Marks the batch completed at `at` (settledState's time), unless it already is. */
+  async markCompleted(id: string, at: Date): Promise<void> {
+    await queryRows(this.db, `UPDATE batches SET completed_at = COALESCE(completed_at, $2) WHERE id = $1`, [id, at]);
   }
 
   /**

@@ -1,16 +1,9 @@
 import type { Queue } from 'bullmq';
 import { queueWebhookEvent, searchEnvelope, searchEventId, type WebhookJob } from '@dossier/contracts';
-import { completeBatch } from './batch-completion';
-import type { BatchesRepository } from './batches.repository';
-import type { SearchesRepository } from './searches.repository';
-import type { WebhooksRepository } from './webhooks.repository';
+import { queueBatchCompletion, type BatchCompletionRepos } from './batch-completion';
 
 /** What queueing a settled search's webhook events reads. */
-export interface SettledEventRepos {
-  batches: BatchesRepository;
-  webhooks: WebhooksRepository;
-  searches: SearchesRepository;
-}
+export type SettledEventRepos = BatchCompletionRepos;
 
 /**
  * Queues the webhook events of a settled search (ADR 0020): its `search.completed` or `search.failed` for
@@ -42,18 +35,4 @@ export async function queueSettledEvents(
     }
   }
   if (batchId !== null) await queueBatchCompletion(repos, queue, batchId);
-}
-
-/**
- * After some of a batch's searches settled: once none is pending, marks the batch completed and queues its
- * `batch.completed` for the account's webhooks (completeBatch). Checked after every settle of the batch; the
- * event's id (the batch's) keeps its deliveries to one per webhook, however many callers find it complete.
- */
-export async function queueBatchCompletion(
-  repos: SettledEventRepos,
-  queue: Queue<WebhookJob>,
-  batchId: string,
-): Promise<void> {
-  const completed = await completeBatch(repos, batchId);
-  if (completed) await queueWebhookEvent(queue, completed.subscribers, completed.event);
 }
