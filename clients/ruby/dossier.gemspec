@@ -10,7 +10,7 @@ Gem::Specification.new do |spec|
                      "accounts and keys, typed errors, retries with backoff, idempotency keys and 202 polling."
   spec.authors = ["Dossier"]
   spec.files = Dir[File.join(__dir__, "lib", "**", "*.rb")].map { |f| f.delete_prefix("#{__dir__}/") } +
-               ["README.md", "dossier.gemspec"]
+               ["README.md", "CHANGELOG.md", "dossier.gemspec"]
   spec.require_paths = ["lib"]
   spec.required_ruby_version = ">= 2.7"
 end

@@ -638,14 +638,17 @@ function batchRequest(request: BatchRequest): BatchRequest {
   return { ...request, input: compact(input) } as BatchRequest;
 }
 
+/**
+ * A lookup's or `getSearch()`'s answer. One that is not the envelope (`status` `"success"` with its `results` array,
+ * or `"pending"`; a `search_id`; `credits_remaining`) is an `APIError` with `code` `null`, as in the other clients:
+ * a broken answer is never shown as a search that found nothing.
+ */
 function toResult<T>(answer: HttpAnswer, idempotencyKey: string | null): SearchResult<T> {
-  const body = answer.body as Partial<SuccessEnvelope<T> | PendingEnvelope> | null;
-  const ok =
-    !!body &&
-    typeof body === 'object' &&
-    (body.status === 'success' || body.status === 'pending') &&
-    typeof body.search_id === 'string';
-  if (!ok) throw invalidResponse(answer, 'a search envelope');
+  const body = answer.body as Partial<SuccessEnvelope<T> | PendingEnvelope>;
+  const settled = body.status === 'success' && Array.isArray(body.results);
+  if (!(settled || body.status === 'pending') || !namesItAndTheBalance(body, 'search_id')) {
+    throw invalidResponse(answer, 'a search envelope (status, search_id, credits_remaining and, once done, results)');
+  }
   return new SearchResult<T>({
     httpStatus: answer.status,
     body: body as SuccessEnvelope<T> | PendingEnvelope,
@@ -654,19 +657,24 @@ function toResult<T>(answer: HttpAnswer, idempotencyKey: string | null): SearchR
   });
 }
 
+/** A batch's answer; one that is not the envelope (`status`, `batch_id`, `items`, `credits_remaining`) is an `APIError`. */
 function toBatch(answer: HttpAnswer, idempotencyKey: string | null): BatchResult<AnyResult> {
-  const body = answer.body as Partial<BatchEnvelope> | null;
-  const ok =
-    !!body &&
-    typeof body === 'object' &&
-    (body.status === 'success' || body.status === 'pending') &&
-    typeof body.batch_id === 'string' &&
-    Array.isArray(body.items);
-  if (!ok) throw invalidResponse(answer, 'a batch envelope');
+  const body = answer.body as Partial<BatchEnvelope>;
+  const settles = (body.status === 'success' || body.status === 'pending') && Array.isArray(body.items);
+  if (!settles || !namesItAndTheBalance(body, 'batch_id')) {
+    throw invalidResponse(answer, 'a batch envelope (status, batch_id, items, credits_remaining)');
+  }
   return new BatchResult({
     httpStatus: answer.status,
     body: body as BatchEnvelope,
     headers: answer.headers,
     idempotencyKey,
   });
+}
+
+/** Whether a search's or a batch's answer names it (a non-empty `idField`) and the balance (a whole number). */
+function namesItAndTheBalance(body: object, idField: 'search_id' | 'batch_id'): boolean {
+  const fields = body as Record<string, unknown>;
+  const id = fields[idField];
+  return typeof id === 'string' && id !== '' && Number.isInteger(fields['credits_remaining']);
 }

@@ -215,7 +215,7 @@ export function invalidResponse(answer: HttpAnswer, expected: string): APIError 
   return new APIError({
     status: answer.status,
     code: null,
-    message: `expected ${expected}, got HTTP ${answer.status}`,
+    message: `HTTP ${answer.status} with a body that is not ${expected}`,
     request_id: answer.headers['x-request-id'] ?? null,
     body: answer.body,
     headers: answer.headers,

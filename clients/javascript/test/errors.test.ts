@@ -235,3 +235,58 @@ describe('a 2xx answer', () => {
     });
   });
 });
+
+describe('a 2xx answer that is not the envelope', () => {
+  // A paid lookup's answer without its status, search_id, credits_remaining or (once done) results is broken,
+  // not "nothing found": the base APIError (code null), never a result with no results. As in the other clients.
+  const phone = { kind: 'phone', input: { phone: '+14155552671' } } as const;
+  const cases: { what: string; broken: Reply[]; calls: ((client: Client) => Promise<unknown>)[] }[] = [
+    {
+      what: 'search envelope',
+      broken: [
+        { status: 200, body: {} },
+        { status: 200, body: { status: 'success', search_id: 'srch_1', credits_remaining: 9 } },
+        { status: 200, body: { status: 'success', search_id: 'srch_1', results: {}, credits_remaining: 9 } },
+        { status: 200, body: { status: 'done', search_id: 'srch_1', results: [], credits_remaining: 9 } },
+        { status: 200, body: { status: 'success', search_id: 'srch_1', results: [] } },
+        { status: 200, body: { status: 'success', search_id: '', results: [], credits_remaining: 9 } },
+        { status: 202, body: { status: 'pending', credits_remaining: 9 } },
+      ],
+      calls: [(client) => client.verifyPhone('+14155552671'), (client) => client.getSearch('srch_1')],
+    },
+    {
+      what: 'batch envelope',
+      broken: [
+        { status: 200, body: {} },
+        { status: 200, body: { status: 'success', batch_id: 'bat_1', credits_remaining: 9 } },
+        { status: 200, body: { status: 'success', batch_id: 'bat_1', items: [], credits_remaining: '9' } },
+        { status: 202, body: { status: 'pending', items: [], credits_remaining: 9 } },
+      ],
+      calls: [(client) => client.batch([phone]), (client) => client.getBatch('bat_1')],
+    },
+  ];
+  for (const { what, broken, calls } of cases) {
+    test(`of a ${what} is an APIError with code null, as in the other clients`, async () => {
+      const answers = broken.flatMap((reply) => calls.map(() => reply));
+      await withFake(sequence(...answers), async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 0 });
+        for (const [i, reply] of broken.entries()) {
+          for (const call of calls) {
+            const before = fake.requests.length;
+            await assert.rejects(call(client), (err: unknown) => {
+              assert.equal((err as Error).constructor, APIError, `answer ${i}: ${String(err)}`);
+              const apiError = err as APIError;
+              assert.equal(apiError.status, reply.status);
+              assert.equal(apiError.code, null);
+              assert.equal(apiError.requestId, `req_fake${before + 1}`);
+              assert.deepEqual(apiError.body, reply.body);
+              assert.match(apiError.message, new RegExp(`not a ${what}`));
+              return true;
+            });
+            assert.equal(fake.requests.length - before, 1, 'a 2xx is not retried');
+          }
+        }
+      });
+    });
+  }
+});

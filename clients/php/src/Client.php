@@ -349,8 +349,7 @@ final class Client
         $body = ['requests' => array_map(self::batchRequest(...), array_values($requests))];
         $started = microtime(true);
         $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
-        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', '/v1/batch', $body, $headers);
-        $result = new BatchResult($status, $respHeaders, $data, $raw);
+        $result = self::batchResult(...$this->http->request('POST', '/v1/batch', $body, $headers));
 
         return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
@@ -442,8 +441,7 @@ final class Client
     {
         $started = microtime(true);
         $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
-        [$status, $respHeaders, $data, $raw] = $this->http->request('POST', $path, $body, $headers);
-        $result = new SearchResult($status, $respHeaders, $data, $raw);
+        $result = self::searchResult(...$this->http->request('POST', $path, $body, $headers));
 
         return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
@@ -516,16 +514,65 @@ final class Client
 
     private function fetchSearch(string $id, ?string $requestId): SearchResult
     {
-        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/searches/' . self::segment($id), null, self::requestIdHeader($requestId));
-
-        return new SearchResult($status, $headers, $data, $raw);
+        return self::searchResult(...$this->http->request('GET', '/v1/searches/' . self::segment($id), null, self::requestIdHeader($requestId)));
     }
 
     private function fetchBatch(string $id, ?string $requestId): BatchResult
     {
-        [$status, $headers, $data, $raw] = $this->http->request('GET', '/v1/batches/' . self::segment($id), null, self::requestIdHeader($requestId));
+        return self::batchResult(...$this->http->request('GET', '/v1/batches/' . self::segment($id), null, self::requestIdHeader($requestId)));
+    }
+
+    /**
+     * A lookup's or getSearch()'s answer. One that is not the envelope (status "success" with its results list,
+     * or "pending"; a search_id; credits_remaining) is an ApiException with no error code, as in the other three
+     * clients: a broken answer is never shown as a search that found nothing.
+     *
+     * @param array<string, string> $headers
+     * @param array<string, mixed> $data
+     */
+    private static function searchResult(int $status, array $headers, array $data, string $raw): SearchResult
+    {
+        $body = self::asObject($raw);
+        $settled = ($body->status ?? null) === 'success' && is_array($body->results ?? null);
+        if (!($settled || ($body->status ?? null) === 'pending') || !self::namesItAndTheBalance($body, 'search_id')) {
+            throw ApiException::notA('search envelope (status, search_id, credits_remaining and, once done, results)', $status, $headers, $data, $raw);
+        }
+
+        return new SearchResult($status, $headers, $data, $raw);
+    }
+
+    /**
+     * A batch's answer; one that is not the envelope (status, batch_id, items, credits_remaining) is an ApiException.
+     *
+     * @param array<string, string> $headers
+     * @param array<string, mixed> $data
+     */
+    private static function batchResult(int $status, array $headers, array $data, string $raw): BatchResult
+    {
+        $body = self::asObject($raw);
+        $settles = in_array($body->status ?? null, ['success', 'pending'], true) && is_array($body->items ?? null);
+        if (!$settles || !self::namesItAndTheBalance($body, 'batch_id')) {
+            throw ApiException::notA('batch envelope (status, batch_id, items, credits_remaining)', $status, $headers, $data, $raw);
+        }
 
         return new BatchResult($status, $headers, $data, $raw);
+    }
+
+    /** Whether a search's or a batch's answer names it (a non-empty $idField) and the balance (an integer). */
+    private static function namesItAndTheBalance(\stdClass $body, string $idField): bool
+    {
+        return is_string($body->{$idField} ?? null) && $body->{$idField} !== '' && is_int($body->credits_remaining ?? null);
+    }
+
+    /**
+     * A 2xx answer's body (a JSON object: the transport made sure) decoded as objects, so that a JSON array (a
+     * PHP array here) is told from a JSON object ({} is a stdClass), which an associative array cannot do.
+     */
+    private static function asObject(string $raw): \stdClass
+    {
+        $body = json_decode($raw);
+
+        return $body instanceof \stdClass ? $body : new \stdClass();
     }
 
     /**

@@ -170,6 +170,63 @@ final class ErrorsTest extends TestCase
         $this->assertSame([], $this->client()->account()->data, 'an empty object is an object');
     }
 
+    /**
+     * A paid lookup's answer without its status, search_id, credits_remaining or (once done) results is broken,
+     * not "nothing found": the base ApiException (no error code), never a SearchResult with no results. As in the
+     * other clients.
+     */
+    public function testA2xxThatIsNotASearchEnvelopeIsAnApiExceptionNotAnEmptyResult(): void
+    {
+        $this->assertNotAnEnvelope('search envelope', [
+            [200, '{}'],
+            [200, '{"status":"success","search_id":"srch_1","credits_remaining":9}'],
+            [200, '{"status":"success","search_id":"srch_1","results":{},"credits_remaining":9}'],
+            [200, '{"status":"done","search_id":"srch_1","results":[],"credits_remaining":9}'],
+            [200, '{"status":"success","search_id":"srch_1","results":[]}'],
+            [200, '{"status":"success","search_id":"","results":[],"credits_remaining":9}'],
+            [202, '{"status":"pending","credits_remaining":9}'],
+        ], [
+            fn () => $this->client(['maxRetries' => 0])->verifyPhone('+14155552671'),
+            fn () => $this->client(['maxRetries' => 0])->getSearch('srch_1'),
+        ]);
+    }
+
+    public function testA2xxThatIsNotABatchEnvelopeIsAnApiException(): void
+    {
+        $this->assertNotAnEnvelope('batch envelope', [
+            [200, '{}'],
+            [200, '{"status":"success","batch_id":"bat_1","credits_remaining":9}'],
+            [200, '{"status":"success","batch_id":"bat_1","items":[],"credits_remaining":"9"}'],
+            [202, '{"status":"pending","items":[],"credits_remaining":9}'],
+        ], [
+            fn () => $this->client(['maxRetries' => 0])->batch([['kind' => 'phone', 'input' => ['phone' => '+14155552671']]]),
+            fn () => $this->client(['maxRetries' => 0])->getBatch('bat_1'),
+        ]);
+    }
+
+    /**
+     * @param list<array{int, string}> $answers
+     * @param list<\Closure(): mixed> $calls
+     */
+    private function assertNotAnEnvelope(string $what, array $answers, array $calls): void
+    {
+        foreach ($answers as [$status, $raw]) {
+            foreach ($calls as $call) {
+                $this->server->script([['status' => $status, 'headers' => ['X-Request-Id' => 'req_broken'], 'raw' => $raw]]);
+                try {
+                    $call();
+                    $this->fail("expected an ApiException for $raw");
+                } catch (ApiException $e) {
+                    $this->assertSame(ApiException::class, $e::class, $raw);
+                    $this->assertSame([$status, null, 'req_broken'], [$e->getHttpStatus(), $e->getErrorCode(), $e->getRequestId()], $raw);
+                    $this->assertSame($raw, $e->getRawBody());
+                    $this->assertStringContainsString("not a $what", $e->getMessage());
+                }
+                $this->assertCount(1, $this->server->requests(), 'a 2xx is not retried');
+            }
+        }
+    }
+
     public function testAuthenticationErrorsFromStaticLogin(): void
     {
         $this->server->script([self::error(401, 'invalid_credentials', 'wrong e-mail or password')]);

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, T
 from urllib.parse import quote, urlencode
 
 from ._errors import SearchTimeoutError
-from ._json import as_dict, dict_list
+from ._json import as_dict, dict_list, opt_int, opt_str
 from ._models import (
     Account,
     ApiKey,
@@ -717,12 +717,26 @@ def _listed(raw: RawResponse, item: Callable[[Dict[str, Any]], _T], field: str) 
 
 
 def _search_result(raw: RawResponse, idempotency_key: Optional[str]) -> SearchResult:
-    return SearchResult(
-        raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key
-    )
+    """A lookup's or ``get_search``'s answer. One that is not the envelope (``status`` ``"success"`` with its
+    ``results`` list, or ``"pending"``; a ``search_id``; ``credits_remaining``) is an :class:`APIError`, as in
+    the other three clients: a broken answer is never shown as a search that found nothing."""
+    body = raw.body
+    settled = body.get("status") == "success" and isinstance(body.get("results"), list)
+    if not (settled or body.get("status") == "pending") or not _settling_fields(body, "search_id"):
+        raise raw.not_a("search envelope (status, search_id, credits_remaining and, once done, results)")
+    return SearchResult(body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key)
 
 
 def _batch_result(raw: RawResponse, idempotency_key: Optional[str]) -> BatchResult:
-    return BatchResult(
-        raw.body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key
-    )
+    """A batch's answer; one that is not the envelope (``status`` ``"success"`` or ``"pending"``, ``batch_id``,
+    ``items``, ``credits_remaining``) is an :class:`APIError`, as for a search."""
+    body = raw.body
+    settles = body.get("status") in ("success", "pending") and isinstance(body.get("items"), list)
+    if not settles or not _settling_fields(body, "batch_id"):
+        raise raw.not_a("batch envelope (status, batch_id, items, credits_remaining)")
+    return BatchResult(body, headers=raw.headers, http_status=raw.status, idempotency_key=idempotency_key)
+
+
+def _settling_fields(body: Dict[str, Any], id_field: str) -> bool:
+    """Whether a search's or a batch's answer names it (a non-empty ``id_field``) and the balance."""
+    return bool(opt_str(body.get(id_field))) and opt_int(body.get("credits_remaining")) is not None

@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
-from ._errors import APIConnectionError, error_from_response, parse_retry_after
+from ._errors import APIConnectionError, APIError, error_from_response, parse_retry_after
 from ._json import as_dict, opt_str
 from ._version import __version__
 
@@ -45,12 +45,25 @@ class _ConnectionFailure(Exception):
 
 
 class RawResponse:
-    __slots__ = ("status", "headers", "body")
+    __slots__ = ("status", "headers", "body", "text")
 
-    def __init__(self, status: int, headers: Dict[str, str], body: Dict[str, Any]) -> None:
+    def __init__(self, status: int, headers: Dict[str, str], body: Dict[str, Any], text: str) -> None:
         self.status = status
         self.headers = headers
         self.body = body
+        self.text = text
+
+    def not_a(self, expected: str) -> APIError:
+        """The error for this 2xx answer when its JSON object is not ``expected`` (``"search envelope"``): the
+        base :class:`APIError`, ``code`` ``None`` (it is no error envelope), as in the other three clients."""
+        return APIError(
+            f"HTTP {self.status} with a body that is not a {expected}",
+            status=self.status,
+            request_id=self.headers.get("x-request-id"),
+            body=self.body,
+            raw_body=self.text,
+            headers=self.headers,
+        )
 
 
 class Transport:
@@ -158,7 +171,7 @@ class Transport:
                 except ValueError:
                     decoded = None
                 if isinstance(decoded, dict):
-                    return RawResponse(status, resp_headers, as_dict(decoded))
+                    return RawResponse(status, resp_headers, as_dict(decoded), text)
             raise error_from_response(status, resp_headers, text)
 
     # -- internals ------------------------------------------------------------

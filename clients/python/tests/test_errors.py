@@ -119,6 +119,60 @@ class ErrorMappingTest(FakeServerTest):
                 self.assertIs(type(ctx.exception), dossier.APIError)
                 self.assertEqual(ctx.exception.status, 200)
 
+    def test_a_2xx_that_is_not_a_search_envelope_is_an_error_not_an_empty_result_as_in_the_other_clients(self) -> None:
+        # A paid lookup's answer without its status, search_id, credits_remaining or (once done) results is
+        # broken, not "nothing found": the base APIError (code None), never a SearchResult with no results.
+        broken = [
+            answer(200, {}),
+            answer(200, {"status": "success", "search_id": "srch_1", "credits_remaining": 9}),
+            answer(200, {"status": "success", "search_id": "srch_1", "results": {}, "credits_remaining": 9}),
+            answer(200, {"status": "done", "search_id": "srch_1", "results": [], "credits_remaining": 9}),
+            answer(200, {"status": "success", "search_id": "srch_1", "results": []}),
+            answer(200, {"status": "success", "search_id": "", "results": [], "credits_remaining": 9}),
+            answer(202, {"status": "pending", "credits_remaining": 9}),
+        ]
+        client = self.client(max_retries=0)
+        calls = [
+            ("POST", "/v1/verify/phone", lambda: client.verify_phone("+14155552671")),
+            ("GET", "/v1/searches/srch_1", lambda: client.get_search("srch_1")),
+        ]
+        for body in broken:
+            for method, path, call in calls:
+                with self.subTest(body=body[1], path=path):
+                    self.server.route(method, path, body)
+                    before = len(self.server.requests)
+                    with self.assertRaises(dossier.APIError) as ctx:
+                        call()
+                    err = ctx.exception
+                    self.assertIs(type(err), dossier.APIError)
+                    self.assertEqual((err.status, err.code, err.request_id), (body[0], None, "req_header"))
+                    self.assertEqual(err.body, body[1])
+                    self.assertIn("not a search envelope", err.message)
+                    self.assertEqual(len(self.server.requests) - before, 1, "a 2xx is not retried")
+
+    def test_a_2xx_that_is_not_a_batch_envelope_is_an_error_as_in_the_other_clients(self) -> None:
+        broken = [
+            answer(200, {}),
+            answer(200, {"status": "success", "batch_id": "bat_1", "credits_remaining": 9}),
+            answer(200, {"status": "success", "batch_id": "bat_1", "items": [], "credits_remaining": "9"}),
+            answer(202, {"status": "pending", "items": [], "credits_remaining": 9}),
+        ]
+        client = self.client(max_retries=0)
+        calls = [
+            ("POST", "/v1/batch", lambda: client.batch([{"kind": "phone", "input": {"phone": "+14155552671"}}])),
+            ("GET", "/v1/batches/bat_1", lambda: client.get_batch("bat_1")),
+        ]
+        for body in broken:
+            for method, path, call in calls:
+                with self.subTest(body=body[1], path=path):
+                    self.server.route(method, path, body)
+                    with self.assertRaises(dossier.APIError) as ctx:
+                        call()
+                    err = ctx.exception
+                    self.assertIs(type(err), dossier.APIError)
+                    self.assertEqual((err.status, err.code, err.request_id), (body[0], None, "req_header"))
+                    self.assertIn("not a batch envelope", err.message)
+
     def test_hierarchy(self) -> None:
         for cls in (dossier.AuthenticationError, dossier.InsufficientCreditsError, dossier.RateLimitError,
                     dossier.ValidationError, dossier.NotFoundError, dossier.ConflictError,

@@ -119,4 +119,53 @@ class ErrorsTest < Minitest::Test
       assert_equal 200, err.http_status
     end
   end
+
+  # A paid lookup's answer without its status, search_id, credits_remaining or (once done) results is broken, not
+  # "nothing found": the base APIError (code nil), never a SearchResult with no results. As in the other clients.
+  BROKEN_SEARCHES = [
+    [200, {}],
+    [200, { status: "success", search_id: "srch_1", credits_remaining: 9 }],
+    [200, { status: "success", search_id: "srch_1", results: {}, credits_remaining: 9 }],
+    [200, { status: "done", search_id: "srch_1", results: [], credits_remaining: 9 }],
+    [200, { status: "success", search_id: "srch_1", results: [] }],
+    [200, { status: "success", search_id: "", results: [], credits_remaining: 9 }],
+    [202, { status: "pending", credits_remaining: 9 }],
+  ].freeze
+
+  BROKEN_BATCHES = [
+    [200, {}],
+    [200, { status: "success", batch_id: "bat_1", credits_remaining: 9 }],
+    [200, { status: "success", batch_id: "bat_1", items: [], credits_remaining: "9" }],
+    [202, { status: "pending", items: [], credits_remaining: 9 }],
+  ].freeze
+
+  def test_a_2xx_that_is_not_a_search_envelope_is_an_error_not_an_empty_result_as_in_the_other_clients
+    c = client(max_retries: 0)
+    assert_not_an_envelope(BROKEN_SEARCHES, "search envelope",
+                           [-> { c.verify_phone("+14155552671") }, -> { c.get_search("srch_1") }])
+  end
+
+  def test_a_2xx_that_is_not_a_batch_envelope_is_an_error_as_in_the_other_clients
+    c = client(max_retries: 0)
+    assert_not_an_envelope(BROKEN_BATCHES, "batch envelope",
+                           [-> { c.batch([{ kind: "phone", input: { phone: "+14155552671" } }]) },
+                            -> { c.get_batch("bat_1") }])
+  end
+
+  private
+
+  def assert_not_an_envelope(answers, what, calls)
+    answers.each do |status, body|
+      calls.each do |call|
+        @server.reply(status, body, { "X-Request-Id" => "req_broken" })
+        before = @server.requests.size
+        err = assert_raises(Dossier::APIError, body.inspect) { call.call }
+        assert_instance_of Dossier::APIError, err, body.inspect
+        assert_equal [status, nil, "req_broken"], [err.http_status, err.code, err.request_id], body.inspect
+        assert_equal JSON.parse(JSON.generate(body)), err.body
+        assert_match(/not a #{what}/, err.message)
+        assert_equal 1, @server.requests.size - before, "a 2xx is not retried"
+      end
+    end
+  end
 end

@@ -55,6 +55,20 @@ class ApiException extends \RuntimeException implements DossierException
     }
 
     /**
+     * The exception for a 2xx answer whose body is not $expected ("JSON object", "search envelope (…)"): an
+     * ApiException itself, with no error code (it is no error envelope), as in the other three clients.
+     *
+     * @param array<string, string> $headers names lower-cased
+     * @param array<string, mixed>|null $body the decoded JSON object, null when the body was not one
+     */
+    public static function notA(string $expected, int $status, array $headers, ?array $body, string $rawBody): self
+    {
+        $message = sprintf('the Dossier API answered HTTP %d with a body that is not a %s', $status, $expected);
+
+        return new self($message, $status, null, Headers::get($headers, 'x-request-id'), [], $body, $rawBody, $headers);
+    }
+
+    /**
      * The exception a batch item's error stands for: `{"status":"error","error":{code,message,details?},
      * "search_id"?}` (a ValidationException for "validation_error", an InsufficientCreditsException for
      * "insufficient_credits", …). Its HTTP status is 0 (the item has none of its own: the batch succeeded);

@@ -120,16 +120,7 @@ final class HttpTransport
             // is an error, as in the other clients.
             $decoded = Json::object($raw);
             if ($decoded === null) {
-                throw new ApiException(
-                    sprintf('the Dossier API answered HTTP %d with a body that is not a JSON object', $status),
-                    $status,
-                    null,
-                    Headers::get($respHeaders, 'x-request-id'),
-                    [],
-                    null,
-                    $raw,
-                    $respHeaders,
-                );
+                throw ApiException::notA('JSON object', $status, $respHeaders, null, $raw);
             }
 
             return [$status, $respHeaders, $decoded, $raw];

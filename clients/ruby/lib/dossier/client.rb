@@ -257,8 +257,8 @@ module Dossier
       body = { "requests" => requests.map { |r| batch_request(r) } }
       deadline = deadline_for(poll_timeout)
       headers = post_headers(idempotency_key, wait, poll_timeout)
-      result = BatchResult.new(call(:post, "/v1/batch", body: body, headers: headers, retry_sent: true,
-                                                        request_id: request_id))
+      result = batch_result(call(:post, "/v1/batch", body: body, headers: headers, retry_sent: true,
+                                                   request_id: request_id))
       wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
@@ -346,8 +346,8 @@ module Dossier
       deadline = deadline_for(poll_timeout)
       # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
       headers = post_headers(idempotency_key, wait, poll_timeout)
-      result = SearchResult.new(call(:post, path, body: body, headers: headers, retry_sent: true,
-                                                  request_id: request_id))
+      result = search_result(call(:post, path, body: body, headers: headers, retry_sent: true,
+                                             request_id: request_id))
       wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
@@ -395,11 +395,40 @@ module Dossier
     end
 
     def fetch_search(search_id, request_id)
-      SearchResult.new(call(:get, "/v1/searches/#{escape(search_id)}", request_id: request_id))
+      search_result(call(:get, "/v1/searches/#{escape(search_id)}", request_id: request_id))
     end
 
     def fetch_batch(batch_id, request_id)
-      BatchResult.new(call(:get, "/v1/batches/#{escape(batch_id)}", request_id: request_id))
+      batch_result(call(:get, "/v1/batches/#{escape(batch_id)}", request_id: request_id))
+    end
+
+    # A lookup's or get_search's answer. One that is not the envelope (status "success" with its results Array, or
+    # "pending"; a search_id; credits_remaining) raises APIError (code nil), as in the other three clients: a
+    # broken answer is never shown as a search that found nothing.
+    def search_result(reply)
+      data = reply.data
+      settled = data["status"] == "success" && data["results"].is_a?(Array)
+      unless (settled || data["status"] == "pending") && names_it_and_the_balance?(data, "search_id")
+        raise Transport.not_a(reply, "search envelope (status, search_id, credits_remaining and, once done, results)")
+      end
+
+      SearchResult.new(reply)
+    end
+
+    # A batch's answer; one that is not the envelope (status, batch_id, items, credits_remaining) raises APIError.
+    def batch_result(reply)
+      data = reply.data
+      settles = %w[success pending].include?(data["status"]) && data["items"].is_a?(Array)
+      unless settles && names_it_and_the_balance?(data, "batch_id")
+        raise Transport.not_a(reply, "batch envelope (status, batch_id, items, credits_remaining)")
+      end
+
+      BatchResult.new(reply)
+    end
+
+    # Whether a search's or a batch's answer names it (a non-empty id_field) and the balance (an Integer).
+    def names_it_and_the_balance?(data, id_field)
+      data[id_field].is_a?(String) && !data[id_field].empty? && data["credits_remaining"].is_a?(Integer)
     end
 
     # How long the gateway may hold a lookup before its 202, as the Python, JavaScript and PHP clients

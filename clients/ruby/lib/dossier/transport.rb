@@ -163,9 +163,15 @@ module Dossier
       raise ErrorMapping.error_for(reply) unless (200..299).cover?(reply.status)
       return reply if reply.data.is_a?(Hash)
 
-      raise APIError.new("HTTP #{reply.status} without a JSON object body",
-                         http_status: reply.status, raw_body: reply.body, headers: reply.headers,
-                         request_id: reply.headers["x-request-id"])
+      raise not_a(reply, "JSON object")
+    end
+
+    # The error for a 2xx reply whose body is not `expected` ("JSON object", "search envelope (…)"): the base
+    # APIError, code nil (it is no error envelope), as in the other three clients.
+    def self.not_a(reply, expected)
+      APIError.new("HTTP #{reply.status} with a body that is not a #{expected}",
+                   http_status: reply.status, body: reply.data.is_a?(Hash) ? reply.data : nil, raw_body: reply.body,
+                   headers: reply.headers, request_id: reply.headers["x-request-id"])
     end
 
     private
