@@ -126,7 +126,7 @@ class Transport:
         }
         payload: Optional[bytes] = None
         if body is not None:
-            payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            payload = _encode(body)
             all_headers["Content-Type"] = "application/json"
         if api_key is not None:
             all_headers["Authorization"] = f"Bearer {api_key}"
@@ -232,6 +232,21 @@ class Transport:
 
     def _timed_out(self) -> socket.timeout:
         return socket.timeout(f"no complete answer within the timeout of {self.timeout} s")
+
+
+def _encode(body: Mapping[str, Any]) -> bytes:
+    """The request body as UTF-8 JSON. What it cannot carry (a ``str`` with a lone surrogate, such as a bad
+    decode or a sliced emoji leaves; ``NaN`` or ``Infinity``) is the caller's to fix: ``ValueError`` before
+    anything is sent, as Ruby's ``ArgumentError`` and PHP's ``InvalidArgumentException`` are. Not the codec's
+    own error, which holds the whole body (a password, for register and login) and quotes the character."""
+    try:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except ValueError:  # UnicodeEncodeError is one too
+        pass
+    raise ValueError(
+        "the request cannot be sent as JSON: every str in it must be valid Unicode text (no lone surrogate), "
+        "and every number finite (no NaN or Infinity)"
+    )
 
 
 def check_request_id(value: object) -> str:

@@ -120,6 +120,34 @@ class RequestShapeTest(FakeServerTest):
         c.verify_email("a@example.com", idempotency_key="~" + "x" * 254)
         self.assertEqual(self.server.requests[0].headers["idempotency-key"], "~" + "x" * 254)
 
+    def test_text_that_cannot_be_sent_as_json_is_a_value_error_before_sending_as_in_the_other_clients(self) -> None:
+        # A lone surrogate (half of a UTF-16 pair, as a bad decode or a sliced emoji leaves) has no UTF-8 form, and
+        # NaN or Infinity no JSON one: the client's ValueError, as Ruby's ArgumentError and PHP's
+        # InvalidArgumentException, not the codec's UnicodeEncodeError (whose .object is the whole body, password
+        # included) nor a NaN the gateway would refuse as invalid JSON.
+        password = "s3cret-\ud83d-password"
+        c = self.client()
+        calls = [
+            lambda: c.search(query="\ud800 Smith", type="person"),
+            lambda: c.verify_email("a\udfff@example.com"),
+            lambda: c.batch([{"kind": "person", "input": {"name": "Jos\udce9"}}]),
+            lambda: c.batch([{"kind": "phone", "input": {"phone": "+14155552671", "country": float("nan")}}]),
+            lambda: c.batch([{"kind": "phone", "input": {"phone": float("inf")}}]),
+            lambda: dossier.Client.register("a@example.com", password, base_url=self.server.url),
+            lambda: dossier.Client.login("a@example.com", password, base_url=self.server.url),
+        ]
+        for i, call in enumerate(calls):
+            with self.subTest(call=i):
+                with self.assertRaises(ValueError) as ctx:
+                    call()
+                err = ctx.exception
+                self.assertIs(type(err), ValueError)
+                self.assertIn("cannot be sent as JSON", str(err))
+                self.assertIsNone(err.__cause__)
+                self.assertIsNone(err.__context__, "the codec's error (and the body it holds) is not chained")
+                self.assertNotIn("s3cret", repr(err.args))
+        self.assertEqual(self.server.requests, [])
+
     def test_search_generic_form(self) -> None:
         self.server.route("POST", "/v1/search", success())
         self.client().search(query="John Smith", type="person", country="US")
