@@ -119,12 +119,13 @@ export class Transport {
         'requestId must be 1–128 of the characters A-Z a-z 0-9 . _ ~ : @ + = / - (the gateway would not echo it)',
       );
     }
+    const payload = req.body === undefined ? undefined : encodeBody(req.body);
     const maxRetries = Math.max(0, req.maxRetries ?? this.settings.maxRetries);
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < maxRetries;
       let answer: HttpAnswer;
       try {
-        answer = await this.once(req);
+        answer = await this.once(req, payload);
       } catch (err) {
         if (!(err instanceof APIConnectionError)) throw err; // the caller aborted
         if (canRetry && !certificateError(err.cause) && (req.retrySafe || neverSent(err.cause))) {
@@ -155,14 +156,17 @@ export class Transport {
     return backoffDelayMs(attempt, this.settings.retryBaseDelayMs, this.settings.retryMaxDelayMs);
   }
 
-  /** One HTTP exchange. Throws APIConnectionError/APITimeoutError, or the caller's abort reason. */
-  private async once(req: HttpRequest): Promise<HttpAnswer> {
+  /**
+   * One HTTP exchange, `payload` the body as sent. Throws APIConnectionError/APITimeoutError, or the caller's abort
+   * reason.
+   */
+  private async once(req: HttpRequest, payload: string | undefined): Promise<HttpAnswer> {
     const { settings } = this;
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': USER_AGENT,
       ...(this.#apiKey ? { Authorization: `Bearer ${this.#apiKey}` } : {}),
-      ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(payload !== undefined ? { 'Content-Type': 'application/json' } : {}),
       ...(req.requestId !== undefined ? { 'X-Request-Id': req.requestId } : {}),
       ...req.headers,
     };
@@ -185,7 +189,7 @@ export class Transport {
       const res = await settings.fetch(url, {
         method: req.method,
         headers,
-        ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+        ...(payload !== undefined ? { body: payload } : {}),
         signal: controller.signal,
         // The API never redirects: a 3xx (a proxy, a wrong base URL) is an error with its status, as in the
         // other clients, and a POST is never turned into a GET or re-sent elsewhere.
@@ -219,6 +223,28 @@ export function invalidResponse(answer: HttpAnswer, expected: string): APIError 
     request_id: answer.headers['x-request-id'] ?? null,
     body: answer.body,
     headers: answer.headers,
+  });
+}
+
+/** A lone surrogate: half of a UTF-16 pair (with the `u` flag, a well-formed pair is one code point and no match). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * A request body as JSON. What JSON cannot carry is a `TypeError` before anything is sent, as the other clients
+ * refuse it: a string with a lone surrogate (a bad decode or a sliced emoji leaves one; it has no UTF-8 form), and a
+ * number that is NaN or infinite (`JSON.stringify` would write `null` in its place). The message never quotes the
+ * value (a password, for register and login).
+ */
+function encodeBody(body: unknown): string {
+  return JSON.stringify(body, (key: string, value: unknown) => {
+    const text = (v: unknown) => typeof v === 'string' && LONE_SURROGATE.test(v);
+    if (text(key) || text(value) || (typeof value === 'number' && !Number.isFinite(value))) {
+      throw new TypeError(
+        'the request cannot be sent as JSON: every string in it must be well-formed Unicode (no lone surrogate), ' +
+          'and every number finite (no NaN or Infinity)',
+      );
+    }
+    return value;
   });
 }
 

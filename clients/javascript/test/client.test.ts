@@ -115,6 +115,32 @@ describe('Client basics', () => {
     assert.equal(fake.requests.length, sent);
   });
 
+  test('a body that cannot be sent as JSON is a TypeError before anything is sent, as in the other clients', async () => {
+    // A lone surrogate (half of a UTF-16 pair, as a bad decode or a sliced emoji leaves) has no UTF-8 form, and
+    // JSON.stringify writes NaN and Infinity as null: Python's ValueError, Ruby's ArgumentError and PHP's
+    // InvalidArgumentException refuse such a body, and so does this client.
+    const sent = fake.requests.length;
+    const calls: [string, () => Promise<unknown>][] = [
+      ['query', () => client.search({ query: '\ud800 Smith', type: 'person' })],
+      ['email', () => client.verifyEmail('a\udfff@example.com')],
+      ['batch input', () => client.batch([{ kind: 'person', input: { name: 'Jos\udce9' } }])],
+      ['NaN', () => client.batch([{ kind: 'phone', input: { phone: NaN as unknown as string } }])],
+      ['Infinity', () => client.createKey({ name: Infinity as unknown as string })],
+      ['password', () => Client.register({ email: 'a@example.com', password: 's3cret-\ud83d', baseUrl: fake.url })],
+    ];
+    for (const [what, call] of calls) {
+      await assert.rejects(call(), (err: unknown) => {
+        assert.equal((err as Error).constructor, TypeError, `${what}: ${String(err)}`);
+        assert.match((err as Error).message, /cannot be sent as JSON/);
+        assert.doesNotMatch((err as Error).message, /s3cret/);
+        return true;
+      });
+    }
+    assert.equal(fake.requests.length, sent, 'nothing was sent');
+    await client.verifyEmail('grace\ud83d\ude00@example.com'); // a well-formed pair (an emoji) is text
+    assert.equal((fake.requests.at(-1)!.body as { email: string }).email, 'grace😀@example.com');
+  });
+
   test('without any key the constructor throws', () => {
     delete process.env['DOSSIER_API_KEY'];
     assert.throws(
