@@ -177,7 +177,8 @@ interface Pollable {
 /** How to poll one kind of answer: fetch it again, and the error once the deadline passed. */
 interface PollPlan<R> {
   refetch: (options: RequestOptions) => Promise<R>;
-  timeout: (waitedMs: number) => Error;
+  /** The error once the deadline passed, `last` the last pending answer. */
+  timeout: (waitedMs: number, last: R) => Error;
 }
 
 function call(options: CallSettings | undefined): CallSettings {
@@ -536,15 +537,15 @@ export class Client {
 
   /** Polling of a search: `GET /v1/searches/{id}`, keeping the lookup's idempotency key on the result. */
   private searchPlan<T>(id: string, idempotencyKey: string | null): PollPlan<SearchResult<T>> {
-    return this.pollPlan(`/v1/searches/${segment(id)}`, toResult<T>, idempotencyKey, (waitedMs) => {
-      return new PollTimeoutError({ search_id: id }, waitedMs);
+    return this.pollPlan(`/v1/searches/${segment(id)}`, toResult<T>, idempotencyKey, (waitedMs, last) => {
+      return new PollTimeoutError({ search_id: id }, waitedMs, last);
     });
   }
 
   /** Polling of a batch: `GET /v1/batches/{id}`. */
   private batchPlan(id: string, idempotencyKey: string | null): PollPlan<BatchResult> {
-    return this.pollPlan(`/v1/batches/${segment(id)}`, toBatch, idempotencyKey, (waitedMs) => {
-      return new PollTimeoutError({ batch_id: id }, waitedMs);
+    return this.pollPlan(`/v1/batches/${segment(id)}`, toBatch, idempotencyKey, (waitedMs, last) => {
+      return new PollTimeoutError({ batch_id: id }, waitedMs, last);
     });
   }
 
@@ -552,7 +553,7 @@ export class Client {
     path: string,
     parse: (answer: HttpAnswer, idempotencyKey: string | null) => R,
     idempotencyKey: string | null,
-    timeout: (waitedMs: number) => Error,
+    timeout: (waitedMs: number, last: R) => Error,
   ): PollPlan<R> {
     return {
       refetch: async (options) =>
@@ -587,7 +588,7 @@ export class Client {
     let current = first;
     while (current.pending) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw plan.timeout(Date.now() - started);
+      if (remaining <= 0) throw plan.timeout(Date.now() - started, current);
       const delay = pollDelayMs(current.headers['retry-after'], {
         pollIntervalMs: this.pollIntervalMs,
         maxRetryAfterMs: this.transport.settings.maxRetryAfterMs,

@@ -1,3 +1,4 @@
+import type { BatchResult, SearchResult } from './result.js';
 import type { FieldIssue } from './types.js';
 
 /**
@@ -166,13 +167,23 @@ export class PollTimeoutError extends DossierError {
   readonly search_id: string | null;
   /** The pending batch (`null` for a search). */
   readonly batch_id: string | null;
+  /**
+   * The last pending answer seen (a `SearchResult`, or a `BatchResult` for a batch), as Ruby's `result`, Python's
+   * `search` and PHP's `getPendingResult()`; `null` only when the error was made without one.
+   */
+  readonly result: SearchResult<unknown> | BatchResult<unknown> | null;
 
-  constructor(pending: { search_id: string } | { batch_id: string }, waitedMs: number) {
+  constructor(
+    pending: { search_id: string } | { batch_id: string },
+    waitedMs: number,
+    result: SearchResult<unknown> | BatchResult<unknown> | null = null,
+  ) {
     const [what, getter] = 'batch_id' in pending ? ['batch', 'getBatch()'] : ['search', 'getSearch()'];
     const id = 'batch_id' in pending ? pending.batch_id : pending.search_id;
     super(`${what} ${id} is still pending after ${waitedMs} ms; fetch it later with ${getter}`);
     this.search_id = 'search_id' in pending ? pending.search_id : null;
     this.batch_id = 'batch_id' in pending ? pending.batch_id : null;
+    this.result = result;
   }
 
   get searchId(): string | null {
@@ -181,6 +192,16 @@ export class PollTimeoutError extends DossierError {
 
   get batchId(): string | null {
     return this.batch_id;
+  }
+
+  /** `X-Request-Id` of the last pending answer (the one to quote), or `null`; as an `APIError`'s `request_id`. */
+  get request_id(): string | null {
+    return this.result?.requestId ?? null;
+  }
+
+  /** camelCase alias of {@link PollTimeoutError.request_id}. */
+  get requestId(): string | null {
+    return this.request_id;
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pollDelayMs } from '../src/client.js';
-import { Client, PollTimeoutError, UnavailableError } from '../src/index.js';
+import { BatchResult, Client, PollTimeoutError, SearchResult, UnavailableError } from '../src/index.js';
 import { FAST, PHONE_RESULT, errorBody, pending, sequence, success, withFake } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
@@ -180,6 +180,32 @@ describe('202 polling', () => {
       assert.ok(elapsed >= 290 && elapsed < 1_500, `gave up after ${elapsed} ms`);
       assert.ok(fake.requests.length >= 3, 'polled several times');
     });
+  });
+
+  test('a PollTimeoutError carries the last pending answer and its request id, as in the other clients', async () => {
+    // Python's SearchTimeoutError (.search, .request_id), Ruby's PollTimeoutError (.result) and PHP's
+    // SearchTimeoutException (getPendingResult()) hand back the last pending answer: its request id is the one to quote.
+    const pendingBatch = { status: 'pending', batch_id: 'bat_slow', items: [pending('srch_b')], credits_remaining: 97 };
+    await withFake(
+      (req) => (req.path.includes('batch') ? { status: 202, body: pendingBatch } : accepted('srch_slow', '0')),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        for (const call of [
+          () => client.verifyPhone('+14155552671', { pollTimeoutMs: 50 }),
+          () => client.batch([{ kind: 'phone', input: { phone: '+14155552671' } }], { pollTimeoutMs: 50 }),
+        ]) {
+          await assert.rejects(call(), (err: unknown) => {
+            assert.ok(err instanceof PollTimeoutError);
+            assert.ok(err.result instanceof (err.batch_id === null ? SearchResult : BatchResult));
+            assert.equal(err.result.status, 'pending');
+            assert.equal(err.result.httpStatus, 202);
+            assert.equal(err.requestId, `req_fake${fake.requests.length}`, 'the last answer seen');
+            assert.equal(err.request_id, err.requestId);
+            return true;
+          });
+        }
+      },
+    );
   });
 
   test('pollTimeoutMs counts from the start of the call, its first request included, as in the other clients', async () => {
