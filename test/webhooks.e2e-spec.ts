@@ -203,6 +203,16 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
+  it("refuses, in the README's recipe, a delivery checked against an unset secret or with no signature header, as the clients do", () => {
+    const raw = '{"id":"evt_1","type":"search.completed","created_at":"2026-11-23T09:00:00.000Z","data":{}}';
+    const t = String(Math.floor(Date.now() / 1000));
+    // Anyone can sign with the empty key: a receiver whose secret variable is empty must accept nothing.
+    const forged = `t=${t},v1=${createHmac('sha256', '').update(`${t}.${raw}`).digest('hex')}`;
+    expect(verify(raw, forged, '')).toBe(false);
+    // A request without the header (someone else's POST) is refused, not a TypeError in the receiver.
+    expect(verify(raw, undefined as unknown as string, 'whsec_x')).toBe(false);
+  });
+
   it('sends an event only to the webhooks that take its type', async () => {
     const all = await receiver([]);
     const failedOnly = await receiver([]);
