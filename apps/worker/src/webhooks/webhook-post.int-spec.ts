@@ -41,12 +41,43 @@ describe('postPinned', () => {
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     try {
       const url = new URL(`http://hooks.invalid:${(endless.address() as AddressInfo).port}/in`);
-      const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 500);
+      // A deadline that never comes: only the sender's own choice can close the connection.
+      const never = new AbortController().signal;
+      const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 500, never);
       expect(result).toEqual({ statusCode: 200, error: null });
       await connectionClosed;
     } finally {
       endless.closeAllConnections();
       await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
+  });
+
+  it('reads none of a huge answer: the status decides, and the connection ends while the receiver still streams', async () => {
+    let closed!: (sent: number) => void;
+    const connectionClosed = new Promise<number>((resolve) => (closed = resolve));
+    // Answers 200, then streams as fast as it is read, for ever: reading it would hold the worker's CPU.
+    const flood = http.createServer((_req, res) => {
+      const chunk = Buffer.alloc(16 * 1024, 97);
+      let sent = 0;
+      res.on('close', () => closed(sent));
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => flood.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(`http://hooks.invalid:${(flood.address() as AddressInfo).port}/in`);
+      const never = new AbortController().signal;
+      const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 500, never);
+      expect(result).toEqual({ statusCode: 200, error: null });
+      // Read to its end, the stream would never close; what was written is what the socket buffers held.
+      expect(await connectionClosed).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      flood.closeAllConnections();
+      await new Promise<void>((resolve) => flood.close(() => resolve()));
     }
   });
 

@@ -8,9 +8,9 @@ export type PostResult = { statusCode: number; error: null } | { statusCode: num
 /**
  * POSTs the body to the checked target, connecting to the address that was checked (never resolving the
  * name again: a DNS answer that changes after the check cannot redirect the request), with the URL's host
- * as Host header and TLS server name. Redirects are not followed. Ends when `deadline` aborts: by default
- * `timeoutMs` from now; a delivery passes its attempt's, which began before the host was resolved, so
- * the lookup, the connection and the answer share one `timeoutMs`.
+ * as Host header and TLS server name. Redirects are not followed; only the status is read. Ends when
+ * `deadline` aborts: by default `timeoutMs` from now; a delivery passes its attempt's, which began before
+ * the host was resolved, so the lookup, the connection and the answer share one `timeoutMs`.
  */
 export function postPinned(
   target: ResolvedTarget,
@@ -44,14 +44,15 @@ export function postPinned(
       resolve(r);
     };
     const req = (url.protocol === 'https:' ? https : http).request(url, options, (res) => {
-      // The status decides; the body is drained unread, and the deadline below still ends a body that never
-      // ends (the receiver's to choose otherwise: each such delivery would hold a socket for good).
-      res.resume();
-      res.on('close', () => deadline.removeEventListener('abort', onDeadline));
+      // The status decides; none of the body is read. Drained to its end, a receiver's endless or huge answer
+      // would be read at full speed until the deadline, after the attempt was over (its slot freed for the
+      // next), by the process that runs lookups too; the connection (never reused: no agent) ends here.
+      deadline.removeEventListener('abort', onDeadline);
       const code = res.statusCode ?? 0;
       done(
         code >= 200 && code < 300 ? { statusCode: code, error: null } : { statusCode: code, error: `answered ${code}` },
       );
+      res.destroy();
     });
     const onDeadline = (): void => {
       done(late);
