@@ -427,7 +427,13 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
           error: 'the event could not be read (invalid job payload): given up',
         }),
       ]);
-      expect(await queues.job(WEBHOOK_QUEUE, jobId)).toMatchObject({ state: 'failed', attemptsMade: 1 });
+      // The row is written before the job ends (its attempt throws after recording it): wait for the queue too.
+      const ended = await waitFor(
+        () => queues.job(WEBHOOK_QUEUE, jobId),
+        (j) => j.state !== 'active',
+        { timeoutMs: 30_000, what: 'the job to leave the active state' },
+      );
+      expect(ended).toMatchObject({ state: 'failed', attemptsMade: 1 });
       expect(hook.received).toEqual([]);
     } finally {
       await queues.close();
