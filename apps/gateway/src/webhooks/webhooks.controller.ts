@@ -15,7 +15,8 @@ const SIGNING =
   'Each delivery is a POST of `{id: "evt_…", type, created_at, data}` (data: the search envelope as `GET /v1/searches/{id}` gives it, or for `batch.completed` the batch as `GET /v1/batches/{id}` gives it) ' +
   'signed with `Dossier-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`. ' +
   'Any 2xx within 10 s is delivered; anything else is retried with exponential backoff and jitter for at least 24 hours, then recorded failed. ' +
-  'Delivery is at least once: dedupe on `id`.';
+  'Delivery is at least once: dedupe on `id`. Nor is it ordered: a retried event arrives after later ones, and `batch.completed` ' +
+  "may arrive before its searches' events; order by `created_at`.";
 
 @Controller('v1')
 export class WebhooksController {
