@@ -13,7 +13,7 @@ import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 /** Login-issued keys an account keeps live; a login past that revokes the least recently used (ADR 0036). */
 export const LOGIN_KEYS_KEPT = 20;
 
-/** Revoked keys `GET /v1/auth/keys` lists, the most recently revoked; every live key is listed (ADR 0044). */
+/** Revoked keys `GET /v1/auth/keys` lists, the most recently revoked; every live key is listed (ADR 0042). */
 export const REVOKED_KEYS_LISTED = 100;
 
 /** The mode of keys a caller sees: a test key only test keys (ADR 0034), a live key all. */
@@ -107,7 +107,7 @@ export class AuthService {
   }
 
   /**
-   * The account's live keys and its REVOKED_KEYS_LISTED most recently revoked (ADR 0044); a test key sees
+   * The account's live keys and its REVOKED_KEYS_LISTED most recently revoked (ADR 0042); a test key sees
    * only the test keys (ADR 0034).
    */
   async listKeys(caller: AuthContext) {

@@ -4,7 +4,7 @@ import { AccountEntity } from './account.entity';
 
 @Entity({ name: 'api_keys' })
 @Check('api_keys_mode_check', "mode IN ('live', 'test')")
-/** An account's live keys, and its most recently revoked, are each one range (ADR 0044). */
+/** An account's live keys, and its most recently revoked, are each one range (ADR 0042). */
 @Index('api_keys_account_revoked_idx', ['accountId', 'revokedAt'])
 export class ApiKeyEntity {
   @PrimaryColumn({ type: 'text' })

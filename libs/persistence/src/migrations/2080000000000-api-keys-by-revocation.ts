@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * An account's keys indexed by account and revocation (ADR 0044), in place of the account alone: its live
+ * An account's keys indexed by account and revocation (ADR 0042), in place of the account alone: its live
  * keys (the key list, a login's retiring of old login keys) and its most recently revoked ones are each
  * one range of the index, however many keys the account has revoked over the years.
  */
