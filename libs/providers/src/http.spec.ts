@@ -59,4 +59,38 @@ describe('request', () => {
     expect([res.status, res.headers.get('location')]).toEqual([302, `${elsewhere.url}/x`]);
     expect(elsewhere.requests).toEqual([]);
   });
+
+  // WHATWG Encoding's decode: a byte-order mark names the encoding whatever the Content-Type or <meta> says, and
+  // is not part of the text. A UTF-8 page with a BOM served as ISO-8859-1 (an old Apache default) read garbled.
+  it.each([
+    ['UTF-8', Buffer.from([0xef, 0xbb, 0xbf]), (text: string) => Buffer.from(text, 'utf8')],
+    ['UTF-16LE', Buffer.from([0xff, 0xfe]), (text: string) => Buffer.from(text, 'utf16le')],
+    ['UTF-16BE', Buffer.from([0xfe, 0xff]), (text: string) => Buffer.from(text, 'utf16le').swap16()],
+  ])(
+    'reads a body with a %s byte-order mark in that encoding, whatever charset it declares, without the mark',
+    async (_, bom, encode) => {
+      const page =
+        '<html><head><meta charset="iso-8859-1"></head><body>Пользователь не найден · Profil nicht verfügbar</body></html>';
+      for (const type of [
+        'text/html; charset=ISO-8859-1',
+        'text/html; charset=windows-1251',
+        'text/html',
+        'application/json',
+      ]) {
+        api.reply({ status: 200, headers: { 'content-type': type }, body: Buffer.concat([bom, encode(page)]) });
+        const res = await ask('/page');
+        expect([type, res.text]).toEqual([type, page]);
+      }
+    },
+  );
+
+  it('reads a body whose first bytes are only the start of a byte-order mark in the charset it declares', async () => {
+    const page = 'ï» nicht verfügbar'; // EF BB 20 in ISO-8859-1: no UTF-8 BOM
+    api.reply({
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=ISO-8859-1' },
+      body: Buffer.from(page, 'latin1'),
+    });
+    expect((await ask('/page')).text).toBe(page);
+  });
 });

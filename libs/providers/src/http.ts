@@ -369,13 +369,26 @@ async function readCapped(
 const HEADER_CHARSET = /;\s*charset\s*=\s*["']?([^"';\s]+)/i;
 const META_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([\w.:-]+)/i;
 
+/** The byte-order marks the Encoding standard's BOM sniff knows, and the encoding each names. */
+const BYTE_ORDER_MARKS = [
+  { mark: Buffer.from([0xef, 0xbb, 0xbf]), encoding: 'utf-8' },
+  { mark: Buffer.from([0xfe, 0xff]), encoding: 'utf-16be' },
+  { mark: Buffer.from([0xff, 0xfe]), encoding: 'utf-16le' },
+] as const;
+
 /**
- * A body as text, in the charset it declares: its Content-Type's, else — for a web page — its own
- * `<meta charset>` within its first 1024 bytes (as browsers read it); UTF-8 otherwise, or for a charset the
- * Encoding standard does not know. Read as UTF-8 whatever it says, a page in windows-1251 or ISO-8859-1
- * never carries a site's non-ASCII not-found message.
+ * A body as text, as the WHATWG Encoding standard's decode reads it: a byte-order mark (UTF-8, UTF-16LE or
+ * UTF-16BE) names the encoding whatever the page declares, and is not part of the text — a UTF-8 page with
+ * a BOM served as `charset=ISO-8859-1` (an old Apache default) is UTF-8 to a browser. Without one, the
+ * charset it declares: its Content-Type's, else — for a web page — its own `<meta charset>` within its first
+ * 1024 bytes (as browsers read it); UTF-8 otherwise, or for a charset the Encoding standard does not know.
+ * Read as UTF-8 whatever it says, a page in windows-1251 or ISO-8859-1 never carries a site's non-ASCII
+ * not-found message.
  */
 function decodeBody(bytes: Buffer, headers: Headers): string {
+  // The decoder of the mark's encoding takes the mark off (its ignoreBOM is false).
+  const marked = BYTE_ORDER_MARKS.find(({ mark }) => bytes.subarray(0, mark.length).equals(mark));
+  if (marked) return new TextDecoder(marked.encoding).decode(bytes);
   const type = headers.get('content-type');
   let decoder = decoderFor(type?.match(HEADER_CHARSET)?.[1]);
   if (!decoder && (type === null || /html/i.test(type))) {

@@ -346,6 +346,34 @@ describe('username presence', () => {
     ]);
   });
 
+  it("reads a page with a byte-order mark in the mark's encoding, whatever charset it declares, so that its not-found sign is seen", async () => {
+    // A UTF-8 page with a BOM served as ISO-8859-1 (an old Apache default): a browser reads it as UTF-8 (the
+    // WHATWG Encoding standard's decode). Read as ISO-8859-1, the message was garbled and never matched: found.
+    const missing = 'Пользователь не найден';
+    const utf8 = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    routes = {
+      apache: {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=ISO-8859-1' },
+        body: utf8(`<html><body><p>${missing}</p></body></html>`),
+      },
+      member: {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=ISO-8859-1' },
+        body: utf8('<html><body><h1>Профиль: ghopper</h1></body></html>'),
+      },
+    };
+    const settings = sitesAt({
+      Apache: { path: 'apache', errorType: 'message', errorMsg: missing },
+      Member: { path: 'member', errorType: 'message', errorMsg: missing },
+    });
+    const answer = await lookup('ghopper', within(settings));
+    expect(answer.reports).toEqual([
+      { provider: 'site:Apache', outcome: 'not_found', took_ms: expect.any(Number) },
+      { provider: 'site:Member', outcome: 'found', took_ms: expect.any(Number) },
+    ]);
+  });
+
   it('ends a site at USERNAME_TIMEOUT_MS and reports it timeout, the other sites answered', async () => {
     routes = { slow: { hang: true }, hub: { status: 200, body: PROFILE } };
     const settings = sitesAt({ Slow: { path: 'slow' }, GitHub: { path: 'hub' } }, { USERNAME_TIMEOUT_MS: '100' });
