@@ -60,6 +60,35 @@ describe('request', () => {
     expect(elsewhere.requests).toEqual([]);
   });
 
+  // Fetch's HTTP-redirect fetch: a 303 turns any method but GET and HEAD into a GET, a 301 or 302 only a POST;
+  // a GET loses the body and its headers. 307 and 308 keep both.
+  it.each([
+    ['HEAD', 303, 'HEAD'],
+    ['HEAD', 301, 'HEAD'],
+    ['GET', 303, 'GET'],
+    ['POST', 303, 'GET'],
+    ['PUT', 303, 'GET'],
+    ['POST', 301, 'GET'],
+    ['POST', 302, 'GET'],
+    ['PUT', 301, 'PUT'],
+    ['PUT', 302, 'PUT'],
+    ['POST', 307, 'POST'],
+    ['POST', 308, 'POST'],
+  ] as const)('follows a %s answered %i as a %s', async (method, status, then) => {
+    api.reply((req) => (req.url === '/from' ? { status, headers: { location: '/to' } } : { status: 204 }));
+    const body = method === 'POST' || method === 'PUT' ? '{"q":1}' : undefined;
+    const headers = { 'x-api-key': 'the-key', ...(body ? { 'content-type': 'application/json' } : {}) };
+    const res = await request('vendor', { url: `${api.url}/from`, method, headers, body }, AbortSignal.timeout(5000));
+    expect(res.status).toBe(204);
+    const keeps = then === method && body !== undefined;
+    expect(
+      api.requests.map((r) => [r.method, r.url, r.body, r.headers['content-type'], r.headers['x-api-key']]),
+    ).toEqual([
+      [method, '/from', body ?? '', body ? 'application/json' : undefined, 'the-key'],
+      [then, '/to', keeps ? body : '', keeps ? 'application/json' : undefined, 'the-key'],
+    ]);
+  });
+
   // WHATWG Encoding's decode: a byte-order mark names the encoding whatever the Content-Type or <meta> says, and
   // is not part of the text. A UTF-8 page with a BOM served as ISO-8859-1 (an old Apache default) read garbled.
   it.each([

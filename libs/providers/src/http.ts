@@ -224,11 +224,7 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
         throw new ProviderError('malformed', `${id}: redirected to another host (${res.status}), not followed`);
       if (redirects === MAX_REDIRECTS)
         throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
-      // As fetch does: a 303, and a POST's 301 or 302, go on as a GET without the body; 307 and 308 keep both.
-      const asGet = res.status === 303 || (current.method === 'POST' && res.status <= 302);
-      current = asGet
-        ? { ...current, url: next.toString(), method: 'GET', body: undefined }
-        : { ...current, url: next.toString() };
+      current = redirected(current, res.status, next);
     }
   } catch (error) {
     if (error instanceof ProviderError) throw error;
@@ -236,6 +232,37 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
       throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
     throw new ProviderError('unavailable', `${id}: ${networkReason(error)}`, undefined, { cause: error });
   }
+}
+
+/** The headers that describe a request's body (Fetch's request-body-header names): dropped with it. */
+const BODY_HEADERS: ReadonlySet<string> = new Set([
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'content-type',
+]);
+
+/**
+ * The request a redirect (`status`, to `to`) leads to, as fetch makes it (Fetch, HTTP-redirect fetch): a 301
+ * or 302 turns a POST, and a 303 any method but GET and HEAD, into a GET without the body and the headers
+ * that describe it; otherwise — 307 and 308 always, a HEAD always — the method and body go on.
+ */
+export function redirected<R extends UpstreamRequest>(req: R, status: number, to: URL): R {
+  const method = req.method ?? 'GET';
+  const asGet =
+    ((status === 301 || status === 302) && method === 'POST') ||
+    (status === 303 && method !== 'GET' && method !== 'HEAD');
+  return asGet
+    ? { ...req, url: to.toString(), method: 'GET', headers: without(req.headers, BODY_HEADERS), body: undefined }
+    : { ...req, url: to.toString() };
+}
+
+/** `headers` without those named (lower-case) in `names`. */
+export function without(
+  headers: Record<string, string> | undefined,
+  names: ReadonlySet<string>,
+): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !names.has(name.toLowerCase())));
 }
 
 /**

@@ -323,7 +323,8 @@ describe('the exchange with a site', () => {
           errorType: site.errorTypes,
           ...(site.errorMsgs.length > 0 ? { errorMsg: site.errorMsgs } : {}),
           ...(site.errorUrl ? { errorUrl: site.errorUrl.replace('https://example.com', fake.url) } : {}),
-          ...(site.method !== 'GET' ? { request_method: site.method, request_payload: site.payload } : {}),
+          ...(site.method !== 'GET' ? { request_method: site.method } : {}),
+          ...(site.payload ? { request_payload: site.payload } : {}),
         },
       },
       'spec',
@@ -389,6 +390,20 @@ describe('the exchange with a site', () => {
     const site = at(siteOf({ errorType: 'status_code', request_method: 'POST', request_payload: { u: '{}' } }));
     const ex = await run(site);
     expect(ex).toMatchObject({ status: 200, text: 'GET ', redirects: [`${fake.url}/u/GHopper/`] });
+    expect(decide(site, 'ghopper', ex)).toEqual({ outcome: 'found' });
+  });
+
+  it('keeps a HEAD a HEAD on a 303, as fetch does (only other methods become a GET)', async () => {
+    fake.reply((req) =>
+      req.url === '/u/ghopper' ? { status: 303, headers: { location: '/u/GHopper/' } } : { status: 200 },
+    );
+    const before = fake.requests.length;
+    const site = at(siteOf({ errorType: 'status_code', request_method: 'HEAD' }));
+    const ex = await run(site);
+    expect(fake.requests.slice(before).map((r) => [r.method, r.url])).toEqual([
+      ['HEAD', '/u/ghopper'],
+      ['HEAD', '/u/GHopper/'],
+    ]);
     expect(decide(site, 'ghopper', ex)).toEqual({ outcome: 'found' });
   });
 

@@ -6,9 +6,11 @@ import {
   looksLikeChallenge,
   MAX_BODY_BYTES,
   rateLimited,
+  redirected,
   request,
   type BodyAllowance,
   type UpstreamRequest,
+  without,
 } from '../http';
 import { ProviderError } from '../provider';
 import type { Site } from './site-list';
@@ -243,25 +245,16 @@ export async function exchange(
     if (way === 'refused') return { ...answer, url: next.toString(), privateRedirect: true };
     if (redirects.length > MAX_REDIRECTS)
       throw new ProviderError('malformed', `${id}: more than ${MAX_REDIRECTS} redirects`);
-    // Browsers turn a POST into a GET on 301, 302 and 303 (and drop its body); 307 and 308 keep both.
-    const asGet = res.status === 303 || (current.method === 'POST' && res.status <= 302);
     // The site's credentials are for its own origin: a browser sends neither its Authorization nor its cookies elsewhere.
     const headers =
       next.origin === new URL(current.url).origin ? current.headers : without(current.headers, CREDENTIAL_HEADERS);
     hop = way === 'guarded' ? { from: answer, guard: guardedDispatcher(resolve) } : null;
-    current = asGet
-      ? { ...current, url: next.toString(), method: 'GET', headers: without(headers, BODY_HEADERS), body: undefined }
-      : { ...current, url: next.toString(), headers };
+    // As a browser: a POST's 301 or 302, and a 303 of anything but GET or HEAD, go on as a GET without the body.
+    current = redirected({ ...current, headers }, res.status, next);
   }
 }
 
 const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization']);
-const BODY_HEADERS: ReadonlySet<string> = new Set(['content-type']);
-
-/** `headers` without those named (lower-case) in `names`. */
-function without(headers: Record<string, string> | undefined, names: ReadonlySet<string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !names.has(name.toLowerCase())));
-}
 
 /**
  * How a redirect target may be connected to. Followed to a loopback, private, link-local or metadata
