@@ -47,6 +47,16 @@ describe('request', () => {
     },
   );
 
+  it('reads a Location sent as raw UTF-8 as UTF-8, as fetch does', async () => {
+    api.reply((req) =>
+      req.url === '/v1/thing'
+        ? { status: 301, headers: { location: Buffer.from('/v2/José?q=ü').toString('latin1') } }
+        : { body: { ok: true } },
+    );
+    const res = await ask('/v1/thing');
+    expect([res.status, res.url]).toEqual([200, `${api.url}/v2/Jos%C3%A9?q=%C3%BC`]);
+  });
+
   it('stops after five redirects on its origin', async () => {
     api.reply({ status: 302, headers: { location: '/again' } });
     await expect(ask('/start')).rejects.toMatchObject({ code: 'malformed', message: 'vendor: more than 5 redirects' });

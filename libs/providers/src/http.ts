@@ -343,13 +343,25 @@ function notTheVendors(id: string, status: number): ProviderError {
 /** Where a redirect (301, 302, 303, 307, 308 with a Location) points; null for any other answer. */
 function redirectOf(id: string, res: Response, from: string): URL | null {
   if (![301, 302, 303, 307, 308].includes(res.status)) return null;
-  const location = res.headers.get('location');
+  const location = locationOf(res.headers);
   if (location === null) return null;
   try {
     return new URL(location, from);
   } catch {
     throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
   }
+}
+
+/**
+ * An answer's Location, as fetch reads it: a header's bytes come as one character each, and a site that
+ * writes an address unescaped (`/u/José`) sends it as UTF-8 — read byte by byte, it named another address
+ * (`/u/JosÃ©`). Browsers and fetch's own redirects read such a value as UTF-8.
+ */
+export function locationOf(headers: Headers): string | null {
+  const location = headers.get('location');
+  return location !== null && /[^\x00-\x7f]/.test(location)
+    ? Buffer.from(location, 'latin1').toString('utf8')
+    : location;
 }
 
 /** Whether a body is JSON of the given shape: to tell a vendor's own error envelope from a proxy's page. */

@@ -407,6 +407,23 @@ describe('the exchange with a site', () => {
     expect(decide(site, 'ghopper', ex)).toEqual({ outcome: 'found' });
   });
 
+  it('reads a Location sent as raw UTF-8 as UTF-8, as browsers and fetch do, so a profile at a non-ASCII address is reached', async () => {
+    // A site that writes the canonical address into Location unescaped (PHP's header("Location: /u/$name")):
+    // read byte by byte, /u/José became /u/JosÃ© and the site's 404 there was taken for the profile's.
+    const raw = (text: string) => Buffer.from(text).toString('latin1');
+    fake.reply((req) =>
+      req.url === '/u/jos%C3%A9'
+        ? { status: 301, headers: { location: raw('/u/José') } }
+        : req.url === '/u/Jos%C3%A9'
+          ? { status: 200, body: PROFILE }
+          : { status: 404, body: 'Not Found' },
+    );
+    const site = at(statusSite);
+    const ex = await exchange(site, 'josé', probeRequest(site, 'josé')!, AbortSignal.timeout(5000));
+    expect(ex).toMatchObject({ status: 200, url: `${fake.url}/u/Jos%C3%A9` });
+    expect(decide(site, 'josé', ex)).toEqual({ outcome: 'found' });
+  });
+
   it("stops at a redirect to the site's error page or a sign-in page, without fetching it", async () => {
     const before = fake.requests.length;
     fake.reply((req) =>

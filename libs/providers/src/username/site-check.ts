@@ -3,6 +3,7 @@ import { isRefusedAddress, systemResolve, type ResolveHost } from '@dossier/cont
 import { Agent } from 'undici';
 import {
   CHALLENGE_HEAD_BYTES,
+  locationOf,
   looksLikeChallenge,
   MAX_BODY_BYTES,
   rateLimited,
@@ -235,7 +236,7 @@ export async function exchange(
     }
     const answer = { ...res, requested: req.url, redirects, url: current.url };
     if (res.status < 300 || res.status > 399 || res.status === 304) return answer;
-    const location = res.headers.get('location');
+    const location = locationOf(res.headers);
     const next = location === null ? null : httpUrl(location, current.url);
     if (!next) throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
     redirects.push(next.toString());
