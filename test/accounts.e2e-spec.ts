@@ -73,6 +73,42 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect(await sql(`SELECT 1 FROM credit_ledger WHERE account_id = $1`, [id])).toHaveLength(1);
   });
 
+  it('writes an account, its signup grant and its first key together: when the key cannot be written, nothing is, and a retry registers', async () => {
+    const email = `keyless${Date.now()}@example.com`;
+    // A real failure of the key's insert, for this e-mail only (other test files share the database).
+    const fn = `refuse_key_${Date.now()}`;
+    await sql(
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF EXISTS (SELECT 1 FROM accounts WHERE id = NEW.account_id AND email = '${email}') THEN
+           RAISE EXCEPTION 'no key for this account (test)';
+         END IF;
+         RETURN NEW;
+       END $$`,
+    );
+    await sql(`CREATE TRIGGER ${fn} BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    let refused;
+    try {
+      refused = await api.post('/v1/auth/register', { email, password: 'correct horse battery' });
+    } finally {
+      await sql(`DROP TRIGGER ${fn} ON api_keys`);
+      await sql(`DROP FUNCTION ${fn}()`);
+    }
+    expect(refused.status).toBeGreaterThanOrEqual(500);
+    expect(await sql(`SELECT 1 FROM accounts WHERE email_normalized = $1`, [email])).toHaveLength(0);
+    expect(
+      await sql(`SELECT 1 FROM credit_ledger l JOIN accounts a ON a.id = l.account_id WHERE a.email = $1`, [email]),
+    ).toHaveLength(0);
+
+    const retry = await api.post<{ account: { id: string } }>('/v1/auth/register', {
+      email,
+      password: 'correct horse battery',
+    });
+    expect(retry.status).toBe(201);
+    expect(await sql(`SELECT 1 FROM api_keys WHERE account_id = $1`, [retry.body.account.id])).toHaveLength(1);
+    expect(await sql(`SELECT 1 FROM credit_ledger WHERE account_id = $1`, [retry.body.account.id])).toHaveLength(1);
+  });
+
   it('accepts the passwort alias and validates fields with details', async () => {
     const ok = await api.post('/v1/auth/register', {
       email: `alias${Date.now()}@example.com`,

@@ -3,6 +3,7 @@ import { DomainError, newId } from '@dossier/domain';
 import { AccountEntity } from './entities/account.entity';
 import { creditsOf, queryRows } from './sql';
 import { isUniqueViolation } from './pg-errors';
+import { newApiKeyRow, type NewApiKey } from './api-keys.repository';
 
 export interface AccountRow {
   id: string;
@@ -26,6 +27,30 @@ export class AccountsRepository {
 
   /** Creates the account with its signup grant recorded in the ledger, atomically. */
   async create(email: string, passwordHash: string, signupCredits: number): Promise<AccountRow> {
+    return this.insert(email, passwordHash, signupCredits, null);
+  }
+
+  /**
+   * Creates the account, its signup grant and its first (live) key named `keyName` in one statement: all
+   * of them or, when any insert fails, none (an account without a key would answer every retry 409).
+   */
+  async register(
+    email: string,
+    passwordHash: string,
+    signupCredits: number,
+    keyName: string,
+  ): Promise<AccountRow & { key: { apiKey: string; keyId: string } }> {
+    const key = newApiKeyRow('live');
+    const account = await this.insert(email, passwordHash, signupCredits, { ...key, name: keyName });
+    return { ...account, key: { apiKey: key.apiKey, keyId: key.keyId } };
+  }
+
+  private async insert(
+    email: string,
+    passwordHash: string,
+    signupCredits: number,
+    key: (NewApiKey & { name: string }) | null,
+  ): Promise<AccountRow> {
     const id = newId.account();
     try {
       const rows = await queryRows<Omit<AccountRow, 'balance'> & { balance: string }>(
@@ -36,9 +61,12 @@ export class AccountsRepository {
          ), l AS (
            INSERT INTO credit_ledger (account_id, phase, amount, note)
            SELECT id, 'grant', balance, 'signup' FROM a
+         ), k AS (
+           INSERT INTO api_keys (id, account_id, prefix, key_hash, name, mode)
+           SELECT $5::text, id, $6::text, $7::text, $8::text, $9::text FROM a WHERE $5::text IS NOT NULL
          )
          SELECT id, email, created_at, balance FROM a`,
-        [id, email, passwordHash, signupCredits],
+        [id, email, passwordHash, signupCredits, key?.keyId, key?.prefix, key?.keyHash, key?.name, key?.mode],
       );
       const row = rows[0]!;
       return { ...row, balance: creditsOf(row.balance) };

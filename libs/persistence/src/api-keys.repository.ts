@@ -41,6 +41,30 @@ function viewOf(k: ApiKeyEntity): ApiKeyView {
   };
 }
 
+/** A key not yet stored: the plain key (shown once) and the row that stores it (its hash, never the key). */
+export interface NewApiKey {
+  apiKey: string;
+  keyId: string;
+  prefix: string;
+  keyHash: string;
+  mode: ApiKeyMode;
+}
+
+export function newApiKeyRow(mode: ApiKeyMode = 'live'): NewApiKey {
+  const apiKey = newApiKey(mode);
+  return {
+    apiKey,
+    keyId: newId.key(),
+    // A test key shows as many random characters as a live one (`dsk_test_AbCd`).
+    prefix: apiKey.slice(
+      0,
+      KEY_PREFIX_LENGTH + (mode === 'test' ? TEST_API_KEY_PREFIX.length - API_KEY_PREFIX.length : 0),
+    ),
+    keyHash: hashApiKey(apiKey),
+    mode,
+  };
+}
+
 /** API keys: the per-request authentication is one prepared statement; the rest goes through the entity. */
 export class ApiKeysRepository {
   private readonly keys: Repository<ApiKeyEntity>;
@@ -56,21 +80,8 @@ export class ApiKeysRepository {
     mode: ApiKeyMode = 'live',
     issuedByLogin = false,
   ): Promise<{ apiKey: string; keyId: string }> {
-    const apiKey = newApiKey(mode);
-    const keyId = newId.key();
-    await this.keys.insert({
-      id: keyId,
-      accountId,
-      // A test key shows as many random characters as a live one (`dsk_test_AbCd`).
-      prefix: apiKey.slice(
-        0,
-        KEY_PREFIX_LENGTH + (mode === 'test' ? TEST_API_KEY_PREFIX.length - API_KEY_PREFIX.length : 0),
-      ),
-      keyHash: hashApiKey(apiKey),
-      name,
-      mode,
-      issuedByLogin,
-    });
+    const { apiKey, keyId, prefix, keyHash } = newApiKeyRow(mode);
+    await this.keys.insert({ id: keyId, accountId, prefix, keyHash, name, mode, issuedByLogin });
     return { apiKey, keyId };
   }
 

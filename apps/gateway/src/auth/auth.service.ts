@@ -50,15 +50,19 @@ export class AuthService {
    * key did not exist before, see KeyCache.setUnknown — this is the one place that would know otherwise.)
    */
   private async issue(accountId: string, name: string | null, mode?: ApiKeyMode, issuedByLogin = false) {
-    const key = await this.keys.create(accountId, name, mode, issuedByLogin);
+    return this.issued(await this.keys.create(accountId, name, mode, issuedByLogin));
+  }
+
+  private issued<K extends { apiKey: string }>(key: K): K {
     this.cache.forgetUnknown(hashApiKey(key.apiKey));
     return key;
   }
 
+  /** The account, its signup grant and its first key are one statement: all written, or none. */
   async register(email: string, password: string) {
     const hash = await this.passwords.hash(password);
-    const account = await this.accounts.create(email, hash, this.config.signupCredits);
-    const key = await this.issue(account.id, 'default');
+    const account = await this.accounts.register(email, hash, this.config.signupCredits, 'default');
+    const key = this.issued(account.key);
     return {
       status: 'success' as const,
       account: { id: account.id, email: account.email, created_at: account.created_at.toISOString() },
