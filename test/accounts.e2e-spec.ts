@@ -157,6 +157,19 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect((wrong.body['error'] as { code: string }).code).toBe('invalid_credentials');
   });
 
+  it('takes a password typed with accents composed on one device and decomposed on another as the same (NFC, ADR 0046)', async () => {
+    const email = `nfc${Date.now()}@example.com`;
+    const composed = 'D\u00fcsseldorf caf\u00e9';
+    const decomposed = composed.normalize('NFD');
+    expect(decomposed).not.toBe(composed);
+    expect((await api.post('/v1/auth/register', { email, password: composed })).status).toBe(201);
+    expect((await api.post('/v1/auth/login', { email, password: decomposed })).status).toBe(200);
+    expect((await api.post('/v1/auth/login', { email, passwort: composed })).status).toBe(200);
+    // Both fields, the same password in two forms: they agree.
+    expect((await api.post('/v1/auth/login', { email, password: composed, passwort: decomposed })).status).toBe(200);
+    expect((await api.post('/v1/auth/login', { email, password: 'Dusseldorf cafe' })).status).toBe(401);
+  });
+
   it('keeps an account’s 20 most recently used login keys: a login past that revokes the least recently used, on every gateway', async () => {
     const other = new Api((await stack.startGateway()).baseUrl);
     const { email, key, accountId } = await api.register();

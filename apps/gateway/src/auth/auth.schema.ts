@@ -25,14 +25,20 @@ function credentials(password: typeof passwordField) {
   return z
     .object({
       email: emailField,
-      password: password.optional(),
+      password: password
+        .optional()
+        .describe('compared in Unicode NFC: an accent typed composed or decomposed is the same character (ADR 0046)'),
       passwort: password.optional().describe('alias of `password`; send one of the two'),
     })
     .strict()
     .superRefine((v, ctx) => {
       if (v.password === undefined && v.passwort === undefined) {
         ctx.addIssue({ code: 'custom', path: ['password'], message: 'is required' });
-      } else if (v.password !== undefined && v.passwort !== undefined && v.password !== v.passwort) {
+      } else if (
+        v.password !== undefined &&
+        v.passwort !== undefined &&
+        v.password.normalize('NFC') !== v.passwort.normalize('NFC')
+      ) {
         ctx.addIssue({ code: 'custom', path: ['passwort'], message: 'differs from password; send only one of them' });
       }
     })

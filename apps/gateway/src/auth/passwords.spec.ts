@@ -1,6 +1,6 @@
 import { loadGatewayConfig } from '@dossier/config';
 import { DomainError } from '@dossier/domain';
-import { PasswordHasher, hashPassword, verifyPassword } from './passwords';
+import { PasswordHasher, hashPassword, scrypt, verifyPassword, type Kdf } from './passwords';
 
 describe('passwords', () => {
   it('hashes with a salt and verifies only the right password', async () => {
@@ -32,6 +32,39 @@ describe('PasswordHasher', () => {
     // The line empties as the work ends: the next call runs.
     const stored = (settled[0] as PromiseFulfilledResult<string>).value;
     expect(await hasher.verify('password one', stored)).toBe(true);
+  });
+
+  describe('Unicode forms (ADR 0046)', () => {
+    // "café 2026!" typed with é as one code point (NFC) on one device and as e + U+0301 (NFD) on another.
+    const composed = 'caf\u00e9 2026!';
+    const decomposed = 'cafe\u0301 2026!';
+    let runs = 0;
+    const counting: Kdf = (...args) => {
+      runs++;
+      return scrypt(...args);
+    };
+    const hasher = new PasswordHasher(loadGatewayConfig({}), counting);
+
+    it('hashes the NFC form: the password typed composed or decomposed is the same password', async () => {
+      expect(composed).not.toBe(decomposed);
+      const stored = await hasher.hash(decomposed);
+      expect(await hasher.verify(composed, stored)).toBe(true);
+      expect(await hasher.verify(decomposed, stored)).toBe(true);
+      expect(await hasher.verify('cafe 2026!', stored)).toBe(false);
+    });
+
+    it('still accepts the raw form an account registered before stored, running a second scrypt only for input that NFC changes', async () => {
+      const before = await hashPassword(decomposed); // as register hashed it before: not normalised
+      runs = 0;
+      expect(await hasher.verify(decomposed, before)).toBe(true);
+      expect(runs).toBe(2); // NFC first (fails), then the raw form
+      runs = 0;
+      expect(await hasher.verify('cafe\u0301 2027!', before)).toBe(false);
+      expect(runs).toBe(2);
+      runs = 0;
+      expect(await hasher.verify(composed, before)).toBe(false); // already NFC: one scrypt, no second chance
+      expect(runs).toBe(1);
+    });
   });
 
   it('refuses at once when every slot is busy and no wait is allowed', async () => {

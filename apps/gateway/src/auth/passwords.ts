@@ -1,10 +1,13 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { GatewayConfig } from '@dossier/config';
 import { DomainError, Slots } from '@dossier/domain';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 
-const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> =>
+/** The key derivation passwords are hashed with; a test swaps in one that counts its runs. */
+export type Kdf = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>;
+
+export const scrypt: Kdf = (password, salt, keylen, options) =>
   new Promise((resolve, reject) =>
     scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
@@ -17,17 +20,17 @@ const KEYLEN = 32;
 const MAXMEM = 128 * N * R * 2;
 
 /** `scrypt$N$r$p$salt$hash` (base64). */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, kdf: Kdf = scrypt): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, KEYLEN, { N, r: R, p: P, maxmem: MAXMEM });
+  const hash = await kdf(password, salt, KEYLEN, { N, r: R, p: P, maxmem: MAXMEM });
   return ['scrypt', N, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, kdf: Kdf = scrypt): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+  const actual = await kdf(password, Buffer.from(salt, 'base64'), expected.length, {
     N: Number(n),
     r: Number(r),
     p: Number(p),
@@ -45,6 +48,9 @@ export function dummyPasswordHash(): Promise<string> {
 
 const NEVER = new AbortController().signal;
 
+/** No provider: the gateway hashes with scrypt. A test constructs PasswordHasher with a KDF of its own. */
+const PASSWORD_KDF = Symbol('PASSWORD_KDF');
+
 /**
  * Register's and login's password hashing, bounded per gateway process (ADR 0007): at most
  * PASSWORD_HASH_CONCURRENCY scrypt runs at once, PASSWORD_HASH_MAX_WAITING more wait their turn (first
@@ -57,17 +63,30 @@ export class PasswordHasher {
   private readonly slots: Slots;
   private readonly maxWaiting: number;
 
-  constructor(@Inject(GATEWAY_CONFIG) config: GatewayConfig) {
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Optional() @Inject(PASSWORD_KDF) private readonly kdf: Kdf = scrypt,
+  ) {
     this.slots = new Slots(config.passwordHashing.concurrency);
     this.maxWaiting = config.passwordHashing.maxWaiting;
   }
 
+  /** Hashes the password's NFC form (ADR 0046): the same characters typed composed or decomposed match. */
   hash(password: string): Promise<string> {
-    return this.bounded(() => hashPassword(password));
+    return this.bounded(() => hashPassword(password.normalize('NFC'), this.kdf));
   }
 
+  /**
+   * Checks the password's NFC form, then — only when NFC changes it, so a second scrypt only for such input
+   * — the form as typed, which an account registered before NFC (ADR 0046) may have stored. Both runs
+   * take one slot.
+   */
   verify(password: string, stored: string): Promise<boolean> {
-    return this.bounded(() => verifyPassword(password, stored));
+    return this.bounded(async () => {
+      const nfc = password.normalize('NFC');
+      if (await verifyPassword(nfc, stored, this.kdf)) return true;
+      return nfc !== password && (await verifyPassword(password, stored, this.kdf));
+    });
   }
 
   private async bounded<T>(work: () => Promise<T>): Promise<T> {
