@@ -4,7 +4,7 @@ import { DomainError, type ApiKeyMode } from '@dossier/domain';
 import type { GatewayConfig } from '@dossier/config';
 import { AccountsRepository, ApiKeysRepository, hashApiKey, type ApiKeyView } from '@dossier/persistence';
 import { GATEWAY_CONFIG } from '../infra/tokens';
-import { PasswordHasher, dummyPasswordHash } from './passwords';
+import { PasswordHasher } from './passwords';
 import type { AuthContext } from './auth-context';
 import { KeyRevocations } from './key-revocations';
 import { KeyCache } from './key-cache';
@@ -84,7 +84,7 @@ export class AuthService {
     const succeeded = await this.limiter.takeLoginAttempt(subject);
     let ok: boolean;
     try {
-      ok = await this.passwords.verify(password, creds?.password_hash ?? (await dummyPasswordHash()));
+      ok = await this.passwords.verify(password, creds?.password_hash ?? null);
     } catch (err) {
       await succeeded(); // no password was checked (503: too many at once): not a failed login
       throw err;

@@ -67,6 +67,22 @@ describe('PasswordHasher', () => {
     });
   });
 
+  it('builds the unknown-e-mail dummy hash at boot: the first login for an unknown e-mail runs one scrypt, as one for a known e-mail does', async () => {
+    let runs = 0;
+    const hasher = new PasswordHasher(loadGatewayConfig({}), (...args) => {
+      runs++;
+      return scrypt(...args);
+    });
+    await hasher.onModuleInit(); // Nest awaits it before the gateway listens
+    runs = 0;
+    expect(await hasher.verify('correct horse battery', null)).toBe(false);
+    expect(runs).toBe(1);
+    const stored = await hasher.hash('correct horse battery');
+    runs = 0;
+    expect(await hasher.verify('wrong password', stored)).toBe(false);
+    expect(runs).toBe(1);
+  });
+
   it('refuses at once when every slot is busy and no wait is allowed', async () => {
     const hasher = hasherOf('2', '0');
     const settled = await Promise.allSettled([hasher.hash('a-password'), hasher.hash('b-password'), hasher.hash('c')]);

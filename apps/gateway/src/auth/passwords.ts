@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import type { GatewayConfig } from '@dossier/config';
 import { DomainError, Slots } from '@dossier/domain';
 import { GATEWAY_CONFIG } from '../infra/tokens';
@@ -39,13 +39,6 @@ export async function verifyPassword(password: string, stored: string, kdf: Kdf 
   return timingSafeEqual(actual, expected);
 }
 
-/** A fixed hash to verify against when the e-mail is unknown, so both cases take the same time. */
-let dummy: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummy;
-}
-
 const NEVER = new AbortController().signal;
 
 /** No provider: the gateway hashes with scrypt. A test constructs PasswordHasher with a KDF of its own. */
@@ -59,7 +52,7 @@ const PASSWORD_KDF = Symbol('PASSWORD_KDF');
  * libuv's four threads, which every other pool user (DNS lookups, file reads) waits behind.
  */
 @Injectable()
-export class PasswordHasher {
+export class PasswordHasher implements OnModuleInit {
   private readonly slots: Slots;
   private readonly maxWaiting: number;
 
@@ -77,15 +70,30 @@ export class PasswordHasher {
   }
 
   /**
-   * Checks the password's NFC form, then — only when NFC changes it, so a second scrypt only for such input
-   * — the form as typed, which an account registered before NFC (ADR 0046) may have stored. Both runs
-   * take one slot.
+   * The hash a login for an unknown e-mail is checked against, so that it runs the same scrypt work as
+   * one for a known e-mail. Built at boot (onModuleInit, which Nest awaits before the gateway listens):
+   * built on first use, the first unknown-e-mail login on each gateway ran a second scrypt, outside the
+   * hashing bound — a timing signal that the e-mail names no account.
    */
-  verify(password: string, stored: string): Promise<boolean> {
+  private dummy: string | undefined;
+
+  async onModuleInit(): Promise<void> {
+    this.dummy = await hashPassword(randomBytes(16).toString('hex'), this.kdf);
+  }
+
+  /**
+   * Checks the password against `stored`, or against the dummy hash when the e-mail names no account
+   * (null). The NFC form first, then — only when NFC changes it, so a second scrypt only for such input —
+   * the form as typed, which an account registered before NFC (ADR 0046) may have stored. Both runs take
+   * one slot.
+   */
+  verify(password: string, stored: string | null): Promise<boolean> {
+    const against = stored ?? this.dummy;
+    if (against === undefined) throw new Error('PasswordHasher: verify before onModuleInit built the dummy hash');
     return this.bounded(async () => {
       const nfc = password.normalize('NFC');
-      if (await verifyPassword(nfc, stored, this.kdf)) return true;
-      return nfc !== password && (await verifyPassword(password, stored, this.kdf));
+      if (await verifyPassword(nfc, against, this.kdf)) return true;
+      return nfc !== password && (await verifyPassword(password, against, this.kdf));
     });
   }
 
