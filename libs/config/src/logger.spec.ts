@@ -52,4 +52,24 @@ describe('createRootLogger', () => {
     }
     expect(lines[0]).toMatchObject({ req: { method: 'POST', headers: { authorization: '[redacted]' } } });
   });
+
+  it('redacts every secret-bearing field name the API and its clients use, at the top and one level down', () => {
+    // register/login's `password` and its alias `passwort`; a password change's `new_password`; the keys
+    // register, login and POST /v1/auth/keys answer (`api_key`); POST /v1/webhooks' `secret`; tokens;
+    // the Authorization header however it is spelt, and a proxy's.
+    const names = ['password', 'passwort', 'new_password', 'api_key', 'secret', 'webhook_secret', 'token'];
+    const { lines, destination } = capture();
+    const logger = createRootLogger('gateway', 'debug', { format: 'json', destination });
+    for (const name of names) logger.info({ [name]: `top-${name}`, job: { [name]: `nested-${name}` } });
+    logger.info({
+      req: { headers: { authorization: 'h-1', 'proxy-authorization': 'h-2', 'x-api-key': 'h-3' } },
+      upstream: { Authorization: 'h-4', authorization: 'h-5' },
+    });
+    const text = JSON.stringify(lines);
+    for (const name of names) {
+      expect(text).not.toContain(`top-${name}`);
+      expect(text).not.toContain(`nested-${name}`);
+    }
+    for (const value of ['h-1', 'h-2', 'h-3', 'h-4', 'h-5']) expect(text).not.toContain(value);
+  });
 });
