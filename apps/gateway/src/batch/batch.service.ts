@@ -100,7 +100,13 @@ export class BatchService {
         return { body: bodyOf(batchId, created.items, pending, created.balance), replayed: false };
       };
       try {
-        await Promise.all(created.reserved.map((s) => this.lookups.enqueueJob(requestOf.get(s.id)!, s.id, call)));
+        // Every add finishes, landed or failed, before any job is taken back: with the first failure alone,
+        // an add still in flight could reach Redis after the take-back, and its job run a released search.
+        const adds = await Promise.allSettled(
+          created.reserved.map((s) => this.lookups.enqueueJob(requestOf.get(s.id)!, s.id, call)),
+        );
+        const failed = adds.find((a): a is PromiseRejectedResult => a.status === 'rejected');
+        if (failed) throw failed.reason;
         // `Prefer: respond-async` answers 202 at once (API.md), as a single lookup does, however fast the
         // items run: reading them first answered 200 when they had all finished.
         if (call.prefer.respondAsync) return asQueued();
