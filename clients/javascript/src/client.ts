@@ -33,7 +33,7 @@ import type {
   WebhookEventType,
   WebhookListResponse,
 } from './types.js';
-import { INSPECT, compact, envVar, hideSecretsWhenPrinted, sleep, uuidv4 } from './util.js';
+import { INSPECT, compact, envVar, hideSecretsWhenPrinted, uuidv4 } from './util.js';
 
 export const DEFAULT_BASE_URL = 'http://localhost:3000';
 
@@ -302,7 +302,7 @@ export class Client {
    * with `{ wait: true }` once it is done. A failed search throws `UnavailableError`.
    */
   async getSearch(id: string, options?: GetSearchOptions): Promise<SearchResult<AnyResult>> {
-    const started = Date.now();
+    const started = this.transport.clock.now();
     const plan = this.searchPlan<AnyResult>(id, null);
     const result = await plan.refetch(options ?? {});
     if (result.pending && options?.wait) return this.poll(result, plan, options, started);
@@ -373,7 +373,7 @@ export class Client {
    * `{ wait: true }` once every item is settled.
    */
   async getBatch(id: string, options?: GetSearchOptions): Promise<BatchResult<AnyResult>> {
-    const started = Date.now();
+    const started = this.transport.clock.now();
     const plan = this.batchPlan(id, null);
     const result = await plan.refetch(options ?? {});
     if (result.pending && options?.wait) return this.poll(result, plan, options, started);
@@ -529,7 +529,7 @@ export class Client {
       headers['Prefer'] = `wait=${Math.max(0, Math.floor(options.serverWaitSeconds))}`;
     else if (this.serverWaitFor(options) < SERVER_WAIT_S) headers['Prefer'] = `wait=${this.serverWaitFor(options)}`;
     const request: HttpRequest = { method: 'POST', path, body, headers, retrySafe: true, ...call(options) };
-    const started = Date.now();
+    const started = this.transport.clock.now();
     const result = parse(await this.transport.send(request), idempotencyKey);
     if (result.pending && wait) return this.poll(result, plan(result), options, started);
     return result;
@@ -587,14 +587,15 @@ export class Client {
     const deadline = started + pollTimeoutMs;
     let current = first;
     while (current.pending) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw plan.timeout(Date.now() - started, current);
+      const { clock } = this.transport;
+      const remaining = deadline - clock.now();
+      if (remaining <= 0) throw plan.timeout(clock.now() - started, current);
       const delay = pollDelayMs(current.headers['retry-after'], {
         pollIntervalMs: this.pollIntervalMs,
         maxRetryAfterMs: this.transport.settings.maxRetryAfterMs,
         remainingMs: remaining,
       });
-      await sleep(delay, options.signal);
+      await clock.sleep(delay, options.signal);
       current = await plan.refetch(options);
     }
     return current;

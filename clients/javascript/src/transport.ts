@@ -96,11 +96,23 @@ const CERTIFICATE_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/** The time and the waits of a client: the system's, or a test's stand-in (no test measures the wall clock). */
+export interface Clock {
+  /** Now, in milliseconds: deadlines are counted with it. */
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const SYSTEM_CLOCK: Clock = { now: () => Date.now(), sleep };
+
 /** Sends requests: headers, timeouts, typed errors, and retries with backoff. */
 export class Transport {
   /** Every setting but the API key, which is kept in a private field: printing a transport never shows it. */
   readonly settings: Omit<TransportSettings, 'apiKey'>;
   readonly #apiKey: string | null;
+  /** @internal The clock of retry sleeps, poll sleeps and poll deadlines; tests replace it. */
+  clock: Clock = SYSTEM_CLOCK;
 
   constructor({ apiKey, ...settings }: TransportSettings) {
     this.#apiKey = apiKey;
@@ -129,7 +141,7 @@ export class Transport {
       } catch (err) {
         if (!(err instanceof APIConnectionError)) throw err; // the caller aborted
         if (canRetry && !certificateError(err.cause) && (req.retrySafe || neverSent(err.cause))) {
-          await sleep(this.backoff(attempt), req.signal);
+          await this.clock.sleep(this.backoff(attempt), req.signal);
           continue;
         }
         throw err;
@@ -145,7 +157,7 @@ export class Transport {
         const retryAfterMs = parseRetryAfterMs(answer.headers['retry-after']);
         // A longer wait than we are willing to sleep: hand the error (with retry_after) to the caller.
         if (retryAfterMs !== null && retryAfterMs > this.settings.maxRetryAfterMs) throw error;
-        await sleep(retryAfterMs ?? this.backoff(attempt), req.signal);
+        await this.clock.sleep(retryAfterMs ?? this.backoff(attempt), req.signal);
         continue;
       }
       throw error;

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Client } from '../src/index.js';
 
 export interface Recorded {
   method: string;
@@ -158,3 +159,29 @@ export const PHONE_RESULT = {
 
 /** Fast retry settings for tests. */
 export const FAST = { retryBaseDelayMs: 5, retryMaxDelayMs: 20, pollIntervalMs: 10 } as const;
+
+/** What a `fakeClock` saw: every sleep asked for (ms) with its signal, and the time it reads now. */
+export interface FakeClock {
+  sleeps: number[];
+  signals: (AbortSignal | undefined)[];
+  now: number;
+}
+
+/**
+ * Puts a fake clock in the client (no test measures the wall clock): a sleep returns at once, recorded,
+ * and moves the clock on by what it was asked for; `onSleep` runs first (to abort, for instance). The time
+ * the requests take does not move it, so a deadline is reached by the sleeps alone.
+ */
+export function fakeClock(client: Client, onSleep?: (ms: number, signal?: AbortSignal) => Promise<void>): FakeClock {
+  const seen: FakeClock = { sleeps: [], signals: [], now: 1_000_000 };
+  client['transport'].clock = {
+    now: () => seen.now,
+    sleep: async (ms, signal) => {
+      seen.sleeps.push(ms);
+      seen.signals.push(signal);
+      if (onSleep) await onSleep(ms, signal);
+      seen.now += ms;
+    },
+  };
+  return seen;
+}

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pollDelayMs } from '../src/client.js';
 import { BatchResult, Client, PollTimeoutError, SearchResult, UnavailableError } from '../src/index.js';
-import { FAST, PHONE_RESULT, errorBody, pending, sequence, success, withFake } from './fake-server.js';
+import { FAST, PHONE_RESULT, errorBody, fakeClock, pending, type FakeClock, sequence, success, withFake } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
 
@@ -49,9 +49,10 @@ describe('202 polling', () => {
       sequence(accepted('srch_p', '0.2'), { status: 200, body: success([], 98, 'srch_p') }),
       async (fake) => {
         const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, pollIntervalMs: 5_000 });
+        const clock = fakeClock(client);
         await client.searchPerson({ name: 'John Smith' });
-        const gap = fake.requests[1]!.at - fake.requests[0]!.at;
-        assert.ok(gap >= 190 && gap < 1_000, `polled after ${gap} ms`);
+        assert.deepEqual(clock.sleeps, [200], 'slept the Retry-After, not pollIntervalMs');
+        assert.equal(fake.requests.length, 2);
       },
     );
   });
@@ -60,9 +61,9 @@ describe('202 polling', () => {
     const noRetryAfter = { status: 202, body: pending('srch_q') };
     await withFake(sequence(noRetryAfter, { status: 200, body: success([], 98, 'srch_q') }), async (fake) => {
       const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, pollIntervalMs: 150 });
+      const clock = fakeClock(client);
       await client.searchPerson({ name: 'John Smith' });
-      const gap = fake.requests[1]!.at - fake.requests[0]!.at;
-      assert.ok(gap >= 140, `polled after ${gap} ms`);
+      assert.deepEqual(clock.sleeps, [150]);
     });
   });
 
@@ -169,16 +170,17 @@ describe('202 polling', () => {
   test('past pollTimeoutMs a still pending search throws PollTimeoutError with its id', async () => {
     await withFake(sequence(accepted('srch_slow', '0.05')), async (fake) => {
       const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST, pollTimeoutMs: 5_000 });
-      const started = Date.now();
-      await assert.rejects(client.verifyPhone('+14155552671', { pollTimeoutMs: 300 }), (err: unknown) => {
+      const clock = fakeClock(client);
+      await assert.rejects(client.verifyPhone('+14155552671', { pollTimeoutMs: 120 }), (err: unknown) => {
         assert.ok(err instanceof PollTimeoutError);
         assert.equal(err.search_id, 'srch_slow');
         assert.equal(err.searchId, 'srch_slow');
+        assert.match(err.message, /still pending after 120 ms/, 'the per-call budget, not the client-wide 5 s');
         return true;
       });
-      const elapsed = Date.now() - started;
-      assert.ok(elapsed >= 290 && elapsed < 1_500, `gave up after ${elapsed} ms`);
-      assert.ok(fake.requests.length >= 3, 'polled several times');
+      // Polled every Retry-After (50 ms) until the budget was spent, the last wait cut to what was left.
+      assert.deepEqual(clock.sleeps, [50, 50, 20]);
+      assert.equal(fake.requests.length, 4, 'the lookup and a poll after each wait');
     });
   });
 
@@ -210,12 +212,19 @@ describe('202 polling', () => {
 
   test('pollTimeoutMs counts from the start of the call, its first request included, as in the other clients', async () => {
     // The first request used up the budget: no poll follows, the call ends at pollTimeoutMs, not after it.
-    await withFake(sequence({ ...accepted('srch_late', '0.05'), delayMs: 400 }), async (fake) => {
+    let clock: FakeClock | undefined;
+    const slowAnswer = () => {
+      clock!.now += 400; // the answer takes 400 ms of the (fake) clock
+      return accepted('srch_late', '0.05');
+    };
+    await withFake(slowAnswer, async (fake) => {
       const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      clock = fakeClock(client);
       await assert.rejects(client.verifyPhone('+14155552671', { pollTimeoutMs: 300 }), PollTimeoutError);
       assert.equal(fake.requests.length, 1, 'the lookup');
       await assert.rejects(client.getSearch('srch_late', { wait: true, pollTimeoutMs: 300 }), PollTimeoutError);
       assert.equal(fake.requests.length, 2, 'and the first GET');
+      assert.deepEqual(clock.sleeps, [], 'no wait past the budget');
     });
   });
 });

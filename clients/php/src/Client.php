@@ -274,7 +274,7 @@ final class Client
      */
     public function getSearch(string $id, bool $wait = false, ?float $pollTimeout = null, ?string $requestId = null): SearchResult
     {
-        $started = microtime(true);
+        $started = $this->http->now();
         $result = $this->fetchSearch($id, $requestId);
 
         return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
@@ -347,7 +347,7 @@ final class Client
     public function batch(array $requests, ?string $idempotencyKey = null, bool $wait = true, ?float $pollTimeout = null, ?string $requestId = null): BatchResult
     {
         $body = ['requests' => array_map(self::batchRequest(...), array_values($requests))];
-        $started = microtime(true);
+        $started = $this->http->now();
         $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
         $result = self::batchResult(...$this->http->request('POST', '/v1/batch', $body, $headers));
 
@@ -357,7 +357,7 @@ final class Client
     /** GET /v1/batches/{id}: the batch as it is now; with wait: true, polls until every item is settled. */
     public function getBatch(string $id, bool $wait = false, ?float $pollTimeout = null, ?string $requestId = null): BatchResult
     {
-        $started = microtime(true);
+        $started = $this->http->now();
         $result = $this->fetchBatch($id, $requestId);
 
         return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
@@ -439,7 +439,7 @@ final class Client
      */
     private function lookup(string $path, array $body, ?string $idempotencyKey, bool $wait, ?float $pollTimeout, ?string $requestId): SearchResult
     {
-        $started = microtime(true);
+        $started = $this->http->now();
         $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
         $result = self::searchResult(...$this->http->request('POST', $path, $body, $headers));
 
@@ -592,9 +592,9 @@ final class Client
             if ($id === null) {
                 throw new ApiException('a pending answer without its id cannot be polled', $result->httpStatus, null, $result->requestId, [], $result->data, $result->rawBody, $result->headers);
             }
-            $remaining = $deadline - microtime(true);
+            $remaining = $deadline - $this->http->now();
             if ($remaining <= 0) {
-                throw new SearchTimeoutException($result, microtime(true) - $started);
+                throw new SearchTimeoutException($result, $this->http->now() - $started);
             }
             $this->http->sleep(HttpTransport::pollDelay($result->headers, $this->pollInterval, $remaining));
             $result = $result instanceof BatchResult ? $this->fetchBatch($id, $requestId) : $this->fetchSearch($id, $requestId);

@@ -37,11 +37,12 @@ final class PollingTest extends TestCase
     {
         $this->server->script([self::pending('srch_p2', '0.3'), self::success([], 9, 'srch_p2')]);
 
-        $this->client(['pollInterval' => 5.0])->search(name: 'John Smith');
+        $client = $this->client(['pollInterval' => 5.0]);
+        $clock = FakeClock::in($client);
+        $client->search(name: 'John Smith');
 
-        [$post, $get] = $this->server->requests();
-        $this->assertGreaterThanOrEqual(0.28, $get['time'] - $post['time']);
-        $this->assertLessThan(1.0, $get['time'] - $post['time']);
+        $this->assertCount(2, $this->server->requests());
+        $this->assertSame([0.3], $clock->sleeps, 'the Retry-After, not pollInterval');
     }
 
     public function testWithoutRetryAfterThePollIntervalDefaultsToOneSecond(): void
@@ -49,11 +50,11 @@ final class PollingTest extends TestCase
         $this->server->script([self::pending('srch_p3', null), self::success([], 9, 'srch_p3')]);
 
         $client = new \Dossier\Client('dsk_test_key', baseUrl: $this->server->baseUrl);
+        $clock = FakeClock::in($client);
         $client->search(name: 'John Smith');
 
-        [$post, $get] = $this->server->requests();
-        $this->assertGreaterThanOrEqual(0.95, $get['time'] - $post['time']);
-        $this->assertLessThan(1.8, $get['time'] - $post['time']);
+        $this->assertCount(2, $this->server->requests());
+        $this->assertSame([1.0], $clock->sleeps);
     }
 
     public function testTheWaitBetweenPolls(): void
@@ -105,19 +106,23 @@ final class PollingTest extends TestCase
 
     public function testPollingGivesUpAtTheDeadline(): void
     {
-        $this->server->script([], self::pending('srch_p6', '0.05'));
+        $this->server->script([], self::pending('srch_p6', '0.0625'));
+        $client = $this->client(['pollTimeout' => 0.3]);
+        $clock = FakeClock::in($client);
 
-        $started = microtime(true);
         try {
-            $this->client(['pollTimeout' => 0.3])->searchCompany(companyName: 'Acme');
+            $client->searchCompany(companyName: 'Acme');
             $this->fail('expected SearchTimeoutException');
         } catch (SearchTimeoutException $e) {
             $this->assertSame('srch_p6', $e->getSearchId());
             $this->assertTrue($e->getPendingResult()->isPending());
+            $this->assertStringContainsString('still pending after 0.3 s', $e->getMessage());
         }
-        $elapsed = microtime(true) - $started;
-        $this->assertGreaterThanOrEqual(0.29, $elapsed);
-        $this->assertLessThan(1.0, $elapsed);
+        // Polled every Retry-After until the budget was spent, the last wait cut to what was left.
+        $this->assertCount(5, $clock->sleeps);
+        $this->assertSame([0.0625, 0.0625, 0.0625, 0.0625], array_slice($clock->sleeps, 0, 4));
+        $this->assertEqualsWithDelta(0.05, $clock->sleeps[4], 1e-9);
+        $this->assertCount(6, $this->server->requests(), 'the search and a poll after each wait');
     }
 
     public function testThePerCallPollTimeoutOverridesTheClients(): void

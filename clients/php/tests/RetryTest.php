@@ -70,6 +70,7 @@ final class RetryTest extends TestCase
     {
         $this->server->script([], self::error(503, 'unavailable'));
         $client = $this->client(['maxRetries' => 4, 'retryBaseDelay' => 0.04, 'retryMaxDelay' => 0.1]);
+        $clock = FakeClock::in($client);
 
         try {
             $client->account();
@@ -77,30 +78,30 @@ final class RetryTest extends TestCase
         } catch (UnavailableException) {
         }
 
-        $times = array_column($this->server->requests(), 'time');
-        $this->assertCount(5, $times);
-        // Retry n waits random(0, min(0.1, 0.04 * 2^n)): bounds 0.04, 0.08, 0.1, 0.1 (+ request overhead).
+        $this->assertCount(5, $this->server->requests());
+        $this->assertCount(4, $clock->sleeps, 'a wait before each retry');
+        // Retry n waits random(0, min(0.1, 0.04 * 2^n)): bounds 0.04, 0.08, 0.1, 0.1.
         foreach ([0.04, 0.08, 0.1, 0.1] as $n => $ceiling) {
-            $gap = $times[$n + 1] - $times[$n];
-            $this->assertGreaterThanOrEqual(0.0, $gap);
-            $this->assertLessThan($ceiling + 0.3, $gap, "retry $n waited too long");
+            $this->assertGreaterThanOrEqual(0.0, $clock->sleeps[$n]);
+            $this->assertLessThanOrEqual($ceiling, $clock->sleeps[$n], "retry $n waited too long");
         }
     }
 
     public function testRetryAfterIsHonouredOn429(): void
     {
-        // Backoff is ~0 in this client, so only Retry-After can explain a one-second gap.
+        // Backoff is 0 in this client, so only Retry-After can explain a one-second wait.
         $this->server->script([
             self::error(429, 'rate_limited', 'over the rate', ['Retry-After' => '1']),
             self::success(),
         ]);
+        $client = $this->client(['retryBaseDelay' => 0.0, 'retryMaxDelay' => 0.0]);
+        $clock = FakeClock::in($client);
 
-        $result = $this->client(['retryBaseDelay' => 0.0, 'retryMaxDelay' => 0.0])->search(name: 'John Smith');
+        $result = $client->search(name: 'John Smith');
 
         $this->assertTrue($result->isSuccess());
-        [$first, $second] = $this->server->requests();
-        $this->assertGreaterThanOrEqual(0.95, $second['time'] - $first['time']);
-        $this->assertLessThan(2.0, $second['time'] - $first['time']);
+        $this->assertCount(2, $this->server->requests());
+        $this->assertSame([1.0], $clock->sleeps);
     }
 
     public function testARetryAfterOver60SecondsIsThrownAtOnce(): void
@@ -111,8 +112,8 @@ final class RetryTest extends TestCase
             self::error(503, 'unavailable', 'queue saturated', ['Retry-After' => '61']),
         ], self::success());
         $client = $this->client(['maxRetries' => 1]);
+        $clock = FakeClock::in($client);
 
-        $started = microtime(true);
         try {
             $client->account();
             $this->fail('expected RateLimitException');
@@ -124,7 +125,7 @@ final class RetryTest extends TestCase
             $this->fail('expected UnavailableException');
         } catch (UnavailableException) {
         }
-        $this->assertLessThan(5.0, microtime(true) - $started);
+        $this->assertSame([], $clock->sleeps, 'no wait at all');
         $this->assertCount(2, $this->server->requests(), 'neither was retried');
     }
 
@@ -206,8 +207,8 @@ final class RetryTest extends TestCase
     public function testConnectionRefusedIsRetriedThenRaised(): void
     {
         $client = new Client('dsk_test', baseUrl: 'http://127.0.0.1:' . FakeServer::freePort(), maxRetries: 2, retryBaseDelay: 0.01, retryMaxDelay: 0.02);
+        $clock = FakeClock::in($client);
 
-        $started = microtime(true);
         try {
             $client->verifyPhone('+14155552671');
             $this->fail('expected ApiConnectionException');
@@ -216,7 +217,7 @@ final class RetryTest extends TestCase
             $this->assertSame(7, $e->getCurlErrno()); // CURLE_COULDNT_CONNECT
             $this->assertStringContainsString('after 3 attempt(s)', $e->getMessage());
         }
-        $this->assertLessThan(2.0, microtime(true) - $started);
+        $this->assertCount(2, $clock->sleeps, 'a backoff before each retry');
     }
 
     public function testConnectionRefusedIsRetriedEvenForRegister(): void

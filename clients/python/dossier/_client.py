@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import time
 import uuid
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
@@ -388,7 +387,7 @@ class Client:
         ``"pending"`` while it runs). With ``wait=True``, poll until it is done
         or ``poll_timeout`` passes (then :class:`~dossier.SearchTimeoutError`).
         A failed lookup raises :class:`~dossier.UnavailableError`."""
-        deadline = time.monotonic() + self._poll_timeout(poll_timeout)
+        deadline = self._transport.now() + self._poll_timeout(poll_timeout)
         result = self._fetch_search(search_id, idempotency_key=None, request_id=request_id)
         if wait and result.pending:
             result = self._poll(
@@ -498,7 +497,7 @@ class Client:
         ``"pending"`` while an item runs). With ``wait=True``, poll until every
         item is settled or ``poll_timeout`` passes (then
         :class:`~dossier.SearchTimeoutError` with ``batch_id``)."""
-        deadline = time.monotonic() + self._poll_timeout(poll_timeout)
+        deadline = self._transport.now() + self._poll_timeout(poll_timeout)
         result = self._fetch_batch(batch_id, None, request_id)
         if wait and result.pending:
             result = self._poll(result, deadline, lambda p: self._fetch_batch(p.batch_id, None, request_id))
@@ -600,7 +599,7 @@ class Client:
         if idempotency_key is not None:
             _check_idempotency_key(idempotency_key)
         budget = self._poll_timeout(poll_timeout)
-        deadline = time.monotonic() + budget
+        deadline = self._transport.now() + budget
         key = idempotency_key if idempotency_key is not None else str(uuid.uuid4())
         headers = {
             "Idempotency-Key": key,
@@ -644,7 +643,7 @@ class Client:
 
     def _poll(self, result: _S, deadline: float, refetch: Callable[[_S], _S]) -> _S:
         while result.pending:
-            remaining = deadline - time.monotonic()
+            remaining = deadline - self._transport.now()
             if remaining <= 0:
                 what = (
                     f"batch {result.batch_id}"

@@ -93,6 +93,8 @@ class Transport:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.sleep: Callable[[float], None] = sleep if sleep is not None else _sleep
+        # The monotonic time in seconds that poll deadlines are counted with; tests stand in a clock.
+        self.now: Callable[[], float] = time.monotonic
 
     # -- public ---------------------------------------------------------------
 

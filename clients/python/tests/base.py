@@ -6,7 +6,7 @@ from typing import Any
 
 import dossier
 
-from .fakeserver import FakeServer, SleepRecorder
+from .fakeserver import FakeClock, FakeServer, SleepRecorder
 
 KEY = "dsk_test0000000000000000000000000000000"
 
@@ -31,3 +31,11 @@ class FakeServerTest(unittest.TestCase):
         client = dossier.Client(kw.pop("api_key", KEY), **kw)
         client._transport.sleep = self.sleeps
         return client
+
+    @staticmethod
+    def fake_clock(client: dossier.Client) -> FakeClock:
+        """Puts a FakeClock in ``client`` in place of its sleeps and its clock."""
+        clock = FakeClock()
+        client._transport.sleep = clock
+        client._transport.now = clock.now
+        return clock

@@ -166,6 +166,23 @@ class SleepRecorder:
         time.sleep(seconds)
 
 
+class FakeClock:
+    """Stands in for the transport's sleep and clock (no test measures the wall clock): a sleep
+    returns at once, recorded in ``delays``, and moves ``time`` on by what it was asked for; the
+    time the requests take does not move it, so a deadline is reached by the sleeps alone."""
+
+    def __init__(self) -> None:
+        self.delays: List[float] = []
+        self.time = 1000.0
+
+    def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+        self.time += seconds
+
+    def now(self) -> float:
+        return self.time
+
+
 class TrickleServer:
     """A server on 127.0.0.1 that answers every request with a complete, valid ``200`` whose
     body it sends one byte every ``interval`` seconds: each read gets data quickly, the

@@ -85,15 +85,20 @@ class PollingTest(FakeServerTest):
         self.assertEqual(len(self.server.requests), 3)
 
     def test_deadline_raises_search_timeout_with_the_pending_search(self) -> None:
-        self.server.route("POST", "/v1/search", pending("srch_slow", retry_after="0.05"))
-        self.server.route("GET", "/v1/searches/srch_slow", pending("srch_slow", retry_after="0.05"))
+        self.server.route("POST", "/v1/search", pending("srch_slow", retry_after="0.0625"))
+        self.server.route("GET", "/v1/searches/srch_slow", pending("srch_slow", retry_after="0.0625"))
+        client = self.client()
+        clock = self.fake_clock(client)
         with self.assertRaises(dossier.SearchTimeoutError) as ctx:
-            self.client().search(query="x", type="person", poll_timeout=0.2)
+            client.search(query="x", type="person", poll_timeout=0.3)
         err = ctx.exception
         self.assertEqual(err.search_id, "srch_slow")
         self.assertTrue(err.search.pending)
-        self.assertLessEqual(sum(self.sleeps.delays), 0.2 + 1e-6)
-        self.assertGreaterEqual(len(self.server.calls("GET", "/v1/searches/srch_slow")), 2)
+        # Polled every Retry-After until the budget was spent, the last wait cut to what was left.
+        self.assertEqual(clock.delays[:4], [0.0625] * 4)
+        self.assertEqual(len(clock.delays), 5)
+        self.assertAlmostEqual(clock.delays[4], 0.05)
+        self.assertEqual(len(self.server.calls("GET", "/v1/searches/srch_slow")), 5, "a poll after each wait")
 
     def test_client_wide_poll_timeout(self) -> None:
         self.server.route("GET", "/v1/searches/srch_s", pending("srch_s", retry_after="0.05"))

@@ -83,10 +83,10 @@ class RetryTest(FakeServerTest):
     def test_429_honours_retry_after(self) -> None:
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="0.3"),
                           answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
-        started = time.monotonic()
-        self.client(backoff_base=0.001, backoff_cap=0.001).account()
-        self.assertGreaterEqual(time.monotonic() - started, 0.3)
-        self.assertEqual(self.sleeps.delays, [0.3])
+        client = self.client(backoff_base=0.001, backoff_cap=0.001)
+        clock = self.fake_clock(client)
+        client.account()
+        self.assertEqual(clock.delays, [0.3], "waited the Retry-After, not the (tiny) backoff")
         self.assertEqual(len(self.server.requests), 2)
 
     def test_retry_after_is_waited_as_given_even_when_the_backoff_would_be_longer(self) -> None:
@@ -253,10 +253,9 @@ class ConnectionRefusedTest(unittest.TestCase):
         self.addCleanup(listener.close)
         client = dossier.Client("dsk_x", base_url=f"http://127.0.0.1:{listener.getsockname()[1]}",
                                 timeout=0.2, max_retries=1, backoff_base=0.001, backoff_cap=0.001)
-        started = time.monotonic()
+        # The listener never answers: only the client's own timeout ends each attempt.
         with self.assertRaises(dossier.APIConnectionError):
             client.account()
-        self.assertLess(time.monotonic() - started, 2)
 
     def test_timeout_bounds_the_whole_attempt_even_when_the_server_trickles_bytes(self) -> None:
         # Every byte of the answer comes within 0.05 s, the whole answer takes 5 s: with timeout=0.5

@@ -93,27 +93,31 @@ class PollingTest < Minitest::Test
   end
 
   def test_poll_deadline_raises_poll_timeout_error
-    20.times { @server.reply(202, PENDING, { "Retry-After" => "0.05" }) }
-    c = Dossier::Client.new(api_key: "dsk_x", base_url: @server.url, poll_timeout: 0.2)
-    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    20.times { @server.reply(202, PENDING, { "Retry-After" => "0.0625" }) }
+    c = fake_clock(Dossier::Client.new(api_key: "dsk_x", base_url: @server.url, poll_timeout: 0.3))
     err = assert_raises(Dossier::PollTimeoutError) { c.verify_phone(phone: "+14155552671") }
-    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
     assert_equal "srch_p", err.search_id
     assert err.search.pending?
-    assert_operator elapsed, :>=, 0.2
-    assert_operator elapsed, :<, 2
+    # Polled every Retry-After until the budget was spent, the last wait cut to what was left.
+    assert_equal [0.0625] * 4, c.pauses.first(4)
+    assert_equal 5, c.pauses.size
+    assert_in_delta 0.05, c.pauses.last, 1e-9
+    assert_equal 6, @server.requests.size, "the lookup and a poll after each wait"
   end
 
   def test_poll_timeout_counts_from_the_start_of_the_call_as_in_the_other_clients
     # The POST itself took the whole budget: no poll follows, the call ends at poll_timeout, not after it.
-    @server.reply(202, PENDING, { "Retry-After" => "0.05" }, delay: 0.4)
-    err = assert_raises(Dossier::PollTimeoutError) { client.verify_phone(phone: "+14155552671", poll_timeout: 0.3) }
+    c = fake_clock(client)
+    slow = -> { c.clock[0] += 0.4 } # the answer takes 0.4 s of the (fake) clock
+    @server.reply(202, PENDING, { "Retry-After" => "0.05" }, before: slow)
+    err = assert_raises(Dossier::PollTimeoutError) { c.verify_phone(phone: "+14155552671", poll_timeout: 0.3) }
     assert_equal "srch_p", err.search_id
     assert_equal 1, @server.requests.size
 
-    @server.reply(202, PENDING, { "Retry-After" => "0.05" }, delay: 0.4)
-    assert_raises(Dossier::PollTimeoutError) { client.get_search("srch_p", wait: true, poll_timeout: 0.3) }
+    @server.reply(202, PENDING, { "Retry-After" => "0.05" }, before: slow)
+    assert_raises(Dossier::PollTimeoutError) { c.get_search("srch_p", wait: true, poll_timeout: 0.3) }
     assert_equal 2, @server.requests.size
+    assert_empty c.pauses, "no wait past the budget"
   end
 
   def test_poll_timeout_per_call

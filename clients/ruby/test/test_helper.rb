@@ -92,9 +92,10 @@ class FakeServer
     @listener.url
   end
 
-  # Queue a reply. body: Hash (sent as JSON), String (sent as is) or nil; delay: seconds before answering.
-  def reply(status, body = nil, headers = {}, delay: nil)
-    @lock.synchronize { @replies << [status, body, headers, delay] }
+  # Queue a reply. body: Hash (sent as JSON), String (sent as is) or nil; before: called before answering (to
+  # move a fake clock on, for instance).
+  def reply(status, body = nil, headers = {}, before: nil)
+    @lock.synchronize { @replies << [status, body, headers, before] }
     self
   end
 
@@ -130,8 +131,8 @@ class FakeServer
     end
     return if scripted == :drop
 
-    status, payload, extra, delay = scripted || [500, { status: "error", error: { code: "internal_error", message: "no scripted reply" } }, {}]
-    sleep(delay) if delay
+    status, payload, extra, before = scripted || [500, { status: "error", error: { code: "internal_error", message: "no scripted reply" } }, {}]
+    before&.call
     text = payload.is_a?(Hash) ? JSON.generate(payload) : payload.to_s
     out = +"HTTP/1.1 #{status} #{REASONS.fetch(status, 'Status')}\r\n"
     out << "Content-Type: application/json; charset=utf-8\r\n" if payload.is_a?(Hash)
@@ -214,6 +215,23 @@ module DossierTestHelpers
       sleep([seconds, real_cap].min) if seconds.positive?
     end
     client.define_singleton_method(:pauses) { pauses }
+    client
+  end
+
+  # A fake clock in the client (no test measures the wall clock): a pause returns at once, recorded in
+  # client.pauses, and moves the clock (client.clock[0], seconds) on by what it was asked for; the time the
+  # requests take does not move it (a server's reply block may). A deadline is reached by the pauses alone.
+  def fake_clock(client)
+    pauses = []
+    clock = [1000.0]
+    transport = client.send(:transport)
+    transport.define_singleton_method(:pause) do |seconds|
+      pauses << seconds
+      clock[0] += seconds
+    end
+    transport.define_singleton_method(:now) { clock[0] }
+    client.define_singleton_method(:pauses) { pauses }
+    client.define_singleton_method(:clock) { clock }
     client
   end
 

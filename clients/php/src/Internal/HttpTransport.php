@@ -62,6 +62,12 @@ final class HttpTransport
      */
     private readonly ?\SensitiveParameterValue $apiKey;
 
+    /** @var \Closure(float): void the sleep between attempts and between polls; tests stand in their own */
+    public \Closure $sleeper;
+
+    /** @var \Closure(): float the monotonic time in seconds that poll deadlines are counted with; tests stand in their own */
+    public \Closure $clock;
+
     public function __construct(
         private readonly string $baseUrl,
         #[\SensitiveParameter] ?string $apiKey,
@@ -71,6 +77,12 @@ final class HttpTransport
         private readonly float $retryMaxDelay,
     ) {
         $this->apiKey = $apiKey === null ? null : new \SensitiveParameterValue($apiKey);
+        $this->sleeper = static function (float $seconds): void {
+            if ($seconds > 0) {
+                usleep((int) round($seconds * 1_000_000));
+            }
+        };
+        $this->clock = static fn (): float => hrtime(true) / 1e9;
     }
 
     /**
@@ -163,9 +175,13 @@ final class HttpTransport
 
     public function sleep(float $seconds): void
     {
-        if ($seconds > 0) {
-            usleep((int) round($seconds * 1_000_000));
-        }
+        ($this->sleeper)($seconds);
+    }
+
+    /** Now, in seconds, on the clock poll deadlines are counted with. */
+    public function now(): float
+    {
+        return ($this->clock)();
     }
 
     private function retryableStatus(string $method, int $status, string $raw, bool $repeatable): bool

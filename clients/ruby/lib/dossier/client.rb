@@ -447,7 +447,7 @@ module Dossier
     # start of the call (its first request included), as in the other clients; nil: no deadline.
     def deadline_for(poll_timeout)
       budget = poll_timeout || @poll_timeout
-      budget && monotonic + budget
+      budget && transport.now + budget
     end
 
     # Polls a pending SearchResult (GET /v1/searches/{id}) or BatchResult (GET /v1/batches/{id}) until it is
@@ -459,7 +459,7 @@ module Dossier
       while current.pending?
         delay = [current.retry_after || @poll_interval, Transport::MAX_RETRY_AFTER].min
         if deadline
-          remaining = deadline - monotonic
+          remaining = deadline - transport.now
           raise PollTimeoutError.new(nil, result: current) if remaining <= 0
 
           delay = [delay, remaining].min
@@ -496,10 +496,6 @@ module Dossier
 
     def escape(segment)
       segment.to_s.b.gsub(/[^A-Za-z0-9_.~-]/) { |c| format("%%%02X", c.ord) }
-    end
-
-    def monotonic
-      Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end

@@ -94,6 +94,11 @@ module Dossier
       sleep(seconds) if seconds.positive?
     end
 
+    # The monotonic time in seconds that poll deadlines are counted with (a method so tests can stand in a clock).
+    def now
+      Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+
     # Full jitter: a uniform random delay in [0, min(backoff_max, backoff_base * 2**attempt)].
     def backoff(attempt)
       @random.rand * [backoff_max, backoff_base * (2**attempt)].min
