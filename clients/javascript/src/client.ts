@@ -52,7 +52,7 @@ export interface ClientOptions {
    * the server's 10 s) and polls after the `202`.
    */
   timeoutMs?: number | undefined;
-  /** Retries after the first attempt, on 429, 503, connection failures and (when safe to repeat) 408 (default 2). */
+  /** Retries after the first attempt, on 429, 503, connection failures and (when safe to repeat) 408, 502 and 504 (default 2). */
   maxRetries?: number | undefined;
   /** Base of the exponential backoff in milliseconds (default 500). */
   retryBaseDelayMs?: number | undefined;

@@ -38,7 +38,7 @@ export interface HttpRequest extends CallSettings {
   /**
    * Whether a connection failure may be retried even if the request might have reached the
    * server (true for GET, DELETE and lookups sent with an Idempotency-Key). When false, only
-   * failures where the connection could not be opened at all are retried, and a 408 is not.
+   * failures where the connection could not be opened at all are retried, and a 408, 502 or 504 is not.
    */
   retrySafe: boolean;
 }
@@ -265,12 +265,16 @@ function isJsonObject(body: unknown): body is Record<string, unknown> {
 }
 
 /**
- * 429 always; 503 unless it is the final answer about a failed search (a GET that names it); 408 (the request did
- * not arrive in time, the gateway's or a proxy's) when the request is safe to repeat, as in the other clients.
+ * Retried only when the request is safe to repeat, as a connection that failed after sending is: 408 (the request
+ * did not arrive in time, the gateway's or a proxy's), 502 and 504 (a load balancer's while a gateway restarts: the
+ * request may have been acted on). As in the other clients.
  */
+const RETRY_IF_SAFE_STATUSES = new Set([408, 502, 504]);
+
+/** 429 always; 503 unless it is the final answer about a failed search (a GET that names it); 408, 502 and 504 when safe. */
 function isRetryable(req: HttpRequest, error: APIError): boolean {
   if (error.status === 429) return true;
-  if (error.status === 408) return req.retrySafe;
+  if (RETRY_IF_SAFE_STATUSES.has(error.status)) return req.retrySafe;
   if (error.status !== 503) return false;
   const body = error.body as { search_id?: unknown } | null;
   const aboutFailedSearch = !!body && typeof body === 'object' && typeof body.search_id === 'string';

@@ -6,7 +6,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
-import { APIConnectionError, APITimeoutError, Client, RateLimitError, UnavailableError } from '../src/index.js';
+import { APIConnectionError, APIError, APITimeoutError, Client, RateLimitError, UnavailableError } from '../src/index.js';
 import { SYSTEM_CLOCK } from '../src/transport.js';
 import { backoffDelayMs } from '../src/util.js';
 import {
@@ -23,6 +23,7 @@ import {
 } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
+const ACCOUNT = { id: 'acc_1', email: 'a@example.com', created_at: '2026-11-24T00:00:00.000Z' };
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const unavailable = {
@@ -390,6 +391,51 @@ describe('retries', () => {
         assert.equal(fake.requests.length, 6);
       },
     );
+  });
+
+  test('502 and 504 are retried when the request is safe to repeat (a lookup, a GET, a DELETE), as a 408', async () => {
+    // A load balancer's answer while a gateway pod restarts: a page of its own, not the API's envelope.
+    for (const status of [502, 504]) {
+      const gateway = { status, body: `<html><body>${status} from the load balancer</body></html>` };
+      await withFake(
+        (req, index) =>
+          index % 2 === 0
+            ? gateway
+            : req.method === 'POST'
+              ? { status: 200, body: success([], 9, `srch_after_${status}`) }
+              : req.method === 'GET'
+                ? { status: 200, body: { status: 'success', account: ACCOUNT, credits_remaining: 1 } }
+                : { status: 200, body: { status: 'success', key: { id: 'key_1' } } },
+        async (fake) => {
+          const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+          const result = await client.verifyPhone('+14155552671', { idempotencyKey: `k-${status}` });
+          assert.equal(result.search_id, `srch_after_${status}`);
+          assert.deepEqual(
+            fake.requests.map((r) => r.headers['idempotency-key']),
+            [`k-${status}`, `k-${status}`],
+          );
+          assert.equal((await client.account()).credits_remaining, 1);
+          assert.equal((await client.revokeKey('key_1')).key.id, 'key_1');
+          assert.equal(fake.requests.length, 6);
+        },
+      );
+    }
+  });
+
+  test('502 and 504 are not retried for a POST without an Idempotency-Key, and after maxRetries are thrown', async () => {
+    for (const status of [502, 504]) {
+      const gateway = { status, body: `<html>${status}</html>` };
+      await withFake(sequence(gateway, { status: 201, body: { status: 'success', api_key: 'dsk_x', key_id: 'key_x' } }), async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        await assert.rejects(client.createKey('ci'), (err: unknown) => err instanceof APIError && err.status === status);
+        assert.equal(fake.requests.length, 1, 'a POST the gateway may have acted on is not re-sent');
+      });
+      await withFake(sequence(gateway), async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 2, ...FAST });
+        await assert.rejects(client.account(), (err: unknown) => err instanceof APIError && err.code === null);
+        assert.equal(fake.requests.length, 3);
+      });
+    }
   });
 
   test('408 is not retried for a POST without an Idempotency-Key (createKey), and after maxRetries is thrown', async () => {

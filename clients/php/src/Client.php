@@ -47,7 +47,7 @@ final class Client
      *        surrounding whitespace is removed, a control character inside is an InvalidArgumentException
      * @param string|null $baseUrl defaults to http://localhost:3000
      * @param float $timeout seconds one HTTP attempt may take as a whole, from connecting to the complete answer read
-     * @param int $maxRetries retries after the first attempt on 429, 503, connection failures and (when safe to repeat) 408
+     * @param int $maxRetries retries after the first attempt on 429, 503, connection failures and (when safe to repeat) 408, 502 and 504
      * @param float $pollTimeout seconds a lookup may take, 202 polling included, before SearchTimeoutException
      * @param float $pollInterval seconds between polls when a 202 carries no (readable) Retry-After; a poll waits
      *        the Retry-After otherwise, at most 60 s, and never past the deadline

@@ -191,6 +191,52 @@ final class RetryTest extends TestCase
         $this->assertCount(1, $this->server->requests());
     }
 
+    public function test502And504AreRetriedWhenTheRequestIsSafeToRepeat(): void
+    {
+        // A load balancer's answer while a gateway pod restarts: a page of its own, not the API's envelope. A lookup
+        // (it carries its Idempotency-Key), a GET and a DELETE are sent again, as after a 408.
+        foreach ([502, 504] as $status) {
+            $gateway = ['status' => $status, 'raw' => "<html><body>$status from the load balancer</body></html>"];
+            $this->server->script([
+                $gateway, self::success([], 9, "srch_after_$status"),
+                $gateway, ['status' => 200, 'body' => ['status' => 'success', 'account' => ['id' => 'acc_1', 'email' => 'a@example.com', 'created_at' => '2026-11-24T00:00:00.000Z'], 'credits_remaining' => 1]],
+                $gateway, ['status' => 200, 'body' => ['status' => 'success', 'key' => ['id' => 'key_1']]],
+            ]);
+            $client = $this->client();
+
+            $this->assertSame("srch_after_$status", $client->verifyPhone('+14155552671', idempotencyKey: "k-$status")->searchId);
+            $this->assertSame(1, $client->account()->creditsRemaining);
+            $this->assertSame('key_1', $client->revokeKey('key_1')->key['id']);
+            $requests = $this->server->requests();
+            $this->assertCount(6, $requests);
+            $this->assertSame(["k-$status", "k-$status"], [$requests[0]['headers']['idempotency-key'], $requests[1]['headers']['idempotency-key']]);
+        }
+    }
+
+    public function test502And504AreNotRetriedForAPostWithoutAnIdempotencyKeyAndThrownAfterTheRetries(): void
+    {
+        foreach ([502, 504] as $status) {
+            $gateway = ['status' => $status, 'raw' => "<html>$status</html>"];
+            $this->server->script([$gateway, ['status' => 201, 'body' => ['status' => 'success', 'api_key' => 'dsk_x', 'key_id' => 'key_x']]]);
+            try {
+                $this->client()->createKey('ci');
+                $this->fail('expected ApiException');
+            } catch (ApiException $e) {
+                $this->assertSame([$status, null], [$e->getHttpStatus(), $e->getErrorCode()]);
+            }
+            $this->assertCount(1, $this->server->requests(), 'a POST the gateway may have acted on is not re-sent');
+
+            $this->server->script([], $gateway);
+            try {
+                $this->client(['maxRetries' => 2])->account();
+                $this->fail('expected ApiException');
+            } catch (ApiException $e) {
+                $this->assertSame([$status, null], [$e->getHttpStatus(), $e->getErrorCode()]);
+            }
+            $this->assertCount(3, $this->server->requests());
+        }
+    }
+
     public function testA408IsThrownOnceTheRetriesAreUsedUp(): void
     {
         $this->server->script([], self::error(408, 'request_timeout'));

@@ -65,7 +65,7 @@ class Client:
         timeout: seconds one HTTP attempt may take as a whole, from connecting
             to reading the complete answer (default 30; ``None`` waits forever).
         max_retries: retries after the first attempt on 429, 503, connection
-            failures and (when the request is safe to repeat) 408 (default 2).
+            failures and (when the request is safe to repeat) 408, 502 and 504 (default 2).
         poll_timeout: default deadline in seconds for a lookup, counting the
             polling of a ``202`` (default 60). Overridable per call.
         poll_interval: seconds between polls of a ``202`` whose answer has no

@@ -26,9 +26,10 @@ DEFAULT_BACKOFF_CAP = 8.0
 
 # 429 and 503 mean the server did not act on the request, so any call may be retried.
 RETRY_STATUSES = (429, 503)
-# 408 request_timeout: the request did not arrive in time (the gateway's, or a proxy's). Retried only when
+# 408 request_timeout: the request did not arrive in time (the gateway's, or a proxy's); 502 and 504: a load
+# balancer's or proxy's answer while a gateway restarts (the request may have been acted on). Retried only when
 # the request is safe to repeat, as a connection that failed after sending is (as in the other clients).
-RETRY_IF_SAFE_STATUSES = (408,)
+RETRY_IF_SAFE_STATUSES = (408, 502, 504)
 # A Retry-After longer than this (seconds) is not waited out: the error is raised at once.
 MAX_RETRY_AFTER = 60.0
 # What the gateway echoes as the answer's X-Request-Id (API.md): 1–128 of these characters; it replaces anything
@@ -110,12 +111,12 @@ class Transport:
         retry_failed_search: bool = True,
         request_id: Optional[str] = None,
     ) -> RawResponse:
-        """Send a request, retrying 429/503/connection failures (and a 408 when
+        """Send a request, retrying 429/503/connection failures (and a 408, 502 or 504 when
         ``safe_to_resend``), and return a 2xx response or raise the typed error.
 
         ``safe_to_resend=False`` (register, login, create_key, create_webhook)
         retries a connection failure only when the request never left (connect
-        failed), and does not retry a 408.
+        failed), and does not retry a 408, 502 or 504.
         ``retry_failed_search=False`` (GET of a search) does not retry a 503
         that reports the search's own failure: it will not change.
         A ``Retry-After`` over ``MAX_RETRY_AFTER`` seconds is not waited out:

@@ -177,6 +177,42 @@ class RetryTest(FakeServerTest):
         self.assertEqual((ctx.exception.status, ctx.exception.code), (408, "request_timeout"))
         self.assertEqual(len(self.server.requests), 1)
 
+    def test_502_and_504_are_retried_when_the_request_is_safe_to_repeat(self) -> None:
+        # A load balancer's answer while a gateway pod restarts: a page of its own, not the API's envelope. A
+        # lookup (it carries its Idempotency-Key), a GET and a DELETE are sent again, as on a 408.
+        account = {"id": "acc_1", "email": "a@example.com", "created_at": "2026-11-24T00:00:00.000Z"}
+        for status in (502, 504):
+            with self.subTest(status=status):
+                self.server = FakeServer().start()
+                self.addCleanup(self.server.stop)
+                gateway = answer(status, f"<html><body>{status} from the load balancer</body></html>")
+                self.server.route("POST", "/v1/verify/phone", gateway, success(f"srch_after_{status}"))
+                self.server.route("GET", "/v1/account", gateway, answer(200, {"status": "success", "account": account, "credits_remaining": 1}))
+                self.server.route("DELETE", "/v1/auth/keys/key_1", gateway, answer(200, {"status": "success", "key": {"id": "key_1"}}))
+                client = self.client()
+                self.assertEqual(client.verify_phone("+14155552671", idempotency_key=f"k-{status}").search_id, f"srch_after_{status}")
+                self.assertEqual([c.headers["idempotency-key"] for c in self.server.calls("POST", "/v1/verify/phone")], [f"k-{status}"] * 2)
+                self.assertEqual(client.account().credits_remaining, 1)
+                self.assertEqual(client.revoke_key("key_1").id, "key_1")
+                self.assertEqual(len(self.server.requests), 6)
+
+    def test_502_and_504_are_not_retried_for_a_post_without_an_idempotency_key_and_raised_after_the_retries(self) -> None:
+        for status in (502, 504):
+            with self.subTest(status=status):
+                self.server = FakeServer().start()
+                self.addCleanup(self.server.stop)
+                gateway = answer(status, f"<html>{status}</html>")
+                self.server.route("POST", "/v1/auth/keys", gateway, answer(201, {"status": "success", "api_key": "dsk_x", "key_id": "key_x"}))
+                self.server.route("GET", "/v1/account", gateway)
+                with self.assertRaises(dossier.APIError) as ctx:
+                    self.client().create_key("ci")
+                self.assertEqual((ctx.exception.status, ctx.exception.code), (status, None))
+                self.assertEqual(len(self.server.requests), 1, "a POST the gateway may have acted on is not re-sent")
+                with self.assertRaises(dossier.APIError) as ctx:
+                    self.client(max_retries=2).account()
+                self.assertEqual((ctx.exception.status, ctx.exception.code), (status, None))
+                self.assertEqual(len(self.server.calls("GET", "/v1/account")), 3)
+
     def test_408_after_max_retries_raises_it(self) -> None:
         self.server.route("GET", "/v1/account", error(408, "request_timeout"))
         with self.assertRaises(dossier.APIError) as ctx:

@@ -186,6 +186,50 @@ class RetryTest < Minitest::Test
     assert_equal 1, @server.requests.size
   end
 
+  ACCOUNT = { status: "success", account: { id: "acc_1", email: "a@example.com", created_at: "2026-11-24T00:00:00.000Z" },
+              credits_remaining: 1 }.freeze
+
+  def test_502_and_504_are_retried_when_the_request_is_safe_to_repeat
+    # A load balancer's answer while a gateway pod restarts: a page of its own, not the API's envelope. A lookup (it
+    # carries its Idempotency-Key), a GET and a DELETE are sent again, as on a 408.
+    [502, 504].each do |status|
+      server = FakeServer.new
+      page = "<html><body>#{status} from the load balancer</body></html>"
+      server.reply(status, page).reply(200, SUCCESS)
+      server.reply(status, page).reply(200, ACCOUNT)
+      server.reply(status, page).reply(200, { status: "success", key: { id: "key_1" } })
+      c = Dossier::Client.new(api_key: "dsk_test", base_url: server.url, backoff_base: 0.001, backoff_max: 0.001)
+      assert_equal "srch_1", c.verify_phone(phone: "+14155552671", idempotency_key: "k-#{status}").search_id
+      assert_equal 1, c.account.credits_remaining
+      assert_equal "key_1", c.revoke_key("key_1").key["id"]
+      requests = server.requests
+      assert_equal 6, requests.size
+      assert_equal ["k-#{status}"] * 2, requests.first(2).map { |r| r.headers["idempotency-key"] }
+    ensure
+      server&.stop
+    end
+  end
+
+  def test_502_and_504_are_not_retried_for_a_post_without_an_idempotency_key_and_raised_after_the_retries
+    [502, 504].each do |status|
+      server = FakeServer.new
+      server.reply(status, "<html>#{status}</html>").reply(201, { status: "success", api_key: "dsk_y", key_id: "key_y" })
+      c = Dossier::Client.new(api_key: "dsk_test", base_url: server.url, backoff_base: 0.001, backoff_max: 0.001)
+      err = assert_raises(Dossier::APIError) { c.create_key(name: "once") }
+      assert_equal [status, nil], [err.http_status, err.code]
+      assert_equal 1, server.requests.size, "a POST the gateway may have acted on is not re-sent"
+      server.stop
+      server = FakeServer.new
+      3.times { server.reply(status, "<html>#{status}</html>") }
+      c = Dossier::Client.new(api_key: "dsk_test", base_url: server.url, backoff_base: 0.001, backoff_max: 0.001)
+      err = assert_raises(Dossier::APIError) { c.account }
+      assert_equal [status, nil], [err.http_status, err.code]
+      assert_equal 3, server.requests.size
+    ensure
+      server&.stop
+    end
+  end
+
   def test_408_after_max_retries_is_raised
     3.times { @server.reply(408, REQUEST_TIMEOUT) }
     err = assert_raises(Dossier::APIError) { client(max_retries: 2).account }

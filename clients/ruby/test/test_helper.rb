@@ -75,7 +75,8 @@ class FakeServer
   REASONS = { 200 => "OK", 201 => "Created", 202 => "Accepted", 400 => "Bad Request", 401 => "Unauthorized",
               402 => "Payment Required", 404 => "Not Found", 405 => "Method Not Allowed", 408 => "Request Timeout",
               409 => "Conflict", 413 => "Payload Too Large", 415 => "Unsupported Media Type", 429 => "Too Many Requests",
-              500 => "Internal Server Error", 502 => "Bad Gateway", 503 => "Service Unavailable" }.freeze
+              500 => "Internal Server Error", 502 => "Bad Gateway", 503 => "Service Unavailable",
+              504 => "Gateway Timeout" }.freeze
 
   def initialize(port: 0)
     @lock = Mutex.new

@@ -20,7 +20,8 @@ use Dossier\Exception\InvalidArgumentException;
  *    final, since asking again gives the same answer.
  *  - A 408 (request_timeout: the request did not arrive in time, the gateway's or a proxy's) is
  *    retried the same way when the request is safe to repeat (GET, DELETE, or a POST carrying an
- *    Idempotency-Key); a POST without one is not repeated, as after a connection failure.
+ *    Idempotency-Key); a POST without one is not repeated, as after a connection failure. So are a 502
+ *    and a 504 (a load balancer's or proxy's answer while a gateway restarts).
  *  - Connection failures are retried with the same backoff when the request never reached the
  *    server (could not resolve / connect), or when the request is safe to repeat (GET, DELETE,
  *    or a POST carrying an Idempotency-Key). A POST without one (register, login, createKey)
@@ -31,6 +32,13 @@ final class HttpTransport
 {
     /** The longest Retry-After (seconds) slept through before a retry; a longer one ends the retries. */
     public const MAX_RETRY_AFTER = 60;
+
+    /**
+     * Retried only when the request is safe to repeat, as a connection that failed after sending is: 408 (the request
+     * did not arrive in time), 502 and 504 (a load balancer's while a gateway restarts: the request may have been
+     * acted on). As in the other clients.
+     */
+    private const RETRY_IF_SAFE_STATUSES = [408, 502, 504];
 
     private const CONNECT_ERRORS = [
         5, // CURLE_COULDNT_RESOLVE_PROXY
@@ -189,7 +197,7 @@ final class HttpTransport
         if ($status === 429) {
             return true;
         }
-        if ($status === 408) {
+        if (in_array($status, self::RETRY_IF_SAFE_STATUSES, true)) {
             return $repeatable;
         }
         if ($status !== 503) {

@@ -40,7 +40,7 @@ module Dossier
     # base_url:      default "http://localhost:3000"
     # timeout:       seconds one HTTP attempt may take as a whole, from connecting to the complete answer
     #                read (nil: no timeout), default 30
-    # max_retries:   retries on 429, 503, connection failures and (when safe to repeat) 408, default 2 (0: none)
+    # max_retries:   retries on 429, 503, connection failures and (when safe to repeat) 408, 502 and 504, default 2 (0: none)
     # poll_timeout:  seconds a lookup may take (from the call's start, polling of a 202 included) before
     #                PollTimeoutError, default 60 (nil: no deadline)
     # poll_interval: seconds between polls when the server sends no Retry-After, default 1

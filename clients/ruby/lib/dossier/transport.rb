@@ -50,6 +50,9 @@ module Dossier
     # A Retry-After longer than this is not waited out: the error is raised at once instead.
     MAX_RETRY_AFTER = 60
 
+    # Answers retried only when the request is safe to repeat (retry_sent), as in the other clients.
+    RETRY_IF_SAFE_STATUSES = [408, 502, 504].freeze
+
     attr_reader :base_url, :timeout, :max_retries, :backoff_base, :backoff_max
 
     def initialize(base_url:, timeout:, max_retries:, backoff_base:, backoff_max:)
@@ -65,7 +68,7 @@ module Dossier
     end
 
     # Sends one logical request, retrying on 429, 503 and connection failures (not on a certificate error), and
-    # on a 408 (the request did not arrive in time) when retry_sent: repeating the request is harmless.
+    # on a 408 (the request did not arrive in time), 502 or 504 when retry_sent: repeating the request is harmless.
     # Returns a Reply of any status (the caller decides what is an error);
     # raises ConnectionError when the server cannot be reached.
     def request(method, path, body: nil, headers: {}, retry_sent: false)
@@ -184,9 +187,10 @@ module Dossier
     # nil: do not retry this reply. Otherwise: seconds to wait before the next attempt.
     def retry_delay(method, reply, attempt, retry_sent)
       return nil if attempt >= max_retries
-      # 408 request_timeout (the gateway's or a proxy's): retried only when the request is safe to repeat, as a
-      # connection that failed after sending is; 429 and 503 always (the server did not act on the request).
-      return nil unless reply.status == 429 || reply.status == 503 || (reply.status == 408 && retry_sent)
+      # 408 request_timeout (the gateway's or a proxy's), 502 and 504 (a load balancer's while a gateway restarts):
+      # retried only when the request is safe to repeat, as a connection that failed after sending is; 429 and 503
+      # always (the server did not act on the request).
+      return nil unless [429, 503].include?(reply.status) || (RETRY_IF_SAFE_STATUSES.include?(reply.status) && retry_sent)
       # A GET answered 503 naming a search reads that lookup's final outcome (it failed): polling again
       # gives the same answer. A POST answered so is retried: the same Idempotency-Key runs it again.
       return nil if method == :get && reply.status == 503 && reply.data.is_a?(Hash) && reply.data["search_id"]
