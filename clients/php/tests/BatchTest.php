@@ -184,6 +184,22 @@ final class BatchTest extends TestCase
         $this->assertSame([], $this->server->requests());
     }
 
+    public function testANonFiniteNumberIsTheClientsOwnExceptionNamingIt(): void
+    {
+        // As Ruby's ArgumentError, Python's ValueError and JavaScript's TypeError: the message names what is wrong
+        // (a number), not UTF-8.
+        foreach ([NAN, INF, -INF] as $number) {
+            try {
+                $this->client()->batch([['kind' => 'phone', 'input' => ['phone' => '+14155552671', 'country' => $number]]]);
+                $this->fail('expected InvalidArgumentException');
+            } catch (InvalidArgumentException $e) {
+                $this->assertStringContainsString('every number must be finite (no INF or NAN)', $e->getMessage());
+                $this->assertStringNotContainsString('UTF-8', $e->getMessage());
+            }
+        }
+        $this->assertSame([], $this->server->requests());
+    }
+
     public function testEachRequestMustBeAnArray(): void
     {
         $this->expectException(InvalidArgumentException::class);

@@ -122,6 +122,18 @@ class BatchTest < Minitest::Test
     assert_empty @server.requests
   end
 
+  def test_a_non_finite_number_is_an_argument_error_naming_it
+    # As Python's ValueError, JavaScript's TypeError and PHP's InvalidArgumentException: the message names what is
+    # wrong (a number), not UTF-8.
+    [Float::NAN, Float::INFINITY, -Float::INFINITY].each do |number|
+      err = assert_raises(ArgumentError) { client.batch([{ kind: "phone", input: { phone: "+14155552671", country: number } }]) }
+      assert_match(/every number in it must be finite \(no NaN or Infinity\)/, err.message)
+      refute_match(/UTF-8/, err.message)
+      assert_raises(ArgumentError) { client.search_person(name: "Ada", age_range: [number]) }
+    end
+    assert_empty @server.requests
+  end
+
   def test_requests_must_be_an_array_of_hashes
     assert_raises(ArgumentError) { client.batch({ kind: "phone" }) }
     assert_raises(ArgumentError) { client.batch(["phone"]) }

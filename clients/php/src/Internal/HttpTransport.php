@@ -227,8 +227,11 @@ final class HttpTransport
         try {
             return json_encode($body, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
         } catch (\JsonException $e) {
+            $what = $e->getCode() === JSON_ERROR_INF_OR_NAN
+                ? 'every number must be finite (no INF or NAN)'
+                : 'every string must be valid UTF-8';
             throw new InvalidArgumentException(
-                sprintf('the request cannot be sent as JSON: %s (every string must be valid UTF-8)', $e->getMessage()),
+                sprintf('the request cannot be sent as JSON (%s): %s', $e->getMessage(), $what),
                 0,
                 $e,
             );

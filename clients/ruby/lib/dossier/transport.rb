@@ -208,7 +208,22 @@ module Dossier
       JSON.generate(body)
     rescue JSON::GeneratorError
       # Not JSON's own message: it may quote the value (a password, for register and login).
-      raise ArgumentError, "the request cannot be sent as JSON: every String in it must be valid UTF-8", cause: nil
+      what = if non_finite?(body)
+               "every number in it must be finite (no NaN or Infinity)"
+             else
+               "every String in it must be valid UTF-8"
+             end
+      raise ArgumentError, "the request cannot be sent as JSON: #{what}", cause: nil
+    end
+
+    # Whether a NaN or an infinite Float is somewhere in value (what JSON cannot write, besides text that is not UTF-8).
+    def non_finite?(value)
+      case value
+      when Float then !value.finite?
+      when Hash then value.each_value.any? { |v| non_finite?(v) }
+      when Array then value.any? { |v| non_finite?(v) }
+      else false
+      end
     end
 
     def perform(method, path, payload, headers)
