@@ -588,10 +588,8 @@ final class Client
     {
         $deadline = $started + ($pollTimeout ?? $this->pollTimeout);
         while ($result->isPending()) {
-            $id = $result instanceof BatchResult ? $result->batchId : $result->searchId;
-            if ($id === null) {
-                throw new ApiException('a pending answer without its id cannot be polled', $result->httpStatus, null, $result->requestId, [], $result->data, $result->rawBody, $result->headers);
-            }
+            // Never empty: searchResult() and batchResult() refuse an answer without its id.
+            $id = (string) ($result instanceof BatchResult ? $result->batchId : $result->searchId);
             $remaining = $deadline - $this->http->now();
             if ($remaining <= 0) {
                 throw new SearchTimeoutException($result, $this->http->now() - $started);
