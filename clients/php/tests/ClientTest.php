@@ -460,6 +460,21 @@ final class ClientTest extends TestCase
         $this->assertArrayNotHasKey('idempotency-key', $r1['headers']);
     }
 
+    public function testARepeatedResponseHeaderIsJoinedWithCommasAsInTheOtherClients(): void
+    {
+        // RFC 9110 section 5.3: a field sent on several lines is one comma-separated list. Python joins them so,
+        // and so do JavaScript's fetch Headers and Ruby's Net::HTTP.
+        $account = ['status' => 'success', 'account' => ['id' => 'acct_1', 'email' => 'a@example.com', 'created_at' => '2026-01-01T00:00:00Z'], 'credits_remaining' => 3];
+        $this->server->script([
+            ['headers' => ['Warning' => ['199 - "first"', '199 - "second"'], 'X-Request-Id' => 'req_1'], 'body' => $account],
+            ['headers' => ['Warning' => ['199 - "only"']], 'body' => self::success()['body']],
+        ]);
+        $client = $this->client();
+
+        $this->assertSame('199 - "first", 199 - "second"', $client->account()->headers['warning']);
+        $this->assertSame('199 - "only"', $client->verifyPhone('+14155552671')->headers['warning']);
+    }
+
     public function testGetSearchEncodesTheId(): void
     {
         $this->server->script([self::success([], 5, 'srch_9')]);

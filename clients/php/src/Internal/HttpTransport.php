@@ -284,7 +284,9 @@ final class HttpTransport
                     $received = []; // a new response (after a 1xx): start over
                 } elseif ($trimmed !== '' && str_contains($trimmed, ':')) {
                     [$name, $value] = explode(':', $trimmed, 2);
-                    $received[strtolower(trim($name))] = trim($value);
+                    $name = strtolower(trim($name));
+                    // A field on several lines is one comma-separated list (RFC 9110 section 5.3), as in the other clients.
+                    $received[$name] = isset($received[$name]) ? $received[$name] . ', ' . trim($value) : trim($value);
                 }
 
                 return strlen($line);
