@@ -238,7 +238,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return withResponseInfo(hideSecretsWhenPrinted(answer.body as RegisterResponse), answer);
+    return withResponseInfo(hideSecretsWhenPrinted(shaped<RegisterResponse>(answer, 'register')), answer);
   }
 
   /** Logs in and issues a new key: `POST /v1/auth/login` → `{ status, api_key, key_id }`. */
@@ -251,7 +251,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return withResponseInfo(hideSecretsWhenPrinted(answer.body as LoginResponse), answer);
+    return withResponseInfo(hideSecretsWhenPrinted(shaped<LoginResponse>(answer, 'keyIssued')), answer);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return withResponseInfo(answer.body as SearchHistoryResponse, answer);
+    return withResponseInfo(shaped<SearchHistoryResponse>(answer, 'history'), answer);
   }
 
   /**
@@ -399,7 +399,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return withResponseInfo(hideSecretsWhenPrinted(answer.body as WebhookCreatedResponse), answer);
+    return withResponseInfo(hideSecretsWhenPrinted(shaped<WebhookCreatedResponse>(answer, 'webhookCreated')), answer);
   }
 
   /** `GET /v1/webhooks`: the account's webhooks, oldest first, without their secrets. */
@@ -410,7 +410,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return withResponseInfo(answer.body as WebhookListResponse, answer);
+    return withResponseInfo(shaped<WebhookListResponse>(answer, 'webhookList'), answer);
   }
 
   /** `DELETE /v1/webhooks/{id}`: nothing is sent to it from then on. */
@@ -421,7 +421,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return withResponseInfo(answer.body as WebhookDeletedResponse, answer);
+    return withResponseInfo(shaped<WebhookDeletedResponse>(answer, 'webhookDeleted'), answer);
   }
 
   /** `GET /v1/webhooks/{id}/deliveries`: its delivery attempts, newest first (the latest 100). */
@@ -432,7 +432,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return withResponseInfo(answer.body as WebhookDeliveryListResponse, answer);
+    return withResponseInfo(shaped<WebhookDeliveryListResponse>(answer, 'deliveries'), answer);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -442,7 +442,7 @@ export class Client {
   /** `GET /v1/account`: the account and its `credits_remaining`. */
   async account(options?: RequestOptions): Promise<AccountResponse & ResponseInfo> {
     const answer = await this.transport.send({ method: 'GET', path: '/v1/account', retrySafe: true, ...call(options) });
-    return withResponseInfo(answer.body as AccountResponse, answer);
+    return withResponseInfo(shaped<AccountResponse>(answer, 'account'), answer);
   }
 
   /**
@@ -460,7 +460,7 @@ export class Client {
       retrySafe: false,
       ...call(options),
     });
-    return withResponseInfo(hideSecretsWhenPrinted(answer.body as KeyIssuedResponse), answer);
+    return withResponseInfo(hideSecretsWhenPrinted(shaped<KeyIssuedResponse>(answer, 'keyIssued')), answer);
   }
 
   /** `GET /v1/auth/keys`: every key of the account, revoked ones included (a test key sees only the test keys). */
@@ -471,7 +471,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return withResponseInfo(answer.body as KeyListResponse, answer);
+    return withResponseInfo(shaped<KeyListResponse>(answer, 'keyList'), answer);
   }
 
   /** `DELETE /v1/auth/keys/{id}`: the key is refused from the next request on. */
@@ -482,7 +482,7 @@ export class Client {
       retrySafe: true,
       ...call(options),
     });
-    return withResponseInfo(answer.body as KeyRevokedResponse, answer);
+    return withResponseInfo(shaped<KeyRevokedResponse>(answer, 'keyRevoked'), answer);
   }
 
   /** What `JSON.stringify(client)` gives: the base URL and the API key shortened (`dsk_live…`). */
@@ -672,6 +672,44 @@ function toBatch(answer: HttpAnswer, idempotencyKey: string | null): BatchResult
     headers: answer.headers,
     idempotencyKey,
   });
+}
+
+type Fields = Record<string, unknown>;
+const isObject = (v: unknown): v is Fields => !!v && typeof v === 'object' && !Array.isArray(v);
+const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v !== '';
+const named = (v: unknown): boolean => isObject(v) && nonEmpty(v['id']);
+const objects = (v: unknown): boolean => Array.isArray(v) && v.every(isObject);
+
+/**
+ * The documented shape (API.md) of every other 2xx answer, beside `status` `"success"`: what it names and what a body
+ * must hold to be read as that answer. The same rules in the Python, Ruby and PHP clients.
+ */
+const ANSWERS = {
+  account: ['an account answer (status, account with its id, credits_remaining)', (b: Fields) =>
+    named(b['account']) && Number.isInteger(b['credits_remaining'])],
+  register: ['a registration answer (status, account with its id, api_key, credits_remaining)', (b: Fields) =>
+    named(b['account']) && nonEmpty(b['api_key']) && Number.isInteger(b['credits_remaining'])],
+  keyIssued: ['a new key answer (status, api_key, key_id)', (b: Fields) => nonEmpty(b['api_key']) && nonEmpty(b['key_id'])],
+  keyList: ['a key list (status, keys)', (b: Fields) => objects(b['keys'])],
+  keyRevoked: ['a revoked key answer (status, key with its id)', (b: Fields) => named(b['key'])],
+  history: ['a search history page (status, searches, next_cursor)', (b: Fields) =>
+    objects(b['searches']) && (b['next_cursor'] === null || nonEmpty(b['next_cursor']))],
+  webhookCreated: ['a new webhook answer (status, webhook with its id, secret)', (b: Fields) =>
+    named(b['webhook']) && nonEmpty(b['secret'])],
+  webhookList: ['a webhook list (status, webhooks)', (b: Fields) => objects(b['webhooks'])],
+  webhookDeleted: ['a deleted webhook answer (status, webhook with its id)', (b: Fields) => named(b['webhook'])],
+  deliveries: ['a delivery list (status, deliveries)', (b: Fields) => objects(b['deliveries'])],
+} as const;
+
+/**
+ * The body of a 2xx answer of `kind`; one that is not its documented shape is an `APIError` with `code` `null`, as a
+ * lookup's that is not the envelope: a broken answer is never read as an account without an id or an empty list.
+ */
+function shaped<T>(answer: HttpAnswer, kind: keyof typeof ANSWERS): T {
+  const [what, holds] = ANSWERS[kind];
+  const body = answer.body as Fields;
+  if (body['status'] !== 'success' || !holds(body)) throw invalidResponse(answer, what);
+  return body as T;
 }
 
 /** Whether a search's or a batch's answer names it (a non-empty `idField`) and the balance (a whole number). */

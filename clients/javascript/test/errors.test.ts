@@ -290,3 +290,67 @@ describe('a 2xx answer that is not the envelope', () => {
     });
   }
 });
+
+describe('any other 2xx answer that is not its documented shape', () => {
+  // An account without its id, a key list that is no list, a new key or webhook without its secret: broken, not
+  // empty. The base APIError (code null) with the status, request id and body, as a lookup's, in all four clients.
+  const ACCOUNT = { id: 'acc_1', email: 'a@example.com', created_at: '2026-11-24T00:00:00.000Z' };
+  const OK = { status: 'success' } as const;
+  const auth = (baseUrl: string) => ({ email: 'a@example.com', password: 'password123', baseUrl, maxRetries: 0 });
+  const cases: { call: string; run: (client: Client, baseUrl: string) => Promise<unknown>; broken: object[] }[] = [
+    {
+      call: 'account',
+      run: (c) => c.account(),
+      broken: [
+        {},
+        { account: ACCOUNT, credits_remaining: 1 },
+        { ...OK, account: {}, credits_remaining: 1 },
+        { ...OK, account: { ...ACCOUNT, id: '' }, credits_remaining: 1 },
+        { ...OK, account: ACCOUNT },
+        { ...OK, account: ACCOUNT, credits_remaining: '1' },
+      ],
+    },
+    {
+      call: 'register',
+      run: (_c, url) => Client.register(auth(url)),
+      broken: [{ ...OK, account: ACCOUNT, credits_remaining: 3 }, { ...OK, api_key: 'dsk_n', credits_remaining: 3 }],
+    },
+    { call: 'login', run: (_c, url) => Client.login(auth(url)), broken: [{ ...OK, key_id: 'key_l' }, { ...OK, api_key: 'dsk_l' }] },
+    { call: 'createKey', run: (c) => c.createKey('ci'), broken: [{ ...OK, api_key: '', key_id: 'key_k' }, {}] },
+    { call: 'listKeys', run: (c) => c.listKeys(), broken: [OK, { ...OK, keys: {} }, { ...OK, keys: ['key_1'] }] },
+    { call: 'revokeKey', run: (c) => c.revokeKey('key_1'), broken: [OK, { ...OK, key: {} }] },
+    {
+      call: 'listSearches',
+      run: (c) => c.listSearches(),
+      broken: [{ ...OK, searches: [] }, { ...OK, next_cursor: null }, { ...OK, searches: [], next_cursor: 7 }],
+    },
+    {
+      call: 'createWebhook',
+      run: (c) => c.createWebhook({ url: 'https://example.com/h' }),
+      broken: [{ ...OK, webhook: { id: 'wh_1' } }, { ...OK, secret: 'whsec_x' }],
+    },
+    { call: 'listWebhooks', run: (c) => c.listWebhooks(), broken: [OK, { ...OK, webhooks: null }] },
+    { call: 'deleteWebhook', run: (c) => c.deleteWebhook('wh_1'), broken: [OK] },
+    { call: 'webhookDeliveries', run: (c) => c.webhookDeliveries('wh_1'), broken: [OK, { ...OK, deliveries: {} }] },
+  ];
+  for (const { call, run, broken } of cases) {
+    test(`${call}: an APIError with code null, its status, request id and body`, async () => {
+      await withFake(sequence(...broken.map((body) => ({ status: 200, body }))), async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, maxRetries: 0 });
+        for (const [i, body] of broken.entries()) {
+          const before = fake.requests.length;
+          await assert.rejects(run(client, fake.url), (err: unknown) => {
+            assert.equal((err as Error).constructor, APIError, `answer ${i}: ${String(err)}`);
+            const apiError = err as APIError;
+            assert.equal(apiError.status, 200);
+            assert.equal(apiError.code, null);
+            assert.equal(apiError.requestId, `req_fake${before + 1}`);
+            assert.deepEqual(apiError.body, body);
+            assert.match(apiError.message, /^HTTP 200 with a body that is not an? /);
+            return true;
+          });
+        }
+      });
+    });
+  }
+});

@@ -5,11 +5,12 @@ import { FAST, errorBody, pending, success, withFake, type Recorded, type Reply 
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
 const OK = { status: 'success' };
+const ACCOUNT = { id: 'acc_1', email: 'a@example.com', created_at: '2026-11-24T00:00:00.000Z' };
 
 const BODIES: Record<string, unknown> = {
-  'POST /v1/auth/register': { ...OK, api_key: 'dsk_n', account: {}, credits_remaining: 3 },
+  'POST /v1/auth/register': { ...OK, api_key: 'dsk_n', account: ACCOUNT, credits_remaining: 3 },
   'POST /v1/auth/login': { ...OK, api_key: 'dsk_l', key_id: 'key_l' },
-  'GET /v1/account': { ...OK, account: {}, credits_remaining: 1 },
+  'GET /v1/account': { ...OK, account: ACCOUNT, credits_remaining: 1 },
   'POST /v1/auth/keys': { ...OK, api_key: 'dsk_k', key_id: 'key_k' },
   'GET /v1/auth/keys': { ...OK, keys: [] },
   'DELETE /v1/auth/keys/key_k': { ...OK, key: { id: 'key_k' } },

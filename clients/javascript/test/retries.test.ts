@@ -376,7 +376,7 @@ describe('retries', () => {
           : req.method === 'POST'
             ? { status: 200, body: success([], 9, 'srch_after_408') }
             : req.method === 'GET'
-              ? { status: 200, body: { status: 'success', account: {}, credits_remaining: 1 } }
+              ? { status: 200, body: { status: 'success', account: ACCOUNT, credits_remaining: 1 } }
               : { status: 200, body: { status: 'success', key: { id: 'key_1' } } },
       async (fake) => {
         const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });

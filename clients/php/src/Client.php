@@ -131,7 +131,7 @@ final class Client
         int $maxRetries = 2,
         ?string $requestId = null,
     ): Response {
-        return self::anonymous('/v1/auth/register', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries, $requestId);
+        return self::anonymous('/v1/auth/register', 'register', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries, $requestId);
     }
 
     /** Logs in and issues a new key: $response->apiKey, $response->keyId. */
@@ -143,7 +143,7 @@ final class Client
         int $maxRetries = 2,
         ?string $requestId = null,
     ): Response {
-        return self::anonymous('/v1/auth/login', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries, $requestId);
+        return self::anonymous('/v1/auth/login', 'keyIssued', ['email' => $email, 'password' => $password], $baseUrl, $timeout, $maxRetries, $requestId);
     }
 
     // ---------------------------------------------------------------- lookups
@@ -301,7 +301,7 @@ final class Client
             static fn (mixed $v): bool => $v !== null,
         ), '', '&', PHP_QUERY_RFC3986);
 
-        return $this->call('GET', '/v1/searches' . ($query === '' ? '' : '?' . $query), null, $requestId);
+        return $this->call('GET', '/v1/searches' . ($query === '' ? '' : '?' . $query), null, $requestId, 'history');
     }
 
     /**
@@ -378,19 +378,19 @@ final class Client
             $body['events'] = array_values($events);
         }
 
-        return $this->call('POST', '/v1/webhooks', $body, $requestId);
+        return $this->call('POST', '/v1/webhooks', $body, $requestId, 'webhookCreated');
     }
 
     /** GET /v1/webhooks: $response->webhooks, oldest first, without their secrets. */
     public function listWebhooks(?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/webhooks', null, $requestId);
+        return $this->call('GET', '/v1/webhooks', null, $requestId, 'webhookList');
     }
 
     /** DELETE /v1/webhooks/{id}: no event is sent to it from then on. $response->webhook describes it. */
     public function deleteWebhook(string $id, ?string $requestId = null): Response
     {
-        return $this->call('DELETE', '/v1/webhooks/' . self::segment($id), null, $requestId);
+        return $this->call('DELETE', '/v1/webhooks/' . self::segment($id), null, $requestId, 'webhookDeleted');
     }
 
     /**
@@ -399,7 +399,7 @@ final class Client
      */
     public function webhookDeliveries(string $id, ?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/webhooks/' . self::segment($id) . '/deliveries', null, $requestId);
+        return $this->call('GET', '/v1/webhooks/' . self::segment($id) . '/deliveries', null, $requestId, 'deliveries');
     }
 
     // ---------------------------------------------------------------- account and keys
@@ -407,7 +407,7 @@ final class Client
     /** GET /v1/account: $response->account (id, email, created_at) and $response->creditsRemaining. */
     public function account(?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/account', null, $requestId);
+        return $this->call('GET', '/v1/account', null, $requestId, 'account');
     }
 
     /**
@@ -417,19 +417,19 @@ final class Client
      */
     public function createKey(?string $name = null, ?string $mode = null, ?string $requestId = null): Response
     {
-        return $this->call('POST', '/v1/auth/keys', self::compact(['name' => $name, 'mode' => $mode]), $requestId);
+        return $this->call('POST', '/v1/auth/keys', self::compact(['name' => $name, 'mode' => $mode]), $requestId, 'keyIssued');
     }
 
     /** GET /v1/auth/keys: $response->keys, each [id, prefix, name, mode, created_at, last_used_at, revoked_at]. */
     public function listKeys(?string $requestId = null): Response
     {
-        return $this->call('GET', '/v1/auth/keys', null, $requestId);
+        return $this->call('GET', '/v1/auth/keys', null, $requestId, 'keyList');
     }
 
     /** DELETE /v1/auth/keys/{id}: the key is refused from the next request on. $response->key describes it. */
     public function revokeKey(string $id, ?string $requestId = null): Response
     {
-        return $this->call('DELETE', '/v1/auth/keys/' . self::segment($id), null, $requestId);
+        return $this->call('DELETE', '/v1/auth/keys/' . self::segment($id), null, $requestId, 'keyRevoked');
     }
 
     // ---------------------------------------------------------------- internals
@@ -601,23 +601,73 @@ final class Client
         return $result;
     }
 
-    /** @param array<string, mixed>|null $body */
-    private function call(string $method, string $path, ?array $body, ?string $requestId): Response
+    /**
+     * A call whose answer is of $kind (see shape()).
+     *
+     * @param array<string, mixed>|null $body
+     */
+    private function call(string $method, string $path, ?array $body, ?string $requestId, string $kind): Response
     {
-        [$status, $headers, $data, $raw] = $this->http->request($method, $path, $body, self::requestIdHeader($requestId));
-
-        return new Response($status, $headers, $data, $raw);
+        return self::shaped($kind, ...$this->http->request($method, $path, $body, self::requestIdHeader($requestId)));
     }
 
     /** @param array<string, string> $body */
-    private static function anonymous(string $path, #[\SensitiveParameter] array $body, ?string $baseUrl, float $timeout, int $maxRetries, ?string $requestId): Response
+    private static function anonymous(string $path, string $kind, #[\SensitiveParameter] array $body, ?string $baseUrl, float $timeout, int $maxRetries, ?string $requestId): Response
     {
         self::checkOptions($timeout, $maxRetries, 0.5, 8.0);
         $requestHeaders = self::requestIdHeader($requestId);
         $http = new HttpTransport(self::normalizeBaseUrl($baseUrl), null, $timeout, $maxRetries, 0.5, 8.0);
-        [$status, $headers, $data, $raw] = $http->request('POST', $path, $body, $requestHeaders);
+
+        return self::shaped($kind, ...$http->request('POST', $path, $body, $requestHeaders));
+    }
+
+    /**
+     * The Response of a 2xx answer of $kind; one that is not its documented shape is an ApiException with no error
+     * code, as a lookup's that is not the envelope: a broken answer is never read as an account without an id or an
+     * empty list.
+     *
+     * @param array<string, string> $headers
+     * @param array<string, mixed> $data
+     */
+    private static function shaped(string $kind, int $status, array $headers, array $data, string $raw): Response
+    {
+        $body = self::asObject($raw);
+        [$what, $holds] = self::shape($kind, $body);
+        if (($body->status ?? null) !== 'success' || !$holds) {
+            throw ApiException::notA($what, $status, $headers, $data, $raw);
+        }
 
         return new Response($status, $headers, $data, $raw);
+    }
+
+    /**
+     * The documented shape (API.md) of every other 2xx answer, beside status "success": what it is called, and
+     * whether $b holds it. The same rules in the Python, JavaScript and Ruby clients.
+     *
+     * @return array{string, bool}
+     */
+    private static function shape(string $kind, \stdClass $b): array
+    {
+        $text = static fn (mixed $v): bool => is_string($v) && $v !== '';
+        $named = static fn (mixed $v): bool => $v instanceof \stdClass && $text($v->id ?? null);
+        $objects = static fn (mixed $v): bool => is_array($v) && array_filter($v, static fn (mixed $e): bool => !$e instanceof \stdClass) === [];
+        $account = $named($b->account ?? null) && is_int($b->credits_remaining ?? null);
+
+        return match ($kind) {
+            'account' => ['account answer (status, account with its id, credits_remaining)', $account],
+            'register' => ['registration answer (status, account with its id, api_key, credits_remaining)', $account && $text($b->api_key ?? null)],
+            'keyIssued' => ['new key answer (status, api_key, key_id)', $text($b->api_key ?? null) && $text($b->key_id ?? null)],
+            'keyList' => ['key list (status, keys)', $objects($b->keys ?? null)],
+            'keyRevoked' => ['revoked key answer (status, key with its id)', $named($b->key ?? null)],
+            'history' => [
+                'search history page (status, searches, next_cursor)',
+                $objects($b->searches ?? null) && (property_exists($b, 'next_cursor') && $b->next_cursor === null || $text($b->next_cursor ?? null)),
+            ],
+            'webhookCreated' => ['new webhook answer (status, webhook with its id, secret)', $named($b->webhook ?? null) && $text($b->secret ?? null)],
+            'webhookList' => ['webhook list (status, webhooks)', $objects($b->webhooks ?? null)],
+            'webhookDeleted' => ['deleted webhook answer (status, webhook with its id)', $named($b->webhook ?? null)],
+            'deliveries' => ['delivery list (status, deliveries)', $objects($b->deliveries ?? null)],
+        };
     }
 
     /**

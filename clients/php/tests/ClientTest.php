@@ -43,7 +43,7 @@ final class ClientTest extends TestCase
     public function testAnExplicitKeyWinsOverTheEnvironment(): void
     {
         putenv('DOSSIER_API_KEY=dsk_from_env');
-        $this->server->script([['body' => ['status' => 'success']]]);
+        $this->server->script([['body' => self::accountBody()]]);
 
         (new Client('dsk_explicit', baseUrl: $this->server->baseUrl))->account();
 
@@ -54,7 +54,7 @@ final class ClientTest extends TestCase
     {
         // A key read from a file keeps its line break.
         putenv("DOSSIER_API_KEY= dsk_from_env\n");
-        $this->server->script([], ['body' => ['status' => 'success']]);
+        $this->server->script([], ['body' => self::accountBody()]);
         (new Client(" dsk_file\r\n", baseUrl: $this->server->baseUrl))->account();
         (new Client('  ', baseUrl: $this->server->baseUrl))->account(); // a blank key is no key
         $this->assertSame(['Bearer dsk_file', 'Bearer dsk_from_env'], array_map(static fn (array $r): string => $r['headers']['authorization'], $this->server->requests()));
@@ -103,7 +103,7 @@ final class ClientTest extends TestCase
 
     public function testStandardHeaders(): void
     {
-        $this->server->script([self::success(), ['body' => ['status' => 'success']]]);
+        $this->server->script([self::success(), ['body' => self::accountBody()]]);
         $client = $this->client();
 
         $client->verifyPhone('+14155552671');

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Dossier\Tests;
 
+use Dossier\Client;
 use Dossier\Exception\ApiException;
 use Dossier\Exception\AuthenticationException;
 use Dossier\Exception\ConflictException;
@@ -166,8 +167,6 @@ final class ErrorsTest extends TestCase
                 $this->assertSame($raw, $e->getRawBody());
             }
         }
-        $this->server->script([['status' => 200, 'raw' => '{}']]);
-        $this->assertSame([], $this->client()->account()->data, 'an empty object is an object');
     }
 
     /**
@@ -202,6 +201,54 @@ final class ErrorsTest extends TestCase
             fn () => $this->client(['maxRetries' => 0])->batch([['kind' => 'phone', 'input' => ['phone' => '+14155552671']]]),
             fn () => $this->client(['maxRetries' => 0])->getBatch('bat_1'),
         ]);
+    }
+
+    /**
+     * An account without its id, a key list that is no list, a new key or webhook without its secret: broken, not
+     * empty. The base ApiException (no error code) with the status, request id and body, as a lookup's; as in the
+     * other clients.
+     */
+    public function testAnyOther2xxThatIsNotItsDocumentedShapeIsAnApiException(): void
+    {
+        $account = '"account":{"id":"acct_1","email":"a@example.com","created_at":"2026-11-24T00:00:00.000Z"}';
+        $url = $this->server->baseUrl;
+        $cases = [
+            [fn (Client $c) => $c->account(), [
+                '{}', '{' . $account . ',"credits_remaining":1}', '{"status":"success","account":{},"credits_remaining":1}',
+                '{"status":"success","account":{"id":""},"credits_remaining":1}', '{"status":"success",' . $account . '}',
+                '{"status":"success",' . $account . ',"credits_remaining":"1"}',
+            ]],
+            [fn () => Client::register('a@example.com', 'password123', $url, maxRetries: 0), [
+                '{"status":"success",' . $account . ',"credits_remaining":3}', '{"status":"success","api_key":"dsk_n","credits_remaining":3}',
+            ]],
+            [fn () => Client::login('a@example.com', 'password123', $url, maxRetries: 0), ['{"status":"success","key_id":"key_l"}', '{"status":"success","api_key":"dsk_l"}']],
+            [fn (Client $c) => $c->createKey('ci'), ['{"status":"success","api_key":"","key_id":"key_k"}', '{}']],
+            [fn (Client $c) => $c->listKeys(), ['{"status":"success"}', '{"status":"success","keys":{}}', '{"status":"success","keys":["key_1"]}']],
+            [fn (Client $c) => $c->revokeKey('key_1'), ['{"status":"success"}', '{"status":"success","key":{}}']],
+            [fn (Client $c) => $c->listSearches(), [
+                '{"status":"success","searches":[]}', '{"status":"success","next_cursor":null}', '{"status":"success","searches":[],"next_cursor":7}',
+            ]],
+            [fn (Client $c) => $c->createWebhook('https://example.com/h'), ['{"status":"success","webhook":{"id":"wh_1"}}', '{"status":"success","secret":"whsec_x"}']],
+            [fn (Client $c) => $c->listWebhooks(), ['{"status":"success"}', '{"status":"success","webhooks":null}']],
+            [fn (Client $c) => $c->deleteWebhook('wh_1'), ['{"status":"success"}']],
+            [fn (Client $c) => $c->webhookDeliveries('wh_1'), ['{"status":"success"}', '{"status":"success","deliveries":{}}']],
+        ];
+        $client = $this->client(['maxRetries' => 0]);
+        foreach ($cases as [$call, $bodies]) {
+            foreach ($bodies as $raw) {
+                $this->server->script([['status' => 200, 'headers' => ['X-Request-Id' => 'req_broken'], 'raw' => $raw]]);
+                try {
+                    $call($client);
+                    $this->fail("expected an ApiException for $raw");
+                } catch (ApiException $e) {
+                    $this->assertSame(ApiException::class, $e::class, $raw);
+                    $this->assertSame([200, null, 'req_broken'], [$e->getHttpStatus(), $e->getErrorCode(), $e->getRequestId()], $raw);
+                    $this->assertSame($raw, $e->getRawBody());
+                    $this->assertSame(json_decode($raw, true), $e->getBody(), $raw);
+                    $this->assertMatchesRegularExpression('/^the Dossier API answered HTTP 200 with a body that is not an? /', $e->getMessage());
+                }
+            }
+        }
     }
 
     /**

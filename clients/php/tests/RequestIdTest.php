@@ -26,9 +26,9 @@ final class RequestIdTest extends TestCase
         $search = self::success(headers: ['X-Request-Id' => $rid]);
         $batch = self::echoed(['batch_id' => 'bat_1', 'items' => [], 'credits_remaining' => 1]);
         $calls = [
-            [self::echoed(['api_key' => 'dsk_n', 'account' => []], 201), fn () => Client::register('a@example.com', 'password123', $url, requestId: $rid)],
+            [self::echoed(['api_key' => 'dsk_n', 'account' => self::ACCOUNT, 'credits_remaining' => 3], 201), fn () => Client::register('a@example.com', 'password123', $url, requestId: $rid)],
             [self::echoed(['api_key' => 'dsk_l', 'key_id' => 'key_l']), fn () => Client::login('a@example.com', 'password123', $url, requestId: $rid)],
-            [self::echoed(['account' => [], 'credits_remaining' => 1]), fn () => $c->account(requestId: $rid)],
+            [self::echoed(['account' => self::ACCOUNT, 'credits_remaining' => 1]), fn () => $c->account(requestId: $rid)],
             [self::echoed(['api_key' => 'dsk_k', 'key_id' => 'key_k'], 201), fn () => $c->createKey('ci', requestId: $rid)],
             [self::echoed(['keys' => []]), fn () => $c->listKeys(requestId: $rid)],
             [self::echoed(['key' => ['id' => 'key_k']]), fn () => $c->revokeKey('key_k', requestId: $rid)],
@@ -66,7 +66,7 @@ final class RequestIdTest extends TestCase
 
     public function testWithoutOneNoneIsSent(): void
     {
-        $this->server->script([self::echoed(['account' => []])]);
+        $this->server->script([self::echoed(['account' => self::ACCOUNT, 'credits_remaining' => 1])]);
 
         $this->client()->account();
 
@@ -106,7 +106,7 @@ final class RequestIdTest extends TestCase
         $this->assertSame([], $this->server->requests());
 
         $longest = substr(str_repeat('AZaz09._~:@+=/-', 9), 0, 128);
-        $this->server->script([self::echoed(['account' => []])]);
+        $this->server->script([self::echoed(['account' => self::ACCOUNT, 'credits_remaining' => 1])]);
         $c->account(requestId: $longest);
         $this->assertSame($longest, $this->server->requests()[0]['headers']['x-request-id']);
     }

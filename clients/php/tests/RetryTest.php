@@ -164,7 +164,7 @@ final class RetryTest extends TestCase
         $timeout = self::error(408, 'request_timeout', 'the request did not arrive in time; the connection is closed');
         $this->server->script([
             $timeout, self::success([], 9, 'srch_after_408'),
-            $timeout, ['status' => 200, 'body' => ['status' => 'success', 'account' => [], 'credits_remaining' => 1]],
+            $timeout, ['status' => 200, 'body' => self::accountBody()],
             $timeout, ['status' => 200, 'body' => ['status' => 'success', 'key' => ['id' => 'key_1']]],
         ]);
         $client = $this->client();

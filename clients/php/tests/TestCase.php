@@ -9,6 +9,9 @@ use Dossier\Client;
 /** Base for unit tests: a fresh script on the shared fake server before every test. */
 abstract class TestCase extends \PHPUnit\Framework\TestCase
 {
+    /** An account as the gateway describes it (API.md). */
+    protected const ACCOUNT = ['id' => 'acct_1', 'email' => 'a@example.com', 'created_at' => '2026-11-24T00:00:00.000Z'];
+
     protected FakeServer $server;
 
     protected function setUp(): void
@@ -30,6 +33,12 @@ abstract class TestCase extends \PHPUnit\Framework\TestCase
             'retryBaseDelay' => 0.01,
             'retryMaxDelay' => 0.02,
         ]));
+    }
+
+    /** The body of GET /v1/account. */
+    protected static function accountBody(int $credits = 1): array
+    {
+        return ['status' => 'success', 'account' => self::ACCOUNT, 'credits_remaining' => $credits];
     }
 
     /** The success envelope of a lookup. */

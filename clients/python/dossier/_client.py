@@ -7,7 +7,7 @@ import os
 import re
 import uuid
 from datetime import date, datetime, timezone
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 from urllib.parse import quote, urlencode
 
 from ._errors import SearchTimeoutError
@@ -147,7 +147,7 @@ class Client:
             safe_to_resend=False,
             request_id=request_id,
         )
-        return Registration(raw.body, headers=raw.headers, http_status=raw.status)
+        return Registration(_shaped(raw, "register"), headers=raw.headers, http_status=raw.status)
 
     @classmethod
     def login(
@@ -169,14 +169,14 @@ class Client:
             safe_to_resend=False,
             request_id=request_id,
         )
-        return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
+        return IssuedKey(_shaped(raw, "key_issued"), headers=raw.headers, http_status=raw.status)
 
     # -- account and keys -----------------------------------------------------
 
     def account(self, *, request_id: Optional[str] = None) -> Account:
         """The account and its ``credits_remaining``."""
         raw = self._transport.request("GET", "/v1/account", api_key=self.api_key, request_id=request_id)
-        return Account(raw.body, headers=raw.headers, http_status=raw.status)
+        return Account(_shaped(raw, "account"), headers=raw.headers, http_status=raw.status)
 
     def create_key(
         self, name: Optional[str] = None, *, mode: Optional[str] = None, request_id: Optional[str] = None
@@ -189,20 +189,20 @@ class Client:
         raw = self._transport.request(
             "POST", "/v1/auth/keys", body=body, api_key=self.api_key, safe_to_resend=False, request_id=request_id
         )
-        return IssuedKey(raw.body, headers=raw.headers, http_status=raw.status)
+        return IssuedKey(_shaped(raw, "key_issued"), headers=raw.headers, http_status=raw.status)
 
     def list_keys(self, *, request_id: Optional[str] = None) -> ResponseList[ApiKey]:
         """Every key of the account, revoked ones included (``revoked_at`` set);
         a test key sees only the test keys."""
         raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key, request_id=request_id)
-        return _listed(raw, ApiKey, "keys")
+        return _listed(raw, ApiKey, "key_list", "keys")
 
     def revoke_key(self, key_id: str, *, request_id: Optional[str] = None) -> ApiKey:
         """Revoke a key (``key_…``); it is refused from the next request on."""
         raw = self._transport.request(
             "DELETE", f"/v1/auth/keys/{_segment('key_id', key_id)}", api_key=self.api_key, request_id=request_id
         )
-        return ApiKey(as_dict(raw.body.get("key")), headers=raw.headers, http_status=raw.status)
+        return ApiKey(_shaped(raw, "key_revoked")["key"], headers=raw.headers, http_status=raw.status)
 
     # -- lookups --------------------------------------------------------------
 
@@ -428,7 +428,7 @@ class Client:
         raw = self._transport.request(
             "GET", "/v1/searches" + (f"?{query}" if query else ""), api_key=self.api_key, request_id=request_id
         )
-        return SearchHistory(raw.body, headers=raw.headers, http_status=raw.status)
+        return SearchHistory(_shaped(raw, "history"), headers=raw.headers, http_status=raw.status)
 
     def iter_searches(
         self,
@@ -518,12 +518,12 @@ class Client:
         raw = self._transport.request(
             "POST", "/v1/webhooks", body=body, api_key=self.api_key, safe_to_resend=False, request_id=request_id
         )
-        return CreatedWebhook(raw.body, headers=raw.headers, http_status=raw.status)
+        return CreatedWebhook(_shaped(raw, "webhook_created"), headers=raw.headers, http_status=raw.status)
 
     def list_webhooks(self, *, request_id: Optional[str] = None) -> ResponseList[WebhookEndpoint]:
         """``GET /v1/webhooks``: the account's webhooks, oldest first (no secrets)."""
         raw = self._transport.request("GET", "/v1/webhooks", api_key=self.api_key, request_id=request_id)
-        return _listed(raw, WebhookEndpoint, "webhooks")
+        return _listed(raw, WebhookEndpoint, "webhook_list", "webhooks")
 
     def delete_webhook(self, webhook_id: str, *, request_id: Optional[str] = None) -> WebhookEndpoint:
         """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on."""
@@ -533,9 +533,7 @@ class Client:
             api_key=self.api_key,
             request_id=request_id,
         )
-        return WebhookEndpoint(
-            as_dict(raw.body.get("webhook")), headers=raw.headers, http_status=raw.status
-        )
+        return WebhookEndpoint(_shaped(raw, "webhook_deleted")["webhook"], headers=raw.headers, http_status=raw.status)
 
     def webhook_deliveries(
         self, webhook_id: str, *, request_id: Optional[str] = None
@@ -548,7 +546,7 @@ class Client:
             api_key=self.api_key,
             request_id=request_id,
         )
-        return _listed(raw, WebhookDelivery, "deliveries")
+        return _listed(raw, WebhookDelivery, "deliveries", "deliveries")
 
     # -- internals ------------------------------------------------------------
 
@@ -708,11 +706,64 @@ def _batch_request(request: Mapping[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def _listed(raw: RawResponse, item: Callable[[Dict[str, Any]], _T], field: str) -> ResponseList[_T]:
+def _listed(raw: RawResponse, item: Callable[[Dict[str, Any]], _T], kind: str, field: str) -> ResponseList[_T]:
     """The items of a listing answer (``keys``, ``webhooks``, ``deliveries``), as a list that also carries the
     HTTP answer."""
-    items = [item(entry) for entry in dict_list(raw.body.get(field))]
+    items = [item(entry) for entry in dict_list(_shaped(raw, kind)[field])]
     return ResponseList(items, raw.body, headers=raw.headers, http_status=raw.status)
+
+
+def _named(value: Any) -> bool:
+    return isinstance(value, dict) and bool(opt_str(as_dict(value).get("id")))
+
+
+def _objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(entry, dict) for entry in cast(List[Any], value))
+
+
+def _whole(value: Any) -> bool:
+    return opt_int(value) is not None
+
+
+# The documented shape (API.md) of every other 2xx answer, beside ``status`` ``"success"``: what it is called and
+# what its body must hold to be read as that answer. The same rules in the JavaScript, Ruby and PHP clients.
+_ANSWERS: Dict[str, Tuple[str, Callable[[Dict[str, Any]], bool]]] = {
+    "account": (
+        "account answer (status, account with its id, credits_remaining)",
+        lambda b: _named(b.get("account")) and _whole(b.get("credits_remaining")),
+    ),
+    "register": (
+        "registration answer (status, account with its id, api_key, credits_remaining)",
+        lambda b: _named(b.get("account")) and bool(opt_str(b.get("api_key"))) and _whole(b.get("credits_remaining")),
+    ),
+    "key_issued": (
+        "new key answer (status, api_key, key_id)",
+        lambda b: bool(opt_str(b.get("api_key"))) and bool(opt_str(b.get("key_id"))),
+    ),
+    "key_list": ("key list (status, keys)", lambda b: _objects(b.get("keys"))),
+    "key_revoked": ("revoked key answer (status, key with its id)", lambda b: _named(b.get("key"))),
+    "history": (
+        "search history page (status, searches, next_cursor)",
+        lambda b: _objects(b.get("searches")) and (b.get("next_cursor", 0) is None or bool(opt_str(b.get("next_cursor")))),
+    ),
+    "webhook_created": (
+        "new webhook answer (status, webhook with its id, secret)",
+        lambda b: _named(b.get("webhook")) and bool(opt_str(b.get("secret"))),
+    ),
+    "webhook_list": ("webhook list (status, webhooks)", lambda b: _objects(b.get("webhooks"))),
+    "webhook_deleted": ("deleted webhook answer (status, webhook with its id)", lambda b: _named(b.get("webhook"))),
+    "deliveries": ("delivery list (status, deliveries)", lambda b: _objects(b.get("deliveries"))),
+}
+
+
+def _shaped(raw: RawResponse, kind: str) -> Dict[str, Any]:
+    """The body of a 2xx answer of ``kind``; one that is not its documented shape is an :class:`APIError` with
+    ``code`` ``None``, as a lookup's that is not the envelope: a broken answer is never read as an account without
+    an id or an empty list."""
+    what, holds = _ANSWERS[kind]
+    if raw.body.get("status") != "success" or not holds(raw.body):
+        raise raw.not_a(what)
+    return raw.body
 
 
 def _search_result(raw: RawResponse, idempotency_key: Optional[str]) -> SearchResult:

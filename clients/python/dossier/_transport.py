@@ -58,7 +58,7 @@ class RawResponse:
         """The error for this 2xx answer when its JSON object is not ``expected`` (``"search envelope"``): the
         base :class:`APIError`, ``code`` ``None`` (it is no error envelope), as in the other three clients."""
         return APIError(
-            f"HTTP {self.status} with a body that is not a {expected}",
+            f"HTTP {self.status} with a body that is not {'an' if expected[0] in 'aeiou' else 'a'} {expected}",
             status=self.status,
             request_id=self.headers.get("x-request-id"),
             body=self.body,

@@ -232,3 +232,7 @@ class TrickleServer:
 
     def stop(self) -> None:
         self._listener.close()
+
+
+# An account as the gateway describes it (API.md): the fixtures' account and register answers carry it.
+ACCOUNT: Dict[str, Any] = {"id": "acc_1", "email": "a@example.com", "created_at": "2026-11-24T00:00:00.000Z"}

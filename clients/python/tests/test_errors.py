@@ -7,7 +7,7 @@ import unittest
 import dossier
 
 from .base import FakeServerTest
-from .fakeserver import answer, error
+from .fakeserver import ACCOUNT, answer, error
 
 CASES = [
     (400, "invalid_json", dossier.ValidationError),
@@ -172,6 +172,49 @@ class ErrorMappingTest(FakeServerTest):
                     self.assertIs(type(err), dossier.APIError)
                     self.assertEqual((err.status, err.code, err.request_id), (body[0], None, "req_header"))
                     self.assertIn("not a batch envelope", err.message)
+
+    def test_any_other_2xx_that_is_not_its_documented_shape_is_an_error_as_in_the_other_clients(self) -> None:
+        # An account without its id, a key list that is no list, a new key or webhook without its secret: broken,
+        # not empty. The base APIError (code None) with the status, request id and body, as a lookup's.
+        ok = {"status": "success"}
+        base_url = self.server.url
+        client = self.client(max_retries=0)
+        cases = [
+            ("GET", "/v1/account", client.account, [
+                {}, {"account": ACCOUNT, "credits_remaining": 1}, {**ok, "account": {}, "credits_remaining": 1},
+                {**ok, "account": {**ACCOUNT, "id": ""}, "credits_remaining": 1}, {**ok, "account": ACCOUNT},
+                {**ok, "account": ACCOUNT, "credits_remaining": "1"},
+            ]),
+            ("POST", "/v1/auth/register",
+             lambda: dossier.Client.register("a@example.com", "password123", base_url=base_url, max_retries=0),
+             [{**ok, "account": ACCOUNT, "credits_remaining": 3}, {**ok, "api_key": "dsk_n", "credits_remaining": 3}]),
+            ("POST", "/v1/auth/login",
+             lambda: dossier.Client.login("a@example.com", "password123", base_url=base_url, max_retries=0),
+             [{**ok, "key_id": "key_l"}, {**ok, "api_key": "dsk_l"}]),
+            ("POST", "/v1/auth/keys", lambda: client.create_key("ci"), [{**ok, "api_key": "", "key_id": "key_k"}, {}]),
+            ("GET", "/v1/auth/keys", client.list_keys, [ok, {**ok, "keys": {}}, {**ok, "keys": ["key_1"]}]),
+            ("DELETE", "/v1/auth/keys/key_1", lambda: client.revoke_key("key_1"), [ok, {**ok, "key": {}}]),
+            ("GET", "/v1/searches", client.list_searches, [
+                {**ok, "searches": []}, {**ok, "next_cursor": None}, {**ok, "searches": [], "next_cursor": 7},
+            ]),
+            ("POST", "/v1/webhooks", lambda: client.create_webhook("https://example.com/h"),
+             [{**ok, "webhook": {"id": "wh_1"}}, {**ok, "secret": "whsec_x"}]),
+            ("GET", "/v1/webhooks", client.list_webhooks, [ok, {**ok, "webhooks": None}]),
+            ("DELETE", "/v1/webhooks/wh_1", lambda: client.delete_webhook("wh_1"), [ok]),
+            ("GET", "/v1/webhooks/wh_1/deliveries", lambda: client.webhook_deliveries("wh_1"),
+             [ok, {**ok, "deliveries": {}}]),
+        ]
+        for method, path, call, broken in cases:
+            for body in broken:
+                with self.subTest(path=path, body=body):
+                    self.server.route(method, path, answer(200, body))
+                    with self.assertRaises(dossier.APIError) as ctx:
+                        call()
+                    err = ctx.exception
+                    self.assertIs(type(err), dossier.APIError)
+                    self.assertEqual((err.status, err.code, err.request_id), (200, None, "req_header"))
+                    self.assertEqual(err.body, body)
+                    self.assertRegex(err.message, r"^HTTP 200 with a body that is not an? ")
 
     def test_hierarchy(self) -> None:
         for cls in (dossier.AuthenticationError, dossier.InsufficientCreditsError, dossier.RateLimitError,

@@ -7,7 +7,7 @@ import unittest
 import dossier
 
 from .base import FakeServerTest
-from .fakeserver import answer, error, pending, success
+from .fakeserver import ACCOUNT, answer, error, pending, success
 
 OK = {"status": "success"}
 
@@ -15,9 +15,9 @@ OK = {"status": "success"}
 class RequestIdTest(FakeServerTest):
     def test_every_method_sends_the_callers_request_id(self) -> None:
         s = self.server
-        s.route("POST", "/v1/auth/register", answer(201, {**OK, "api_key": "dsk_n", "account": {}, "credits_remaining": 3}))
+        s.route("POST", "/v1/auth/register", answer(201, {**OK, "api_key": "dsk_n", "account": ACCOUNT, "credits_remaining": 3}))
         s.route("POST", "/v1/auth/login", answer(200, {**OK, "api_key": "dsk_l", "key_id": "key_l"}))
-        s.route("GET", "/v1/account", answer(200, {**OK, "account": {}, "credits_remaining": 1}))
+        s.route("GET", "/v1/account", answer(200, {**OK, "account": ACCOUNT, "credits_remaining": 1}))
         s.route("POST", "/v1/auth/keys", answer(201, {**OK, "api_key": "dsk_k", "key_id": "key_k"}))
         s.route("GET", "/v1/auth/keys", answer(200, {**OK, "keys": []}))
         s.route("DELETE", "/v1/auth/keys/key_k", answer(200, {**OK, "key": {"id": "key_k"}}))
@@ -63,7 +63,7 @@ class RequestIdTest(FakeServerTest):
             self.assertEqual(sent.headers.get("x-request-id"), rid, f"{sent.method} {sent.path}")
 
     def test_without_one_none_is_sent_and_the_answers_id_is_read_as_before(self) -> None:
-        self.server.route("GET", "/v1/account", answer(200, {**OK, "account": {}, "credits_remaining": 1}))
+        self.server.route("GET", "/v1/account", answer(200, {**OK, "account": ACCOUNT, "credits_remaining": 1}))
         account = self.client().account()
         self.assertNotIn("x-request-id", self.server.requests[0].headers)
         self.assertEqual(account.request_id, "req_header")
@@ -85,7 +85,7 @@ class RequestIdTest(FakeServerTest):
         self.assertEqual(self.server.requests, [])
         # The longest the gateway echoes, with every character it allows.
         longest = ("AZaz09._~:@+=/-" * 9)[:128]
-        self.server.route("GET", "/v1/account", answer(200, {**OK, "account": {}, "credits_remaining": 1}))
+        self.server.route("GET", "/v1/account", answer(200, {**OK, "account": ACCOUNT, "credits_remaining": 1}))
         c.account(request_id=longest)
         self.assertEqual(self.server.requests[0].headers["x-request-id"], longest)
 

@@ -10,7 +10,7 @@ from unittest import mock
 import dossier
 
 from .base import KEY, FakeServerTest
-from .fakeserver import answer, success
+from .fakeserver import ACCOUNT, answer, success
 
 
 class ConstructionTest(unittest.TestCase):
@@ -67,7 +67,7 @@ class RequestShapeTest(FakeServerTest):
         self.assertEqual(self.server.requests, [])
 
     def test_key_from_environment_is_sent(self) -> None:
-        self.server.route("GET", "/v1/account", answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        self.server.route("GET", "/v1/account", answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         with mock.patch.dict(os.environ, {"DOSSIER_API_KEY": "dsk_env123"}):
             dossier.Client(base_url=self.server.url).account()
         self.assertEqual(self.server.requests[0].headers["authorization"], "Bearer dsk_env123")
@@ -289,7 +289,7 @@ class RequestShapeTest(FakeServerTest):
                 self.assertEqual(listed.raw["status"], "success")
 
     def test_base_url_path_prefix_is_kept(self) -> None:
-        self.server.route("GET", "/prefix/v1/account", answer(200, {"status": "success", "account": {}, "credits_remaining": 0}))
+        self.server.route("GET", "/prefix/v1/account", answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 0}))
         self.client(base_url=self.server.url + "/prefix/").account()
         self.assertEqual(self.server.requests[0].path, "/prefix/v1/account")
 

@@ -16,7 +16,7 @@ import dossier
 from dossier._transport import Transport
 
 from .base import FakeServerTest
-from .fakeserver import DROP, FakeServer, SleepRecorder, TrickleServer, answer, error, free_port, success
+from .fakeserver import ACCOUNT, DROP, FakeServer, SleepRecorder, TrickleServer, answer, error, free_port, success
 
 
 class BackoffTest(unittest.TestCase):
@@ -82,7 +82,7 @@ class RetryTest(FakeServerTest):
 
     def test_429_honours_retry_after(self) -> None:
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="0.3"),
-                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+                          answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         client = self.client(backoff_base=0.001, backoff_cap=0.001)
         clock = self.fake_clock(client)
         client.account()
@@ -93,7 +93,7 @@ class RetryTest(FakeServerTest):
         # As the JavaScript, Ruby and PHP clients: the server's Retry-After replaces the backoff.
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="0"),
                           error(503, "unavailable", Retry_After="1"),
-                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+                          answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         c = self.client(backoff_base=30, backoff_cap=30)
         delays: "list[float]" = []
         c._transport.sleep = delays.append  # records without sleeping
@@ -105,7 +105,7 @@ class RetryTest(FakeServerTest):
     def test_a_retry_after_over_60_seconds_is_raised_at_once(self) -> None:
         # As the JavaScript and Ruby clients: not waited out (it would block the caller for an hour).
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="3600"),
-                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+                          answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         self.server.route("POST", "/v1/verify/phone", error(503, "unavailable", Retry_After="61"), success())
         c = self.client()
         delays: "list[float]" = []
@@ -120,7 +120,7 @@ class RetryTest(FakeServerTest):
 
     def test_a_retry_after_of_60_seconds_is_waited_out(self) -> None:
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="60"),
-                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+                          answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         c = self.client()
         delays: "list[float]" = []
         c._transport.sleep = delays.append
@@ -130,7 +130,7 @@ class RetryTest(FakeServerTest):
     def test_429_retry_after_as_http_date(self) -> None:
         from email.utils import formatdate
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After=formatdate(time.time() + 1, usegmt=True)),
-                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+                          answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         with mock.patch.object(SleepRecorder, "__call__", lambda self, s: self.delays.append(s)):
             c = self.client()
             c.account()
@@ -160,7 +160,7 @@ class RetryTest(FakeServerTest):
         # lookup (it carries its Idempotency-Key), a GET and a DELETE are sent again, as on a 429 or a 503.
         timeout = error(408, "request_timeout", "the request did not arrive in time; the connection is closed")
         self.server.route("POST", "/v1/verify/phone", timeout, success("srch_after_408"))
-        self.server.route("GET", "/v1/account", timeout, answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+        self.server.route("GET", "/v1/account", timeout, answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         self.server.route("DELETE", "/v1/auth/keys/key_1", timeout, answer(200, {"status": "success", "key": {"id": "key_1"}}))
         client = self.client()
         self.assertEqual(client.verify_phone("+14155552671", idempotency_key="k-408").search_id, "srch_after_408")
@@ -236,7 +236,7 @@ class RetryTest(FakeServerTest):
         self.assertEqual(len(self.server.requests), 1)
 
     def test_register_is_retried_on_503(self) -> None:
-        body = {"status": "success", "account": {}, "api_key": "dsk_n", "credits_remaining": 3}
+        body = {"status": "success", "account": ACCOUNT, "api_key": "dsk_n", "credits_remaining": 3}
         self.server.route("POST", "/v1/auth/register", error(503, "unavailable", Retry_After="0.01"), answer(201, body))
         reg = dossier.Client.register(email="a@example.com", password="pw123456", base_url=self.server.url)
         self.assertEqual(reg.api_key, "dsk_n")

@@ -9,7 +9,7 @@ import dossier
 from dossier._errors import parse_retry_after
 
 from .base import FakeServerTest
-from .fakeserver import answer, error
+from .fakeserver import ACCOUNT, answer, error
 
 NOW = 1795528800.0  # 2026-11-24T14:00:00Z
 
@@ -69,7 +69,7 @@ class OddRetryAfterTest(FakeServerTest):
     def test_garbage_is_ignored_and_the_backoff_waited(self) -> None:
         self.server.route("GET", "/v1/account", error(429, "rate_limited", Retry_After="-5"),
                           error(503, "unavailable", Retry_After="in a while"),
-                          answer(200, {"status": "success", "account": {}, "credits_remaining": 1}))
+                          answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
         c = self.client(backoff_base=2, backoff_cap=30)
         delays: "list[float]" = []
         c._transport.sleep = delays.append  # records without sleeping

@@ -18,7 +18,7 @@ class ClientTest < Minitest::Test
 
   def test_api_key_from_environment
     ENV["DOSSIER_API_KEY"] = "dsk_from_env"
-    @server.reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    @server.reply(200, { status: "success", account: AN_ACCOUNT, credits_remaining: 1 })
     Dossier::Client.new(base_url: @server.url).account
     assert_equal "Bearer dsk_from_env", @server.requests.first.headers["authorization"]
   ensure
@@ -27,7 +27,7 @@ class ClientTest < Minitest::Test
 
   def test_explicit_api_key_wins_over_environment
     ENV["DOSSIER_API_KEY"] = "dsk_from_env"
-    @server.reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    @server.reply(200, { status: "success", account: AN_ACCOUNT, credits_remaining: 1 })
     Dossier::Client.new(api_key: "dsk_explicit", base_url: @server.url).account
     assert_equal "Bearer dsk_explicit", @server.requests.first.headers["authorization"]
   ensure
@@ -36,7 +36,7 @@ class ClientTest < Minitest::Test
 
   def test_the_key_is_trimmed_and_one_with_a_control_character_is_refused_as_in_the_other_clients
     ENV["DOSSIER_API_KEY"] = " dsk_from_env\n"
-    2.times { @server.reply(200, { status: "success", account: {}, credits_remaining: 1 }) }
+    2.times { @server.reply(200, { status: "success", account: AN_ACCOUNT, credits_remaining: 1 }) }
     Dossier::Client.new(api_key: " dsk_file\r\n", base_url: @server.url).account
     Dossier::Client.new(api_key: "  ", base_url: @server.url).account # a blank key is no key
     assert_equal ["Bearer dsk_file", "Bearer dsk_from_env"], @server.requests.map { |r| r.headers["authorization"] }

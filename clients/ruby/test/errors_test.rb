@@ -152,6 +152,39 @@ class ErrorsTest < Minitest::Test
                             -> { c.get_batch("bat_1") }])
   end
 
+  def test_any_other_2xx_that_is_not_its_documented_shape_is_an_error_as_in_the_other_clients
+    # An account without its id, a key list that is no list, a new key or webhook without its secret: broken, not
+    # empty. The base APIError (code nil) with the status, request id and body, as a lookup's.
+    ok = { status: "success" }
+    c = client(max_retries: 0)
+    auth = { email: "a@example.com", password: "password123", base_url: @server.url, max_retries: 0 }
+    {
+      -> { c.account } => [{}, { account: AN_ACCOUNT, credits_remaining: 1 }, ok.merge(account: {}, credits_remaining: 1),
+                           ok.merge(account: AN_ACCOUNT.merge(id: ""), credits_remaining: 1), ok.merge(account: AN_ACCOUNT),
+                           ok.merge(account: AN_ACCOUNT, credits_remaining: "1")],
+      -> { Dossier::Client.register(**auth) } => [ok.merge(account: AN_ACCOUNT, credits_remaining: 3),
+                                                   ok.merge(api_key: "dsk_n", credits_remaining: 3)],
+      -> { Dossier::Client.login(**auth) } => [ok.merge(key_id: "key_l"), ok.merge(api_key: "dsk_l")],
+      -> { c.create_key(name: "ci") } => [ok.merge(api_key: "", key_id: "key_k"), {}],
+      -> { c.list_keys } => [ok, ok.merge(keys: {}), ok.merge(keys: ["key_1"])],
+      -> { c.revoke_key("key_1") } => [ok, ok.merge(key: {})],
+      -> { c.list_searches } => [ok.merge(searches: []), ok.merge(next_cursor: nil), ok.merge(searches: [], next_cursor: 7)],
+      -> { c.create_webhook("https://example.com/h") } => [ok.merge(webhook: { id: "wh_1" }), ok.merge(secret: "whsec_x")],
+      -> { c.list_webhooks } => [ok, ok.merge(webhooks: nil)],
+      -> { c.delete_webhook("wh_1") } => [ok],
+      -> { c.webhook_deliveries("wh_1") } => [ok, ok.merge(deliveries: {})]
+    }.each do |call, bodies|
+      bodies.each do |body|
+        @server.reply(200, body, { "X-Request-Id" => "req_broken" })
+        err = assert_raises(Dossier::APIError, body.inspect) { call.call }
+        assert_instance_of Dossier::APIError, err, body.inspect
+        assert_equal [200, nil, "req_broken"], [err.http_status, err.code, err.request_id], body.inspect
+        assert_equal JSON.parse(JSON.generate(body)), err.body
+        assert_match(/\AHTTP 200 with a body that is not an? /, err.message)
+      end
+    end
+  end
+
   private
 
   def assert_not_an_envelope(answers, what, calls)

@@ -13,9 +13,9 @@ class RequestIdTest < Minitest::Test
     c = client
     opts = { base_url: @server.url, request_id: RID }
     calls = [
-      [OK.merge(api_key: "dsk_n", account: {}), -> { Dossier::Client.register(email: "a@example.com", password: "password123", **opts) }],
+      [OK.merge(api_key: "dsk_n", account: AN_ACCOUNT, credits_remaining: 3), -> { Dossier::Client.register(email: "a@example.com", password: "password123", **opts) }],
       [OK.merge(api_key: "dsk_l", key_id: "key_l"), -> { Dossier::Client.login(email: "a@example.com", password: "password123", **opts) }],
-      [OK.merge(account: {}, credits_remaining: 1), -> { c.account(request_id: RID) }],
+      [OK.merge(account: AN_ACCOUNT, credits_remaining: 1), -> { c.account(request_id: RID) }],
       [OK.merge(api_key: "dsk_k", key_id: "key_k"), -> { c.create_key(name: "ci", request_id: RID) }],
       [OK.merge(keys: []), -> { c.list_keys(request_id: RID) }],
       [OK.merge(key: { id: "key_k" }), -> { c.revoke_key("key_k", request_id: RID) }],
@@ -46,7 +46,7 @@ class RequestIdTest < Minitest::Test
   end
 
   def test_without_one_none_is_sent
-    @server.reply(200, OK.merge(account: {}))
+    @server.reply(200, OK.merge(account: AN_ACCOUNT, credits_remaining: 1))
     client.account
     refute @server.requests.first.headers.key?("x-request-id")
   end
@@ -68,7 +68,7 @@ class RequestIdTest < Minitest::Test
     end
     assert_empty @server.requests
     longest = ("AZaz09._~:@+=/-" * 9)[0, 128]
-    @server.reply(200, OK.merge(account: {}))
+    @server.reply(200, OK.merge(account: AN_ACCOUNT, credits_remaining: 1))
     c.account(request_id: longest)
     assert_equal longest, @server.requests.first.headers["x-request-id"]
   end

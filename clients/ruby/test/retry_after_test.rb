@@ -64,7 +64,7 @@ class RetryAfterTest < Minitest::Test
   def test_garbage_is_ignored_and_the_backoff_waited
     @server.reply(429, error_body("rate_limited", "slow"), { "Retry-After" => "-5" })
     @server.reply(503, error_body("unavailable", "down"), { "Retry-After" => "in a while" })
-    @server.reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    @server.reply(200, { status: "success", account: AN_ACCOUNT, credits_remaining: 1 })
     c = client(backoff_base: 2, backoff_max: 30)
     c.send(:transport).instance_variable_set(:@random, Struct.new(:rand).new(1.0)) # the backoff at its ceiling
     c.account

@@ -167,7 +167,7 @@ class RetryTest < Minitest::Test
     # The gateway's 408: the request did not arrive in time, so it was not acted on. A lookup (it carries its
     # Idempotency-Key), a GET and a DELETE are sent again, as after a 429 or a 503.
     @server.reply(408, REQUEST_TIMEOUT).reply(200, SUCCESS)
-    @server.reply(408, REQUEST_TIMEOUT).reply(200, { status: "success", account: {}, credits_remaining: 1 })
+    @server.reply(408, REQUEST_TIMEOUT).reply(200, { status: "success", account: AN_ACCOUNT, credits_remaining: 1 })
     @server.reply(408, REQUEST_TIMEOUT).reply(200, { status: "success", key: { id: "key_1" } })
     c = client
     assert_equal "srch_1", c.verify_phone(phone: "+14155552671", idempotency_key: "k-408").search_id
@@ -186,8 +186,7 @@ class RetryTest < Minitest::Test
     assert_equal 1, @server.requests.size
   end
 
-  ACCOUNT = { status: "success", account: { id: "acc_1", email: "a@example.com", created_at: "2026-11-24T00:00:00.000Z" },
-              credits_remaining: 1 }.freeze
+  ACCOUNT = { status: "success", account: AN_ACCOUNT, credits_remaining: 1 }.freeze
 
   def test_502_and_504_are_retried_when_the_request_is_safe_to_repeat
     # A load balancer's answer while a gateway pod restarts: a page of its own, not the API's envelope. A lookup (it

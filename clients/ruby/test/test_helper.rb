@@ -65,6 +65,9 @@ end
 
 # A tiny HTTP/1.1 server on 127.0.0.1 (random port) for the unit tests. Each connection carries one
 # request; the answer comes from a queue of scripted replies (FIFO). Every request is recorded.
+# An account as the gateway describes it (API.md): the fixtures' account and register answers carry it.
+AN_ACCOUNT = { id: "acc_1", email: "a@example.com", created_at: "2026-11-24T00:00:00.000Z" }.freeze
+
 class FakeServer
   Request = Struct.new(:method, :path, :headers, :body) do
     def json

@@ -63,7 +63,8 @@ class ApiException extends \RuntimeException implements DossierException
      */
     public static function notA(string $expected, int $status, array $headers, ?array $body, string $rawBody): self
     {
-        $message = sprintf('the Dossier API answered HTTP %d with a body that is not a %s', $status, $expected);
+        $article = in_array($expected[0] ?? '', ['a', 'e', 'i', 'o', 'u'], true) ? 'an' : 'a';
+        $message = sprintf('the Dossier API answered HTTP %d with a body that is not %s %s', $status, $article, $expected);
 
         return new self($message, $status, null, Headers::get($headers, 'x-request-id'), [], $body, $rawBody, $headers);
     }

@@ -72,24 +72,61 @@ module Dossier
     # POST /v1/auth/register (no key needed). Returns a Response with api_key, account, credits_remaining.
     def self.register(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
                       max_retries: DEFAULT_MAX_RETRIES, request_id: nil)
-      public_call("/v1/auth/register", { email: email, password: password },
+      public_call("/v1/auth/register", { email: email, password: password }, :register,
                   base_url: base_url, timeout: timeout, max_retries: max_retries, request_id: request_id)
     end
 
     # POST /v1/auth/login (no key needed). Returns a Response with a new api_key and its key_id.
     def self.login(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
                    max_retries: DEFAULT_MAX_RETRIES, request_id: nil)
-      public_call("/v1/auth/login", { email: email, password: password },
+      public_call("/v1/auth/login", { email: email, password: password }, :key_issued,
                   base_url: base_url, timeout: timeout, max_retries: max_retries, request_id: request_id)
     end
 
-    def self.public_call(path, body, base_url:, timeout:, max_retries:, request_id:)
+    def self.public_call(path, body, kind, base_url:, timeout:, max_retries:, request_id:)
       headers = request_id_header(request_id)
       transport = Transport.new(base_url: base_url, timeout: timeout, max_retries: max_retries,
                                 backoff_base: DEFAULT_BACKOFF_BASE, backoff_max: DEFAULT_BACKOFF_MAX)
-      Response.new(Transport.check(transport.request(:post, path, body: body, headers: headers)))
+      shaped(Transport.check(transport.request(:post, path, body: body, headers: headers)), kind)
     end
     private_class_method :public_call
+
+    text = ->(value) { value.is_a?(String) && !value.empty? }
+    named = ->(value) { value.is_a?(Hash) && text.call(value["id"]) }
+    objects = ->(value) { value.is_a?(Array) && value.all?(Hash) }
+    # The documented shape (API.md) of every other 2xx answer, beside status "success": what it is called and what
+    # its body must hold to be read as that answer. The same rules in the Python, JavaScript and PHP clients.
+    ANSWERS = {
+      account: ["account answer (status, account with its id, credits_remaining)",
+                ->(b) { named.call(b["account"]) && b["credits_remaining"].is_a?(Integer) }],
+      register: ["registration answer (status, account with its id, api_key, credits_remaining)",
+                 ->(b) { ANSWERS[:account][1].call(b) && text.call(b["api_key"]) }],
+      key_issued: ["new key answer (status, api_key, key_id)",
+                   ->(b) { text.call(b["api_key"]) && text.call(b["key_id"]) }],
+      key_list: ["key list (status, keys)", ->(b) { objects.call(b["keys"]) }],
+      key_revoked: ["revoked key answer (status, key with its id)", ->(b) { named.call(b["key"]) }],
+      history: ["search history page (status, searches, next_cursor)",
+                lambda do |b|
+                  cursor = b.fetch("next_cursor", false) # absent: false, neither nil nor a cursor
+                  objects.call(b["searches"]) && (cursor.nil? || text.call(cursor))
+                end],
+      webhook_created: ["new webhook answer (status, webhook with its id, secret)",
+                        ->(b) { named.call(b["webhook"]) && text.call(b["secret"]) }],
+      webhook_list: ["webhook list (status, webhooks)", ->(b) { objects.call(b["webhooks"]) }],
+      webhook_deleted: ["deleted webhook answer (status, webhook with its id)", ->(b) { named.call(b["webhook"]) }],
+      deliveries: ["delivery list (status, deliveries)", ->(b) { objects.call(b["deliveries"]) }]
+    }.freeze
+
+    # The Response of a 2xx reply of kind (a key of ANSWERS); one that is not its documented shape raises APIError
+    # (code nil), as a lookup's that is not the envelope: a broken answer is never read as an account without an id
+    # or an empty list.
+    def self.shaped(reply, kind)
+      what, holds = ANSWERS.fetch(kind)
+      raise Transport.not_a(reply, what) unless reply.data["status"] == "success" && holds.call(reply.data)
+
+      Response.new(reply)
+    end
+    private_class_method :shaped
 
     # {"X-Request-Id" => request_id} ({} for nil); ArgumentError, before anything is sent, for an id the gateway
     # would not echo (1–128 of A-Z a-z 0-9 . _ ~ : @ + = / -), as in the other three clients.
@@ -213,7 +250,7 @@ module Dossier
       raise ArgumentError, "unknown filter(s) #{unknown.join(', ')}; use #{HISTORY_FILTERS.join(', ')}" if unknown.any?
 
       query = URI.encode_www_form(filters.reject { |_, v| v.nil? }.map { |k, v| [k.to_s, filter_value(v)] })
-      Response.new(call(:get, query.empty? ? "/v1/searches" : "/v1/searches?#{query}", request_id: request_id))
+      shaped(call(:get, query.empty? ? "/v1/searches" : "/v1/searches?#{query}", request_id: request_id), :history)
     end
 
     # Every search list_searches lists with these filters (no cursor:), newest first, fetching page after
@@ -279,53 +316,53 @@ module Dossier
     def create_webhook(url, events: nil, request_id: nil)
       raise ArgumentError, "url is required" if url.nil? || url.to_s.empty?
 
-      Response.new(call(:post, "/v1/webhooks", body: compact(url: url, events: events&.map(&:to_s)),
-                                               request_id: request_id))
+      shaped(call(:post, "/v1/webhooks", body: compact(url: url, events: events&.map(&:to_s)), request_id: request_id),
+             :webhook_created)
     end
 
     # GET /v1/webhooks => Response with webhooks (oldest first, without secrets)
     def list_webhooks(request_id: nil)
-      Response.new(call(:get, "/v1/webhooks", request_id: request_id))
+      shaped(call(:get, "/v1/webhooks", request_id: request_id), :webhook_list)
     end
 
     # DELETE /v1/webhooks/{id} => Response with the deleted webhook
     def delete_webhook(webhook_id, request_id: nil)
       path = "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}"
-      Response.new(call(:delete, path, request_id: request_id))
+      shaped(call(:delete, path, request_id: request_id), :webhook_deleted)
     end
 
     # GET /v1/webhooks/{id}/deliveries => Response with deliveries, newest first (at most 100):
     # {"event_id", "type", "attempt", "outcome" ("delivered"|"retrying"|"failed"), "status_code",
     #  "error", "duration_ms", "attempted_at"}
     def webhook_deliveries(webhook_id, request_id: nil)
-      Response.new(call(:get, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}/deliveries",
-                        request_id: request_id))
+      shaped(call(:get, "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}/deliveries",
+                  request_id: request_id), :deliveries)
     end
 
     # --- account and keys ----------------------------------------------------------------------
 
     # GET /v1/account => Response with account and credits_remaining
     def account(request_id: nil)
-      Response.new(call(:get, "/v1/account", request_id: request_id))
+      shaped(call(:get, "/v1/account", request_id: request_id), :account)
     end
 
     # POST /v1/auth/keys => Response with api_key (shown once) and key_id.
     # mode: "live" or "test": a dsk_test_… key whose lookups are free and answer from the synthetic
     # data set. The default is the calling key's mode: a test key makes only test keys.
     def create_key(name: nil, mode: nil, request_id: nil)
-      Response.new(call(:post, "/v1/auth/keys", body: compact(name: name, mode: mode), request_id: request_id))
+      shaped(call(:post, "/v1/auth/keys", body: compact(name: name, mode: mode), request_id: request_id), :key_issued)
     end
 
     # GET /v1/auth/keys => Response with keys (each with its mode, "live" or "test")
     def list_keys(request_id: nil)
-      Response.new(call(:get, "/v1/auth/keys", request_id: request_id))
+      shaped(call(:get, "/v1/auth/keys", request_id: request_id), :key_list)
     end
 
     # DELETE /v1/auth/keys/{id} => Response with the revoked key
     def revoke_key(key_id, request_id: nil)
       raise ArgumentError, "key_id is required" if key_id.nil? || key_id.to_s.empty?
 
-      Response.new(call(:delete, "/v1/auth/keys/#{escape(key_id)}", request_id: request_id))
+      shaped(call(:delete, "/v1/auth/keys/#{escape(key_id)}", request_id: request_id), :key_revoked)
     end
 
     def inspect
@@ -335,6 +372,10 @@ module Dossier
     private
 
     attr_reader :transport
+
+    def shaped(reply, kind)
+      self.class.send(:shaped, reply, kind)
+    end
 
     def call(method, path, body: nil, headers: {}, retry_sent: method != :post, request_id: nil)
       headers = { "Authorization" => "Bearer #{@api_key}" }.merge(headers, self.class.request_id_header(request_id))

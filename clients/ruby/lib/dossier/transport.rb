@@ -177,7 +177,8 @@ module Dossier
     # The error for a 2xx reply whose body is not `expected` ("JSON object", "search envelope (…)"): the base
     # APIError, code nil (it is no error envelope), as in the other three clients.
     def self.not_a(reply, expected)
-      APIError.new("HTTP #{reply.status} with a body that is not a #{expected}",
+      article = expected.start_with?(/[aeiou]/) ? "an" : "a"
+      APIError.new("HTTP #{reply.status} with a body that is not #{article} #{expected}",
                    http_status: reply.status, body: reply.data.is_a?(Hash) ? reply.data : nil, raw_body: reply.body,
                    headers: reply.headers, request_id: reply.headers["x-request-id"])
     end
