@@ -370,6 +370,33 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
+  it("tries the host name's other addresses within the attempt when the first refuses the connection", async () => {
+    const hook = await receiver([]);
+    const port = new URL(hook.url).port;
+    // 127.0.0.2 is loopback too, but the receiver listens on 127.0.0.1 alone: connecting to it is refused.
+    const dns = await FakeDns.start({ 'hooks.test': { a: ['127.0.0.2', '127.0.0.1'] } });
+    const multi = await Stack.start({
+      label: 'webhooks-addresses',
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TEST_DNS_SERVERS: dns.server },
+      workerEnv: { WEBHOOK_TEST_ATTEMPTS: '1' },
+    });
+    try {
+      const other = new Api(multi.baseUrl);
+      const { key: k } = await other.register();
+      const webhookId = await other.webhook(k, `http://hooks.test:${port}/hooks`);
+      expect((await other.post('/v1/verify/phone', { phone: '+1 650 253 0000' }, { key: k })).status).toBe(200);
+      const deliveries = await deliveriesOnce(other, webhookId, k, (d) => d.length > 0, 'the attempt recorded');
+      expect(deliveries).toEqual([
+        expect.objectContaining({ attempt: 1, outcome: 'delivered', status_code: 200, error: null }),
+      ]);
+      expect(hook.received).toHaveLength(1);
+    } finally {
+      await multi.stop();
+      await hook.close();
+      await dns.close();
+    }
+  });
+
   it('records attempts it cannot sign (a worker whose WEBHOOK_SECRET_KEY is not the one that sealed the secret)', async () => {
     const split = await Stack.start({
       label: 'webhooks-other-key',

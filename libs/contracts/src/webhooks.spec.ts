@@ -54,13 +54,21 @@ describe('webhook addresses (SSRF defence)', () => {
     async () =>
       addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
-  it('refuses a name when any of its addresses is refused, and connects to the first address checked', async () => {
+  it('refuses a name when any of its addresses is refused, and connects to the addresses checked, in order', async () => {
     expect(await checkWebhookTarget('https://sneaky.example/x', false, resolvesTo('8.8.8.8', '127.0.0.1'))).toEqual({
       ok: false,
       reason: 'resolves to a loopback, private, link-local or metadata address',
     });
     const ok = await checkWebhookTarget('https://hooks.example/x', false, resolvesTo('8.8.4.4', '2606:4700::1111'));
-    expect(ok).toMatchObject({ ok: true, target: { address: '8.8.4.4', family: 4 } });
+    expect(ok).toMatchObject({
+      ok: true,
+      target: {
+        addresses: [
+          { address: '8.8.4.4', family: 4 },
+          { address: '2606:4700::1111', family: 6 },
+        ],
+      },
+    });
   });
 
   it('takes http and private addresses only when the operator allows them', async () => {
@@ -70,7 +78,7 @@ describe('webhook addresses (SSRF defence)', () => {
     });
     expect(await checkWebhookTarget('http://127.0.0.1:8080/x', true)).toMatchObject({
       ok: true,
-      target: { address: '127.0.0.1' },
+      target: { addresses: [{ address: '127.0.0.1', family: 4 }] },
     });
     expect(await checkWebhookTarget('ftp://8.8.8.8/x', true)).toMatchObject({ ok: false });
     expect(await checkWebhookTarget('https://u:p@8.8.8.8/x', false)).toMatchObject({ ok: false });
@@ -124,7 +132,7 @@ describe('webhook addresses (SSRF defence)', () => {
       ]);
       expect(await checkWebhookTarget('https://v6.test/x', false, resolve)).toMatchObject({
         ok: true,
-        target: { address: '2606:4700::1111', family: 6 },
+        target: { addresses: [{ address: '2606:4700::1111', family: 6 }] },
       });
       expect(await checkWebhookTarget('https://missing.test/x', false, resolve)).toEqual({
         ok: false,

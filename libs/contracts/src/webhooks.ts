@@ -196,9 +196,11 @@ export function isRefusedAddress(address: string): boolean {
 
 export interface ResolvedTarget {
   url: URL;
-  /** The address checked: the request connects to it (and to no other the name may resolve to later). */
-  address: string;
-  family: 4 | 6;
+  /**
+   * Every address checked, in the resolver's order (never empty): the request connects to these, one after
+   * another when one fails (and to no other the name may resolve to later).
+   */
+  addresses: readonly { address: string; family: 4 | 6 }[];
 }
 
 /**
@@ -240,7 +242,7 @@ export function resolverAt(servers: readonly string[]): ResolveHost {
 
 /**
  * Checks a webhook URL: https (http too when `allowPrivate`), then resolves the host and refuses it if
- * any address it resolves to is refused (unless `allowPrivate`). The first address is the one to connect to.
+ * any address it resolves to is refused (unless `allowPrivate`). Its addresses are the ones to connect to.
  * With a `signal`, the lookup ends when it aborts (`timedOut`), whether or not the resolver gives up by then:
  * a delivery attempt's deadline covers its DNS lookup too.
  */
@@ -275,6 +277,6 @@ export async function checkWebhookTarget(
   if (addresses.length === 0) return { ok: false, reason: 'has a host name that does not resolve' };
   if (!allowPrivate && addresses.some((a) => isRefusedAddress(a.address)))
     return { ok: false, reason: 'resolves to a loopback, private, link-local or metadata address' };
-  const first = addresses[0]!;
-  return { ok: true, target: { url, address: first.address, family: first.family === 6 ? 6 : 4 } };
+  const checked = addresses.map((a) => ({ address: a.address, family: a.family === 6 ? (6 as const) : (4 as const) }));
+  return { ok: true, target: { url, addresses: checked } };
 }

@@ -1,6 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { getDefaultAutoSelectFamily, setDefaultAutoSelectFamily, type AddressInfo } from 'node:net';
 import { postPinned } from './webhook-post';
+
+/** The receivers' address: each listens on 127.0.0.1 alone. */
+const LOOPBACK = [{ address: '127.0.0.1', family: 4 as const }];
 
 describe('postPinned', () => {
   let server: http.Server;
@@ -24,9 +27,33 @@ describe('postPinned', () => {
   it('connects to the checked address, never resolving the name again, and sends the name as Host', async () => {
     // `.invalid` never resolves (RFC 6761): the request can only have gone to the pinned address
     const url = new URL(`http://hooks.invalid:${port}/in`);
-    const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{"id":"evt_1"}', {}, 5000);
+    const result = await postPinned({ url, addresses: LOOPBACK }, '{"id":"evt_1"}', {}, 5000);
     expect(result).toEqual({ statusCode: 204, error: null });
     expect(seen.at(-1)).toEqual({ host: `hooks.invalid:${port}`, body: '{"id":"evt_1"}' });
+  });
+
+  it('tries the checked addresses one after another when one refuses the connection, and no other', async () => {
+    const url = new URL(`http://hooks.invalid:${port}/in`);
+    // Nothing listens on the receiver's port at 127.0.0.2 or ::1: both refuse (or, without IPv6, cannot connect).
+    const dead = [
+      { address: '127.0.0.2', family: 4 as const },
+      { address: '::1', family: 6 as const },
+    ];
+    // Also where the runtime's default is not to (--no-network-family-autoselection): the request asks for it.
+    const runtimeDefault = getDefaultAutoSelectFamily();
+    setDefaultAutoSelectFamily(false);
+    try {
+      expect(await postPinned({ url, addresses: [...dead, ...LOOPBACK] }, '{"id":"evt_2"}', {}, 5000)).toEqual({
+        statusCode: 204,
+        error: null,
+      });
+    } finally {
+      setDefaultAutoSelectFamily(runtimeDefault);
+    }
+    expect(seen.at(-1)).toEqual({ host: `hooks.invalid:${port}`, body: '{"id":"evt_2"}' });
+    const before = seen.length;
+    expect(await postPinned({ url, addresses: dead }, '{}', {}, 5000)).toMatchObject({ statusCode: null });
+    expect(seen.length).toBe(before);
   });
 
   it('lets go of the connection once the status is in, even when the receiver never ends its body', async () => {
@@ -43,7 +70,7 @@ describe('postPinned', () => {
       const url = new URL(`http://hooks.invalid:${(endless.address() as AddressInfo).port}/in`);
       // A deadline that never comes: only the sender's own choice can close the connection.
       const never = new AbortController().signal;
-      const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 500, never);
+      const result = await postPinned({ url, addresses: LOOPBACK }, '{}', {}, 500, never);
       expect(result).toEqual({ statusCode: 200, error: null });
       await connectionClosed;
     } finally {
@@ -71,7 +98,7 @@ describe('postPinned', () => {
     try {
       const url = new URL(`http://hooks.invalid:${(flood.address() as AddressInfo).port}/in`);
       const never = new AbortController().signal;
-      const result = await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 500, never);
+      const result = await postPinned({ url, addresses: LOOPBACK }, '{}', {}, 500, never);
       expect(result).toEqual({ statusCode: 200, error: null });
       // Read to its end, the stream would never close; what was written is what the socket buffers held.
       expect(await connectionClosed).toBeLessThan(64 * 1024 * 1024);
@@ -84,7 +111,7 @@ describe('postPinned', () => {
   it("ends at the deadline it is given (the attempt's, which began before the lookup), and sends nothing past it", async () => {
     const before = seen.length;
     const url = new URL(`http://hooks.invalid:${port}/in`);
-    const target = { url, address: '127.0.0.1', family: 4 as const };
+    const target = { url, addresses: LOOPBACK };
     // The attempt's time went on resolving the host: nothing is left to send in.
     expect(await postPinned(target, '{}', {}, 500, AbortSignal.abort())).toEqual({
       statusCode: null,
@@ -100,7 +127,7 @@ describe('postPinned', () => {
     try {
       const hung = new URL(`http://hooks.invalid:${(silent.address() as AddressInfo).port}/in`);
       const deadline = new AbortController();
-      const posting = postPinned({ url: hung, address: '127.0.0.1', family: 4 }, '{}', {}, 60_000, deadline.signal);
+      const posting = postPinned({ url: hung, addresses: LOOPBACK }, '{}', {}, 60_000, deadline.signal);
       await requested;
       deadline.abort();
       expect(await posting).toEqual({ statusCode: null, error: 'no answer within 60000 ms' });
@@ -112,12 +139,12 @@ describe('postPinned', () => {
 
   it('reports a non-2xx answer and a refused connection as errors', async () => {
     const url = new URL(`http://hooks.invalid:${port}/fail`);
-    expect(await postPinned({ url, address: '127.0.0.1', family: 4 }, '{}', {}, 5000)).toEqual({
+    expect(await postPinned({ url, addresses: LOOPBACK }, '{}', {}, 5000)).toEqual({
       statusCode: 503,
       error: 'answered 503',
     });
     const closed = new URL('http://hooks.invalid:1/x');
-    expect(await postPinned({ url: closed, address: '127.0.0.1', family: 4 }, '{}', {}, 5000)).toEqual({
+    expect(await postPinned({ url: closed, addresses: LOOPBACK }, '{}', {}, 5000)).toEqual({
       statusCode: null,
       error: 'ECONNREFUSED',
     });

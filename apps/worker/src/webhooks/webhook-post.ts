@@ -1,14 +1,17 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type TcpNetConnectOpts } from 'node:net';
 import type { ResolvedTarget } from '@dossier/contracts';
 
 export type PostResult = { statusCode: number; error: null } | { statusCode: number | null; error: string };
 
 /**
- * POSTs the body to the checked target, connecting to the address that was checked (never resolving the
+ * POSTs the body to the checked target, connecting to the addresses that were checked (never resolving the
  * name again: a DNS answer that changes after the check cannot redirect the request), with the URL's host
- * as Host header and TLS server name. Redirects are not followed; only the status is read. Ends when
+ * as Host header and TLS server name. When one refuses the connection or has not connected within 250 ms,
+ * the next is tried, families alternating (Node's autoSelectFamily, as its fetch does; the last one has the
+ * rest of the deadline): a dead address among a name's records fails no attempt while another answers.
+ * Redirects are not followed; only the status is read. Ends when
  * `deadline` aborts: by default `timeoutMs` from now; a delivery passes its attempt's, which began before
  * the host was resolved, so the lookup, the connection and the answer share one `timeoutMs`.
  */
@@ -19,16 +22,19 @@ export function postPinned(
   timeoutMs: number,
   deadline: AbortSignal = AbortSignal.timeout(timeoutMs),
 ): Promise<PostResult> {
-  const { url, address, family } = target;
+  const { url, addresses } = target;
   const pinned: LookupFunction = (_host, options, callback) => {
-    if (options.all)
-      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options.all) (callback as (e: null, a: typeof addresses) => void)(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
   };
-  const options: https.RequestOptions = {
+  // The request's options reach net.connect, autoSelectFamily among them (http's types leave it out).
+  const options: https.RequestOptions & Pick<TcpNetConnectOpts, 'autoSelectFamily'> = {
     method: 'POST',
     agent: false,
     lookup: pinned,
+    // Set, not left to the runtime's default (--no-network-family-autoselection turns it off): without it
+    // only the first address would be tried.
+    autoSelectFamily: true,
     headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), ...headers },
     ...(url.protocol === 'https:' && !isIP(url.hostname.replace(/^\[(.*)\]$/, '$1'))
       ? { servername: url.hostname }
