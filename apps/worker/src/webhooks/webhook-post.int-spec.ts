@@ -16,7 +16,8 @@ describe('postPinned', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         seen.push({ host: req.headers.host, body });
-        res.writeHead(req.url === '/fail' ? 503 : 204).end();
+        if (req.url === '/moved') res.writeHead(308, { Location: `/in` }).end();
+        else res.writeHead(req.url === '/fail' ? 503 : 204).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -137,12 +138,20 @@ describe('postPinned', () => {
     }
   });
 
-  it('reports a non-2xx answer and a refused connection as errors', async () => {
+  it('reports a non-2xx answer (a redirect among them, not followed) and a refused connection as errors', async () => {
     const url = new URL(`http://hooks.invalid:${port}/fail`);
     expect(await postPinned({ url, addresses: LOOPBACK }, '{}', {}, 5000)).toEqual({
       statusCode: 503,
       error: 'answered 503',
     });
+    // A redirect is an answer like any other that is not 2xx: the recorded error says why it was not followed.
+    const before = seen.length;
+    const moved = new URL(`http://hooks.invalid:${port}/moved`);
+    expect(await postPinned({ url: moved, addresses: LOOPBACK }, '{}', {}, 5000)).toEqual({
+      statusCode: 308,
+      error: 'answered 308 (redirects are not followed)',
+    });
+    expect(seen.slice(before).map((r) => r.body)).toEqual(['{}']);
     const closed = new URL('http://hooks.invalid:1/x');
     expect(await postPinned({ url: closed, addresses: LOOPBACK }, '{}', {}, 5000)).toEqual({
       statusCode: null,

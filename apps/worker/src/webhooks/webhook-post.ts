@@ -5,6 +5,11 @@ import type { ResolvedTarget } from '@dossier/contracts';
 
 export type PostResult = { statusCode: number; error: null } | { statusCode: number | null; error: string };
 
+/** A failed attempt's error for a receiver's non-2xx status; a 3xx says why its Location was not followed. */
+function answered(code: number): string {
+  return code >= 300 && code < 400 ? `answered ${code} (redirects are not followed)` : `answered ${code}`;
+}
+
 /**
  * POSTs the body to the checked target, connecting to the addresses that were checked (never resolving the
  * name again: a DNS answer that changes after the check cannot redirect the request), with the URL's host
@@ -55,9 +60,7 @@ export function postPinned(
       // next), by the process that runs lookups too; the connection (never reused: no agent) ends here.
       deadline.removeEventListener('abort', onDeadline);
       const code = res.statusCode ?? 0;
-      done(
-        code >= 200 && code < 300 ? { statusCode: code, error: null } : { statusCode: code, error: `answered ${code}` },
-      );
+      done(code >= 200 && code < 300 ? { statusCode: code, error: null } : { statusCode: code, error: answered(code) });
       res.destroy();
     });
     const onDeadline = (): void => {
