@@ -502,6 +502,34 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     if (field) expect(res.body.error.details?.map((d) => d.field)).toContain(field);
   });
 
+  it('holds the URL as stored (non-ASCII percent-encoded) to 2048 characters, not only the URL as given', async () => {
+    const { key: own } = await api.register();
+    const base = 'http://127.0.0.1:9/';
+    // 2,040 characters as given; each € is stored as %E2%82%AC, 9 characters: 18,208 as stored.
+    const euros = await api.post<ErrorBody>('/v1/webhooks', { url: base + '€'.repeat(2021) }, { key: own });
+    expect({ status: euros.status, error: euros.body.error }).toEqual({
+      status: 400,
+      error: expect.objectContaining({
+        code: 'validation_error',
+        details: [
+          {
+            field: 'url',
+            issue:
+              'must be at most 2048 characters as stored, normalised with non-ASCII characters percent-encoded (€ is %E2%82%AC, 9 characters): this one is 18208',
+          },
+        ],
+      }),
+    });
+    // At the bound, as stored: taken, and listed as it was stored.
+    const fits = base + '€'.repeat(10) + 'a'.repeat(2048 - base.length - 90);
+    const created = await api.post<Created>('/v1/webhooks', { url: fits }, { key: own });
+    expect(created.status).toBe(201);
+    expect(created.body.webhook.url).toHaveLength(2048);
+    expect((await api.get<{ webhooks: { url: string }[] }>('/v1/webhooks', { key: own })).body.webhooks).toEqual([
+      expect.objectContaining({ url: created.body.webhook.url }),
+    ]);
+  });
+
   it('takes at most 16 webhooks per account and mode, also when they are created at once, and room again after a delete', async () => {
     const { key: own } = await api.register();
     const create = (n: number, k = own) =>

@@ -1,15 +1,23 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENTS } from '@dossier/contracts';
 
+/**
+ * The longest webhook URL, as given and as stored: normalised (WHATWG URL), where each non-ASCII character
+ * is percent-encoded (`€` is 9 characters), so the service checks the stored form too.
+ */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
 export const createWebhookBody = z
   .object({
     url: z
       .string({ error: 'must be a URL' })
-      .max(2048, 'must be at most 2048 characters')
+      .max(WEBHOOK_URL_MAX_LENGTH, `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`)
       // What any URL the service takes looks like (the URL parser drops leading blanks and controls, and a
       // #fragment is refused); the rest — a host that resolves, allowed addresses — no pattern can state.
       .meta({ pattern: '^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:[^#]*$' })
-      .describe('where events are POSTed: https (http only where the operator allows private targets)'),
+      .describe(
+        `where events are POSTed: https (http only where the operator allows private targets); at most ${WEBHOOK_URL_MAX_LENGTH} characters also as stored, with non-ASCII characters percent-encoded`,
+      ),
     events: z
       .array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` }))
       .min(1, 'must name at least one event')
