@@ -530,6 +530,16 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     ]);
   });
 
+  it("answers 503 unavailable on a gateway without WEBHOOK_SECRET_KEY, with a Retry-After past every client's longest sleep (retrying soon cannot help)", async () => {
+    const keyless = new Api((await stack.startGateway({ WEBHOOK_SECRET_KEY: '' })).baseUrl);
+    const res = await keyless.post<ErrorBody>('/v1/webhooks', { url: 'http://127.0.0.1:9/x' }, { key });
+    expect({ status: res.status, code: res.body.error.code, retryAfter: res.headers.get('retry-after') }).toEqual({
+      status: 503,
+      code: 'unavailable',
+      retryAfter: '3600',
+    });
+  });
+
   it('takes at most 16 webhooks per account and mode, also when they are created at once, and room again after a delete', async () => {
     const { key: own } = await api.register();
     const create = (n: number, k = own) =>

@@ -30,7 +30,7 @@ export class WebhooksController {
     description:
       'Returns the signing secret, shown only here. URLs must be https and must not resolve to loopback, private, ' +
       'link-local or metadata addresses (400) unless the operator allows them (`WEBHOOK_ALLOW_PRIVATE=true`, which also allows http). ' +
-      'Registering costs nothing. ' +
+      'Registering costs nothing. `503 unavailable` with `Retry-After: 3600` when the server has no WEBHOOK_SECRET_KEY (webhooks are off until its operator sets one). ' +
       SIGNING,
     body: createWebhookBody,
     status: 201,

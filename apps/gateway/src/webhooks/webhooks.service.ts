@@ -34,6 +34,13 @@ const viewOf = (w: WebhookRow) => ({
 const MAX_WEBHOOKS = 16;
 
 /**
+ * Retry-After of the 503 a gateway without WEBHOOK_SECRET_KEY answers (ADR 0020): only its operator can end
+ * that, so an hour, past the longest any client of ours sleeps (60 s): they hand the error over at once,
+ * instead of the 1 s a transient 503 asks for, which invited a client to retry in a loop.
+ */
+const KEYLESS_RETRY_AFTER_S = 3600;
+
+/**
  * `/v1/webhooks`: an account registers, lists and deletes its endpoints, and reads their delivery attempts.
  * A webhook belongs to the mode of the key that registered it (ADR 0034): it takes that mode's events, and
  * only keys of that mode see and manage it.
@@ -52,7 +59,11 @@ export class WebhooksService {
 
   async create({ accountId, mode }: AuthContext, body: { url: string; events?: WebhookEvent[] | undefined }) {
     const key = this.config.webhooks.key;
-    if (key === null) throw DomainError.unavailable('webhooks are not enabled on this server (no WEBHOOK_SECRET_KEY)');
+    if (key === null) {
+      throw new DomainError('unavailable', 'webhooks are not enabled on this server (no WEBHOOK_SECRET_KEY)', {
+        retryAfterS: KEYLESS_RETRY_AFTER_S,
+      });
+    }
     // A name server that never answers must not hold the request (and a gateway's resolver thread) for long.
     const { allowPrivate, timeoutMs } = this.config.webhooks;
     const check = await checkWebhookTarget(body.url, allowPrivate, this.resolveHost, AbortSignal.timeout(timeoutMs));
