@@ -157,7 +157,7 @@ describe('accounts and keys (gateway + worker processes, real Redis and Postgres
     expect((wrong.body['error'] as { code: string }).code).toBe('invalid_credentials');
   });
 
-  it('takes a password typed with accents composed on one device and decomposed on another as the same (NFC, ADR 0046)', async () => {
+  it('takes a password typed with accents composed on one device and decomposed on another as the same (NFC, ADR 0043)', async () => {
     const email = `nfc${Date.now()}@example.com`;
     const composed = 'D\u00fcsseldorf caf\u00e9';
     const decomposed = composed.normalize('NFD');

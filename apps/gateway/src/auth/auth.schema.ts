@@ -27,7 +27,7 @@ function credentials(password: typeof passwordField) {
       email: emailField,
       password: password
         .optional()
-        .describe('compared in Unicode NFC: an accent typed composed or decomposed is the same character (ADR 0046)'),
+        .describe('compared in Unicode NFC: an accent typed composed or decomposed is the same character (ADR 0043)'),
       passwort: password.optional().describe('alias of `password`; send one of the two'),
     })
     .strict()

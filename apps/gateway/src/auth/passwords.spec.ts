@@ -34,7 +34,7 @@ describe('PasswordHasher', () => {
     expect(await hasher.verify('password one', stored)).toBe(true);
   });
 
-  describe('Unicode forms (ADR 0046)', () => {
+  describe('Unicode forms (ADR 0043)', () => {
     // "café 2026!" typed with é as one code point (NFC) on one device and as e + U+0301 (NFD) on another.
     const composed = 'caf\u00e9 2026!';
     const decomposed = 'cafe\u0301 2026!';

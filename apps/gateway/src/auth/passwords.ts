@@ -64,7 +64,7 @@ export class PasswordHasher implements OnModuleInit {
     this.maxWaiting = config.passwordHashing.maxWaiting;
   }
 
-  /** Hashes the password's NFC form (ADR 0046): the same characters typed composed or decomposed match. */
+  /** Hashes the password's NFC form (ADR 0043): the same characters typed composed or decomposed match. */
   hash(password: string): Promise<string> {
     return this.bounded(() => hashPassword(password.normalize('NFC'), this.kdf));
   }
@@ -84,7 +84,7 @@ export class PasswordHasher implements OnModuleInit {
   /**
    * Checks the password against `stored`, or against the dummy hash when the e-mail names no account
    * (null). The NFC form first, then — only when NFC changes it, so a second scrypt only for such input —
-   * the form as typed, which an account registered before NFC (ADR 0046) may have stored. Both runs take
+   * the form as typed, which an account registered before NFC (ADR 0043) may have stored. Both runs take
    * one slot.
    */
   verify(password: string, stored: string | null): Promise<boolean> {
