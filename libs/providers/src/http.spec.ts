@@ -1,5 +1,5 @@
 import { FakeUpstream } from '@dossier/testing';
-import { request } from './http';
+import { REDIRECT_STATUSES, request } from './http';
 
 describe('request', () => {
   let api: FakeUpstream;
@@ -44,6 +44,17 @@ describe('request', () => {
         message: `vendor: redirected to another host (${status}), not followed`,
       });
       expect(elsewhere.requests).toEqual([]);
+    },
+  );
+
+  it.each([300, 304, 305, 306])(
+    'keeps a %i as the answer, as fetch does, though it carries a Location',
+    async (status) => {
+      expect(REDIRECT_STATUSES.has(status)).toBe(false);
+      api.reply({ status, headers: { location: '/v2/thing' } });
+      const res = await ask('/v1/thing');
+      expect([res.status, res.url, res.headers.get('location')]).toEqual([status, `${api.url}/v1/thing`, '/v2/thing']);
+      expect(api.requests.map((r) => r.url)).toEqual(['/v1/thing']);
     },
   );
 

@@ -340,9 +340,15 @@ function notTheVendors(id: string, status: number): ProviderError {
   );
 }
 
-/** Where a redirect (301, 302, 303, 307, 308 with a Location) points; null for any other answer. */
+/**
+ * The statuses followed as redirects, as fetch follows them (Fetch's redirect statuses): not a 300, 305 or
+ * 306, nor a 304; such an answer is the answer.
+ */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** Where a redirect (one of REDIRECT_STATUSES, with a Location) points; null for any other answer. */
 function redirectOf(id: string, res: Response, from: string): URL | null {
-  if (![301, 302, 303, 307, 308].includes(res.status)) return null;
+  if (!REDIRECT_STATUSES.has(res.status)) return null;
   const location = locationOf(res.headers);
   if (location === null) return null;
   try {

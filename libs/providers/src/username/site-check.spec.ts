@@ -544,6 +544,31 @@ describe('the exchange with a site', () => {
     }
   });
 
+  // Only the redirects fetch and request() follow (301, 302, 303, 307, 308): a 300 (Multiple Choices), 305 or
+  // 306 is the site's answer, read by its rules like any other status, not a hop to the profile's page.
+  it.each([300, 305, 306])(
+    'does not follow a %i, with or without a Location: the rules read it (unknown, or what its errorCode says)',
+    async (status) => {
+      const before = fake.requests.length;
+      fake.reply((req) =>
+        req.url === '/u/ghopper' ? { status, headers: { location: '/u/GHopper/' } } : { status: 200, body: PROFILE },
+      );
+      const ex = await run(at(statusSite));
+      expect(ex).toMatchObject({ status, redirects: [], url: `${fake.url}/u/ghopper` });
+      expect(verdict(statusSite, ex)).toEqual({
+        outcome: 'unknown',
+        detail: `site:Example: an answer the site's rules do not cover (${status})`,
+      });
+      expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/u/ghopper']);
+
+      fake.reply({ status });
+      const bare = await run(at(statusSite));
+      expect(verdict(statusSite, bare)).toMatchObject({ outcome: 'unknown' });
+      const coded = siteOf({ errorType: 'status_code', errorCode: status });
+      expect(verdict(coded, await run(at(coded)))).toEqual({ outcome: 'not_found' });
+    },
+  );
+
   it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
     const locations: Record<string, string>[] = [
       {},

@@ -8,6 +8,7 @@ import {
   MAX_BODY_BYTES,
   rateLimited,
   redirected,
+  REDIRECT_STATUSES,
   request,
   type BodyAllowance,
   type UpstreamRequest,
@@ -207,7 +208,7 @@ export interface SiteExchange {
 }
 
 /**
- * Asks the site, following up to five redirects by hand. It stops at a redirect to the site's error page
+ * Asks the site, following up to five redirects (REDIRECT_STATUSES, as fetch) by hand. It stops at a redirect to the site's error page
  * or to a login page (the answer is known from the address alone: nothing more is fetched), and at one to
  * another host at a loopback, private, link-local or metadata address (`privateRedirect`): refused by the
  * connection's own lookup (`resolve`, the system's by default), so the address judged is the one connected to.
@@ -235,7 +236,7 @@ export async function exchange(
       void hop?.guard.dispatcher.destroy();
     }
     const answer = { ...res, requested: req.url, redirects, url: current.url };
-    if (res.status < 300 || res.status > 399 || res.status === 304) return answer;
+    if (!REDIRECT_STATUSES.has(res.status)) return answer;
     const location = locationOf(res.headers);
     const next = location === null ? null : httpUrl(location, current.url);
     if (!next) throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
