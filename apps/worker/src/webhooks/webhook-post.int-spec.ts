@@ -158,4 +158,22 @@ describe('postPinned', () => {
       error: 'ECONNREFUSED',
     });
   });
+
+  it('says, when every checked address fails, that all were tried and how each failed, naming at most four', async () => {
+    // Nothing listens on port 1 of the loopback addresses: each refuses, one after another.
+    const closed = new URL('http://hooks.invalid:1/x');
+    const at = (n: number) => ({ address: `127.0.0.${n}`, family: 4 as const });
+    expect(await postPinned({ url: closed, addresses: [at(2), at(3), at(1)] }, '{}', {}, 5000)).toEqual({
+      statusCode: null,
+      error:
+        'ECONNREFUSED (all 3 addresses failed: 127.0.0.2 ECONNREFUSED, 127.0.0.3 ECONNREFUSED, 127.0.0.1 ECONNREFUSED)',
+    });
+    const many = [2, 3, 4, 5, 6, 7, 8, 9].map(at);
+    expect(await postPinned({ url: closed, addresses: many }, '{}', {}, 5000)).toEqual({
+      statusCode: null,
+      error:
+        'ECONNREFUSED (all 8 addresses failed: 127.0.0.2 ECONNREFUSED, 127.0.0.3 ECONNREFUSED, ' +
+        '127.0.0.4 ECONNREFUSED, 127.0.0.5 ECONNREFUSED and 4 more)',
+    });
+  });
 });

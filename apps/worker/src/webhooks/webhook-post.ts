@@ -10,6 +10,26 @@ function answered(code: number): string {
   return code >= 300 && code < 400 ? `answered ${code} (redirects are not followed)` : `answered ${code}`;
 }
 
+/** How many of the addresses tried a failed attempt's error names, each with how it failed: the rest are counted. */
+const NAMED_ADDRESSES = 4;
+
+/**
+ * A failed connection's recorded error: its code; when every address was tried (autoSelectFamily's
+ * AggregateError, with Node's code for the whole), also that all failed and how each did, bounded by
+ * naming at most NAMED_ADDRESSES of them.
+ */
+function connectionError(err: NodeJS.ErrnoException & { errors?: unknown }): string {
+  const code = err.code ?? err.message;
+  // By shape, not instanceof: the error is made in Node's own realm (not a test VM's AggregateError).
+  if (!Array.isArray(err.errors)) return code;
+  const tries = (err.errors as (NodeJS.ErrnoException & { address?: string })[]).map(
+    (e) => `${e.address ?? '?'} ${e.code ?? 'error'}`,
+  );
+  const more = tries.length - NAMED_ADDRESSES;
+  const named = tries.slice(0, NAMED_ADDRESSES).join(', ') + (more > 0 ? ` and ${more} more` : '');
+  return `${code} (all ${tries.length} addresses failed: ${named})`;
+}
+
 /**
  * POSTs the body to the checked target, connecting to the addresses that were checked (never resolving the
  * name again: a DNS answer that changes after the check cannot redirect the request), with the URL's host
@@ -70,7 +90,7 @@ export function postPinned(
     deadline.addEventListener('abort', onDeadline, { once: true });
     req.on('error', (err: NodeJS.ErrnoException) => {
       deadline.removeEventListener('abort', onDeadline);
-      done({ statusCode: null, error: err.code ?? err.message });
+      done({ statusCode: null, error: connectionError(err) });
     });
     req.end(body);
   });
