@@ -266,8 +266,8 @@ describe('Dossier gateway (integration)', () => {
     const doomed = new Client({ apiKey: created.api_key, baseUrl });
     await doomed.account();
     const revoked = await client.revokeKey(created.key_id);
-    assert.equal(revoked.key.id, created.key_id);
-    assert.ok(revoked.key.revoked_at);
+    assert.equal(revoked.key?.id, created.key_id);
+    assert.ok(revoked.key?.revoked_at);
 
     await assert.rejects(doomed.account(), (err: unknown) => {
       assert.ok(err instanceof AuthenticationError, `got ${String(err)}`);
@@ -348,7 +348,7 @@ describe('Dossier gateway (integration): batch, webhooks, test keys', () => {
     );
     assert.ok(!('secret' in listed.webhooks[0]!), 'no secret in the list');
     assert.deepEqual((await client.webhookDeliveries(created.webhook.id)).deliveries, []);
-    assert.equal((await client.deleteWebhook(created.webhook.id)).webhook.id, created.webhook.id);
+    assert.equal((await client.deleteWebhook(created.webhook.id)).webhook?.id, created.webhook.id);
     assert.deepEqual((await client.listWebhooks()).webhooks, []);
     await assert.rejects(client.deleteWebhook(created.webhook.id), NotFoundError);
     await assert.rejects(

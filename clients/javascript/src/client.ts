@@ -419,9 +419,13 @@ export class Client {
       method: 'DELETE',
       path: `/v1/webhooks/${segment(id)}`,
       retrySafe: true,
+      goneOnRetry: true,
       ...call(options),
     });
-    return withResponseInfo(shaped<WebhookDeletedResponse>(answer, 'webhookDeleted'), answer);
+    const body: WebhookDeletedResponse = answer.gone
+      ? { status: 'success', webhook: null }
+      : shaped<WebhookDeletedResponse>(answer, 'webhookDeleted');
+    return withResponseInfo(body, answer);
   }
 
   /** `GET /v1/webhooks/{id}/deliveries`: its delivery attempts, newest first (the latest 100). */
@@ -480,9 +484,11 @@ export class Client {
       method: 'DELETE',
       path: `/v1/auth/keys/${segment(id)}`,
       retrySafe: true,
+      goneOnRetry: true,
       ...call(options),
     });
-    return withResponseInfo(shaped<KeyRevokedResponse>(answer, 'keyRevoked'), answer);
+    const body: KeyRevokedResponse = answer.gone ? { status: 'success', key: null } : shaped<KeyRevokedResponse>(answer, 'keyRevoked');
+    return withResponseInfo(body, answer);
   }
 
   /** What `JSON.stringify(client)` gives: the base URL and the API key shortened (`dsk_live…`). */

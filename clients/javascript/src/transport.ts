@@ -41,6 +41,11 @@ export interface HttpRequest extends CallSettings {
    * failures where the connection could not be opened at all are retried, and a 408, 502 or 504 is not.
    */
   retrySafe: boolean;
+  /**
+   * For a DELETE: a retry's 404 is answered as `gone` (success), because the attempt whose answer was lost (a
+   * connection cut after sending, a 502 or 504) had already deleted it. A 404 on the first attempt is still an error.
+   */
+  goneOnRetry?: boolean;
 }
 
 /** A 2xx answer. */
@@ -48,6 +53,8 @@ export interface HttpAnswer {
   status: number;
   body: unknown;
   headers: Record<string, string>;
+  /** A DELETE's 404 on a retry (`goneOnRetry`): the resource is gone, as asked. */
+  gone?: true;
 }
 
 /** Error codes of a connection that was never opened: the request cannot have reached the server. */
@@ -152,6 +159,9 @@ export class Transport {
         throw invalidResponse(answer, 'a JSON object');
       }
 
+      if (attempt > 0 && answer.status === 404 && req.goneOnRetry !== undefined) {
+        return { ...answer, gone: true };
+      }
       const error = errorFromResponse(answer.status, answer.body, answer.headers);
       if (canRetry && isRetryable(req, error)) {
         const retryAfterMs = parseRetryAfterMs(answer.headers['retry-after']);

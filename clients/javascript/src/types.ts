@@ -264,7 +264,8 @@ export interface KeyListResponse {
 /** `DELETE /v1/auth/keys/{id}`. */
 export interface KeyRevokedResponse {
   status: 'success';
-  key: ApiKeyInfo;
+  /** null when the first answer was lost and the retry found the key already gone (404): the revoke was done. */
+  key: ApiKeyInfo | null;
 }
 
 /** `GET /v1/account`. */
@@ -381,7 +382,8 @@ export interface WebhookListResponse {
 
 export interface WebhookDeletedResponse {
   status: 'success';
-  webhook: WebhookInfo;
+  /** null when the first answer was lost and the retry found the webhook already gone (404): the delete was done. */
+  webhook: WebhookInfo | null;
 }
 
 /** One delivery attempt. */

@@ -275,7 +275,7 @@ describe('Client basics', () => {
     assert.equal(last().headers['authorization'], undefined);
 
     const revoked = await client.revokeKey('key_3');
-    assert.equal(revoked.key.revoked_at, 'y');
+    assert.equal(revoked.key?.revoked_at, 'y');
   });
 
   test('printing a client, or a response carrying a key or a secret, never shows it whole', async () => {

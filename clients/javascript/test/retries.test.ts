@@ -6,7 +6,15 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
-import { APIConnectionError, APIError, APITimeoutError, Client, RateLimitError, UnavailableError } from '../src/index.js';
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  Client,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+} from '../src/index.js';
 import { SYSTEM_CLOCK } from '../src/transport.js';
 import { backoffDelayMs } from '../src/util.js';
 import {
@@ -387,7 +395,7 @@ describe('retries', () => {
           ['k-408', 'k-408'],
         );
         assert.equal((await client.account()).credits_remaining, 1);
-        assert.equal((await client.revokeKey('key_1')).key.id, 'key_1');
+        assert.equal((await client.revokeKey('key_1')).key?.id, 'key_1');
         assert.equal(fake.requests.length, 6);
       },
     );
@@ -415,11 +423,40 @@ describe('retries', () => {
             [`k-${status}`, `k-${status}`],
           );
           assert.equal((await client.account()).credits_remaining, 1);
-          assert.equal((await client.revokeKey('key_1')).key.id, 'key_1');
+          assert.equal((await client.revokeKey('key_1')).key?.id, 'key_1');
           assert.equal(fake.requests.length, 6);
         },
       );
     }
+  });
+
+  test('a DELETE whose retry finds the resource gone (404) succeeds: the lost first answer had done it', async () => {
+    const notFound = { status: 404, body: errorBody('not_found', 'no such key') };
+    for (const lost of [{ status: 0, destroy: true }, { status: 502, text: '<html>502</html>' }]) {
+      await withFake((_req, index) => (index % 2 === 0 ? lost : notFound), async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const revoked = await client.revokeKey('key_1');
+        assert.equal(revoked.status, 'success');
+        assert.equal(revoked.key, null);
+        assert.equal(revoked.requestId, 'req_fake2');
+        const deleted = await client.deleteWebhook('wh_1');
+        assert.equal(deleted.status, 'success');
+        assert.equal(deleted.webhook, null);
+        assert.deepEqual(
+          fake.requests.map((r) => `${r.method} ${r.path}`),
+          ['DELETE /v1/auth/keys/key_1', 'DELETE /v1/auth/keys/key_1', 'DELETE /v1/webhooks/wh_1', 'DELETE /v1/webhooks/wh_1'],
+        );
+      });
+    }
+  });
+
+  test('a 404 on the first attempt of a DELETE is still NotFoundError', async () => {
+    await withFake(sequence({ status: 404, body: errorBody('not_found', 'no such key') }), async (fake) => {
+      const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+      await assert.rejects(client.revokeKey('key_1'), NotFoundError);
+      await assert.rejects(client.deleteWebhook('wh_1'), NotFoundError);
+      assert.equal(fake.requests.length, 2);
+    });
   });
 
   test('502 and 504 are not retried for a POST without an Idempotency-Key, and after maxRetries are thrown', async () => {

@@ -390,7 +390,7 @@ final class Client
     /** DELETE /v1/webhooks/{id}: no event is sent to it from then on. $response->webhook describes it. */
     public function deleteWebhook(string $id, ?string $requestId = null): Response
     {
-        return $this->call('DELETE', '/v1/webhooks/' . self::segment($id), null, $requestId, 'webhookDeleted');
+        return $this->delete('/v1/webhooks/' . self::segment($id), $requestId, 'webhookDeleted', 'webhook');
     }
 
     /**
@@ -429,7 +429,7 @@ final class Client
     /** DELETE /v1/auth/keys/{id}: the key is refused from the next request on. $response->key describes it. */
     public function revokeKey(string $id, ?string $requestId = null): Response
     {
-        return $this->call('DELETE', '/v1/auth/keys/' . self::segment($id), null, $requestId, 'keyRevoked');
+        return $this->delete('/v1/auth/keys/' . self::segment($id), $requestId, 'keyRevoked', 'key');
     }
 
     // ---------------------------------------------------------------- internals
@@ -609,6 +609,18 @@ final class Client
     private function call(string $method, string $path, ?array $body, ?string $requestId, string $kind): Response
     {
         return self::shaped($kind, ...$this->http->request($method, $path, $body, self::requestIdHeader($requestId)));
+    }
+
+    /**
+     * A DELETE whose retry gets 404 (the attempt whose answer was lost had deleted it) is a Response with status
+     * success and $field null; a 404 on the first attempt is thrown.
+     */
+    private function delete(string $path, ?string $requestId, string $kind, string $field): Response
+    {
+        $gone = ['status' => 'success', $field => null];
+        [$status, $headers, $data, $raw] = $this->http->request('DELETE', $path, null, self::requestIdHeader($requestId), $gone);
+
+        return $status === 404 ? new Response($status, $headers, $data, $raw) : self::shaped($kind, $status, $headers, $data, $raw);
     }
 
     /** @param array<string, string> $body */

@@ -7,6 +7,7 @@ namespace Dossier\Tests;
 use Dossier\Client;
 use Dossier\Exception\ApiConnectionException;
 use Dossier\Exception\ApiException;
+use Dossier\Exception\NotFoundException;
 use Dossier\Exception\RateLimitException;
 use Dossier\Exception\UnavailableException;
 use Dossier\Exception\ValidationException;
@@ -211,6 +212,41 @@ final class RetryTest extends TestCase
             $this->assertCount(6, $requests);
             $this->assertSame(["k-$status", "k-$status"], [$requests[0]['headers']['idempotency-key'], $requests[1]['headers']['idempotency-key']]);
         }
+    }
+
+    public function testADeleteWhoseRetryFindsItGoneSucceeds(): void
+    {
+        // The first attempt deleted it but its answer was lost (a 502 or 504): the retry's 404 is success.
+        foreach ([502, 504] as $status) {
+            $lost = ['status' => $status, 'raw' => "<html>$status</html>"];
+            $notFound = self::error(404, 'not_found', 'no such key');
+            $this->server->script([$lost, $notFound, $lost, $notFound]);
+            $client = $this->client();
+
+            $revoked = $client->revokeKey('key_1');
+            $this->assertSame(['success', null, 404], [$revoked->status, $revoked->key, $revoked->httpStatus]);
+            $this->assertNotNull($revoked->requestId);
+            $deleted = $client->deleteWebhook('wh_1');
+            $this->assertSame(['success', null], [$deleted->status, $deleted->webhook]);
+            $this->assertSame(
+                ['/v1/auth/keys/key_1', '/v1/auth/keys/key_1', '/v1/webhooks/wh_1', '/v1/webhooks/wh_1'],
+                array_map(static fn (array $r): string => $r['path'], $this->server->requests()),
+            );
+        }
+    }
+
+    public function testA404OnTheFirstAttemptOfADeleteIsStillNotFound(): void
+    {
+        $this->server->script([self::error(404, 'not_found', 'no such key'), self::error(404, 'not_found', 'no such key')]);
+        $client = $this->client();
+        foreach ([static fn () => $client->revokeKey('key_1'), static fn () => $client->deleteWebhook('wh_1')] as $call) {
+            try {
+                $call();
+                $this->fail('a first 404 must throw');
+            } catch (NotFoundException) {
+            }
+        }
+        $this->assertCount(2, $this->server->requests());
     }
 
     public function test502And504AreNotRetriedForAPostWithoutAnIdempotencyKeyAndThrownAfterTheRetries(): void

@@ -198,9 +198,16 @@ class Client:
         return _listed(raw, ApiKey, "key_list", "keys")
 
     def revoke_key(self, key_id: str, *, request_id: Optional[str] = None) -> ApiKey:
-        """Revoke a key (``key_…``); it is refused from the next request on."""
+        """Revoke a key (``key_…``); it is refused from the next request on.
+
+        When the first answer was lost and the retry finds the key gone (404), the revoke was done: the
+        key returned holds only its ``id`` (``http_status`` 404)."""
         raw = self._transport.request(
-            "DELETE", f"/v1/auth/keys/{_segment('key_id', key_id)}", api_key=self.api_key, request_id=request_id
+            "DELETE",
+            f"/v1/auth/keys/{_segment('key_id', key_id)}",
+            api_key=self.api_key,
+            request_id=request_id,
+            gone_on_retry={"status": "success", "key": {"id": key_id}},
         )
         return ApiKey(_shaped(raw, "key_revoked")["key"], headers=raw.headers, http_status=raw.status)
 
@@ -526,12 +533,16 @@ class Client:
         return _listed(raw, WebhookEndpoint, "webhook_list", "webhooks")
 
     def delete_webhook(self, webhook_id: str, *, request_id: Optional[str] = None) -> WebhookEndpoint:
-        """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on."""
+        """``DELETE /v1/webhooks/{id}``: nothing is sent to it from then on.
+
+        When the first answer was lost and the retry finds the webhook gone (404), the delete was done:
+        the webhook returned holds only its ``id`` (``http_status`` 404)."""
         raw = self._transport.request(
             "DELETE",
             f"/v1/webhooks/{_segment('webhook_id', webhook_id)}",
             api_key=self.api_key,
             request_id=request_id,
+            gone_on_retry={"status": "success", "webhook": {"id": webhook_id}},
         )
         return WebhookEndpoint(_shaped(raw, "webhook_deleted")["webhook"], headers=raw.headers, http_status=raw.status)
 

@@ -110,6 +110,7 @@ class Transport:
         safe_to_resend: bool = True,
         retry_failed_search: bool = True,
         request_id: Optional[str] = None,
+        gone_on_retry: Optional[Dict[str, Any]] = None,
     ) -> RawResponse:
         """Send a request, retrying 429/503/connection failures (and a 408, 502 or 504 when
         ``safe_to_resend``), and return a 2xx response or raise the typed error.
@@ -122,6 +123,8 @@ class Transport:
         A ``Retry-After`` over ``MAX_RETRY_AFTER`` seconds is not waited out:
         the error is raised at once. ``request_id`` is sent as ``X-Request-Id``
         on every attempt (``ValueError`` when the gateway would not echo it).
+        ``gone_on_retry`` (a DELETE) is the body returned when a retry gets 404: the
+        attempt whose answer was lost had deleted it. A 404 on the first attempt raises.
         """
         all_headers = {
             "Accept": "application/json",
@@ -166,6 +169,8 @@ class Transport:
                         attempt += 1
                         continue
 
+            if attempt > 0 and status == 404 and gone_on_retry is not None:
+                return RawResponse(status, resp_headers, gone_on_retry, text)
             if 200 <= status < 300:
                 # Every answer of the API is a JSON object; anything else (a proxy's page, an empty
                 # body) is an APIError, as in the other clients.

@@ -196,6 +196,30 @@ class RetryTest(FakeServerTest):
                 self.assertEqual(client.revoke_key("key_1").id, "key_1")
                 self.assertEqual(len(self.server.requests), 6)
 
+    def test_a_delete_whose_retry_finds_it_gone_succeeds(self) -> None:
+        # The first attempt deleted it but its answer was lost (a cut connection, a 502): the retry's 404 is success.
+        for lost in (DROP, answer(502, "<html>502</html>")):
+            with self.subTest(lost=lost):
+                self.server = FakeServer().start()
+                self.addCleanup(self.server.stop)
+                self.server.route("DELETE", "/v1/auth/keys/key_1", lost, error(404, "not_found"))
+                self.server.route("DELETE", "/v1/webhooks/wh_1", lost, error(404, "not_found"))
+                client = self.client()
+                key = client.revoke_key("key_1")
+                self.assertEqual((key.id, key.http_status), ("key_1", 404))
+                self.assertIsNotNone(key.request_id)
+                self.assertEqual(client.delete_webhook("wh_1").id, "wh_1")
+                self.assertEqual(len(self.server.requests), 4)
+
+    def test_a_404_on_the_first_attempt_of_a_delete_is_still_not_found(self) -> None:
+        self.server.route("DELETE", "/v1/auth/keys/key_1", error(404, "not_found"))
+        self.server.route("DELETE", "/v1/webhooks/wh_1", error(404, "not_found"))
+        with self.assertRaises(dossier.NotFoundError):
+            self.client().revoke_key("key_1")
+        with self.assertRaises(dossier.NotFoundError):
+            self.client().delete_webhook("wh_1")
+        self.assertEqual(len(self.server.requests), 2)
+
     def test_502_and_504_are_not_retried_for_a_post_without_an_idempotency_key_and_raised_after_the_retries(self) -> None:
         for status in (502, 504):
             with self.subTest(status=status):

@@ -209,6 +209,31 @@ class RetryTest < Minitest::Test
     end
   end
 
+  def test_a_delete_whose_retry_finds_it_gone_succeeds
+    # The first attempt deleted it but its answer was lost (a cut connection, a 502): the retry's 404 is success.
+    not_found = error_body("not_found", "no such key")
+    [->(s) { s.drop }, ->(s) { s.reply(502, "<html>502</html>") }].each do |lose|
+      server = FakeServer.new
+      lose.call(server).reply(404, not_found)
+      lose.call(server).reply(404, not_found)
+      c = Dossier::Client.new(api_key: "dsk_test", base_url: server.url, backoff_base: 0.001, backoff_max: 0.001)
+      revoked = c.revoke_key("key_1")
+      assert_equal ["success", nil, 404], [revoked.status, revoked.key, revoked.http_status]
+      deleted = c.delete_webhook("wh_1")
+      assert_equal ["success", nil], [deleted.status, deleted.webhook]
+      assert_equal ["/v1/auth/keys/key_1"] * 2 + ["/v1/webhooks/wh_1"] * 2, server.requests.map(&:path)
+    ensure
+      server&.stop
+    end
+  end
+
+  def test_a_404_on_the_first_attempt_of_a_delete_is_still_not_found
+    2.times { @server.reply(404, error_body("not_found", "no such key")) }
+    assert_raises(Dossier::NotFoundError) { client.revoke_key("key_1") }
+    assert_raises(Dossier::NotFoundError) { client.delete_webhook("wh_1") }
+    assert_equal 2, @server.requests.size
+  end
+
   def test_502_and_504_are_not_retried_for_a_post_without_an_idempotency_key_and_raised_after_the_retries
     [502, 504].each do |status|
       server = FakeServer.new

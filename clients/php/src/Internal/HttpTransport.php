@@ -96,12 +96,14 @@ final class HttpTransport
     /**
      * @param array<string, mixed>|null $body JSON object to send; null for no body
      * @param array<string, string> $headers extra request headers
+     * @param array<string, mixed>|null $goneOnRetry for a DELETE: the body returned (with the 404) when a retry gets
+     *        404, because the attempt whose answer was lost had deleted it; a 404 on the first attempt is thrown
      * @return array{int, array<string, string>, array<string, mixed>, string} status, headers, decoded body, raw body
      *
      * @throws ApiException for any status >= 400 left after retries
      * @throws ApiConnectionException when no answer could be had
      */
-    public function request(string $method, string $path, ?array $body = null, array $headers = []): array
+    public function request(string $method, string $path, ?array $body = null, array $headers = [], ?array $goneOnRetry = null): array
     {
         $repeatable = $method === 'GET' || $method === 'DELETE' || isset($headers['Idempotency-Key']);
         $payload = $body === null ? null : self::encode($body);
@@ -124,6 +126,9 @@ final class HttpTransport
             }
 
             [$status, $respHeaders, $raw] = $answer['response'];
+            if ($attempt > 0 && $status === 404 && $goneOnRetry !== null) {
+                return [$status, $respHeaders, $goneOnRetry, $raw];
+            }
             if ($status < 200 || $status >= 300) { // a 3xx too: redirects are not followed (CURLOPT_FOLLOWLOCATION)
                 $retryAfter = Headers::retryAfter($respHeaders);
                 // A longer wait than we are willing to sleep: the error (with its Retry-After) is thrown at once.

@@ -122,7 +122,8 @@ module Dossier
     # or an empty list.
     def self.shaped(reply, kind)
       what, holds = ANSWERS.fetch(kind)
-      raise Transport.not_a(reply, what) unless reply.data["status"] == "success" && holds.call(reply.data)
+      # A DELETE's 404 on a retry (reply.gone) is the success the client made of it, not the gateway's answer.
+      raise Transport.not_a(reply, what) unless reply.gone || (reply.data["status"] == "success" && holds.call(reply.data))
 
       Response.new(reply)
     end
@@ -328,7 +329,8 @@ module Dossier
     # DELETE /v1/webhooks/{id} => Response with the deleted webhook
     def delete_webhook(webhook_id, request_id: nil)
       path = "/v1/webhooks/#{escape(required_id(:webhook_id, webhook_id))}"
-      shaped(call(:delete, path, request_id: request_id), :webhook_deleted)
+      shaped(call(:delete, path, request_id: request_id, gone_on_retry: { "status" => "success", "webhook" => nil }),
+             :webhook_deleted)
     end
 
     # GET /v1/webhooks/{id}/deliveries => Response with deliveries, newest first (at most 100):
@@ -362,7 +364,9 @@ module Dossier
     def revoke_key(key_id, request_id: nil)
       raise ArgumentError, "key_id is required" if key_id.nil? || key_id.to_s.empty?
 
-      shaped(call(:delete, "/v1/auth/keys/#{escape(key_id)}", request_id: request_id), :key_revoked)
+      shaped(call(:delete, "/v1/auth/keys/#{escape(key_id)}", request_id: request_id,
+                                                              gone_on_retry: { "status" => "success", "key" => nil }),
+             :key_revoked)
     end
 
     def inspect
@@ -377,9 +381,10 @@ module Dossier
       self.class.send(:shaped, reply, kind)
     end
 
-    def call(method, path, body: nil, headers: {}, retry_sent: method != :post, request_id: nil)
+    def call(method, path, body: nil, headers: {}, retry_sent: method != :post, request_id: nil, gone_on_retry: nil)
       headers = { "Authorization" => "Bearer #{@api_key}" }.merge(headers, self.class.request_id_header(request_id))
-      Transport.check(transport.request(method, path, body: body, headers: headers, retry_sent: retry_sent))
+      Transport.check(transport.request(method, path, body: body, headers: headers, retry_sent: retry_sent,
+                                                      gone_on_retry: gone_on_retry))
     end
 
     def lookup(path, fields, permissible_purpose:, idempotency_key:, wait:, poll_timeout:, request_id:)

@@ -26,7 +26,8 @@ module Dossier
     end
 
     # One HTTP answer: Integer status, headers (lower-case names => String), raw body, parsed JSON (or nil).
-    Reply = Struct.new(:status, :headers, :body, :data)
+    # gone: a DELETE's 404 on a retry, read as success (see #request's gone_on_retry).
+    Reply = Struct.new(:status, :headers, :body, :data, :gone)
 
     # The request never reached the server: always safe to retry.
     UNSENT_ERRORS = [
@@ -70,8 +71,9 @@ module Dossier
     # Sends one logical request, retrying on 429, 503 and connection failures (not on a certificate error), and
     # on a 408 (the request did not arrive in time), 502 or 504 when retry_sent: repeating the request is harmless.
     # Returns a Reply of any status (the caller decides what is an error);
-    # raises ConnectionError when the server cannot be reached.
-    def request(method, path, body: nil, headers: {}, retry_sent: false)
+    # raises ConnectionError when the server cannot be reached. gone_on_retry (a DELETE) is the data of the Reply
+    # (marked gone) when a retry gets 404: the attempt whose answer was lost had deleted it. A first 404 is returned.
+    def request(method, path, body: nil, headers: {}, retry_sent: false, gone_on_retry: nil)
       payload = body.nil? ? nil : encode(body)
       attempt = 0
       loop do
@@ -84,6 +86,10 @@ module Dossier
             raise ConnectionError, connection_message(e, attempt)
           end
         else
+          if gone_on_retry && attempt.positive? && reply.status == 404
+            return Reply.new(reply.status, reply.headers, reply.body, gone_on_retry, true)
+          end
+
           delay = retry_delay(method, reply, attempt, retry_sent)
           return reply if delay.nil?
         end
@@ -168,7 +174,7 @@ module Dossier
 
     # Returns the reply when it is a 2xx with a JSON object body; raises the mapped APIError otherwise.
     def self.check(reply)
-      raise ErrorMapping.error_for(reply) unless (200..299).cover?(reply.status)
+      raise ErrorMapping.error_for(reply) unless (200..299).cover?(reply.status) || reply.gone
       return reply if reply.data.is_a?(Hash)
 
       raise not_a(reply, "JSON object")
