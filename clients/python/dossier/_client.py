@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 from urllib.parse import quote, urlencode
 
-from ._errors import SearchTimeoutError
+from ._errors import PollTimeoutError
 from ._json import as_dict, dict_list, opt_int, opt_str
 from ._models import (
     Account,
@@ -392,7 +392,7 @@ class Client:
     ) -> SearchResult:
         """``GET /v1/searches/{id}``: the search as it is now (``status`` is
         ``"pending"`` while it runs). With ``wait=True``, poll until it is done
-        or ``poll_timeout`` passes (then :class:`~dossier.SearchTimeoutError`).
+        or ``poll_timeout`` passes (then :class:`~dossier.PollTimeoutError`).
         A failed lookup raises :class:`~dossier.UnavailableError`."""
         deadline = self._transport.now() + self._poll_timeout(poll_timeout)
         result = self._fetch_search(search_id, idempotency_key=None, request_id=request_id)
@@ -503,7 +503,7 @@ class Client:
         """``GET /v1/batches/{id}``: the batch as it is now (``status`` is
         ``"pending"`` while an item runs). With ``wait=True``, poll until every
         item is settled or ``poll_timeout`` passes (then
-        :class:`~dossier.SearchTimeoutError` with ``batch_id``)."""
+        :class:`~dossier.PollTimeoutError` with ``batch_id``)."""
         deadline = self._transport.now() + self._poll_timeout(poll_timeout)
         result = self._fetch_batch(batch_id, None, request_id)
         if wait and result.pending:
@@ -660,7 +660,7 @@ class Client:
                     else f"search {result.get('search_id')}"
                 )
                 getter = "get_batch()" if isinstance(result, BatchResult) else "get_search()"
-                raise SearchTimeoutError(
+                raise PollTimeoutError(
                     f"{what} is still pending after the polling deadline; fetch it later with {getter}",
                     search=result,
                 )

@@ -7,7 +7,7 @@ Every failure of an API call raises a subclass of :class:`APIError`:
 * a network failure that outlived the retries is an :class:`APIConnectionError`
   (``status`` and ``code`` are ``None``-ish, see the class);
 * a ``202`` that was still pending when the polling deadline passed is a
-  :class:`SearchTimeoutError`.
+  :class:`PollTimeoutError`.
 
 Misuse of the library itself (no API key, mixing the two forms of ``search``)
 raises the built-in :class:`ValueError` before anything is sent.
@@ -36,6 +36,7 @@ __all__ = [
     "NotFoundError",
     "ConflictError",
     "UnavailableError",
+    "PollTimeoutError",
     "SearchTimeoutError",
     "SignatureVerificationError",
     "error_from_envelope",
@@ -161,7 +162,7 @@ class UnavailableError(APIError):
         return opt_str(as_dict(self.body).get("search_id"))
 
 
-class SearchTimeoutError(APIError):
+class PollTimeoutError(APIError):
     """A lookup (or a batch) was still pending when the polling deadline
     (``poll_timeout``) passed. The work goes on server-side and its credits stay
     reserved: fetch it later with ``client.get_search(err.search_id)`` (or
@@ -181,6 +182,10 @@ class SearchTimeoutError(APIError):
         self.search = search
         self.search_id: Optional[str] = opt_str(search.raw.get("search_id"))
         self.batch_id: Optional[str] = opt_str(search.raw.get("batch_id"))
+
+
+SearchTimeoutError = PollTimeoutError
+"""Deprecated name of :class:`PollTimeoutError` (the same class, so either catches it), kept for 0.1.0 code."""
 
 
 class SignatureVerificationError(APIError):

@@ -105,6 +105,13 @@ class PollingTest(FakeServerTest):
         with self.assertRaises(dossier.SearchTimeoutError):
             self.client(poll_timeout=0.1).get_search("srch_s", wait=True)
 
+    def test_poll_timeout_error_and_its_deprecated_name_search_timeout_error_catch_it(self) -> None:
+        self.server.route("GET", "/v1/searches/srch_s", pending("srch_s", retry_after="0.05"))
+        for name in ("PollTimeoutError", "SearchTimeoutError"):
+            with self.subTest(name=name), self.assertRaises(getattr(dossier, name)):
+                self.client(poll_timeout=0.1).get_search("srch_s", wait=True)
+        self.assertIs(dossier.SearchTimeoutError, dossier.PollTimeoutError)
+
     def test_polling_get_is_retried_on_503_and_429(self) -> None:
         self.server.route("POST", "/v1/verify/email", pending("srch_r"))
         self.server.route("GET", "/v1/searches/srch_r",
