@@ -7,7 +7,7 @@ namespace Dossier;
 use Dossier\Exception\ApiException;
 use Dossier\Exception\InvalidArgumentException;
 use Dossier\Exception\LogicException;
-use Dossier\Exception\SearchTimeoutException;
+use Dossier\Exception\PollTimeoutException;
 use Dossier\Internal\HttpTransport;
 use Dossier\Internal\Redact;
 
@@ -48,7 +48,7 @@ final class Client
      * @param string|null $baseUrl defaults to http://localhost:3000
      * @param float $timeout seconds one HTTP attempt may take as a whole, from connecting to the complete answer read
      * @param int $maxRetries retries after the first attempt on 429, 503, connection failures and (when safe to repeat) 408, 502 and 504
-     * @param float $pollTimeout seconds a lookup may take, 202 polling included, before SearchTimeoutException
+     * @param float $pollTimeout seconds a lookup may take, 202 polling included, before PollTimeoutException
      * @param float $pollInterval seconds between polls when a 202 carries no (readable) Retry-After; a poll waits
      *        the Retry-After otherwise, at most 60 s, and never past the deadline
      * @param float $retryBaseDelay backoff base in seconds: retry n waits random(0, min(max, base * 2^n))
@@ -592,7 +592,7 @@ final class Client
             $id = (string) ($result instanceof BatchResult ? $result->batchId : $result->searchId);
             $remaining = $deadline - $this->http->now();
             if ($remaining <= 0) {
-                throw new SearchTimeoutException($result, $this->http->now() - $started);
+                throw new PollTimeoutException($result, $this->http->now() - $started);
             }
             $this->http->sleep(HttpTransport::pollDelay($result->headers, $this->pollInterval, $remaining));
             $result = $result instanceof BatchResult ? $this->fetchBatch($id, $requestId) : $this->fetchSearch($id, $requestId);

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Dossier\Tests;
 
+use Dossier\Exception\PollTimeoutException;
 use Dossier\Exception\SearchTimeoutException;
 use Dossier\Exception\UnavailableException;
 use Dossier\Internal\HttpTransport;
@@ -131,6 +132,24 @@ final class PollingTest extends TestCase
 
         $this->expectException(SearchTimeoutException::class);
         $this->client(['pollTimeout' => 30.0])->verifyEmail('a@example.com', pollTimeout: 0.1);
+    }
+
+    public function testPollTimeoutExceptionAndItsDeprecatedNameSearchTimeoutExceptionBothCatchIt(): void
+    {
+        $this->server->script([], self::pending('srch_p7', '0.05'));
+        $client = $this->client();
+        try {
+            $client->verifyEmail('a@example.com', pollTimeout: 0.1);
+            $this->fail('expected PollTimeoutException');
+        } catch (PollTimeoutException $e) {
+            $this->assertSame('srch_p7', $e->getSearchId());
+        }
+        try {
+            $client->verifyEmail('a@example.com', pollTimeout: 0.1);
+            $this->fail('expected SearchTimeoutException');
+        } catch (SearchTimeoutException $e) {
+            $this->assertInstanceOf(PollTimeoutException::class, $e);
+        }
     }
 
     public function testPollingGetsAreRetriedOn503And429(): void

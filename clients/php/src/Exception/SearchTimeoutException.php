@@ -4,41 +4,6 @@ declare(strict_types=1);
 
 namespace Dossier\Exception;
 
-use Dossier\BatchResult;
-use Dossier\SearchResult;
-
-/**
- * A lookup (or a batch) was still pending when the client's poll deadline (pollTimeout) passed.
- * The work goes on at the server: fetch it later with Client::getSearch($e->getSearchId())
- * (or Client::getBatch($e->getBatchId())).
- */
-class SearchTimeoutException extends \RuntimeException implements DossierException
-{
-    public function __construct(private readonly SearchResult|BatchResult $pending, float $waitedSeconds)
-    {
-        parent::__construct(sprintf(
-            '%s was still pending after %.1f s; fetch it later with %s',
-            $pending instanceof BatchResult ? 'batch ' . $pending->batchId : 'search ' . $pending->searchId,
-            $waitedSeconds,
-            $pending instanceof BatchResult ? 'getBatch()' : 'getSearch()',
-        ));
-    }
-
-    /** The pending search's id; null for a batch. */
-    public function getSearchId(): ?string
-    {
-        return $this->pending instanceof SearchResult ? $this->pending->searchId : null;
-    }
-
-    /** The pending batch's id; null for a single lookup. */
-    public function getBatchId(): ?string
-    {
-        return $this->pending instanceof BatchResult ? $this->pending->batchId : null;
-    }
-
-    /** The last pending answer seen: a SearchResult, or a BatchResult for batch()/getBatch(). */
-    public function getPendingResult(): SearchResult|BatchResult
-    {
-        return $this->pending;
-    }
-}
+// SearchTimeoutException is the deprecated name of PollTimeoutException (an alias of the same class, declared in
+// PollTimeoutException.php): loading that file declares both.
+class_exists(PollTimeoutException::class);
