@@ -270,6 +270,17 @@ class RetryTest < Minitest::Test
     assert_equal 1, keys.uniq.size
   end
 
+  def test_api_connection_error_is_the_other_clients_name_of_connection_error_and_both_catch_it
+    [Dossier::APIConnectionError, Dossier::ConnectionError].each do |name|
+      server = FakeServer.new
+      server.drop
+      c = Dossier::Client.new(api_key: "dsk_test", base_url: server.url, backoff_base: 0.001, backoff_max: 0.001)
+      assert_raises(name) { c.create_key(name: "once") }
+    ensure
+      server&.stop
+    end
+  end
+
   def test_dropped_connection_is_not_retried_for_create_key
     @server.drop.reply(201, { status: "success", api_key: "dsk_y", key_id: "key_y" })
     assert_raises(Dossier::ConnectionError) { client.create_key(name: "once") }

@@ -75,6 +75,10 @@ module Dossier
   # Not an APIError: there is no HTTP status. The low-level exception is in `cause`.
   class ConnectionError < Error; end
 
+  # The name the JavaScript and Python clients give it (PHP: ApiConnectionException): the same class, so either
+  # rescues it.
+  APIConnectionError = ConnectionError
+
   # A pending search (or batch) was still pending when the polling deadline (poll_timeout) passed.
   # The work goes on on the server: fetch it later with Client#get_search(error.search_id)
   # (or Client#get_batch(error.batch_id)).
