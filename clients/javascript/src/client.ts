@@ -467,7 +467,10 @@ export class Client {
     return withResponseInfo(hideSecretsWhenPrinted(shaped<KeyIssuedResponse>(answer, 'keyIssued')), answer);
   }
 
-  /** `GET /v1/auth/keys`: every key of the account, revoked ones included (a test key sees only the test keys). */
+  /**
+   * `GET /v1/auth/keys`: every live key of the account and its 100 most recently revoked (`revoked_at` set); a
+   * test key sees only the test keys.
+   */
   async listKeys(options?: RequestOptions): Promise<KeyListResponse & ResponseInfo> {
     const answer = await this.transport.send({
       method: 'GET',

@@ -192,7 +192,7 @@ class Client:
         return IssuedKey(_shaped(raw, "key_issued"), headers=raw.headers, http_status=raw.status)
 
     def list_keys(self, *, request_id: Optional[str] = None) -> ResponseList[ApiKey]:
-        """Every key of the account, revoked ones included (``revoked_at`` set);
+        """Every live key of the account and its 100 most recently revoked (``revoked_at`` set);
         a test key sees only the test keys."""
         raw = self._transport.request("GET", "/v1/auth/keys", api_key=self.api_key, request_id=request_id)
         return _listed(raw, ApiKey, "key_list", "keys")
