@@ -80,4 +80,33 @@ describe('queueBatchCompletion (real Postgres and Redis)', () => {
     expect(job?.data.event).toMatchObject({ id: batchEventId(batchId), type: 'batch.completed' });
     expect(await repos.batches.findSettledOpen(0, 100)).toEqual([]);
   });
+
+  it('dates a batch by its last search settled, the same for every completer, however late each reads it', async () => {
+    const account = await new AccountsRepository(db).create(`t${randomBytes(6).toString('hex')}@example.com`, 'x', 10);
+    const searches = [newSearch(account.id), newSearch(account.id)];
+    const batchId = newId.batch();
+    await repos.batches.create(
+      {
+        id: batchId,
+        accountId: account.id,
+        keyId: 'key_test',
+        idempotencyKey: null,
+        requestHash: null,
+        requestId: 'r',
+      },
+      searches.map((search) => ({ search })),
+    );
+    for (const search of searches) {
+      await repos.searches.settle(search.id, { status: 'succeeded', results: [], sources: [], charge: false });
+    }
+    const [last] = (await db.query(`SELECT max(completed_at) AS at FROM searches WHERE batch_id = $1`, [batchId])) as [
+      { at: Date },
+    ];
+    // Two completers reading it a moment apart (a retried job, the reconciler): one time, the last settle's.
+    const first = await repos.batches.settledState(batchId);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = await repos.batches.settledState(batchId);
+    expect(first).toEqual({ account_id: account.id, completed_at: last.at, marked: false });
+    expect(second).toEqual(first);
+  });
 });

@@ -211,15 +211,19 @@ export class BatchesRepository {
 
   /**
    * The batch's account and completion time when none of its searches is pending any more — the time it was
-   * marked completed (`marked`), or now when it is not yet — or null while some run (or when there is no such
-   * batch). Read after each of its searches settles (and again on a redelivery): the read made after the last
+   * marked completed (`marked`), or when it is not yet, the time its last search settled (now for a batch of
+   * no searches): the same for every completer however late it reads, so the `batch.completed` one queues
+   * and the time another marks agree — or null while some run (or when there is no such batch). Read after each of its searches settles (and again on a redelivery): the read made after the last
    * settle commits sees every search settled. The batch is marked (markCompleted) only once its
    * `batch.completed` is queued (queueBatchCompletion): until then the reconciler still finds it.
    */
   async settledState(id: string): Promise<{ account_id: string; completed_at: Date; marked: boolean } | null> {
     const rows = await queryRows<{ account_id: string; completed_at: Date; marked: boolean }>(
       this.db,
-      `SELECT b.account_id, COALESCE(b.completed_at, now()) AS completed_at, b.completed_at IS NOT NULL AS marked
+      `SELECT b.account_id,
+              COALESCE(b.completed_at, (SELECT max(s.completed_at) FROM searches s WHERE s.batch_id = $1), now())
+                AS completed_at,
+              b.completed_at IS NOT NULL AS marked
          FROM batches b
         WHERE b.id = $1 AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.batch_id = $1 AND s.status = 'pending')`,
       [id],
