@@ -28,6 +28,7 @@ class BatchTest < Minitest::Test
                                   { "kind" => "email", "input" => { "email" => "a@b.c" } },
                                   { "kind" => "person", "input" => { "name" => "John Smith" } }] }, req.json)
     assert_match UUID_V4, req.headers["idempotency-key"], "a key is generated so a retry never charges twice"
+    assert_equal req.headers["idempotency-key"], res.idempotency_key
 
     assert res.success?
     assert_equal "bat_1", res.batch_id
@@ -59,6 +60,7 @@ class BatchTest < Minitest::Test
     res = client.batch(REQUESTS, idempotency_key: "batch-key-1", wait: false)
     req = @server.requests.first
     assert_equal "batch-key-1", req.headers["idempotency-key"]
+    assert_equal "batch-key-1", res.idempotency_key
     assert_equal "respond-async", req.headers["prefer"]
     assert res.pending?
     assert_equal "/v1/batches/bat_2", res.location
@@ -79,6 +81,7 @@ class BatchTest < Minitest::Test
     assert_equal [%w[POST /v1/batch], %w[GET /v1/batches/bat_3], %w[GET /v1/batches/bat_3]],
                  @server.requests.map { |r| [r.method, r.path] }
     assert_equal [1, 0.05], c.pauses
+    assert_equal @server.requests.first.headers["idempotency-key"], res.idempotency_key, "kept through polling"
   end
 
   def test_poll_timeout_names_the_batch

@@ -25,6 +25,25 @@ class PollingTest < Minitest::Test
     assert_equal [1, 1], c.pauses, "waits the Retry-After between polls"
   end
 
+  def test_result_keeps_the_idempotency_key_it_was_sent_with_through_polling
+    @server.reply(202, PENDING, PENDING_HEADERS).reply(200, DONE)
+    res = client.verify_phone(phone: "+14155552671", idempotency_key: "order-42")
+    assert res.success?
+    assert_equal "order-42", res.idempotency_key, "the key of the POST, kept on the polled result"
+
+    @server.reply(200, DONE)
+    generated = client.verify_phone(phone: "+14155552671")
+    assert_equal @server.requests.last.headers["idempotency-key"], generated.idempotency_key
+    assert_match UUID_V4, generated.idempotency_key
+
+    @server.reply(202, PENDING, PENDING_HEADERS)
+    pending = client.verify_phone(phone: "+14155552671", idempotency_key: "order-43", wait: false)
+    assert_equal "order-43", pending.idempotency_key
+
+    @server.reply(200, DONE)
+    assert_nil client.get_search("srch_p").idempotency_key, "a GET sends no Idempotency-Key"
+  end
+
   def test_poll_interval_used_without_retry_after
     @server.reply(202, PENDING).reply(200, DONE)
     c = client(poll_interval: 0.05)

@@ -296,7 +296,7 @@ module Dossier
       deadline = deadline_for(poll_timeout)
       headers = post_headers(idempotency_key, wait, poll_timeout)
       result = batch_result(call(:post, "/v1/batch", body: body, headers: headers, retry_sent: true,
-                                                   request_id: request_id))
+                                                   request_id: request_id), headers["Idempotency-Key"])
       wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
@@ -393,7 +393,7 @@ module Dossier
       # The Idempotency-Key makes a repeated POST replay the same search: safe to retry.
       headers = post_headers(idempotency_key, wait, poll_timeout)
       result = search_result(call(:post, path, body: body, headers: headers, retry_sent: true,
-                                             request_id: request_id))
+                                             request_id: request_id), headers["Idempotency-Key"])
       wait && result.pending? ? poll(result, deadline, request_id) : result
     end
 
@@ -440,36 +440,37 @@ module Dossier
         "input" => input.is_a?(Hash) ? compact(**input.transform_keys(&:to_sym)) : input }
     end
 
-    def fetch_search(search_id, request_id)
-      search_result(call(:get, "/v1/searches/#{escape(search_id)}", request_id: request_id))
+    # idempotency_key: the key of the POST this polls (kept on the result), nil for get_search / get_batch.
+    def fetch_search(search_id, request_id, idempotency_key = nil)
+      search_result(call(:get, "/v1/searches/#{escape(search_id)}", request_id: request_id), idempotency_key)
     end
 
-    def fetch_batch(batch_id, request_id)
-      batch_result(call(:get, "/v1/batches/#{escape(batch_id)}", request_id: request_id))
+    def fetch_batch(batch_id, request_id, idempotency_key = nil)
+      batch_result(call(:get, "/v1/batches/#{escape(batch_id)}", request_id: request_id), idempotency_key)
     end
 
     # A lookup's or get_search's answer. One that is not the envelope (status "success" with its results Array, or
     # "pending"; a search_id; credits_remaining) raises APIError (code nil), as in the other three clients: a
     # broken answer is never shown as a search that found nothing.
-    def search_result(reply)
+    def search_result(reply, idempotency_key)
       data = reply.data
       settled = data["status"] == "success" && data["results"].is_a?(Array)
       unless (settled || data["status"] == "pending") && names_it_and_the_balance?(data, "search_id")
         raise Transport.not_a(reply, "search envelope (status, search_id, credits_remaining and, once done, results)")
       end
 
-      SearchResult.new(reply)
+      SearchResult.new(reply, idempotency_key: idempotency_key)
     end
 
     # A batch's answer; one that is not the envelope (status, batch_id, items, credits_remaining) raises APIError.
-    def batch_result(reply)
+    def batch_result(reply, idempotency_key)
       data = reply.data
       settles = %w[success pending].include?(data["status"]) && data["items"].is_a?(Array)
       unless settles && names_it_and_the_balance?(data, "batch_id")
         raise Transport.not_a(reply, "batch envelope (status, batch_id, items, credits_remaining)")
       end
 
-      BatchResult.new(reply)
+      BatchResult.new(reply, idempotency_key: idempotency_key)
     end
 
     # Whether a search's or a batch's answer names it (a non-empty id_field) and the balance (an Integer).
@@ -512,9 +513,9 @@ module Dossier
         end
         transport.pause(delay)
         current = if current.is_a?(BatchResult)
-                    fetch_batch(current.batch_id, request_id)
+                    fetch_batch(current.batch_id, request_id, current.idempotency_key)
                   else
-                    fetch_search(current.search_id, request_id)
+                    fetch_search(current.search_id, request_id, current.idempotency_key)
                   end
       end
       current

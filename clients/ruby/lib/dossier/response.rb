@@ -151,6 +151,15 @@ module Dossier
 
   # What a lookup's and a batch's answers share: "success" once settled, "pending" (202) until then.
   class SettlingResponse < Response
+    # The Idempotency-Key the lookup or batch was sent with (yours, or the UUID v4 generated for it), kept
+    # through polling; nil for get_search and get_batch (a GET sends none). As idempotency_key in Python.
+    attr_reader :idempotency_key
+
+    def initialize(reply, idempotency_key: nil)
+      super(reply)
+      @idempotency_key = idempotency_key
+    end
+
     # For a pending answer: the Location header (/v1/searches/{id} or /v1/batches/{id}).
     def location
       headers["location"]
