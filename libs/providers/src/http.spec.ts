@@ -58,6 +58,23 @@ describe('request', () => {
     },
   );
 
+  it.each([301, 302, 303, 307, 308])(
+    'keeps a %i without a Location as the answer, as the username checks do',
+    async (status) => {
+      api.reply({ status, body: 'moved' });
+      const res = await request('vendor', { url: `${api.url}/v1/thing` }, AbortSignal.timeout(5000));
+      expect([res.status, res.url, res.text]).toEqual([status, `${api.url}/v1/thing`, 'moved']);
+    },
+  );
+
+  it('calls a redirect with an invalid Location malformed', async () => {
+    api.reply({ status: 302, headers: { location: 'http://[::1' } });
+    await expect(request('vendor', { url: `${api.url}/v1/thing` }, AbortSignal.timeout(5000))).rejects.toMatchObject({
+      code: 'malformed',
+      message: 'vendor: a redirect (302) without a valid Location',
+    });
+  });
+
   it('reads a Location sent as raw UTF-8 as UTF-8, as fetch does', async () => {
     api.reply((req) =>
       req.url === '/v1/thing'

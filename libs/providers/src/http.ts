@@ -194,7 +194,8 @@ const MAX_REDIRECTS = 5;
  *
  * Redirects are followed by hand, on the configured origin only: fetch would follow one anywhere, sending
  * a key in a vendor's own header (`X-Api-Key`; it drops only Authorization across origins) to that host and
- * taking its answer for the vendor's. A redirect elsewhere, or a sixth, is `malformed`.
+ * taking its answer for the vendor's. A redirect elsewhere, or a sixth, is `malformed`; one without a Location
+ * is the answer (redirectOf).
  */
 export async function request(id: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
   try {
@@ -346,16 +347,24 @@ function notTheVendors(id: string, status: number): ProviderError {
  */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-/** Where a redirect (one of REDIRECT_STATUSES, with a Location) points; null for any other answer. */
-function redirectOf(id: string, res: Response, from: string): URL | null {
+/**
+ * Where a redirect (one of REDIRECT_STATUSES) points, for `request` and the username checks alike; null for
+ * any other answer, and for a redirect without a Location: it names nowhere to go, so it is the answer as it
+ * is, read by the caller's rules (as fetch keeps it). A Location that is no http(s) address is `malformed`.
+ */
+export function redirectOf(id: string, res: { status: number; headers: Headers }, from: string): URL | null {
   if (!REDIRECT_STATUSES.has(res.status)) return null;
   const location = locationOf(res.headers);
   if (location === null) return null;
+  let url: URL | null = null;
   try {
-    return new URL(location, from);
+    url = new URL(location, from);
   } catch {
-    throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
+    // not an address: malformed, below
   }
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
+  return url;
 }
 
 /**

@@ -544,22 +544,27 @@ describe('the exchange with a site', () => {
     }
   });
 
+  /** The site's answer (asked once, not followed) is kept as it is, and a status rule reads it as unknown. */
+  async function expectKeptAndUnknown(status: number): Promise<void> {
+    const before = fake.requests.length;
+    const ex = await run(at(statusSite));
+    expect(ex).toMatchObject({ status, redirects: [], url: `${fake.url}/u/ghopper` });
+    expect(verdict(statusSite, ex)).toEqual({
+      outcome: 'unknown',
+      detail: `site:Example: an answer the site's rules do not cover (${status})`,
+    });
+    expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/u/ghopper']);
+  }
+
   // Only the redirects fetch and request() follow (301, 302, 303, 307, 308): a 300 (Multiple Choices), 305 or
   // 306 is the site's answer, read by its rules like any other status, not a hop to the profile's page.
   it.each([300, 305, 306])(
     'does not follow a %i, with or without a Location: the rules read it (unknown, or what its errorCode says)',
     async (status) => {
-      const before = fake.requests.length;
       fake.reply((req) =>
         req.url === '/u/ghopper' ? { status, headers: { location: '/u/GHopper/' } } : { status: 200, body: PROFILE },
       );
-      const ex = await run(at(statusSite));
-      expect(ex).toMatchObject({ status, redirects: [], url: `${fake.url}/u/ghopper` });
-      expect(verdict(statusSite, ex)).toEqual({
-        outcome: 'unknown',
-        detail: `site:Example: an answer the site's rules do not cover (${status})`,
-      });
-      expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/u/ghopper']);
+      await expectKeptAndUnknown(status);
 
       fake.reply({ status });
       const bare = await run(at(statusSite));
@@ -569,9 +574,22 @@ describe('the exchange with a site', () => {
     },
   );
 
-  it('calls a redirect without a valid Location, or one redirect too many, malformed', async () => {
+  // As request() keeps it (http.ts redirectOf): a redirect that names nowhere is the site's answer as it is.
+  it.each([301, 302, 303, 307, 308])(
+    'reads a %i without a Location by the rules, as request() keeps it: unknown, or what its rules say, never found',
+    async (status) => {
+      fake.reply({ status, body: PROFILE });
+      await expectKeptAndUnknown(status);
+
+      const coded = siteOf({ errorType: 'status_code', errorCode: status });
+      expect(verdict(coded, await run(at(coded)))).toEqual({ outcome: 'not_found' });
+      fake.reply({ status, body: 'No such user' });
+      expect(verdict(messageSite, await run(at(messageSite)))).toEqual({ outcome: 'not_found' });
+    },
+  );
+
+  it('calls a redirect with an invalid Location, or one redirect too many, malformed', async () => {
     const locations: Record<string, string>[] = [
-      {},
       { location: 'http://[::1' },
       { location: 'mailto:ghopper@example.com' },
     ];

@@ -3,12 +3,11 @@ import { isRefusedAddress, systemResolve, type ResolveHost } from '@dossier/cont
 import { Agent } from 'undici';
 import {
   CHALLENGE_HEAD_BYTES,
-  locationOf,
   looksLikeChallenge,
   MAX_BODY_BYTES,
   rateLimited,
   redirected,
-  REDIRECT_STATUSES,
+  redirectOf,
   request,
   type BodyAllowance,
   type UpstreamRequest,
@@ -208,7 +207,7 @@ export interface SiteExchange {
 }
 
 /**
- * Asks the site, following up to five redirects (REDIRECT_STATUSES, as fetch) by hand. It stops at a redirect to the site's error page
+ * Asks the site, following up to five redirects (REDIRECT_STATUSES with a Location, as fetch: redirectOf) by hand. It stops at a redirect to the site's error page
  * or to a login page (the answer is known from the address alone: nothing more is fetched), and at one to
  * another host at a loopback, private, link-local or metadata address (`privateRedirect`): refused by the
  * connection's own lookup (`resolve`, the system's by default), so the address judged is the one connected to.
@@ -236,10 +235,8 @@ export async function exchange(
       void hop?.guard.dispatcher.destroy();
     }
     const answer = { ...res, requested: req.url, redirects, url: current.url };
-    if (!REDIRECT_STATUSES.has(res.status)) return answer;
-    const location = locationOf(res.headers);
-    const next = location === null ? null : httpUrl(location, current.url);
-    if (!next) throw new ProviderError('malformed', `${id}: a redirect (${res.status}) without a valid Location`);
+    const next = redirectOf(id, res, current.url);
+    if (next === null) return answer;
     redirects.push(next.toString());
     if (isErrorPage(site, username, next.toString()) || isLoginRedirect(next.toString(), req.url))
       return { ...answer, url: next.toString() };
