@@ -11,6 +11,7 @@ namespace Dossier;
  *   $batch->batchId           "bat_…"
  *   $batch->items             list of BatchItem, one per request, in request order
  *   $batch->creditsRemaining  the balance after every item's charge
+ *   $batch->idempotencyKey    the Idempotency-Key the batch was sent with (null for getBatch())
  *
  * Array access and the raw body work as on every Response: $batch['batch_id'], $batch->rawBody.
  */
@@ -21,14 +22,17 @@ class BatchResult extends Response
     /** @var list<BatchItem> */
     public readonly array $items;
     public readonly ?int $creditsRemaining;
+    /** The Idempotency-Key the batch was sent with (yours, or the UUID v4 generated for it), kept through polling; null for getBatch(). */
+    public readonly ?string $idempotencyKey;
 
     /**
      * @param array<string, string> $headers names lower-cased
      * @param array<string, mixed> $data
      */
-    public function __construct(int $httpStatus, array $headers, array $data, string $rawBody)
+    public function __construct(int $httpStatus, array $headers, array $data, string $rawBody, ?string $idempotencyKey = null)
     {
         parent::__construct($httpStatus, $headers, $data, $rawBody);
+        $this->idempotencyKey = $idempotencyKey;
         $this->status = is_string($data['status'] ?? null) ? $data['status'] : ($httpStatus === 202 ? 'pending' : 'success');
         $this->batchId = is_string($data['batch_id'] ?? null) ? $data['batch_id'] : null;
         $items = [];

@@ -349,7 +349,7 @@ final class Client
         $body = ['requests' => array_map(self::batchRequest(...), array_values($requests))];
         $started = $this->http->now();
         $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
-        $result = self::batchResult(...$this->http->request('POST', '/v1/batch', $body, $headers));
+        $result = self::batchResult($this->http->request('POST', '/v1/batch', $body, $headers), $headers['Idempotency-Key']);
 
         return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
@@ -441,7 +441,7 @@ final class Client
     {
         $started = $this->http->now();
         $headers = $this->postHeaders($idempotencyKey, $wait, $pollTimeout) + self::requestIdHeader($requestId);
-        $result = self::searchResult(...$this->http->request('POST', $path, $body, $headers));
+        $result = self::searchResult($this->http->request('POST', $path, $body, $headers), $headers['Idempotency-Key']);
 
         return $wait ? $this->poll($result, $started, $pollTimeout, $requestId) : $result;
     }
@@ -512,14 +512,16 @@ final class Client
         return (int) max(0, min(self::SERVER_WAIT, floor($budget), floor($this->timeout) - 2));
     }
 
-    private function fetchSearch(string $id, ?string $requestId): SearchResult
+    /** $idempotencyKey: the key of the POST this polls (kept on the result); null for getSearch(). */
+    private function fetchSearch(string $id, ?string $requestId, ?string $idempotencyKey = null): SearchResult
     {
-        return self::searchResult(...$this->http->request('GET', '/v1/searches/' . self::segment($id), null, self::requestIdHeader($requestId)));
+        return self::searchResult($this->http->request('GET', '/v1/searches/' . self::segment($id), null, self::requestIdHeader($requestId)), $idempotencyKey);
     }
 
-    private function fetchBatch(string $id, ?string $requestId): BatchResult
+    /** $idempotencyKey: the key of the POST this polls (kept on the result); null for getBatch(). */
+    private function fetchBatch(string $id, ?string $requestId, ?string $idempotencyKey = null): BatchResult
     {
-        return self::batchResult(...$this->http->request('GET', '/v1/batches/' . self::segment($id), null, self::requestIdHeader($requestId)));
+        return self::batchResult($this->http->request('GET', '/v1/batches/' . self::segment($id), null, self::requestIdHeader($requestId)), $idempotencyKey);
     }
 
     /**
@@ -527,35 +529,37 @@ final class Client
      * or "pending"; a search_id; credits_remaining) is an ApiException with no error code, as in the other three
      * clients: a broken answer is never shown as a search that found nothing.
      *
-     * @param array<string, string> $headers
-     * @param array<string, mixed> $data
+     * @param array{int, array<string, string>, array<string, mixed>, string} $answer HttpTransport::request()'s
+     * @param string|null $idempotencyKey the Idempotency-Key of the lookup or batch (null for a GET of it)
      */
-    private static function searchResult(int $status, array $headers, array $data, string $raw): SearchResult
+    private static function searchResult(array $answer, ?string $idempotencyKey): SearchResult
     {
+        [$status, $headers, $data, $raw] = $answer;
         $body = self::asObject($raw);
         $settled = ($body->status ?? null) === 'success' && is_array($body->results ?? null);
         if (!($settled || ($body->status ?? null) === 'pending') || !self::namesItAndTheBalance($body, 'search_id')) {
             throw ApiException::notA('search envelope (status, search_id, credits_remaining and, once done, results)', $status, $headers, $data, $raw);
         }
 
-        return new SearchResult($status, $headers, $data, $raw);
+        return new SearchResult($status, $headers, $data, $raw, $idempotencyKey);
     }
 
     /**
      * A batch's answer; one that is not the envelope (status, batch_id, items, credits_remaining) is an ApiException.
      *
-     * @param array<string, string> $headers
-     * @param array<string, mixed> $data
+     * @param array{int, array<string, string>, array<string, mixed>, string} $answer HttpTransport::request()'s
+     * @param string|null $idempotencyKey the Idempotency-Key of the lookup or batch (null for a GET of it)
      */
-    private static function batchResult(int $status, array $headers, array $data, string $raw): BatchResult
+    private static function batchResult(array $answer, ?string $idempotencyKey): BatchResult
     {
+        [$status, $headers, $data, $raw] = $answer;
         $body = self::asObject($raw);
         $settles = in_array($body->status ?? null, ['success', 'pending'], true) && is_array($body->items ?? null);
         if (!$settles || !self::namesItAndTheBalance($body, 'batch_id')) {
             throw ApiException::notA('batch envelope (status, batch_id, items, credits_remaining)', $status, $headers, $data, $raw);
         }
 
-        return new BatchResult($status, $headers, $data, $raw);
+        return new BatchResult($status, $headers, $data, $raw, $idempotencyKey);
     }
 
     /** Whether a search's or a batch's answer names it (a non-empty $idField) and the balance (an integer). */
@@ -595,7 +599,9 @@ final class Client
                 throw new PollTimeoutException($result, $this->http->now() - $started);
             }
             $this->http->sleep(HttpTransport::pollDelay($result->headers, $this->pollInterval, $remaining));
-            $result = $result instanceof BatchResult ? $this->fetchBatch($id, $requestId) : $this->fetchSearch($id, $requestId);
+            $result = $result instanceof BatchResult
+                ? $this->fetchBatch($id, $requestId, $result->idempotencyKey)
+                : $this->fetchSearch($id, $requestId, $result->idempotencyKey);
         }
 
         return $result;

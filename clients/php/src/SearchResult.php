@@ -16,6 +16,7 @@ use Dossier\Internal\Headers;
  *   $result->sources           [['provider' => …, 'outcome' => …, 'took_ms' => …], …] (empty while pending)
  *   $result->creditsSpent      the X-Credits-Spent header (0 on an idempotent replay), null if absent
  *   $result->replayed          true when the server answered an Idempotency-Key replay
+ *   $result->idempotencyKey    the Idempotency-Key the lookup was sent with (null for getSearch())
  *
  * Array access and the raw body work as on every Response: $result['credits_remaining'], $result->rawBody.
  */
@@ -30,14 +31,17 @@ class SearchResult extends Response
     public readonly array $sources;
     public readonly ?int $creditsSpent;
     public readonly bool $replayed;
+    /** The Idempotency-Key the lookup was sent with (yours, or the UUID v4 generated for it), kept through polling; null for getSearch(). */
+    public readonly ?string $idempotencyKey;
 
     /**
      * @param array<string, string> $headers names lower-cased
      * @param array<string, mixed> $data
      */
-    public function __construct(int $httpStatus, array $headers, array $data, string $rawBody)
+    public function __construct(int $httpStatus, array $headers, array $data, string $rawBody, ?string $idempotencyKey = null)
     {
         parent::__construct($httpStatus, $headers, $data, $rawBody);
+        $this->idempotencyKey = $idempotencyKey;
         $this->status = is_string($data['status'] ?? null) ? $data['status'] : ($httpStatus === 202 ? 'pending' : 'success');
         $this->searchId = is_string($data['search_id'] ?? null) ? $data['search_id'] : null;
         $this->results = is_array($data['results'] ?? null) ? array_values($data['results']) : [];

@@ -87,6 +87,7 @@ final class BatchTest extends TestCase
         $requests = $this->server->requests();
         $this->assertCount(1, $requests, 'wait: false does not poll');
         $this->assertSame('batch-key-1', $requests[0]['headers']['idempotency-key']);
+        $this->assertSame('batch-key-1', $batch->idempotencyKey);
         $this->assertSame('respond-async', $requests[0]['headers']['prefer']);
         $this->assertTrue($batch->isPending());
         $this->assertSame('/v1/batches/bat_2', $batch->header('location'));
@@ -107,6 +108,7 @@ final class BatchTest extends TestCase
             [['POST', '/v1/batch'], ['GET', '/v1/batches/bat_3'], ['GET', '/v1/batches/bat_3']],
             array_map(static fn (array $r): array => [$r['method'], $r['path']], $this->server->requests()),
         );
+        $this->assertSame($this->server->requests()[0]['headers']['idempotency-key'], $batch->idempotencyKey, 'kept through polling');
     }
 
     public function testThePollTimeoutNamesTheBatch(): void
@@ -129,7 +131,9 @@ final class BatchTest extends TestCase
         $this->server->script([['body' => self::batchBody('success', 'bat_5', [self::ITEM_OK])], self::error(404, 'not_found', 'no such batch')]);
         $client = $this->client();
 
-        $this->assertSame('srch_a', $client->getBatch('bat_5')->items[0]->searchId);
+        $got = $client->getBatch('bat_5');
+        $this->assertSame('srch_a', $got->items[0]->searchId);
+        $this->assertNull($got->idempotencyKey, 'a GET sends no Idempotency-Key');
         try {
             $client->getBatch('bat/other');
             self::fail('expected a NotFoundException');

@@ -76,6 +76,25 @@ final class PollingTest extends TestCase
         $this->assertSame(5.0, $wait('30', 5.0), 'never past the deadline');
     }
 
+    public function testTheResultKeepsTheIdempotencyKeyItWasSentWithThroughPolling(): void
+    {
+        $this->server->script([
+            self::pending('srch_k1', '0.01'),
+            self::success([], 4, 'srch_k1'),
+            self::success([], 4, 'srch_k2'),
+            self::pending('srch_k3', '0.01'),
+            self::success([], 4, 'srch_k4'),
+        ]);
+        $client = $this->client();
+
+        $this->assertSame('order-42', $client->verifyPhone('+14155552671', idempotencyKey: 'order-42')->idempotencyKey);
+        $generated = $client->verifyPhone('+14155552671');
+        $this->assertSame($this->server->requests()[2]['headers']['idempotency-key'], $generated->idempotencyKey);
+        $this->assertMatchesRegularExpression('/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/', (string) $generated->idempotencyKey);
+        $this->assertSame('order-43', $client->verifyPhone('+14155552671', idempotencyKey: 'order-43', wait: false)->idempotencyKey);
+        $this->assertNull($client->getSearch('srch_k4')->idempotencyKey, 'a GET sends no Idempotency-Key');
+    }
+
     public function testWaitFalseReturnsThePendingSearchAtOnce(): void
     {
         $this->server->script([self::pending('srch_p4', '1', 2)]);
