@@ -269,11 +269,17 @@ describe('SearchesRepository against the real Postgres', () => {
       await other.query(`SELECT 1 FROM searches WHERE id = $1 FOR UPDATE`, [a.id]);
       await other.commitTransaction();
       expect((await settled).map((r) => r.settled)).toEqual([true, true]);
-      const [stats] = await queryRows<{ deadlocks: number }>(
-        db,
-        `SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`,
+      // Postgres counted the deadlock: a backend reports its counters when it goes idle, at most once a second
+      // (and within 10 s otherwise), so the count is polled, not read once.
+      await waitFor(
+        () =>
+          queryRows<{ deadlocks: number }>(
+            db,
+            `SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`,
+          ),
+        ([stats]) => stats!.deadlocks > before,
+        { timeoutMs: 15_000, what: `pg_stat_database.deadlocks above ${before}` },
       );
-      expect(stats!.deadlocks).toBeGreaterThan(before);
     } finally {
       if (other.isTransactionActive) await other.rollbackTransaction();
       await other.release();
