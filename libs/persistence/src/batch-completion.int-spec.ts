@@ -41,18 +41,10 @@ describe('queueBatchCompletion (real Postgres and Redis)', () => {
     await database?.drop();
   });
 
-  it('leaves a settled batch open while its batch.completed cannot be queued, and the next completer sends it', async () => {
+  /** An account's batch of `count` searches, each settled: complete, not yet marked. */
+  async function settledBatch(count: number): Promise<{ accountId: string; batchId: string }> {
     const account = await new AccountsRepository(db).create(`b${randomBytes(6).toString('hex')}@example.com`, 'x', 10);
-    const hook = await repos.webhooks.create(
-      account.id,
-      'live',
-      'https://hooks.example/in',
-      ['batch.completed'],
-      'v1.x',
-      16,
-    );
-    if (hook === 'full') throw new Error('no room for a webhook');
-    const search = newSearch(account.id);
+    const searches = Array.from({ length: count }, () => newSearch(account.id));
     const batchId = newId.batch();
     await repos.batches.create(
       {
@@ -61,11 +53,27 @@ describe('queueBatchCompletion (real Postgres and Redis)', () => {
         keyId: 'key_test',
         idempotencyKey: null,
         requestHash: null,
-        requestId: 'req_b',
+        requestId: 'r',
       },
-      [{ search }],
+      searches.map((search) => ({ search })),
     );
-    await repos.searches.settle(search.id, { status: 'succeeded', results: [], sources: [], charge: false });
+    for (const search of searches) {
+      await repos.searches.settle(search.id, { status: 'succeeded', results: [], sources: [], charge: false });
+    }
+    return { accountId: account.id, batchId };
+  }
+
+  it('leaves a settled batch open while its batch.completed cannot be queued, and the next completer sends it', async () => {
+    const { accountId, batchId } = await settledBatch(1);
+    const hook = await repos.webhooks.create(
+      accountId,
+      'live',
+      'https://hooks.example/in',
+      ['batch.completed'],
+      'v1.x',
+      16,
+    );
+    if (hook === 'full') throw new Error('no room for a webhook');
 
     // Redis refuses the event (here: a queue whose connection is closed), after the batch's last search settled.
     const broken = new QueueProbe(uniquePrefix('batch-completion-broken'));
@@ -82,23 +90,7 @@ describe('queueBatchCompletion (real Postgres and Redis)', () => {
   });
 
   it('dates a batch by its last search settled, the same for every completer, however late each reads it', async () => {
-    const account = await new AccountsRepository(db).create(`t${randomBytes(6).toString('hex')}@example.com`, 'x', 10);
-    const searches = [newSearch(account.id), newSearch(account.id)];
-    const batchId = newId.batch();
-    await repos.batches.create(
-      {
-        id: batchId,
-        accountId: account.id,
-        keyId: 'key_test',
-        idempotencyKey: null,
-        requestHash: null,
-        requestId: 'r',
-      },
-      searches.map((search) => ({ search })),
-    );
-    for (const search of searches) {
-      await repos.searches.settle(search.id, { status: 'succeeded', results: [], sources: [], charge: false });
-    }
+    const { accountId, batchId } = await settledBatch(2);
     const [last] = (await db.query(`SELECT max(completed_at) AS at FROM searches WHERE batch_id = $1`, [batchId])) as [
       { at: Date },
     ];
@@ -106,7 +98,7 @@ describe('queueBatchCompletion (real Postgres and Redis)', () => {
     const first = await repos.batches.settledState(batchId);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const second = await repos.batches.settledState(batchId);
-    expect(first).toEqual({ account_id: account.id, completed_at: last.at, marked: false });
+    expect(first).toEqual({ account_id: accountId, completed_at: last.at, marked: false });
     expect(second).toEqual(first);
   });
 });
