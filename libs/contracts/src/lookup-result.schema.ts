@@ -11,7 +11,8 @@ const nstr = z.string().nullable();
 /** An account on an online service: found through a profile (Gravatar) or a username presence check. */
 const accountSchema = z.object({ service: z.string(), username: nstr, url: nstr });
 
-export const personResultSchema = z.object({
+/** A person as one provider's record describes it: what providers answer, before the worker merges them. */
+export const personRecordSchema = z.object({
   id: z.string(),
   /** null only on an item a username presence check produced with nothing else known. */
   full_name: z.string().nullable(),
@@ -28,6 +29,39 @@ export const personResultSchema = z.object({
   match_score: score,
   matched_on: z.array(z.string()),
   sources: z.array(z.string()),
+});
+
+/** An identifier two records share: an e-mail address, an E.164 phone, a username, or a provider's own identity. */
+const sharedIdentifierSchema = z.object({
+  type: z.enum(['email', 'phone', 'username', 'identity']),
+  value: z.string(),
+});
+
+/**
+ * A person item: one subject, merged from the records that share a strong identifier and conflict in
+ * nothing (API.md, "Result items"). `linked_by` says which records joined it and through what; `kept_apart`
+ * names the other items of the answer it shares an identifier with but is not, and why.
+ */
+export const personResultSchema = personRecordSchema.extend({
+  linked_by: z
+    .array(
+      z.object({
+        record: z.string().describe('the id of a record merged into this item'),
+        sources: z.array(z.string()).describe('the providers that record came from'),
+        to: z.string().describe('the id of the record of this item it was joined to'),
+        on: z.array(sharedIdentifierSchema).describe('the identifiers the two records share'),
+      }),
+    )
+    .describe('each record merged into this item beyond the first (whose id is the item id), and why'),
+  kept_apart: z
+    .array(
+      z.object({
+        item: z.string().describe('the id of another item in this answer'),
+        shared: z.array(sharedIdentifierSchema).describe('what this item shares with it'),
+        reason: z.string().describe('why the two are not taken for one person'),
+      }),
+    )
+    .describe('other items of this answer that share an identifier with this one but are kept apart, and why'),
 });
 
 export const companyResultSchema = z.object({
@@ -78,6 +112,14 @@ export const phoneResultSchema = z.object({
   sources: z.array(z.string()),
 });
 
+/** What a provider answers for each kind: a person as its record says; the other kinds as the client gets them. */
+export const PROVIDER_ITEM_SCHEMAS = {
+  person: personRecordSchema,
+  company: companyResultSchema,
+  email: emailResultSchema,
+  phone: phoneResultSchema,
+} as const;
+
 export const RESULT_SCHEMAS = {
   person: personResultSchema,
   company: companyResultSchema,
@@ -93,7 +135,9 @@ export const sourceReportSchema = z.object({
   detail: z.string().optional(),
 });
 
+export type PersonRecordItem = z.infer<typeof personRecordSchema>;
 export type PersonResultItem = z.infer<typeof personResultSchema>;
+export type SharedIdentifier = z.infer<typeof sharedIdentifierSchema>;
 export type CompanyResultItem = z.infer<typeof companyResultSchema>;
 export type EmailResultItem = z.infer<typeof emailResultSchema>;
 export type PhoneResultItem = z.infer<typeof phoneResultSchema>;
@@ -106,3 +150,10 @@ export interface ResultItemByKind {
   phone: PhoneResultItem;
 }
 export type ResultItem = ResultItemByKind[LookupKind];
+
+export interface ProviderItemByKind {
+  person: PersonRecordItem;
+  company: CompanyResultItem;
+  email: EmailResultItem;
+  phone: PhoneResultItem;
+}

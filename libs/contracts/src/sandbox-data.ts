@@ -101,6 +101,8 @@ const namesake = (
   match_score: 0.9,
   matched_on: ['name'],
   sources: SRC,
+  linked_by: [],
+  kept_apart: [],
 });
 
 const company = (

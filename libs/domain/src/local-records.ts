@@ -281,6 +281,8 @@ export function mayBeInCountry(country: string, locations: readonly { country: s
  */
 export interface PersonSearch {
   name_key: string | null;
+  /** Words of the name with the other names each may be written as (nicknames: `bob` → `robert`, …). */
+  name_variants?: Readonly<Record<string, readonly string[]>>;
   email_key: string | null;
   phone_key: string | null;
   username_key: string | null;
@@ -303,8 +305,23 @@ export interface CompanySearch {
   country: string | null;
 }
 
-/** The local indexes as the `local` provider reads them: candidates, best name matches first. */
+/** A record of the local person index that holds an e-mail or phone key, with what tells people apart. */
+export interface IdentifierHolder {
+  field: 'email' | 'phone';
+  /** The key as the index stores it: a normalised address, an E.164 number. */
+  key: string;
+  id: string;
+  full_name: string;
+  first_name: string | null;
+  last_name: string | null;
+  aliases: string[];
+  birth_year: number | null;
+}
+
+/** The local indexes as the `local` provider and the merge read them: candidates, best name matches first. */
 export interface LocalIndex {
   findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]>;
   findCompanies(search: CompanySearch, limit: number): Promise<CompanyRow[]>;
+  /** The records holding each key, at most `limit` per key (enough to tell one holder from several). */
+  holdersOf(keys: { email_keys: string[]; phone_keys: string[] }, limit: number): Promise<IdentifierHolder[]>;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
-import { FIND_COMPANIES, FIND_PEOPLE } from './local-index.repository';
+import { FIND_COMPANIES, HOLDERS_OF, findPeopleSql } from './local-index.repository';
 
 /**
  * Every path of the local searches goes through an index. On a few rows a scan is the cheaper plan, so the
@@ -62,7 +62,7 @@ describe('local index queries', () => {
   };
 
   it('find people by name, e-mail, phone and username through their indexes', async () => {
-    const text = await plan(FIND_PEOPLE, [
+    const text = await plan(findPeopleSql(2), [
       'ada lovelace',
       'ada@example.com',
       '+442079460018',
@@ -73,6 +73,8 @@ describe('local index queries', () => {
       ['ada', 'lovelace'],
       [],
       'GB',
+      ['ada', 'adeline', 'adelaide'],
+      ['lovelace'],
     ]);
     for (const index of [
       'person_names_words_idx',
@@ -83,6 +85,13 @@ describe('local index queries', () => {
     ])
       expect([index, text.includes(index)]).toEqual([index, true]);
     expect(text).not.toMatch(/Seq Scan on (people|person_names)/);
+  });
+
+  it('find the holders of e-mail addresses and phones through their indexes', async () => {
+    const text = await plan(HOLDERS_OF, [['ada@example.com', 'b@x.example'], ['+442079460018'], 6]);
+    for (const index of ['people_email_keys_idx', 'people_phone_keys_idx'])
+      expect([index, text.includes(index)]).toEqual([index, true]);
+    expect(text).not.toMatch(/Seq Scan on people/);
   });
 
   it('find companies by name, domain and registration number through their indexes', async () => {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { CompanyRow, CompanySearch, LocalIndex, PersonRow, PersonSearch } from '@dossier/domain';
+import type { CompanyRow, CompanySearch, IdentifierHolder, LocalIndex, PersonRow, PersonSearch } from '@dossier/domain';
 import { queryRows } from './sql';
 
 /**
@@ -26,10 +26,24 @@ const IN_COUNTRY = (p: string) =>
   `($10::text IS NULL OR ${p}.locations @> jsonb_build_array(jsonb_build_object('country', $10::text))
      OR NOT jsonb_path_exists(${p}.locations, '$[*].country ? (@ != null)'))`;
 
-export const FIND_PEOPLE = `
+/**
+ * The statement for a name of `groups` words (two letters or more): each word is $11, $12, … — the word and
+ * the names it may be written as (nicknames: "bob" also finds "robert") — and the words path takes names
+ * holding one of each group (GIN `&&`, one index scan for all of them), one holding every word as searched
+ * ($8) first. With no word (initials only), the words path finds nothing and the fuzzy one runs. Only when
+ * both find nobody, the _partial path_: names holding all groups but one (a typo in one word of a name with
+ * a middle name, "Roy Harebr" for "Roy Fawn Harber", is too far from it for trigram similarity), the most
+ * like the searched name first — the words index again, then a sort of what it found.
+ */
+export function findPeopleSql(groups: number): string {
+  const words = Array.from({ length: groups }, (_, i) => `string_to_array(name_key, ' ') && $${11 + i}::text[]`);
+  const allButOne = words.map((_, skip) => `(${words.filter((__, i) => i !== skip).join(' AND ')})`);
+  return `
   WITH exact AS MATERIALIZED (
-    SELECT person_id, 1.0::real AS sim FROM person_names
-     WHERE string_to_array(name_key, ' ') @> $8::text[] AND name_key ~ ALL ($9::text[])
+    SELECT person_id, (CASE WHEN string_to_array(name_key, ' ') @> $8::text[] THEN 1.0 ELSE 0.9 END)::real AS sim
+      FROM person_names
+     WHERE ${words.length > 0 ? words.join(' AND ') : 'false'} AND name_key ~ ALL ($9::text[])
+     ORDER BY sim DESC
      LIMIT ${NAME_MATCHES}
   ),
   fuzzy AS MATERIALIZED (
@@ -38,7 +52,14 @@ export const FIND_PEOPLE = `
      ORDER BY sim DESC
      LIMIT ${NAME_MATCHES}
   ),
-  named AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy),
+  partial AS MATERIALIZED (
+    SELECT person_id, similarity(name_key, $1) AS sim FROM person_names
+     WHERE (${groups > 1 ? allButOne.join(' OR ') : 'false'}) AND name_key ~ ALL ($9::text[])
+       AND NOT EXISTS (SELECT 1 FROM exact) AND NOT EXISTS (SELECT 1 FROM fuzzy)
+     ORDER BY sim DESC
+     LIMIT ${NAME_MATCHES}
+  ),
+  named AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy UNION ALL SELECT * FROM partial),
   hits AS (
     (SELECT n.person_id AS id
        FROM named n JOIN people p ON p.id = n.person_id
@@ -57,6 +78,7 @@ export const FIND_PEOPLE = `
    WHERE p.id = ANY (ARRAY(SELECT id FROM hits))
      AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6)
      AND ${IN_COUNTRY('p')}`;
+}
 
 /** A company searched for in country $4 (null: anywhere): its country, or a jurisdiction of it (US-DE is in US). */
 const COMPANY_IN_COUNTRY = (c: string) =>
@@ -95,26 +117,43 @@ export const FIND_COMPANIES = `
      AND ${COMPANY_IN_COUNTRY('c')}`;
 
 /**
- * The words path's parameters: the searched name's words of two letters or more (a name must hold them
- * all), and a pattern per initial (a word of the name must start with it) — "j smith" is every Smith
- * with a J-word. A name of initials only has no words path (null: no row), only the fuzzy one.
+ * The words path's parameters: the searched name's words of two letters or more, each with the names it
+ * may be written as (a name must hold one of each group), and a pattern per initial (a word of the name
+ * must start with it) — "j smith" is every Smith with a J-word. A name of initials only has no words path
+ * (no group: no row), only the fuzzy one.
  */
-function wordsOf(nameKey: string | null): { words: string[] | null; initials: string[] } {
-  const tokens = nameKey ? nameKey.split(' ') : [];
+function wordsOf(search: PersonSearch): { words: string[] | null; groups: string[][]; initials: string[] } {
+  const tokens = search.name_key ? search.name_key.split(' ') : [];
   const words = tokens.filter((t) => t.length > 1);
   const initials = tokens.filter((t) => t.length === 1).map((t) => `(^| )${t}`);
-  return { words: words.length > 0 ? words : null, initials };
+  const groups = words.map((w) => [w, ...(search.name_variants?.[w] ?? [])]);
+  return { words: words.length > 0 ? words : null, groups, initials };
 }
 
 /** Widest birth-year bounds: the column's CHECK range. */
 const YEARS = { min: 1800, max: 2200 };
 
+/** The holders of each e-mail ($1) and phone ($2) key, at most $3 per key: one GIN probe each. */
+/**
+ * The records holding each e-mail ($1) and phone ($2) key, at most $3 per key (one GIN probe each): the merge
+ * asks whether an identifier two records share is a household line or a switchboard.
+ */
+const HOLDERS = (column: string, keys: string) => `
+  SELECT k.key, h.id, h.full_name, h.first_name, h.last_name, h.aliases, h.birth_year
+    FROM unnest(${keys}::text[]) AS k(key)
+   CROSS JOIN LATERAL (SELECT p.id, p.full_name, p.first_name, p.last_name, p.aliases, p.birth_year
+                         FROM people p WHERE p.${column} @> ARRAY[k.key] LIMIT $3) h`;
+export const HOLDERS_OF = `
+  SELECT 'email' AS field, e.* FROM (${HOLDERS('email_keys', '$1')}) e
+  UNION ALL
+  SELECT 'phone' AS field, t.* FROM (${HOLDERS('phone_keys', '$2')}) t`;
+
 export class LocalIndexRepository implements LocalIndex {
   constructor(private readonly db: DataSource) {}
 
   findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]> {
-    const { words, initials } = wordsOf(search.name_key);
-    return queryRows<PersonRow>(this.db, FIND_PEOPLE, [
+    const { words, groups, initials } = wordsOf(search);
+    return queryRows<PersonRow>(this.db, findPeopleSql(groups.length), [
       search.name_key,
       search.email_key,
       search.phone_key,
@@ -125,7 +164,12 @@ export class LocalIndexRepository implements LocalIndex {
       words,
       initials,
       search.country,
+      ...groups,
     ]);
+  }
+
+  holdersOf(keys: { email_keys: string[]; phone_keys: string[] }, limit: number): Promise<IdentifierHolder[]> {
+    return queryRows<IdentifierHolder>(this.db, HOLDERS_OF, [keys.email_keys, keys.phone_keys, limit]);
   }
 
   findCompanies(search: CompanySearch, limit: number): Promise<CompanyRow[]> {

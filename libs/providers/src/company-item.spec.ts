@@ -199,7 +199,11 @@ describe('company status', () => {
       companyRowOf({ source: 'ch-csv', external_id: '1', name: 'Acme Widgets Ltd', status: 'Voluntary Arrangement' }),
       companyRowOf({ source: 'gleif-csv', external_id: '2', name: 'Acme Widgets Inc', status: 'ACTIVE' }),
     ];
-    const index: LocalIndex = { findPeople: () => Promise.resolve([]), findCompanies: () => Promise.resolve(rows) };
+    const index: LocalIndex = {
+      findPeople: () => Promise.resolve([]),
+      findCompanies: () => Promise.resolve(rows),
+      holdersOf: () => Promise.resolve([]),
+    };
     const ctx = unguardedContext(new AbortController().signal, {}, index);
     const answer = await localProvider.lookup('company', { company_name: 'Acme Widgets' }, ctx);
     expect(answer.items.map((i) => 'status' in i && i.status).sort()).toEqual([

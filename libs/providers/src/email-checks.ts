@@ -24,7 +24,6 @@ interface Lists {
   free: ReadonlySet<string>;
   /** The providers a typo is corrected to: `email-providers`' common list and the spell checker's own. */
   common: ReadonlySet<string>;
-  roles: ReadonlySet<string>;
 }
 
 // The compiled worker (CommonJS) resolves from this file; Jest runs the sources as ES modules, where there is
@@ -49,9 +48,21 @@ function loadLists(): Lists {
     disposableWildcards: new Set(requireData('disposable-email-domains/wildcard.json') as string[]),
     free: new Set(requireData('email-providers/all.json') as string[]),
     common: new Set([...(requireData('email-providers/common.json') as string[]), ...POPULAR_DOMAINS]),
-    roles: new Set((requireData('role-based-email-addresses') as string[]).filter((r) => !PEOPLES_NAMES.has(r))),
   };
   return lists;
+}
+
+let roles: ReadonlySet<string> | undefined;
+
+/** The role list alone, read on first use: the merge of person records asks it without the domain lists. */
+function roleNames(): ReadonlySet<string> {
+  roles ??= new Set((requireData('role-based-email-addresses') as string[]).filter((r) => !PEOPLES_NAMES.has(r)));
+  return roles;
+}
+
+/** Whether an address's local part (without its `+tag`, any case) names a role rather than a person: `info`, `sales`. */
+export function isRoleLocalPart(local: string): boolean {
+  return roleNames().has(local.toLowerCase().replace(/\+.*$/, ''));
 }
 
 /** `a.b.example.com` → `a.b.example.com`, `b.example.com`, `example.com`, `com`. */
@@ -71,12 +82,12 @@ export function addressFacts(parsed: ParsedEmail): AddressFacts {
   if (!parsed.syntaxValid || domain === null) {
     return { disposable: false, free_provider: false, role_account: false, did_you_mean: null };
   }
-  const { disposable, disposableWildcards, free, roles } = loadLists();
+  const { disposable, disposableWildcards, free } = loadLists();
   const typoOf = commonProviderTypo(domain);
   return {
     disposable: disposable.has(domain) || domainAndParents(domain).some((d) => disposableWildcards.has(d)),
     free_provider: free.has(domain),
-    role_account: roles.has(parsed.local.toLowerCase().replace(/\+.*$/, '')),
+    role_account: isRoleLocalPart(parsed.local),
     did_you_mean: typoOf === null ? null : `${parsed.local}@${typoOf}`,
   };
 }

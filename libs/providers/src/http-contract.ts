@@ -1,5 +1,5 @@
 import type { LookupKind, SourceOutcome } from '@dossier/domain';
-import type { LookupInputByKind, ResultItemByKind } from '@dossier/contracts';
+import type { LookupInputByKind, ProviderItemByKind } from '@dossier/contracts';
 import type { Provider } from './provider';
 
 /** The cases every HTTP provider is run through against a loopback fake of its vendor. */
@@ -49,7 +49,7 @@ export interface HttpContract<K extends LookupKind = LookupKind> {
   /** Where a case's outcome differs from API_OUTCOMES (e.g. a web page's 401 is a login wall: blocked). */
   outcomes?: Partial<Record<ContractCase, SourceOutcome>>;
   /** Further checks of the found answer's items (the fields the vendor's answer maps onto). */
-  checkFound?(items: ResultItemByKind[K][]): void;
+  checkFound?(items: ProviderItemByKind[K][]): void;
   /** Checks of the requests the provider made in the found case (path, query, auth header). */
   checkRequest?(request: { method: string; url: string; headers: Record<string, string | string[] | undefined> }): void;
 }

@@ -3,6 +3,16 @@ export * from './registry';
 export { libphonenumberProvider } from './libphonenumber/libphonenumber.provider';
 export { createUsernameProvider } from './username/username.provider';
 export * from './merge';
+export {
+  MAX_HOLDERS,
+  linkingIdentifiers,
+  resolvePeople,
+  sharedIdentifiers,
+  type PersonCandidate,
+  type SharedIdentifiers,
+} from './identity/resolve-people';
+export { conflictOf } from './identity/person-conflict';
+export { areVariants, nameVariants } from './identity/nicknames';
 export * from './http';
 export * from './email-item';
 export * from './http-contract';

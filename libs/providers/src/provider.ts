@@ -6,7 +6,7 @@ import {
   type RateLimit,
   type SourceOutcome,
 } from '@dossier/domain';
-import type { LookupInputByKind, ResultItemByKind, SourceReport } from '@dossier/contracts';
+import type { LookupInputByKind, ProviderItemByKind, SourceReport } from '@dossier/contracts';
 
 /**
  * The small set of upstream failure codes every provider maps its errors onto at its edge:
@@ -72,7 +72,7 @@ export function outcomeOfError(code: ProviderErrorCode): SourceOutcome {
 /** What a provider call produced. `unknown`: it answered but could not tell (e.g. SMTP greylisting). */
 export interface ProviderAnswer<K extends LookupKind> {
   outcome: Extract<SourceOutcome, 'found' | 'not_found' | 'unknown'>;
-  items: ResultItemByKind[K][];
+  items: ProviderItemByKind[K][];
   /** A short reason, for `unknown` (e.g. "greylisted: 451 from mx.example.com"). */
   detail?: string;
   /**

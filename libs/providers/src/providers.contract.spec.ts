@@ -1,7 +1,12 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOOKUP_KINDS, type LookupKind, type SourceOutcome } from '@dossier/domain';
-import { RESULT_SCHEMAS, type LookupInputByKind, type ResultItemByKind, type SourceReport } from '@dossier/contracts';
+import {
+  PROVIDER_ITEM_SCHEMAS,
+  type LookupInputByKind,
+  type ProviderItemByKind,
+  type SourceReport,
+} from '@dossier/contracts';
 import {
   FOREIGN_404S,
   FakeUpstream,
@@ -35,15 +40,15 @@ const PROVIDERS_DIR = join(REPO_ROOT, 'libs/providers/src');
  */
 function expectContractItems<K extends LookupKind>(
   kind: K,
-  items: ResultItemByKind[K][],
+  items: ProviderItemByKind[K][],
   providerId: string,
   reports?: SourceReport[],
 ): void {
   const credited = reports ? reports.filter((r) => r.outcome === 'found').map((r) => r.provider) : [providerId];
   for (const item of items) {
-    const checked = RESULT_SCHEMAS[kind].safeParse(item);
+    const checked = PROVIDER_ITEM_SCHEMAS[kind].safeParse(item);
     expect(checked.success ? [] : checked.error.issues).toEqual([]);
-    expect(Object.keys(item).sort()).toEqual(Object.keys(RESULT_SCHEMAS[kind].shape).sort());
+    expect(Object.keys(item).sort()).toEqual(Object.keys(PROVIDER_ITEM_SCHEMAS[kind].shape).sort());
     expect(item.sources.length).toBeGreaterThan(0);
     for (const source of item.sources) expect(credited).toContain(source);
   }

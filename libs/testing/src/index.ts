@@ -18,3 +18,4 @@ export * from './redis-server';
 export * from './metrics';
 export * from './webhook-receiver';
 export * from './crash-stack';
+export * from './phones';

@@ -20,6 +20,8 @@ export function personItem(over: Partial<PersonResultItem> = {}): PersonResultIt
     match_score: 0.5,
     matched_on: ['name'],
     sources: ['local'],
+    linked_by: [],
+    kept_apart: [],
     ...over,
   };
 }

@@ -220,6 +220,8 @@ export const personSuccessEnvelope = successEnvelopeOf(
     match_score: 0.825,
     matched_on: ['name', 'location'],
     sources: ['local'],
+    linked_by: [],
+    kept_apart: [],
   },
   'local',
 );

@@ -1,10 +1,18 @@
 import type { LocalIndex, LookupKind } from '@dossier/domain';
-import { RESULT_SCHEMAS, type LookupInputByKind, type ResultItemByKind, type SourceReport } from '@dossier/contracts';
+import {
+  PROVIDER_ITEM_SCHEMAS,
+  type LookupInputByKind,
+  type ProviderItemByKind,
+  type ResultItemByKind,
+  type SourceReport,
+} from '@dossier/contracts';
 import {
   ProviderError,
   mergeItems,
+  personCandidates,
   rateLimitOf,
   reportOfFailure,
+  sharedIdentifiers,
   shortDetail,
   type Contribution,
   type Provider,
@@ -80,6 +88,7 @@ export class FanOut {
     input: LookupInputByKind[K],
     providers: readonly Provider<K>[],
     deadlineAt: number | null,
+    { live = true }: { live?: boolean } = {},
   ): Promise<FanOutResult<K>> {
     // A job taken after its deadline (it waited in a backlog, or for a worker to start) has a caller that
     // already got its 202 and will poll: its providers get their own timeouts, as an asynchronous
@@ -95,7 +104,14 @@ export class FanOut {
       items: r.items,
       ...(r.identities ? { identities: r.identities } : {}),
     }));
-    const items = mergeItems(kind, contributions);
+    // Whether an identifier two people records share is a household line or a switchboard, the operator's
+    // index tells (a test key's lookups never read it).
+    const index = live ? this.options.localIndex : undefined;
+    const shared =
+      kind === 'person' && index
+        ? await sharedIdentifiers(personCandidates(contributions as Contribution<'person'>[]), index)
+        : undefined;
+    const items = mergeItems(kind, contributions, shared);
     return outcomeOf(items, sources);
   }
 
@@ -112,7 +128,7 @@ export class FanOut {
     deadlineAt: number | null,
   ): Promise<{
     precedence: number;
-    items: ResultItemByKind[K][];
+    items: ProviderItemByKind[K][];
     identities?: string[][];
     reports: SourceReport[];
   } | null> {
@@ -145,7 +161,7 @@ export class FanOut {
     started: number,
   ): Promise<{
     precedence: number;
-    items: ResultItemByKind[K][];
+    items: ProviderItemByKind[K][];
     identities?: string[][];
     reports: SourceReport[];
   }> {
@@ -166,7 +182,7 @@ export class FanOut {
       until,
       (signal) => provider.lookup(kind, input, ctx(signal)),
     );
-    offContract(provider.id, RESULT_SCHEMAS[kind], answer.items);
+    offContract(provider.id, PROVIDER_ITEM_SCHEMAS[kind], answer.items);
     const took = Date.now() - started;
     const reports: SourceReport[] = answer.reports ?? [
       {
@@ -186,7 +202,7 @@ export class FanOut {
 }
 
 /** Throws, saying where, when a provider's items are not a list of items of its kind's result schema. */
-function offContract(providerId: string, schema: (typeof RESULT_SCHEMAS)[LookupKind], items: unknown): void {
+function offContract(providerId: string, schema: (typeof PROVIDER_ITEM_SCHEMAS)[LookupKind], items: unknown): void {
   if (!Array.isArray(items)) throw new Error(`${providerId}: items off the result contract: not a list`);
   for (const [i, item] of items.entries()) {
     const checked = schema.safeParse(item);

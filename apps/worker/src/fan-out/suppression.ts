@@ -54,7 +54,10 @@ export class SuppressionFilter {
       const kept = people.filter(
         (p, i) => !keysOf[i]!.some((k) => listed.has(k)) && !p.matched_on.some((f) => through.has(f)),
       );
-      return outcomeOf(kept as ResultItemByKind[K][], outcome.sources);
+      // An item gone leaves no trace: no other item says it was kept apart from it.
+      const ids = new Set(kept.map((p) => p.id));
+      const traceless = kept.map((p) => ({ ...p, kept_apart: p.kept_apart.filter((k) => ids.has(k.item)) }));
+      return outcomeOf(traceless as ResultItemByKind[K][], outcome.sources);
     }
     if (kind === 'email') {
       const items = outcome.items as EmailResultItem[];

@@ -79,7 +79,9 @@ export class LookupProcessor<K extends LookupKind> {
     // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
     const deadlineAt = data.deadline_at === null ? null : Date.parse(data.deadline_at);
     const test = data.mode === 'test';
-    const fanned = await this.fanOut.run(this.kind, data.input, test ? this.sandbox : this.providers, deadlineAt);
+    const fanned = await this.fanOut.run(this.kind, data.input, test ? this.sandbox : this.providers, deadlineAt, {
+      live: !test,
+    });
     // Opted-out subjects go before anything is stored, answered or charged (ADR 0015). A test key's
     // synthetic answer is neither the operator's data nor charged: it stays as the docs list it.
     const outcome = test ? { ...fanned, charge: false } : await this.suppression.apply(this.kind, data.input, fanned);

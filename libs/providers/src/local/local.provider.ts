@@ -14,9 +14,10 @@ import {
   type LocalIndex,
   type PersonRow,
 } from '@dossier/domain';
-import type { CompanyInput, CompanyResultItem, PersonInput, PersonResultItem } from '@dossier/contracts';
+import type { CompanyInput, CompanyResultItem, PersonInput, PersonRecordItem } from '@dossier/contracts';
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { nameMatchScore } from './name-match';
+import { nameVariants } from '../identity/nicknames';
 import { NAME_FLOOR, companyMatchedOn, placeAndAgeOf, scoreOf, type Evidence } from '../subject-score';
 import { companyEvidence, statusOf } from '../company-item';
 
@@ -51,12 +52,13 @@ export async function searchPeople(
   input: PersonInput,
   ctx: ProviderContext,
   thisYear = new Date().getUTCFullYear(),
-): Promise<PersonResultItem[]> {
+): Promise<PersonRecordItem[]> {
   const index = indexOf(ctx);
   const nameKey = input.name ? normalizePersonName(input.name) : '';
   const years = input.age_range ? birthYearsOf(input.age_range, thisYear) : { min: null, max: null };
   const search = {
     name_key: nameKey || null,
+    name_variants: variantsOf(nameKey),
     email_key: input.email ? normalizeEmailAddress(input.email) : null,
     phone_key: input.phone ? normalizePhoneNumber(input.phone, input.country) : null,
     username_key: input.username ? normalizeUsername(input.username) || null : null,
@@ -67,7 +69,7 @@ export async function searchPeople(
   const places = input.location ? searchedLocationParts(input.location) : [];
   const rows = await index.findPeople(search, NAME_CANDIDATES);
   const searchedTokens = nameKey ? nameKey.split(' ') : [];
-  const items: PersonResultItem[] = [];
+  const items: PersonRecordItem[] = [];
   for (const row of rows) {
     const evidence: Evidence = [];
     if (searchedTokens.length > 0) {
@@ -84,6 +86,14 @@ export async function searchPeople(
     items.push(personItem(row, scoreOf(evidence, placeAndAge.factor), evidence, inCountry, thisYear));
   }
   return best(items);
+}
+
+/** Each word of a folded name with the names it may be written as (nicknames: "bob" → "robert", …). */
+function variantsOf(nameKey: string): Record<string, string[]> {
+  const words = nameKey ? nameKey.split(' ') : [];
+  return Object.fromEntries(
+    words.map((w) => [w, [...nameVariants(w)].sort()] as const).filter(([, v]) => v.length > 0),
+  );
 }
 
 /**
@@ -129,7 +139,7 @@ function personItem(
   evidence: Evidence,
   inCountry: boolean,
   thisYear: number,
-): PersonResultItem {
+): PersonRecordItem {
   return {
     id: row.id,
     full_name: row.full_name,
@@ -182,6 +192,7 @@ function indexOf(ctx: ProviderContext): LocalIndex {
       untilAborted(index.findPeople(search, limit), ctx.signal, () => deadlinePassed(ID, ctx.signal)),
     findCompanies: (search, limit) =>
       untilAborted(index.findCompanies(search, limit), ctx.signal, () => deadlinePassed(ID, ctx.signal)),
+    holdersOf: (keys, limit) => index.holdersOf(keys, limit),
   };
 }
 

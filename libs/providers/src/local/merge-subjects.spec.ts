@@ -25,6 +25,7 @@ describe('merging people', () => {
   it('makes one item of people sharing an e-mail (any case), scalars by precedence, lists unioned', () => {
     const local = person({
       id: 'per_local',
+      aliases: ['Augusta Ada King'],
       emails: ['Ada@Example.com'],
       phones: ['020 7946 0018'],
       usernames: ['Ada_L'],
@@ -52,13 +53,25 @@ describe('merging people', () => {
       id: 'per_local',
       full_name: 'Ada Lovelace',
       birth_year: 1815,
-      // Each address, number and handle once, as the highest precedence wrote it.
+      // Each address and handle once, as the highest precedence wrote it; each number once, in E.164.
       emails: ['Ada@Example.com', 'countess@example.org'],
-      phones: ['020 7946 0018', '+442079460999'],
+      phones: ['+442079460018', '+442079460999'],
       usernames: ['Ada_L', 'countess'],
       match_score: 0.9,
       matched_on: ['name', 'email'],
       sources: ['local', 'pdl'],
+      linked_by: [
+        {
+          record: 'per_pdl',
+          sources: ['pdl'],
+          to: 'per_local',
+          on: [
+            { type: 'email', value: 'ada@example.com' },
+            { type: 'phone', value: '+442079460018' },
+          ],
+        },
+      ],
+      kept_apart: [],
     });
   });
 

@@ -1,14 +1,20 @@
 import { distance } from 'fastest-levenshtein';
+import { areVariants } from '../identity/nicknames';
 
 /** What a match found only by joining words ("o brien" as "obrien") keeps of its score. */
 const JOINED = 0.95;
+/** A word matched by a nickname or variant of it ("Bob" for "Robert", identity/nicknames.ts): below an exact one. */
+const NICKNAME = 0.9;
+/** A word matched by its initial ("J" for "John"). */
+const INITIAL = 0.85;
 
 /**
  * How well a searched name matches a name on record, in [0, 1], from their folded tokens
  * (normalizePersonName / normalizeCompanyName output). Order-free — "Smith John" is "John Smith" —
  * and forgiving the way people write names:
  *
- * - a token equal to one on record counts 1; an initial ("J" or "J.") against a name starting with it 0.85;
+ * - a token equal to one on record counts 1; a nickname or variant of it ("Bob" for "Robert", "Pepe" for
+ *   "José") 0.9; an initial ("J" or "J.") against a name starting with it 0.85;
  *   a typo counts by edit distance (1 − distance ÷ length, from 0.6 up; else nothing);
  * - the score is the mean over the searched tokens, times a coverage factor: names on record that the
  *   search did not mention (a middle name) cost a little (at most 15%), so "Ada Lovelace" still finds
@@ -73,8 +79,9 @@ function joinings(tokens: readonly string[]): string[][] {
 
 function tokenScore(q: string, r: string): number {
   if (q === r) return 1;
-  if (q.length === 1 || r.length === 1) return q[0] === r[0] ? 0.85 : 0;
+  if (q.length === 1 || r.length === 1) return q[0] === r[0] ? INITIAL : 0;
   const longest = Math.max(q.length, r.length);
   const s = 1 - distance(q, r) / longest;
-  return s >= 0.6 ? s : 0;
+  const typo = s >= 0.6 ? s : 0;
+  return areVariants(q, r) ? Math.max(NICKNAME, typo) : typo;
 }

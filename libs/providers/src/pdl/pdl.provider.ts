@@ -10,7 +10,7 @@ import {
   searchedLocationParts,
   subjectId,
 } from '@dossier/domain';
-import type { PersonInput, PersonResultItem } from '@dossier/contracts';
+import type { PersonInput, PersonRecordItem } from '@dossier/contracts';
 import { baseUrlOf, checkBaseUrl, expectJson, integerSetting, parsesAs, request, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { ageOf, birthYearsOf } from '../local/local.provider';
@@ -147,7 +147,7 @@ function personItem(
   matchedOn: string[],
   input: PersonInput,
   thisYear: number,
-): PersonResultItem {
+): PersonRecordItem {
   const first = str(person.first_name);
   const last = str(person.last_name);
   const emails = [

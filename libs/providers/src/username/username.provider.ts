@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { bareHandle, mapLimit, Slots } from '@dossier/domain';
-import type { PersonInput, PersonResultItem, SourceReport } from '@dossier/contracts';
+import type { PersonInput, PersonRecordItem, SourceReport } from '@dossier/contracts';
 import type { UpstreamRequest } from '../http';
 import { reportOfFailure, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { decide, exchange, PAGE_BUDGET_BYTES, PageBudget, probeRequest, profileUrl, siteId } from './site-check';
@@ -29,7 +29,7 @@ export function usernameItemId(handle: string): string {
   return `per_usr_${createHash('sha256').update(handle.toLowerCase()).digest('base64url').slice(0, 20)}`;
 }
 
-function usernameItem(handle: string, found: { site: Site; report: SourceReport }[]): PersonResultItem {
+function usernameItem(handle: string, found: { site: Site; report: SourceReport }[]): PersonRecordItem {
   return {
     id: usernameItemId(handle),
     full_name: null,
