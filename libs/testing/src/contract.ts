@@ -19,6 +19,9 @@ export const API_RESULT_FIELDS = {
     'match_score',
     'matched_on',
     'sources',
+    // Additions of ADR 0046: which records joined the item and why, and what it was kept apart from.
+    'linked_by',
+    'kept_apart',
   ],
   CompanyResult: [
     'id',
