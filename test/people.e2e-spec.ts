@@ -336,7 +336,7 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
               id: local.id,
               full_name: `Sean ${tag} Thorne`,
               emails: [email, 'sthorne@example.org'],
-              phones: ['020 7946 0321', '+447700900123'],
+              phones: ['+442079460321', '+447700900123'],
               locations: [
                 { city: 'London', region: null, country: 'GB' },
                 { city: 'London', region: 'England', country: 'GB' },

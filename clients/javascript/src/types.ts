@@ -86,6 +86,7 @@ export interface PersonResult {
   last_name: string | null;
   aliases: string[];
   emails: string[];
+  /** In E.164 (+14155552671) where the number can be read; as recorded otherwise. */
   phones: string[];
   usernames: string[];
   accounts: { service: string; username: string | null; url: string | null }[];
@@ -95,6 +96,16 @@ export interface PersonResult {
   match_score: number;
   matched_on: string[];
   sources: string[];
+  /** Each record merged into this item beyond the first (whose id is the item's), and the identifiers that joined it. */
+  linked_by?: { record: string; sources: string[]; to: string; on: SharedIdentifier[] }[];
+  /** Other items of this answer that share an identifier with this one but are kept apart, and why. */
+  kept_apart?: { item: string; shared: SharedIdentifier[]; reason: string }[];
+}
+
+/** An identifier two person records share. */
+export interface SharedIdentifier {
+  type: 'email' | 'phone' | 'username' | 'identity';
+  value: string;
 }
 
 export interface CompanyResult {

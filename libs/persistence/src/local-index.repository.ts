@@ -33,7 +33,9 @@ const IN_COUNTRY = (p: string) =>
  * ($8) first. With no word (initials only), the words path finds nothing and the fuzzy one runs. Only when
  * both find nobody, the _partial path_: names holding all groups but one (a typo in one word of a name with
  * a middle name, "Roy Harebr" for "Roy Fawn Harber", is too far from it for trigram similarity), the most
- * like the searched name first — the words index again, then a sort of what it found.
+ * like the searched name first — the words index again, then a sort of what it found. Each name found is
+ * checked against its person's birth year and country by primary key (LATERAL … LIMIT 1: the planner cannot
+ * turn it into a scan of `people` however many names it expects a path to find).
  */
 export function findPeopleSql(groups: number): string {
   const words = Array.from({ length: groups }, (_, i) => `string_to_array(name_key, ' ') && $${11 + i}::text[]`);
@@ -62,8 +64,10 @@ export function findPeopleSql(groups: number): string {
   named AS (SELECT * FROM exact UNION ALL SELECT * FROM fuzzy UNION ALL SELECT * FROM partial),
   hits AS (
     (SELECT n.person_id AS id
-       FROM named n JOIN people p ON p.id = n.person_id
-      WHERE (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6) AND ${IN_COUNTRY('p')}
+       FROM named n
+      CROSS JOIN LATERAL (SELECT 1 FROM people p WHERE p.id = n.person_id
+                             AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6) AND ${IN_COUNTRY('p')}
+                           LIMIT 1) kept
       ORDER BY n.sim DESC
       LIMIT $7)
     UNION SELECT id FROM people WHERE email_keys @> ARRAY[$2::text]

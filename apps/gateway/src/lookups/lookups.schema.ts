@@ -211,7 +211,7 @@ export const personSuccessEnvelope = successEnvelopeOf(
     last_name: 'Halvorson',
     aliases: [],
     emails: ['gonzalo_halvorson@example.com'],
-    phones: ['+1 202 555 0100'],
+    phones: ['+12025550100'],
     usernames: ['gonzalo_halvorson'],
     accounts: [],
     locations: [{ city: 'South Jillville', region: 'NM', country: 'US' }],
