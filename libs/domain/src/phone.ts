@@ -63,3 +63,8 @@ function issueOf(parseErrorCode: string, raw: string, region: string | undefined
 function phoneIssue(issue: string, cause?: unknown): DomainError {
   return new DomainError('validation_error', `phone ${issue}`, { details: [{ field: 'phone', issue }], cause });
 }
+
+/** Whether libphonenumber knows the numbering plan of `region` (an upper-case code such as `US`; `UK` is not one). */
+export function isPhoneRegion(region: string): boolean {
+  return isSupportedCountry(region);
+}
