@@ -1,4 +1,4 @@
-import { countryCodeOfName, jurisdictionOf, registerOf, usStateCodeOf } from './countries';
+import { countryCodeOfName, jurisdictionOf, recordCountryOf, registerOf, usStateCodeOf } from './countries';
 import {
   countryKey,
   locationKeysOf,
@@ -107,11 +107,7 @@ function blankToNull(value: string | null | undefined): string | null {
   return trimmed ? trimmed : null;
 }
 
-/**
- * The row of a person record. `onInvalid` hears of each e-mail address or phone number that has no
- * comparison key (not an address, not a possible number): an importer rejects the line; others keep the
- * value as written, unsearchable by it.
- */
+/** Each e-mail address or phone number with no comparison key (personRowOf's `onInvalid`). */
 function keysOf<F extends 'emails' | 'phones'>(
   values: string[] | undefined,
   field: F,
@@ -125,17 +121,47 @@ function keysOf<F extends 'emails' | 'phones'>(
   });
 }
 
-/** A record's locations as stored, shown and searched: each country as countryKey writes it (`uk` → `GB`). */
+/**
+ * A record's locations as stored, shown and searched: each country as its ISO code (recordCountryOf:
+ * `uk`, "USA", "United Kingdom" → `GB`, `US`, `GB`), one that is no country as countryKey writes it.
+ */
 function recordLocationsOf(locations: readonly RecordLocation[]): RecordLocation[] {
-  return locations.map((l) => ({ ...l, country: l.country ? countryKey(l.country) || null : l.country }));
+  return locations.map((l) => ({
+    ...l,
+    country: l.country ? (recordCountryOf(l.country) ?? (countryKey(l.country) || null)) : l.country,
+  }));
 }
 
+export interface PersonRowOptions {
+  /**
+   * The region a national phone is read in when the record names no country (the operator's
+   * DEFAULT_REGION); without it, such a phone has no key.
+   */
+  defaultRegion?: string | null;
+  /**
+   * Hears of each e-mail address or phone number that has no comparison key (not an address, not a
+   * possible number): an importer rejects the line; others keep the value as written, unsearchable by it.
+   */
+  onInvalid?: (field: 'emails' | 'phones', value: string) => void;
+}
+
+/**
+ * A phone as a record stores it: as written, unless it is written nationally and the record names no
+ * country — then in E.164 as read in `defaultRegion`, so that whatever reads the record's phones by its
+ * locations alone (merging, suppression) reads the number its key holds.
+ */
+function storedPhone(phone: string, region: string | null, defaultRegion: string | null): string {
+  if (region !== null || defaultRegion === null || normalizePhoneNumber(phone) !== null) return phone;
+  return normalizePhoneNumber(phone, defaultRegion) ?? phone;
+}
+
+/** The row of a person record. */
 export function personRowOf(
   record: PersonRecord,
-  onInvalid?: (field: 'emails' | 'phones', value: string) => void,
+  { defaultRegion = null, onInvalid }: PersonRowOptions = {},
 ): PersonRow {
   const locations = recordLocationsOf(record.locations ?? []);
-  // A national-format phone is read in the record's own country (its first location's), if it names one.
+  // A national-format phone is read in the record's own country (its first location's), else in the default region.
   const region = phoneRegionOf(locations);
   const split = splitPersonName(record.full_name);
   return {
@@ -147,12 +173,14 @@ export function personRowOf(
     last_name: blankToNull(record.last_name) ?? split.last,
     aliases: distinct((record.aliases ?? []).map((a) => a.trim())),
     emails: distinct((record.emails ?? []).map((e) => e.trim())),
-    phones: distinct((record.phones ?? []).map((p) => p.trim())),
+    phones: distinct((record.phones ?? []).map((p) => storedPhone(p.trim(), region, defaultRegion))),
     usernames: distinct((record.usernames ?? []).map((u) => u.trim())),
     locations,
     birth_year: record.birth_year ?? null,
     email_keys: distinct(keysOf(record.emails, 'emails', normalizeEmailAddress, onInvalid)),
-    phone_keys: distinct(keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region), onInvalid)),
+    phone_keys: distinct(
+      keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region ?? defaultRegion), onInvalid),
+    ),
     username_keys: distinct((record.usernames ?? []).map(normalizeUsername)),
     location_keys: locationKeysOf(locations),
     names: personNamesOf(record.full_name, record.aliases ?? []),
