@@ -17,12 +17,15 @@ import { exportAudit } from './audit-export';
 import { runSuppress } from './suppress';
 
 async function main(argv: string[]): Promise<number> {
-  const command = parseCommand(argv);
+  // The environment is read once a command needs it: `help` answers whatever it holds.
+  let loaded: CliConfig | undefined;
+  const configOf = (): CliConfig => (loaded ??= loadCliConfig());
+  const command = parseCommand(argv, () => configOf().defaultRegion);
   if (command.name === 'help') {
     console.log(USAGE);
     return 0;
   }
-  const config = loadCliConfig();
+  const config = configOf();
   try {
     return await run(command, config);
   } catch (err) {

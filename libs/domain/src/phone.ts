@@ -68,3 +68,23 @@ function phoneIssue(issue: string, cause?: unknown): DomainError {
 export function isPhoneRegion(region: string): boolean {
   return isSupportedCountry(region);
 }
+
+/** Whether `raw` is written internationally (a leading +): then no region plays a part in reading it. */
+export function isInternational(raw: string): boolean {
+  return raw.trim().startsWith('+');
+}
+
+/**
+ * The region a nationally written number is read in, and why it is that one: said in the issue when the
+ * number cannot be read there (`is not a phone number in US (read in the region of location)`).
+ */
+export interface PhoneRegion {
+  code: string;
+  /** Words after "read in": "the region of country", "the operator's default region". */
+  reason: string;
+}
+
+/** The region of a number that nothing about its subject places: the operator's DEFAULT_REGION. */
+export function defaultPhoneRegion(code: string): PhoneRegion {
+  return { code, reason: "the operator's default region" };
+}
