@@ -1,4 +1,34 @@
-import { personRowOf, type PersonRecord } from './local-records';
+import { locationCountryOf, personRowOf, type PersonRecord } from './local-records';
+
+describe('locationCountryOf', () => {
+  it.each([
+    ['Austin, TX', 'US'],
+    ['Austin, Texas', 'US'],
+    ['London, United Kingdom', 'GB'],
+    ['Leeds, UK', 'GB'],
+    ['Boston, MA, USA', 'US'],
+    ['Los Angeles, CA, USA', 'US'],
+    ['Atlanta, Georgia, United States', 'US'],
+    ['Toronto, Ontario, Canada', 'CA'],
+  ])('reads %p as %p', (location, country) => {
+    expect(locationCountryOf(location)).toBe(country);
+  });
+
+  it.each([
+    // No part names a country.
+    ['Springfield'],
+    ['London'],
+    // A part that may name either of two countries: CA is Canada or California, Georgia a country or a state.
+    ['Los Angeles, CA'],
+    ['Georgia'],
+    ['Tbilisi, Georgia'],
+    // Several different countries.
+    ['Paris, France, USA'],
+    ['Paris, Texas, France'],
+  ])('does not guess from %p', (location) => {
+    expect(locationCountryOf(location)).toBeNull();
+  });
+});
 
 describe('personRowOf', () => {
   const record = (fields: Partial<PersonRecord>): PersonRecord => ({

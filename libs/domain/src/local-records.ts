@@ -269,6 +269,22 @@ export function searchedLocationParts(location: string): SearchedPlace[] {
 }
 
 /**
+ * The one country a searched location names: a part naming a country ("United Kingdom", "UK", "USA")
+ * names it, a part naming a US state ("TX", "Texas") the US, and a part that may be either ("CA": Canada
+ * or California; "Georgia") one of the two. Null when no part names a country, or when not exactly one
+ * country agrees with every part that names one: "Paris, France, USA" and "Los Angeles, CA" are not
+ * guessed from ("Los Angeles, CA, USA" is the US).
+ */
+export function locationCountryOf(location: string): string | null {
+  let agreed: string[] | null = null;
+  for (const part of searchedLocationParts(location)) {
+    const named = [part.country, part.state === null ? null : 'US'].filter((c): c is string => c !== null);
+    if (named.length > 0) agreed = agreed === null ? named : agreed.filter((c) => named.includes(c));
+  }
+  return agreed !== null && new Set(agreed).size === 1 ? agreed[0]! : null;
+}
+
+/**
  * Whether a record is in a searched place: the part equals one of its location keys (a city, region or
  * country code, folded), names the country of one of its locations — "United Kingdom", "UK", "GB" and
  * "Great Britain" find a record in GB — or names the state of one of its US locations, by name or code —
