@@ -55,6 +55,7 @@ describe('text Postgres cannot store is a 400 naming the field, and costs nothin
         username: 'janedoe',
         location: 'Berlin',
         age_range: '30-40',
+        country: 'DE',
         permissible_purpose: 'employment',
       },
     },

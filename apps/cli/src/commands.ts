@@ -42,8 +42,12 @@ const MAX_GRANT = 1_000_000_000;
  */
 const REFERENCE = /^(?!\s)[^\p{C}]{1,200}(?<!\s)$/u;
 
-/** Parses argv into a command, or throws a UsageError that names the bad argument. */
-export function parseCommand(argv: string[]): Command {
+/**
+ * Parses argv into a command, or throws a UsageError that names the bad argument. `defaultRegion` gives
+ * DEFAULT_REGION, asked for only by a command that reads a phone number (suppress:add and suppress:remove):
+ * `help` answers whatever the environment holds.
+ */
+export function parseCommand(argv: string[], defaultRegion: () => string): Command {
   const [name, ...args] = argv;
   switch (name) {
     case undefined:
@@ -67,7 +71,7 @@ export function parseCommand(argv: string[]): Command {
     case 'suppress:add':
     case 'suppress:remove': {
       const { positional, values } = options(name, args, { values: SUPPRESS_OPTIONS, flags: [] });
-      const command = suppressCommand(name, positional, values);
+      const command = suppressCommand(name, positional, values, defaultRegion());
       if ('problem' in command) throw new UsageError(`${command.problem}\n\n${USAGE}`);
       return command;
     }

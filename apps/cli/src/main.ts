@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, loadCliConfig } from '@dossier/config';
+import { ConfigError, loadCliConfig, type CliConfig } from '@dossier/config';
 import {
   AccountsRepository,
   SearchHistoryRepository,
@@ -17,14 +17,17 @@ import { exportAudit } from './audit-export';
 import { runSuppress } from './suppress';
 
 async function main(argv: string[]): Promise<number> {
-  const command = parseCommand(argv);
+  // The environment is read once a command needs it: `help` answers whatever it holds.
+  let loaded: CliConfig | undefined;
+  const configOf = (): CliConfig => (loaded ??= loadCliConfig());
+  const command = parseCommand(argv, () => configOf().defaultRegion);
   if (command.name === 'help') {
     console.log(USAGE);
     return 0;
   }
-  const config = loadCliConfig();
+  const config = configOf();
   try {
-    return await run(command, config.databaseUrl);
+    return await run(command, config);
   } catch (err) {
     // One line naming the server and DATABASE_URL (never its password), as the gateway and worker say it.
     const unreachable = unreachableDatabase(err, config.databaseUrl);
@@ -34,7 +37,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: string): Promise<number> {
+async function run(
+  command: Exclude<Command, { name: 'help' }>,
+  { databaseUrl, defaultRegion }: CliConfig,
+): Promise<number> {
   // Migrations build indexes over every imported record, and an import's upserts are as large as its
   // batches: the CLI's statements have no 10 s cap.
   const db = await openDataSource({
@@ -90,6 +96,7 @@ async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: str
             command.kind,
             command.file,
             command.format,
+            defaultRegion,
             consoleOutput(),
             stop.signal,
           );
@@ -127,7 +134,7 @@ async function run(command: Exclude<Command, { name: 'help' }>, databaseUrl: str
           console.log('demo:seed: the demo set is there already; nothing to do');
           return 0;
         }
-        const { people, companies } = await seedDemo(db, command);
+        const { people, companies } = await seedDemo(db, command, defaultRegion);
         console.log(
           `demo:seed: people ${people.imported} imported, ${people.updated} updated; ` +
             `companies ${companies.imported} imported, ${companies.updated} updated`,

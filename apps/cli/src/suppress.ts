@@ -5,7 +5,8 @@ import { SuppressionsRepository, type SuppressionRow } from '@dossier/persistenc
 /** The suppression list's commands (ADR 0015): `suppress:add`, `suppress:remove`, `suppress:list`. */
 export const SUPPRESS_USAGE = `  suppress:add --email E | --phone P | --name N --birth-year Y
                                  add a data subject who opted out: no lookup answers them again;
-                                 adding one listed already changes nothing
+                                 adding one listed already changes nothing; a national --phone is
+                                 read in DEFAULT_REGION
   suppress:remove --email E | --phone P | --name N --birth-year Y
                                  take the subject off the list; exit 1 when it is not listed
   suppress:list                  the list: id, kind, a masked hint, when added`;
@@ -18,21 +19,25 @@ export type SuppressCommand =
 
 /**
  * The subject named by the options, or a message naming the bad option (the caller makes it a usage
- * error): the same rules as `POST /admin/suppressions`.
+ * error): the same rules as `POST /admin/suppressions`, a national `--phone` read in `defaultRegion`.
  */
 export function suppressCommand(
   name: 'suppress:add' | 'suppress:remove',
   positional: string[],
   values: Map<string, string>,
+  defaultRegion: string,
 ): SuppressCommand | { problem: string } {
   if (positional.length > 0) return { problem: `${name}: unexpected argument "${positional[0]}"` };
   try {
-    const subject = parseSuppressionSubject({
-      ...(values.has('email') ? { email: values.get('email') } : {}),
-      ...(values.has('phone') ? { phone: values.get('phone') } : {}),
-      ...(values.has('name') ? { name: values.get('name') } : {}),
-      ...(values.has('birth-year') ? { birth_year: values.get('birth-year') } : {}),
-    });
+    const subject = parseSuppressionSubject(
+      {
+        ...(values.has('email') ? { email: values.get('email') } : {}),
+        ...(values.has('phone') ? { phone: values.get('phone') } : {}),
+        ...(values.has('name') ? { name: values.get('name') } : {}),
+        ...(values.has('birth-year') ? { birth_year: values.get('birth-year') } : {}),
+      },
+      defaultRegion,
+    );
     return { name, subject };
   } catch (error) {
     if (!isDomainError(error) || error.code !== 'validation_error') throw error;

@@ -33,6 +33,18 @@ describe('config', () => {
     expect(wk.kinds).toEqual(['person', 'company', 'email', 'phone']);
   });
 
+  it('reads national phone numbers in DEFAULT_REGION: US unless set, any case, UK as GB, a region with a numbering plan only', () => {
+    expect([loadGatewayConfig({}).defaultRegion, loadCliConfig({}).defaultRegion]).toEqual(['US', 'US']);
+    expect(loadGatewayConfig({ DEFAULT_REGION: ' gb ' }).defaultRegion).toBe('GB');
+    expect(loadCliConfig({ DEFAULT_REGION: 'UK' }).defaultRegion).toBe('GB');
+    for (const region of ['XX', 'AQ', 'USA', 'United States']) {
+      expect(() => loadGatewayConfig({ DEFAULT_REGION: region })).toThrow(
+        `DEFAULT_REGION: must be a region code whose phone numbering plan is known, such as US or GB, got ${JSON.stringify(region)}`,
+      );
+      expect(() => loadCliConfig({ DEFAULT_REGION: region })).toThrow(ConfigError);
+    }
+  });
+
   it('reads LOOKUP_QUEUES and per-kind concurrency', () => {
     const wk = loadWorkerConfig({
       LOOKUP_QUEUES: 'phone, email',

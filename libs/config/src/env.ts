@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { LOOKUP_KINDS, RATE_FORMAT, parseRate, type LookupKind } from '@dossier/domain';
+import { LOOKUP_KINDS, RATE_FORMAT, countryKey, isPhoneRegion, parseRate, type LookupKind } from '@dossier/domain';
 import type { RedisTarget } from './redis';
 
 /** Thrown at boot when the environment is wrong; the message names every bad variable. */
@@ -79,6 +79,20 @@ const common = {
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   DB_POOL_SIZE: int(1, 200).default(10),
   RESULTS_TTL_DAYS: int(1, 3650).default(30),
+};
+
+/**
+ * The region a national phone number is read in when nothing names one (a person search with no `country`
+ * and no country in its `location`; an imported record naming no country; a suppressed number): a
+ * two-letter code whose numbering plan libphonenumber knows, in either case (`UK` read as GB).
+ */
+const phoneRegion = {
+  DEFAULT_REGION: z
+    .string()
+    .trim()
+    .transform(countryKey)
+    .refine(isPhoneRegion, 'must be a region code whose phone numbering plan is known, such as US or GB')
+    .default('US'),
 };
 
 /** How long (seconds) and how many finished lookup jobs Redis keeps; ages are capped at RESULTS_TTL_DAYS. */
@@ -169,6 +183,7 @@ const gatewaySchema = z.object({
   ...jobRetention,
   ...costs,
   ...webhooks,
+  ...phoneRegion,
   PORT: int(0, 65535).default(3000),
   HOST: listenHost('0.0.0.0'),
   /** When set, /metrics is served only on this port (and no longer on PORT); 0 picks a free port. */
@@ -280,7 +295,7 @@ const workerSchema = z.object({
   WORKER_TEST_FAIL_EVENTS: z.enum(['true', 'false']).default('false'),
 });
 
-const cliSchema = z.object({ ...common, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
+const cliSchema = z.object({ ...common, ...phoneRegion, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
 
 /** The variables each app reads (its schema's keys): what deployment files may set, checked by their tests. */
 export const ENV_NAMES: Readonly<Record<'gateway' | 'worker' | 'cli', readonly string[]>> = {
@@ -447,6 +462,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     syncWaitMaxS: e.SYNC_WAIT_MAX_S,
     queueMaxWaiting: e.QUEUE_MAX_WAITING,
     requirePermissiblePurpose: e.REQUIRE_PERMISSIBLE_PURPOSE === 'true',
+    /** DEFAULT_REGION: where a person search's national phone is read when it names no country. */
+    defaultRegion: e.DEFAULT_REGION,
     admin: e.ADMIN_USER && e.ADMIN_PASSWORD ? { user: e.ADMIN_USER, password: e.ADMIN_PASSWORD } : null,
     /** Proxy hops trusted for X-Forwarded-For (0: none); a hop count, never "trust every hop". */
     trustProxy: e.TRUST_PROXY,
@@ -514,7 +531,7 @@ export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
 
 export function loadCliConfig(env: NodeJS.ProcessEnv = process.env) {
   const e = parse(cliSchema, env);
-  return { ...commonOf(e), signupCredits: e.SIGNUP_CREDITS };
+  return { ...commonOf(e), signupCredits: e.SIGNUP_CREDITS, defaultRegion: e.DEFAULT_REGION };
 }
 export type CliConfig = ReturnType<typeof loadCliConfig>;
 

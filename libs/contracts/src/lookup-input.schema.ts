@@ -8,6 +8,7 @@ export const personInputSchema = z
   .object({
     name: z.string().optional(),
     email: z.string().optional(),
+    /** E.164: the gateway reads a national number in its region (ADR 0044) before the job exists. */
     phone: z.string().optional(),
     username: z.string().optional(),
     location: z.string().optional(),

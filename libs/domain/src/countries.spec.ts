@@ -4,6 +4,7 @@ import {
   US_STATES,
   countryCodeOfName,
   jurisdictionOf,
+  recordCountryOf,
   registerOf,
   usStateCodeOf,
 } from './countries';
@@ -35,6 +36,26 @@ describe('countryCodeOfName', () => {
 
   it.each(['', 'Atlantis', 'XX', 'europe', 'Virginia', 'California', 'America'])('knows no country %p', (name) => {
     expect(countryCodeOfName(name)).toBeNull();
+  });
+});
+
+describe('recordCountryOf', () => {
+  it.each([
+    ['USA', 'US'],
+    ['United States', 'US'],
+    ['U.S.', 'US'],
+    ['united kingdom', 'GB'],
+    [' uk ', 'GB'],
+    ['gb', 'GB'],
+    ['Germany', 'DE'],
+    // Two letters ISO does not assign, kept as a code as before (some data sets write Kosovo XK).
+    ['xk', 'XK'],
+  ])('stores %p as %p', (written, code) => {
+    expect(recordCountryOf(written)).toBe(code);
+  });
+
+  it.each(['Deutschland', 'Atlantis', 'Texas', 'USAA', ''])('reads no country in %p', (written) => {
+    expect(recordCountryOf(written)).toBeNull();
   });
 });
 

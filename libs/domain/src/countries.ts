@@ -61,6 +61,18 @@ export function countryCodeOfName(name: string): string | null {
   return codesByName.get(key) ?? COUNTRY_NAME_ALIASES.get(key) ?? null;
 }
 
+/**
+ * A record's country as stored: the ISO code of a country written as a code or a name as countryCodeOfName
+ * reads it ("USA", "United States", "U.S.", "United Kingdom", "UK" → `US`, `US`, `US`, `GB`, `GB`), or two
+ * letters ISO does not assign (`XK`, as some data sets write Kosovo) as countryKey writes them; null when
+ * it is neither ("Deutschland": English names only).
+ */
+export function recordCountryOf(value: string): string | null {
+  const code = countryCodeOfName(value);
+  if (code !== null) return code;
+  return /^\s*[A-Za-z]{2}\s*$/.test(value) ? countryKey(value) : null;
+}
+
 /** A country's English name as Unicode CLDR writes it (`GB` → "United Kingdom"); the code itself if Intl has none. */
 export function countryNameOf(code: string): string {
   const key = countryKey(code);

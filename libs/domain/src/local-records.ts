@@ -1,4 +1,4 @@
-import { countryCodeOfName, jurisdictionOf, registerOf, usStateCodeOf } from './countries';
+import { countryCodeOfName, jurisdictionOf, recordCountryOf, registerOf, usStateCodeOf } from './countries';
 import {
   countryKey,
   locationKeysOf,
@@ -107,11 +107,7 @@ function blankToNull(value: string | null | undefined): string | null {
   return trimmed ? trimmed : null;
 }
 
-/**
- * The row of a person record. `onInvalid` hears of each e-mail address or phone number that has no
- * comparison key (not an address, not a possible number): an importer rejects the line; others keep the
- * value as written, unsearchable by it.
- */
+/** Each e-mail address or phone number with no comparison key (personRowOf's `onInvalid`). */
 function keysOf<F extends 'emails' | 'phones'>(
   values: string[] | undefined,
   field: F,
@@ -125,17 +121,47 @@ function keysOf<F extends 'emails' | 'phones'>(
   });
 }
 
-/** A record's locations as stored, shown and searched: each country as countryKey writes it (`uk` → `GB`). */
+/**
+ * A record's locations as stored, shown and searched: each country as its ISO code (recordCountryOf:
+ * `uk`, "USA", "United Kingdom" → `GB`, `US`, `GB`), one that is no country as countryKey writes it.
+ */
 function recordLocationsOf(locations: readonly RecordLocation[]): RecordLocation[] {
-  return locations.map((l) => ({ ...l, country: l.country ? countryKey(l.country) || null : l.country }));
+  return locations.map((l) => ({
+    ...l,
+    country: l.country ? (recordCountryOf(l.country) ?? (countryKey(l.country) || null)) : l.country,
+  }));
 }
 
+export interface PersonRowOptions {
+  /**
+   * The region a national phone is read in when the record names no country (the operator's
+   * DEFAULT_REGION); without it, such a phone has no key.
+   */
+  defaultRegion?: string | null;
+  /**
+   * Hears of each e-mail address or phone number that has no comparison key (not an address, not a
+   * possible number): an importer rejects the line; others keep the value as written, unsearchable by it.
+   */
+  onInvalid?: (field: 'emails' | 'phones', value: string) => void;
+}
+
+/**
+ * A phone as a record stores it: as written, unless it is written nationally and the record names no
+ * country — then in E.164 as read in `defaultRegion`, so that whatever reads the record's phones by its
+ * locations alone (merging, suppression) reads the number its key holds.
+ */
+function storedPhone(phone: string, region: string | null, defaultRegion: string | null): string {
+  if (region !== null || defaultRegion === null || normalizePhoneNumber(phone) !== null) return phone;
+  return normalizePhoneNumber(phone, defaultRegion) ?? phone;
+}
+
+/** The row of a person record. */
 export function personRowOf(
   record: PersonRecord,
-  onInvalid?: (field: 'emails' | 'phones', value: string) => void,
+  { defaultRegion = null, onInvalid }: PersonRowOptions = {},
 ): PersonRow {
   const locations = recordLocationsOf(record.locations ?? []);
-  // A national-format phone is read in the record's own country (its first location's), if it names one.
+  // A national-format phone is read in the record's own country (its first location's), else in the default region.
   const region = phoneRegionOf(locations);
   const split = splitPersonName(record.full_name);
   return {
@@ -147,12 +173,14 @@ export function personRowOf(
     last_name: blankToNull(record.last_name) ?? split.last,
     aliases: distinct((record.aliases ?? []).map((a) => a.trim())),
     emails: distinct((record.emails ?? []).map((e) => e.trim())),
-    phones: distinct((record.phones ?? []).map((p) => p.trim())),
+    phones: distinct((record.phones ?? []).map((p) => storedPhone(p.trim(), region, defaultRegion))),
     usernames: distinct((record.usernames ?? []).map((u) => u.trim())),
     locations,
     birth_year: record.birth_year ?? null,
     email_keys: distinct(keysOf(record.emails, 'emails', normalizeEmailAddress, onInvalid)),
-    phone_keys: distinct(keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region), onInvalid)),
+    phone_keys: distinct(
+      keysOf(record.phones, 'phones', (p) => normalizePhoneNumber(p, region ?? defaultRegion), onInvalid),
+    ),
     username_keys: distinct((record.usernames ?? []).map(normalizeUsername)),
     location_keys: locationKeysOf(locations),
     names: personNamesOf(record.full_name, record.aliases ?? []),
@@ -238,6 +266,22 @@ export function searchedLocationParts(location: string): SearchedPlace[] {
       parts.set(key, { key, country: countryCodeOfName(part), state: usStateCodeOf(part) });
   }
   return [...parts.values()];
+}
+
+/**
+ * The one country a searched location names: a part naming a country ("United Kingdom", "UK", "USA")
+ * names it, a part naming a US state ("TX", "Texas") the US, and a part that may be either ("CA": Canada
+ * or California; "Georgia") one of the two. Null when no part names a country, or when not exactly one
+ * country agrees with every part that names one: "Paris, France, USA" and "Los Angeles, CA" are not
+ * guessed from ("Los Angeles, CA, USA" is the US).
+ */
+export function locationCountryOf(location: string): string | null {
+  let agreed: string[] | null = null;
+  for (const part of searchedLocationParts(location)) {
+    const named = [part.country, part.state === null ? null : 'US'].filter((c): c is string => c !== null);
+    if (named.length > 0) agreed = agreed === null ? named : agreed.filter((c) => named.includes(c));
+  }
+  return agreed !== null && new Set(agreed).size === 1 ? agreed[0]! : null;
 }
 
 /**

@@ -10,11 +10,14 @@ import {
   normalizePersonName,
   normalizePhoneNumber,
   normalizeUsername,
+  phoneE164,
   phoneRegionOf,
   registrationKey,
   splitPersonName,
 } from './normalize';
+import { DomainError } from './errors';
 import { isInPlace, searchedLocationParts } from './local-records';
+import { defaultPhoneRegion } from './phone';
 
 describe('normalisation', () => {
   it.each([
@@ -93,6 +96,40 @@ describe('normalisation', () => {
       expect(normalizeDomain(value)).toBeNull();
     },
   );
+
+  it('writes a phone in E.164 read in a region, or names the region and why in the issue it is refused with', () => {
+    const location = { code: 'US', reason: 'the region of location' };
+    expect(phoneE164('(512) 555-0199', location)).toBe('+15125550199');
+    expect(phoneE164('020 7946 0018', defaultPhoneRegion('GB'))).toBe('+442079460018');
+    expect(phoneE164('+44 20 7946 0018', location)).toBe('+442079460018');
+    const issueOf = (phone: string, region = location) => {
+      try {
+        phoneE164(phone, region);
+      } catch (error) {
+        expect(error).toBeInstanceOf(DomainError);
+        return [(error as DomainError).code, (error as DomainError).details];
+      }
+      throw new Error(`${phone} was read`);
+    };
+    // Parseable in the US but not a possible number there, and not a number at all.
+    for (const phone of ['020 7946 0018', 'call me'])
+      expect(issueOf(phone)).toEqual([
+        'validation_error',
+        [{ field: 'phone', issue: 'is not a phone number in US (read in the region of location)' }],
+      ]);
+    expect(issueOf('0301234', defaultPhoneRegion('AQ'))).toEqual([
+      'validation_error',
+      [{ field: 'phone', issue: "is not a phone number in AQ (read in the operator's default region)" }],
+    ]);
+    expect(issueOf('+1 202 555 01')).toEqual([
+      'validation_error',
+      [{ field: 'phone', issue: 'is not a possible phone number' }],
+    ]);
+    expect(issueOf('+44 1')).toEqual([
+      'validation_error',
+      [{ field: 'phone', issue: 'is too short to be a phone number' }],
+    ]);
+  });
 
   it('has no domain in an IP address, written alone or in a URL', () => {
     expect(normalizeDomain('192.0.2.1')).toBeNull();

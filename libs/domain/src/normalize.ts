@@ -2,7 +2,8 @@ import anyAscii from 'any-ascii';
 import { createHash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { parseEmail } from './email';
-import { parsePhone } from './phone';
+import { DomainError } from './errors';
+import { isInternational, parsePhone, type PhoneRegion } from './phone';
 import { spacedCjkName } from './cjk-names';
 
 /**
@@ -86,6 +87,25 @@ export function normalizePhoneNumber(phone: string, country?: string | null): st
   } catch {
     return null;
   }
+}
+
+/**
+ * A phone number in E.164, as normalizePhoneNumber reads it with `region` as the default region: an
+ * international number as written, a national one in `region`. Throws `validation_error` on the field
+ * `phone` when it is not a possible number: an international one with its own issue (its length, an
+ * unknown calling code), a national one naming the region it was read in and why
+ * (`is not a phone number in US (read in the operator's default region)`).
+ */
+export function phoneE164(phone: string, region: PhoneRegion): string {
+  const e164 = normalizePhoneNumber(phone, region.code);
+  if (e164 !== null) return e164;
+  if (isInternational(phone)) {
+    parsePhone(phone); // throws the issue it has, if parsing finds one
+    throw DomainError.validation([{ field: 'phone', issue: 'is not a possible phone number' }]);
+  }
+  throw DomainError.validation([
+    { field: 'phone', issue: `is not a phone number in ${region.code} (read in ${region.reason})` },
+  ]);
 }
 
 /**

@@ -14,14 +14,8 @@ export const PHONE_INPUT_MAX_LENGTH = 64;
  *
  * Parseable is not valid: `+1 555 0100` parses and then reports `isValid() === false`.
  * The whole input must be the number (no surrounding text): "call +1 650 253 0000" is rejected.
- * `countryField: false`: the request has no field for a country (a person search), so a national number's
- * detail asks for the international form only, never for a country the body would refuse.
  */
-export function parsePhone(
-  raw: string,
-  country?: string,
-  { countryField = true }: { countryField?: boolean } = {},
-): ParsedPhone {
+export function parsePhone(raw: string, country?: string): ParsedPhone {
   if (raw.trim() === '') {
     throw phoneIssue('must be a non-empty string');
   }
@@ -36,18 +30,17 @@ export function parsePhone(
     return parsePhoneNumberWithError(raw, { defaultCountry, extract: false });
   } catch (error) {
     if (error instanceof ParseError) {
-      throw phoneIssue(issueOf(error.message, raw, region, countryField), error);
+      throw phoneIssue(issueOf(error.message, raw, region), error);
     }
     throw error;
   }
 }
 
-function issueOf(parseErrorCode: string, raw: string, region: string | undefined, countryField: boolean): string {
+function issueOf(parseErrorCode: string, raw: string, region: string | undefined): string {
   switch (parseErrorCode) {
     case 'INVALID_COUNTRY':
-      if (raw.trim().startsWith('+')) return 'has an unknown country calling code';
+      if (isInternational(raw)) return 'has an unknown country calling code';
       if (region !== undefined) return `needs a leading + and country code (no numbering plan is known for ${region})`;
-      if (!countryField) return 'needs a leading + and country code, such as +44 20 7946 0018';
       return 'needs a leading + and country code, or a country';
     case 'TOO_SHORT':
       return 'is too short to be a phone number';
@@ -62,4 +55,29 @@ function issueOf(parseErrorCode: string, raw: string, region: string | undefined
 
 function phoneIssue(issue: string, cause?: unknown): DomainError {
   return new DomainError('validation_error', `phone ${issue}`, { details: [{ field: 'phone', issue }], cause });
+}
+
+/** Whether libphonenumber knows the numbering plan of `region` (an upper-case code such as `US`; `UK` is not one). */
+export function isPhoneRegion(region: string): boolean {
+  return isSupportedCountry(region);
+}
+
+/** Whether `raw` is written internationally (a leading +): then no region plays a part in reading it. */
+export function isInternational(raw: string): boolean {
+  return raw.trim().startsWith('+');
+}
+
+/**
+ * The region a nationally written number is read in, and why it is that one: said in the issue when the
+ * number cannot be read there (`is not a phone number in US (read in the region of location)`).
+ */
+export interface PhoneRegion {
+  code: string;
+  /** Words after "read in": "the region of country", "the operator's default region". */
+  reason: string;
+}
+
+/** The region of a number that nothing about its subject places: the operator's DEFAULT_REGION. */
+export function defaultPhoneRegion(code: string): PhoneRegion {
+  return { code, reason: "the operator's default region" };
 }

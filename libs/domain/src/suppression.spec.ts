@@ -3,7 +3,7 @@ import { parseSuppressionSubject, suppressionKeyHash, suppressionKeys } from './
 
 const issuesOf = (input: Parameters<typeof parseSuppressionSubject>[0]) => {
   try {
-    parseSuppressionSubject(input);
+    parseSuppressionSubject(input, 'US');
   } catch (error) {
     expect(error).toBeInstanceOf(DomainError);
     return (error as DomainError).details;
@@ -13,17 +13,17 @@ const issuesOf = (input: Parameters<typeof parseSuppressionSubject>[0]) => {
 
 describe('suppression subjects', () => {
   it('keys each kind with the normalisation the rest of Dossier uses, and masks it for the list', () => {
-    expect(parseSuppressionSubject({ email: ' Jane.Doe@EXAMPLE.com ' })).toEqual({
+    expect(parseSuppressionSubject({ email: ' Jane.Doe@EXAMPLE.com ' }, 'US')).toEqual({
       kind: 'email',
       key: 'email:jane.doe@example.com',
       hint: 'j…@example.com',
     });
-    expect(parseSuppressionSubject({ phone: '+44 (0)20 7946 0958' })).toEqual({
+    expect(parseSuppressionSubject({ phone: '+44 (0)20 7946 0958' }, 'US')).toEqual({
       kind: 'phone',
       key: 'phone:+442079460958',
       hint: '+44…58',
     });
-    expect(parseSuppressionSubject({ name: 'Zoë  O’Neill', birth_year: '1984' })).toEqual({
+    expect(parseSuppressionSubject({ name: 'Zoë  O’Neill', birth_year: '1984' }, 'US')).toEqual({
       kind: 'name',
       key: 'name:zoe o neill:1984',
       alias: 'name:zoe oneill:1984',
@@ -31,9 +31,20 @@ describe('suppression subjects', () => {
     });
   });
 
+  it("reads a national phone number in the operator's default region, as an import reads one on a record naming no country", () => {
+    expect(parseSuppressionSubject({ phone: '020 7946 0958' }, 'GB')).toEqual({
+      kind: 'phone',
+      key: 'phone:+442079460958',
+      hint: '+44…58',
+    });
+    expect(parseSuppressionSubject({ phone: '(512) 555-0199' }, 'US').key).toBe('phone:+15125550199');
+    // An international number is read as written, whatever the region.
+    expect(parseSuppressionSubject({ phone: '+44 20 7946 0958' }, 'US').key).toBe('phone:+442079460958');
+  });
+
   it('matches the keys made from records however they were written', () => {
     expect(suppressionKeys.email('jane.doe@Example.COM')).toBe(
-      parseSuppressionSubject({ email: 'JANE.DOE@example.com' }).key,
+      parseSuppressionSubject({ email: 'JANE.DOE@example.com' }, 'US').key,
     );
     expect(suppressionKeys.phone('020 7946 0958', 'GB')).toBe('phone:+442079460958');
     expect(suppressionKeys.name('ZOE O-NEILL', 1984)).toBe('name:zoe o neill:1984');
@@ -41,7 +52,7 @@ describe('suppression subjects', () => {
     expect(suppressionKeys.names('Zoe ONeill', 1984)).toEqual(['name:zoe oneill:1984']);
     expect(suppressionKeys.names('Zoë O’Neill', 1984)).toEqual(['name:zoe o neill:1984', 'name:zoe oneill:1984']);
     expect(suppressionKeys.names('王小明', 1901)).toEqual(['name:wangxiaoming:1901', 'name:wang xiaoming:1901']);
-    expect(parseSuppressionSubject({ name: 'Zoe ONeill', birth_year: 1984 })).not.toHaveProperty('alias');
+    expect(parseSuppressionSubject({ name: 'Zoe ONeill', birth_year: 1984 }, 'US')).not.toHaveProperty('alias');
     expect(suppressionKeyHash('email:a@b.example')).toMatch(/^[0-9a-f]{64}$/);
     expect(suppressionKeyHash('email:a@b.example')).not.toBe(suppressionKeyHash('email:a@c.example'));
   });
@@ -50,7 +61,11 @@ describe('suppression subjects', () => {
     [{}, [{ field: 'body', issue: 'give exactly one of email, phone, or name with birth_year' }]],
     [{ email: 'a@b.example', phone: '+14155550100' }, [{ field: 'body', issue: expect.any(String) }]],
     [{ email: 'not an address' }, [{ field: 'email', issue: 'must be an e-mail address' }]],
-    [{ phone: '020 7946 0958' }, [{ field: 'phone', issue: expect.stringMatching(/international format/) }]],
+    [
+      { phone: '020 7946 0958' },
+      [{ field: 'phone', issue: "is not a phone number in US (read in the operator's default region)" }],
+    ],
+    [{ phone: '+1 202 555 01' }, [{ field: 'phone', issue: 'is not a possible phone number' }]],
     [{ name: 'Jane Doe' }, [{ field: 'birth_year', issue: expect.stringMatching(/^is required with name/) }]],
     [
       { name: 'Jane Doe', birth_year: 1700 },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError, type FieldIssue } from './errors';
-import { normalizeEmailAddress, normalizePersonName, normalizePhoneNumber, tokensOf } from './normalize';
+import { normalizeEmailAddress, normalizePersonName, normalizePhoneNumber, phoneE164, tokensOf } from './normalize';
+import { defaultPhoneRegion } from './phone';
 
 /**
  * The suppression list's subjects (people who opted out): an e-mail address, a phone number, or a name
@@ -40,7 +41,7 @@ export const suppressionKeys = {
     const normalized = normalizeEmailAddress(email);
     return normalized ? `email:${normalized}` : null;
   },
-  /** `country` reads a nationally written number found in a record; an operator's entry is international. */
+  /** `country` reads a nationally written number found in a record (an operator's entry: parseSuppressionSubject). */
   phone: (phone: string, country?: string | null): string | null => {
     const e164 = normalizePhoneNumber(phone, country);
     return e164 ? `phone:${e164}` : null;
@@ -82,9 +83,10 @@ export function suppressionKeyHash(key: string): string {
 
 /**
  * Reads an operator's input into a subject, or throws `validation_error` naming each bad field. The
- * same rules for the CLI and `/admin/suppressions`.
+ * same rules for the CLI and `/admin/suppressions`: a phone number written nationally is read in
+ * `defaultRegion` (the operator's DEFAULT_REGION), as an import reads one on a record naming no country.
  */
-export function parseSuppressionSubject(input: SuppressionInput): SuppressionSubject {
+export function parseSuppressionSubject(input: SuppressionInput, defaultRegion: string): SuppressionSubject {
   const given = (['email', 'phone', 'name'] as const).filter((f) => input[f] !== undefined);
   const issues: FieldIssue[] = [];
   if (given.length !== 1) {
@@ -102,13 +104,8 @@ export function parseSuppressionSubject(input: SuppressionInput): SuppressionSub
       return { kind: 'email', key, hint: maskEmail(key.slice('email:'.length)) };
     }
     case 'phone': {
-      const key = typeof input.phone === 'string' ? suppressionKeys.phone(input.phone) : null;
-      if (!key) {
-        throw DomainError.validation([
-          { field: 'phone', issue: 'must be a phone number in international format (+ and country code)' },
-        ]);
-      }
-      return { kind: 'phone', key, hint: maskPhone(key.slice('phone:'.length)) };
+      const e164 = phoneE164(input.phone ?? '', defaultPhoneRegion(defaultRegion));
+      return { kind: 'phone', key: suppressionKeys.phone(e164)!, hint: maskPhone(e164) };
     }
     case 'name': {
       const name = typeof input.name === 'string' ? input.name : '';

@@ -10,8 +10,8 @@ describe('SuppressionsRepository against the real Postgres', () => {
   let list: SuppressionsRepository;
   // The run's database is shared with other suites: subjects only this test uses.
   const tag = randomUUID().slice(0, 8);
-  const email = parseSuppressionSubject({ email: `Opt.Out+${tag}@Example.com` });
-  const name = parseSuppressionSubject({ name: `Ada ${tag} Byron`, birth_year: 1815 });
+  const email = parseSuppressionSubject({ email: `Opt.Out+${tag}@Example.com` }, 'US');
+  const name = parseSuppressionSubject({ name: `Ada ${tag} Byron`, birth_year: 1815 }, 'US');
 
   beforeAll(async () => {
     db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 4, applicationName: 'int-spec' });
@@ -30,7 +30,7 @@ describe('SuppressionsRepository against the real Postgres', () => {
       entry: { id: expect.stringMatching(/^sup_/), kind: 'email', hint: email.hint, created_at: expect.any(Date) },
     });
     const again = await Promise.all(
-      [1, 2, 3].map(() => list.add(parseSuppressionSubject({ email: `opt.out+${tag}@example.COM` }))),
+      [1, 2, 3].map(() => list.add(parseSuppressionSubject({ email: `opt.out+${tag}@example.COM` }, 'US'))),
     );
     expect(again).toEqual([1, 2, 3].map(() => ({ created: false, entry: first.entry })));
     const rows = await db.query(`SELECT * FROM suppressions WHERE id = $1`, [first.entry.id]);

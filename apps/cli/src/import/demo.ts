@@ -153,12 +153,18 @@ async function writeAll<R, Row>(
   return { imported, updated, superseded };
 }
 
+/** Writes the demo set; its people's phones are read as an import reads them (personRowOf, `defaultRegion`). */
 export async function seedDemo(
   db: DataSource,
   counts: { people: number; companies: number },
+  defaultRegion: string,
 ): Promise<{ people: WriteCounts; companies: WriteCounts }> {
   return {
-    people: await writeAll(demoPeople(counts.people), personRowOf, (rows) => writePeople(db, rows)),
+    people: await writeAll(
+      demoPeople(counts.people),
+      (r) => personRowOf(r, { defaultRegion }),
+      (rows) => writePeople(db, rows),
+    ),
     companies: await writeAll(demoCompanies(counts.companies), companyRowOf, (rows) => writeCompanies(db, rows)),
   };
 }

@@ -59,7 +59,8 @@ export interface ImportOutput {
  * Streams FILE into the local index: each line checked (a bad one reported and skipped), the good ones
  * written BATCH at a time through COPY and one upsert (writePeople/writeCompanies) by a BatchWriter. The
  * file is read no faster than Postgres takes the batches, so memory stays constant. A zero-byte file is a
- * FileShapeError. When `stop` is aborted
+ * FileShapeError. A person's national phone is read in the record's own country, else in `defaultRegion`
+ * (DEFAULT_REGION). When `stop` is aborted
  * (its reason names the signal), no further line is read: the batch being written is let in, and the
  * import ends with ImportInterrupted.
  */
@@ -68,6 +69,7 @@ export async function importFile(
   kind: ImportKind,
   path: string,
   format: ImportFormat,
+  defaultRegion: string,
   out: ImportOutput,
   stop?: AbortSignal,
 ): Promise<ImportSummary> {
@@ -86,7 +88,7 @@ export async function importFile(
     for await (const entry of entries(kind, format, stream)) {
       if (stop?.aborted) throw new Error(`interrupted (${String(stop.reason)})`);
       lines.read++;
-      const checked = 'reason' in entry ? entry : rowOf(kind, entry.fields, source);
+      const checked = 'reason' in entry ? entry : rowOf(kind, entry.fields, source, defaultRegion);
       if ('reason' in checked) {
         lines.rejected++;
         out.rejected(`line ${entry.line}: ${checked.reason}`);
@@ -111,13 +113,17 @@ function rowOf(
   kind: ImportKind,
   fields: Record<string, unknown>,
   source: string | null,
+  defaultRegion: string,
 ): { row: PersonRow | CompanyRow } | { reason: string } {
   if (kind === 'person') {
     const c = personRecordOf(fields, source);
     if ('reason' in c) return c;
     let invalid: string | null = null;
-    const row = personRowOf(c.record, (field, value) => {
-      invalid ??= `${field}: "${value}" is not ${field === 'emails' ? 'an e-mail address' : 'a phone number'}`;
+    const row = personRowOf(c.record, {
+      defaultRegion,
+      onInvalid: (field, value) => {
+        invalid ??= `${field}: "${value}" is not ${field === 'emails' ? 'an e-mail address' : 'a phone number'}`;
+      },
     });
     return invalid !== null ? { reason: invalid } : indexable(row, personFieldTooLong(row));
   }

@@ -3,6 +3,7 @@ import {
   isCalendarDate,
   isStorableText,
   normalizeDomain,
+  recordCountryOf,
   type CompanyRecord,
   type PersonRecord,
   type RecordLocation,
@@ -93,9 +94,11 @@ function locations(fields: Record<string, unknown>): RecordLocation[] {
     const at = `locations[${i}]`;
     unknownFields(loc as Record<string, unknown>, LOCATION_FIELDS, `${at}.`);
     const part = (k: (typeof LOCATION_FIELDS)[number]) => text(loc as Record<string, unknown>, k, false, `${at}.${k}`);
-    const country = part('country')?.toUpperCase() ?? null;
-    if (country !== null && !/^[A-Z]{2}$/.test(country))
-      reject(`${at}.country must be an ISO 3166-1 alpha-2 code such as GB`);
+    // A code or a country's English name ("USA", "United Kingdom"), stored as the ISO code.
+    const written = part('country');
+    const country = written === null ? null : recordCountryOf(written);
+    if (written !== null && country === null)
+      reject(`${at}.country must be an ISO 3166-1 alpha-2 code such as GB or a country's English name`);
     return { city: part('city'), region: part('region'), country };
   });
 }

@@ -46,7 +46,7 @@ export class SuppressionsService implements OnModuleInit {
     registerAdminScope(fastify, SUPPRESSIONS_PATH, this.config.admin, this.limiter, (scope) => {
       scope.get('/', async () => ({ status: 'success', suppressions: (await this.list.list()).map(view) }));
       scope.post('/', async (request, reply) => {
-        const subject = parseSuppressionSubject(parseBody(addBody, request.body));
+        const subject = parseSuppressionSubject(parseBody(addBody, request.body), this.config.defaultRegion);
         const { entry, created } = await this.list.add(subject);
         void reply.status(created ? 201 : 200);
         return { status: 'success', suppression: view(entry) };

@@ -21,8 +21,11 @@ import { LookupsService, UNQUEUED_ERROR, type AnyLookupRequest, type LookupCall 
 import { ResultWaiterService, type SearchWatch } from '../lookups/result-waiter.service';
 import { batchBody, batchItemBody } from './batch.schema';
 
-/** Each kind's endpoint body, validated and mapped onto its lookup: a batch item is checked as its endpoint checks it. */
-const LOOKUP_OF: Record<LookupKind, (input: unknown) => AnyLookupRequest> = {
+/**
+ * Each kind's endpoint body, validated and mapped onto its lookup: a batch item is checked as its endpoint
+ * checks it, with the operator's DEFAULT_REGION as the endpoint has it.
+ */
+const LOOKUP_OF: Record<LookupKind, (input: unknown, defaultRegion: string) => AnyLookupRequest> = {
   person: personLookup,
   company: companyLookup,
   email: emailLookup,
@@ -194,7 +197,7 @@ export class BatchService {
     try {
       // The input's text is checked by its endpoint's validator, which names its fields as the endpoint does.
       const { kind, input } = parseBody(batchItemBody, item, `requests.${index}`, 'input');
-      const request = LOOKUP_OF[kind](input);
+      const request = LOOKUP_OF[kind](input, this.config.defaultRegion);
       this.lookups.checkPurpose(request);
       this.lookups.assertRoom(kind);
       return {

@@ -1,4 +1,11 @@
-import { DomainError, parsePhone } from '@dossier/domain';
+import {
+  DomainError,
+  defaultPhoneRegion,
+  locationCountryOf,
+  parsePhone,
+  phoneE164,
+  type PhoneRegion,
+} from '@dossier/domain';
 import type { PhoneInput } from '@dossier/contracts';
 import { parseBody } from '../http/validation';
 import { companyBody, personBody, searchBody, verifyEmailBody, verifyPhoneBody } from './lookups.schema';
@@ -41,11 +48,29 @@ export function searchLookup(raw: unknown): AnyLookupRequest {
   }
 }
 
-export function personLookup(raw: unknown): LookupRequest<'person'> {
+/**
+ * `POST /v1/search/person` (and a batch's person item). `phone` in any format becomes its E.164 form here,
+ * read in searchPhoneRegion's region, so the job carries a number no worker or provider needs a region for.
+ * `defaultRegion` is the operator's DEFAULT_REGION.
+ */
+export function personLookup(raw: unknown, defaultRegion: string): LookupRequest<'person'> {
   const { permissible_purpose, ...input } = parseBody(personBody, raw);
-  // The body has no country: a national number is refused without sending the client to one.
-  if (input.phone !== undefined) parsePhone(input.phone, undefined, { countryField: false });
-  return { kind: 'person', input, purpose: permissible_purpose ?? null };
+  const phone =
+    input.phone === undefined ? {} : { phone: phoneE164(input.phone, searchPhoneRegion(input, defaultRegion)) };
+  return { kind: 'person', input: { ...input, ...phone }, purpose: permissible_purpose ?? null };
+}
+
+/**
+ * The region a person search's national phone is read in: its `country`, else the one country its
+ * `location` names (locationCountryOf: none when its parts name several), else the operator's default.
+ */
+function searchPhoneRegion(
+  search: { country?: string | undefined; location?: string | undefined },
+  defaultRegion: string,
+): PhoneRegion {
+  if (search.country !== undefined) return { code: search.country, reason: 'the region of country' };
+  const named = search.location === undefined ? null : locationCountryOf(search.location);
+  return named === null ? defaultPhoneRegion(defaultRegion) : { code: named, reason: 'the region of location' };
 }
 
 export function companyLookup(raw: unknown): LookupRequest<'company'> {

@@ -1,7 +1,9 @@
-import { Body, Controller, Get, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Res } from '@nestjs/common';
+import type { GatewayConfig } from '@dossier/config';
 import { pendingBody, successBody } from '@dossier/contracts';
 import type { FastifyReply } from 'fastify';
 import { CurrentAuth, type AuthContext } from '../auth/auth-context';
+import { GATEWAY_CONFIG } from '../infra/tokens';
 import { creditHeaders } from '../http/error-envelope';
 import { ApiDoc, type ApiDocOptions } from '../openapi/api-doc.decorator';
 import { LookupCtx } from './lookup-call.decorator';
@@ -65,7 +67,10 @@ const lookupDoc = (
  */
 @Controller('v1')
 export class LookupsController {
-  constructor(private readonly lookups: LookupsService) {}
+  constructor(
+    private readonly lookups: LookupsService,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
 
   @Post('search')
   @ApiDoc(
@@ -86,12 +91,14 @@ export class LookupsController {
       'Person search',
       personBody,
       personSuccessEnvelope,
-      'At least one of name, email, phone, username. Results carry match_score and matched_on, best first.',
+      'At least one of name, email, phone, username. `phone` in any format: a national number is read in the ' +
+        "region of `country`, else of the country `location` names, else the operator's default region. " +
+        'Results carry match_score and matched_on, best first.',
       sandboxExamples('person'),
     ),
   )
   person(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
-    return this.run(personLookup(raw), call, res);
+    return this.run(personLookup(raw, this.config.defaultRegion), call, res);
   }
 
   @Post('search/company')

@@ -86,13 +86,27 @@ export const personBody = z
   .object({
     name: trimmedText(256).optional(),
     email: emailAddress.optional(),
-    phone: trimmedText(64).optional().describe('E.164 (+14155552671); checked as `POST /v1/verify/phone` checks it'),
+    phone: trimmedText(64)
+      .optional()
+      .describe(
+        'In any format, as People Data Labs accepts it: E.164 (+14155552671), or national ((512) 555-0199) read ' +
+          'in the region of `country`, else of the one country `location` names ("Austin, TX" is the US; ' +
+          '"Los Angeles, CA" could be Canada, so it names none), else the operator\'s default region ' +
+          '(DEFAULT_REGION, US unless set). A number that is not a possible one there is a 400 naming `phone` ' +
+          'and the region it was read in. Searched as its E.164 form.',
+      ),
     username: trimmedText(128)
       // `.` and `..` would be read as path steps in a site's profile address (/u/.. is /), not as a handle.
       .regex(/^@?(?!\.{1,2}$)[^\s@/]+$/, 'must be a single handle such as grace_h (no spaces or slashes, not . or ..)')
       .optional(),
     location: trimmedText(256).optional(),
     age_range: ageRange.optional(),
+    country: country
+      .optional()
+      .describe(
+        'ISO 3166-1 alpha-2 country code: keeps people known in that country or of no known country, and is ' +
+          'the region a national `phone` is read in.',
+      ),
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()

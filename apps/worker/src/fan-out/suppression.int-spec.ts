@@ -27,9 +27,9 @@ describe('SuppressionFilter (real Postgres)', () => {
   let filter: SuppressionFilter;
   const tag = randomUUID().slice(0, 8);
   const subjects = [
-    parseSuppressionSubject({ email: `optout-${tag}@example.com` }),
-    parseSuppressionSubject({ phone: '+44 20 7946 0321' }),
-    parseSuppressionSubject({ name: `Mina ${tag} Harker`, birth_year: 1971 }),
+    parseSuppressionSubject({ email: `optout-${tag}@example.com` }, 'US'),
+    parseSuppressionSubject({ phone: '+44 20 7946 0321' }, 'US'),
+    parseSuppressionSubject({ name: `Mina ${tag} Harker`, birth_year: 1971 }, 'US'),
   ];
   let queries = 0;
 
@@ -175,10 +175,10 @@ describe('SuppressionFilter (real Postgres)', () => {
 
   it("drops a person listed by a name however its apostrophes and CJK script are written (O'Brien, O’Brien, OBrien; 王小明, Wang Xiaoming)", async () => {
     const entries = [
-      parseSuppressionSubject({ name: `Sean O'Brien ${tag}`, birth_year: 1980 }),
-      parseSuppressionSubject({ name: `Liam OConnor ${tag}`, birth_year: 1981 }),
-      parseSuppressionSubject({ name: '王小明', birth_year: 1901 }),
-      parseSuppressionSubject({ name: '김민수', birth_year: 1902 }),
+      parseSuppressionSubject({ name: `Sean O'Brien ${tag}`, birth_year: 1980 }, 'US'),
+      parseSuppressionSubject({ name: `Liam OConnor ${tag}`, birth_year: 1981 }, 'US'),
+      parseSuppressionSubject({ name: '王小明', birth_year: 1901 }, 'US'),
+      parseSuppressionSubject({ name: '김민수', birth_year: 1902 }, 'US'),
     ];
     for (const e of entries) await list.add(e);
     try {
