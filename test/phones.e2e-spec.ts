@@ -69,8 +69,9 @@ describe('person search by a phone in any format (CLI import, gateway + worker)'
     const { key } = await api.register(SIGNUP);
     const res = await api.post<Envelope>('/v1/search/person', { phone: '+15125550176' }, { key });
     expect([res.status, namesOf(res.body)]).toEqual([200, [texan]]);
+    // Shown in E.164, as every person item shows its phones.
     expect(res.body.results[0]).toMatchObject({
-      phones: ['(512) 555-0176'],
+      phones: ['+15125550176'],
       locations: [{ city: null, region: null, country: 'US' }],
       matched_on: ['phone'],
     });

@@ -9,10 +9,24 @@ import {
   SANDBOX_CASES,
   SANDBOX_ROUTES,
   SANDBOX_UNLISTED,
+  type CompanyResultItem,
+  type PersonResultItem,
   type ResultItem,
+  type SandboxCheckCase,
+  type SandboxSearchCase,
   type SourceReport,
 } from '@dossier/contracts';
-import { Api, FakeUpstream, REPO_ROOT, Stack, ledgerState, testEnv, waitFor } from '@dossier/testing';
+import {
+  Api,
+  FakeUpstream,
+  REPO_ROOT,
+  Stack,
+  ledgerState,
+  sandboxFindsOf,
+  testEnv,
+  underivedAges,
+  waitFor,
+} from '@dossier/testing';
 
 /** A lookup's answer, in the result contract's own types. */
 interface Envelope {
@@ -164,10 +178,23 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
   it.each(SANDBOX_CASES.map((c) => [`${c.kind}: ${c.answer}`, c] as const))(
     'answers %s as documented, free, from the sandbox alone',
     async (_name, c) => {
+      const years = [new Date().getUTCFullYear()];
       const res = await api.post<Envelope>(SANDBOX_ROUTES[c.kind], c.body, { key: test });
+      years.push(new Date().getUTCFullYear());
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('success');
-      expect(res.body.results).toEqual(c.items);
+      if (c.kind === 'phone' || c.kind === 'email') expect(res.body.results).toEqual(c.items);
+      else {
+        // The live search's items over the synthetic records: the documented finds, each a full item.
+        const items = res.body.results as (PersonResultItem | CompanyResultItem)[];
+        expect(sandboxFindsOf(c.kind, items)).toEqual(c.finds);
+        for (const item of items) {
+          const checked = RESULT_SCHEMAS[c.kind].safeParse(item);
+          expect(checked.success ? [] : checked.error.issues).toEqual([]);
+        }
+        if (c.kind === 'person') expect(underivedAges(items as PersonResultItem[], years)).toEqual([]);
+      }
+      for (const item of res.body.results) expect(item.sources).toEqual(['sandbox']);
       expect(res.body.sources).toEqual([
         {
           provider: 'sandbox',
@@ -295,7 +322,9 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
   });
 
   it('answers 202 with Prefer: respond-async, then GET /v1/searches/{id} gives the synthetic answer', async () => {
-    const mobile = SANDBOX_CASES.find((c) => c.kind === 'phone' && c.items.length > 0)!;
+    const mobile = SANDBOX_CASES.find(
+      (c): c is SandboxCheckCase<'phone'> => c.kind === 'phone' && c.outcome === 'found',
+    )!;
     const res = await api.post<Envelope>(SANDBOX_ROUTES.phone, mobile.body, {
       key: test,
       headers: { prefer: 'respond-async' },
@@ -313,13 +342,16 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
   });
 
   it('replays an Idempotency-Key as with a live key, and never across modes', async () => {
-    const dissolved = SANDBOX_CASES.find((c) => c.answer === 'a dissolved company')!;
+    const dissolved = SANDBOX_CASES.find(
+      (c): c is SandboxSearchCase<'company'> => c.kind === 'company' && c.answer === 'a dissolved company',
+    )!;
     const idem = { 'idempotency-key': `sandbox-${randomUUID()}` };
     const first = await api.post<Envelope>(SANDBOX_ROUTES.company, dissolved.body, { key: test, headers: idem });
     const again = await api.post<Envelope>(SANDBOX_ROUTES.company, dissolved.body, { key: test, headers: idem });
     expect(first.status).toBe(200);
     expect(again.body.search_id).toBe(first.body.search_id);
-    expect(again.body.results).toEqual(dissolved.items);
+    expect(again.body.results).toEqual(first.body.results);
+    expect(sandboxFindsOf('company', again.body.results as CompanyResultItem[])).toEqual(dissolved.finds);
     // The live key of the same account with the same key and body is another request: conflict, not a replay.
     const asLive = await api.post<{ error: { code: string } }>(SANDBOX_ROUTES.company, dissolved.body, {
       key: live,

@@ -1,32 +1,63 @@
-import type { LookupKind } from '@dossier/domain';
+import type { CompanyRecord, LookupKind, PersonRecord } from '@dossier/domain';
 import type { ResultItemByKind } from './lookup-result.schema';
 
 /**
- * THE synthetic data set test keys are answered from (ADR 0021), by the worker's sandbox provider. Everything here is
- * fictional: numbers in the +1 555-555-01xx range and Ofcom's drama range (+44 20 7946 0xxx), addresses and domains
- * under example.com. The README's "Test keys" table, the OpenAPI examples and the end-to-end test are all read from
- * this list, so they cannot drift.
+ * THE synthetic data set test keys are answered from (ADR 0021, ADR 0045), by the worker's sandbox provider.
+ * Everything here is fictional: numbers in the +1 555-555-01xx range and Ofcom's drama range (+44 20 7946 0xxx),
+ * addresses and domains under example.com. The README's "Test keys" table, the OpenAPI examples and the
+ * end-to-end test are all read from this list, so they cannot drift.
+ *
+ * Phone and e-mail answers are listed item for item. Person and company answers are the live local search's
+ * (searchPeople, searchCompanies, their scoring) over the synthetic records SANDBOX_PEOPLE and
+ * SANDBOX_COMPANIES, so any search of them answers as a live key's over the same records would; a case
+ * documents what it finds (SandboxFind), which the sandbox provider's spec checks against that code.
  *
  * A phone number or address not listed gets, as from a live key, exactly one item (API.md): the number's own forms
  * and validity, or the address's syntax, and nothing else known — the sandbox's source `unknown` with
- * SANDBOX_UNLISTED as its detail. A person or company not listed is "not found" (`results: []`).
+ * SANDBOX_UNLISTED as its detail. A person or company search that matches none of the records is "not found"
+ * (`results: []`).
  */
-export interface SandboxCase<K extends LookupKind = LookupKind> {
+interface SandboxCaseOf<K extends LookupKind> {
   kind: K;
   /** What the answer shows, as the docs list it. */
   answer: string;
   /** The request body of the kind's own endpoint (`POST /v1/verify/phone`, …) that gives this answer. */
   body: Record<string, string>;
-  /** What the lookup returns in `results`: empty for a "not found". */
-  items: ResultItemByKind[K][];
   /** The sandbox's outcome in `sources`: `unknown` (with SANDBOX_UNLISTED) for a phone or address not listed. */
   outcome: 'found' | 'not_found' | 'unknown';
 }
 
+/** A phone or e-mail case: the one item the lookup returns in `results`, exactly. */
+export interface SandboxCheckCase<K extends 'phone' | 'email'> extends SandboxCaseOf<K> {
+  items: ResultItemByKind[K][];
+}
+
+/** One item of a person or company answer: the synthetic record it shows (its `external_id`), as scored. */
+export interface SandboxFind {
+  record: string;
+  match_score: number;
+  matched_on: string[];
+}
+
+/**
+ * A person or company case: the items the live search answers over the synthetic records, best first (those of
+ * one score in the order of their ids, as live ones are) — each the record as a live item shows it (`age` from
+ * `birth_year`, the year the lookup runs), with the score and `matched_on` given here. Empty for a "not found".
+ */
+export interface SandboxSearchCase<K extends 'person' | 'company'> extends SandboxCaseOf<K> {
+  finds: SandboxFind[];
+}
+
+export type SandboxCase =
+  SandboxCheckCase<'phone'> | SandboxCheckCase<'email'> | SandboxSearchCase<'person'> | SandboxSearchCase<'company'>;
+
+/** The `source` of the synthetic records, and the provider id in their items' `sources`. */
+export const SANDBOX_SOURCE = 'sandbox';
+
 /** The sandbox's `detail` in `sources`, and an unlisted address's `reason`: it has no data on the input. */
 export const SANDBOX_UNLISTED = 'sandbox: not one of the documented test inputs, so nothing is known about it';
 
-const SRC = ['sandbox'];
+const SRC = [SANDBOX_SOURCE];
 
 /** The number +1 555-555-`line` as the phone result shows it (line_type `mobile` when valid). */
 const phone = (line: string, valid: boolean): ResultItemByKind['phone'] => ({
@@ -55,7 +86,7 @@ const email = (
   deliverability: ResultItemByKind['email']['deliverability'],
   reason: string | null,
   outcome: 'found' | 'unknown' = 'found',
-): SandboxCase<'email'> => ({
+): SandboxCheckCase<'email'> => ({
   kind: 'email',
   answer,
   outcome,
@@ -79,40 +110,35 @@ const email = (
   ],
 });
 
-const namesake = (
-  id: string,
+/** A namesake of the person with namesakes: city, birth year, e-mail user, username, phone +1 555-555-`line`. */
+const alex = (
+  place: string,
   city: string,
   region: string,
   birthYear: number,
   user: string,
-): ResultItemByKind['person'] => ({
-  id,
+  line: string,
+): PersonRecord => ({
+  source: SANDBOX_SOURCE,
+  external_id: `alex-${place}`,
   full_name: 'Alex Sandbox',
-  first_name: 'Alex',
-  last_name: 'Sandbox',
-  aliases: [],
   emails: [`${user}@example.com`],
-  phones: [],
+  phones: [`+1555555${line}`],
   usernames: [user],
-  accounts: [],
   locations: [{ city, region, country: 'US' }],
-  age: null,
   birth_year: birthYear,
-  match_score: 0.9,
-  matched_on: ['name'],
-  sources: SRC,
-  linked_by: [],
-  kept_apart: [],
 });
 
-const company = (
-  id: string,
-  name: string,
-  number: string,
-  status: string,
-  domain: string,
-): ResultItemByKind['company'] => ({
-  id,
+/** The people person searches with a test key find: three namesakes in the US. */
+export const SANDBOX_PEOPLE: readonly PersonRecord[] = [
+  alex('springfield', 'Springfield', 'IL', 1980, 'alex.sandbox', '0100'),
+  alex('portland', 'Portland', 'OR', 1975, 'asandbox', '0101'),
+  alex('austin', 'Austin', 'TX', 1992, 'alex.sandbox92', '0102'),
+];
+
+const company = (id: string, name: string, number: string, status: string, domain: string): CompanyRecord => ({
+  source: SANDBOX_SOURCE,
+  external_id: id,
   name,
   registration_number: number,
   jurisdiction: 'GB',
@@ -122,9 +148,27 @@ const company = (
   incorporated_on: '2001-04-01',
   address: '1 Example Street, Exampleton, EX1 0AA',
   industry: 'Software',
-  match_score: 1,
-  matched_on: ['name'],
-  sources: SRC,
+});
+
+/** The companies company searches with a test key find: an active one and a dissolved one in the UK. */
+export const SANDBOX_COMPANIES: readonly CompanyRecord[] = [
+  company('widgets', 'Sandbox Widgets Ltd', '00000001', 'active', 'widgets.example.com'),
+  company('dissolved', 'Sandbox Dissolved Ltd', '00000002', 'dissolved', 'dissolved.example.com'),
+];
+
+/** A person or company case: `found` with its finds, `not_found` with none. */
+const search = <K extends 'person' | 'company'>(
+  kind: K,
+  answer: string,
+  body: Record<string, string>,
+  ...finds: SandboxFind[]
+): SandboxSearchCase<K> => ({ kind, answer, body, finds, outcome: finds.length > 0 ? 'found' : 'not_found' });
+
+/** A find of `record` at `match_score`, on `matched_on`. */
+const find = (record: string, match_score: number, ...matched_on: string[]): SandboxFind => ({
+  record,
+  match_score,
+  matched_on,
 });
 
 export const SANDBOX_CASES: readonly SandboxCase[] = [
@@ -169,39 +213,54 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
   email('risky', 'a risky address (accepts every address)', 'risky', 'accept-all domain'),
   email('undeliverable', 'an undeliverable address', 'undeliverable', 'mailbox does not exist'),
   email('nobody', 'any other address: its syntax, deliverability unknown', 'unknown', SANDBOX_UNLISTED, 'unknown'),
-  {
-    kind: 'person',
-    answer: 'a person with namesakes (three people of that name)',
-    body: { name: 'Alex Sandbox' },
-    items: [
-      namesake('sbx_person_1', 'Springfield', 'IL', 1980, 'alex.sandbox'),
-      namesake('sbx_person_2', 'Portland', 'OR', 1975, 'asandbox'),
-      namesake('sbx_person_3', 'Austin', 'TX', 1992, 'alex.sandbox92'),
-    ],
-    outcome: 'found',
-  },
-  { kind: 'person', answer: 'not found', body: { name: 'Nobody Sandbox' }, items: [], outcome: 'not_found' },
-  {
-    kind: 'company',
-    answer: 'an active company',
-    body: { company_name: 'Sandbox Widgets Ltd' },
-    items: [company('sbx_company_1', 'Sandbox Widgets Ltd', '00000001', 'active', 'widgets.example.com')],
-    outcome: 'found',
-  },
-  {
-    kind: 'company',
-    answer: 'a dissolved company',
-    body: { company_name: 'Sandbox Dissolved Ltd' },
-    items: [company('sbx_company_2', 'Sandbox Dissolved Ltd', '00000002', 'dissolved', 'dissolved.example.com')],
-    outcome: 'found',
-  },
-  {
-    kind: 'company',
-    answer: 'not found',
-    body: { company_name: 'Nobody Sandbox Ltd' },
-    items: [],
-    outcome: 'not_found',
-  },
+  search(
+    'person',
+    'a person with namesakes (three people of that name)',
+    { name: 'Alex Sandbox' },
+    find('alex-austin', 0.75, 'name'),
+    find('alex-portland', 0.75, 'name'),
+    find('alex-springfield', 0.75, 'name'),
+  ),
+  search(
+    'person',
+    'the namesake in that place first',
+    { name: 'Alex Sandbox', location: 'Springfield, IL' },
+    find('alex-springfield', 0.825, 'name', 'location'),
+    find('alex-austin', 0.638, 'name'),
+    find('alex-portland', 0.638, 'name'),
+  ),
+  search(
+    'person',
+    'a person by e-mail',
+    { email: 'alex.sandbox@example.com' },
+    find('alex-springfield', 0.95, 'email'),
+  ),
+  search('person', 'not found', { name: 'Nobody Sandbox' }),
+  search(
+    'company',
+    'an active company',
+    { company_name: 'Sandbox Widgets Ltd' },
+    find('widgets', 0.75, 'company_name'),
+  ),
+  search(
+    'company',
+    'the active company by its registration number',
+    { registration_number: '00000001' },
+    find('widgets', 0.95, 'registration_number'),
+  ),
+  search(
+    'company',
+    'the active company by its domain',
+    { domain: 'widgets.example.com' },
+    find('widgets', 0.9, 'domain'),
+  ),
+  search(
+    'company',
+    'a dissolved company',
+    { company_name: 'Sandbox Dissolved Ltd' },
+    find('dissolved', 0.75, 'company_name'),
+  ),
+  search('company', 'not found', { company_name: 'Nobody Sandbox Ltd' }),
 ];
 
 /** The endpoint each kind's sandbox inputs are documented against. */

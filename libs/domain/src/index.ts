@@ -8,6 +8,7 @@ export * from './rate';
 export * from './email';
 export * from './normalize';
 export * from './local-records';
+export * from './memory-local-index';
 export * from './suppression';
 export * from './text';
 export * from './instant';
