@@ -159,6 +159,68 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
     expect(generic.body.results).toEqual([]);
   });
 
+  it('answers a person search’s limit and min_score, and says how many items there were', async () => {
+    const family = `Many${tag}`;
+    await writePeople(
+      db,
+      Array.from({ length: 30 }, (_, i) =>
+        personRowOf({ source, external_id: `many-${i}`, full_name: `Pat ${family}`, birth_year: 1950 + i }),
+      ),
+    );
+    const { key } = await api.register(SIGNUP);
+    type Counted = Envelope & { search_id: string; total_results?: number };
+    const search = (extra: Record<string, unknown>) =>
+      api.post<Counted>('/v1/search/person', { name: `Pat ${family}`, ...extra }, { key });
+    const byDefault = await search({});
+    expect([byDefault.status, byDefault.body.results.length, byDefault.body.total_results]).toEqual([200, 25, 30]);
+    const five = await search({ limit: 5 });
+    expect([five.body.results.length, five.body.total_results, five.body.credits_remaining]).toEqual([
+      5,
+      30,
+      SIGNUP - 2,
+    ]);
+    // The stored search, a batch item and the generic GET say the same.
+    const stored = await api.get<Counted>(`/v1/searches/${five.body.search_id}`, { key });
+    expect([stored.body.results.length, stored.body.total_results]).toEqual([5, 30]);
+    const batch = await api.post<{ items: Counted[] }>(
+      '/v1/batch',
+      { requests: [{ kind: 'person', input: { name: `Pat ${family}`, limit: 2 } }] },
+      { key },
+    );
+    expect([batch.body.items[0]!.results.length, batch.body.items[0]!.total_results]).toEqual([2, 30]);
+    // A name alone scores 0.75: above it, nothing is answered or counted, and nothing is charged.
+    const above = await search({ min_score: 0.8 });
+    expect([above.status, above.body.results, above.body.total_results, above.body.credits_remaining]).toEqual([
+      200,
+      [],
+      0,
+      SIGNUP - 3,
+    ]);
+    for (const [field, value] of [
+      ['limit', 0],
+      ['limit', 101],
+      ['limit', 2.5],
+      ['limit', '5'],
+      ['min_score', 1.5],
+      ['min_score', -0.1],
+    ] as const) {
+      const res = await api.post<{ error: { details: { field: string }[] } }>(
+        '/v1/search/person',
+        { name: `Pat ${family}`, [field]: value },
+        { key },
+      );
+      expect([field, value, res.status, res.body.error.details.map((d) => d.field)]).toEqual([
+        field,
+        value,
+        400,
+        [field],
+      ]);
+    }
+    expect((await api.get<{ credits_remaining: number }>('/v1/account', { key })).body.credits_remaining).toBe(
+      SIGNUP - 3,
+    );
+  });
+
   it('keeps a generic person search to its country, and a search no one there matches is free', async () => {
     const { key } = await api.register(SIGNUP);
     const inIreland = await api.post<Envelope>(

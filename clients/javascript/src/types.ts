@@ -181,6 +181,8 @@ export interface SuccessEnvelope<T = AnyResult> {
   status: 'success';
   search_id: string;
   results: T[];
+  /** A person search: how many items passed `min_score` before `limit` cut them. */
+  total_results?: number;
   credits_remaining: number;
   sources: SourceReport[];
 }

@@ -10,6 +10,8 @@ export interface SearchSnapshot {
   id: string;
   status: 'pending' | 'succeeded' | 'failed';
   results: unknown[] | null;
+  /** A person search: how many items passed its min_score before its limit cut them (null: not counted). */
+  result_total?: number | null;
   sources: SourceReport[] | null;
   error: { code: string; message: string } | null;
   /** The account's balance when it was read. */
@@ -23,16 +25,39 @@ export interface ItemError {
 }
 
 export type SearchEnvelope =
-  | { status: 'success'; search_id: string; results: unknown[]; credits_remaining: number; sources: SourceReport[] }
+  | {
+      status: 'success';
+      search_id: string;
+      results: unknown[];
+      total_results?: number;
+      credits_remaining: number;
+      sources: SourceReport[];
+    }
   | { status: 'pending'; search_id: string; credits_remaining: number }
   | { status: 'error'; error: ItemError; search_id?: string; credits_remaining?: number };
 
 type Success = Extract<SearchEnvelope, { status: 'success' }>;
 type Pending = Extract<SearchEnvelope, { status: 'pending' }>;
 
-/** The success envelope (a lookup's 200, `GET /v1/searches/{id}` of a finished search, a batch item). */
-export function successBody(searchId: string, results: unknown[], sources: SourceReport[], balance: number): Success {
-  return { status: 'success', search_id: searchId, results, credits_remaining: balance, sources };
+/**
+ * The success envelope (a lookup's 200, `GET /v1/searches/{id}` of a finished search, a batch item), with
+ * `total_results` where the search counted its items (a person search: ADR 0047).
+ */
+export function successBody(
+  searchId: string,
+  results: unknown[],
+  sources: SourceReport[],
+  balance: number,
+  total: number | null = null,
+): Success {
+  return {
+    status: 'success',
+    search_id: searchId,
+    results,
+    ...(total === null ? {} : { total_results: total }),
+    credits_remaining: balance,
+    sources,
+  };
 }
 
 /** The pending envelope (a lookup's 202, a batch item still running). */
@@ -53,7 +78,13 @@ export function searchEnvelope(search: SearchSnapshot): SearchEnvelope {
         credits_remaining: search.balance,
       };
     case 'succeeded':
-      return successBody(search.id, search.results ?? [], search.sources ?? [], search.balance);
+      return successBody(
+        search.id,
+        search.results ?? [],
+        search.sources ?? [],
+        search.balance,
+        search.result_total ?? null,
+      );
   }
 }
 

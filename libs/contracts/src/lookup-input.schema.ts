@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** A person search answers this many items at most unless it asks for another `limit` (ADR 0047)… */
+export const PERSON_LIMIT_DEFAULT = 25;
+/** …which may be up to this. */
+export const PERSON_LIMIT_MAX = 100;
+
 /**
  * Normalised lookup inputs: what a job carries and what providers receive. The gateway maps
  * every HTTP body (generic search, person, company, …) onto one of these.
@@ -14,6 +19,10 @@ export const personInputSchema = z
     location: z.string().optional(),
     age_range: z.string().optional(),
     country: z.string().length(2).optional(),
+    /** Items answered at most, best first (PERSON_LIMIT_DEFAULT when absent). */
+    limit: z.number().int().min(1).max(PERSON_LIMIT_MAX).optional(),
+    /** Items scoring below this are not answered, nor counted. */
+    min_score: z.number().min(0).max(1).optional(),
   })
   .strict();
 

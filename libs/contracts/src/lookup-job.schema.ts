@@ -113,6 +113,8 @@ export const lookupJobResultSchema = z
         charged: z.boolean(),
         balance: z.number().int(),
         results: z.array(z.unknown()),
+        /** A person search's count before its limit (ADR 0047). */
+        total: z.number().int().min(0).optional(),
         sources: z.array(sourceReportSchema),
       })
       .strict()

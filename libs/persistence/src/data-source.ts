@@ -35,6 +35,7 @@ import { SuppressionNameAliases2040000000000 } from './migrations/2040000000000-
 import { CompanyNameKeys2050000000000 } from './migrations/2050000000000-company-name-keys';
 import { ApiKeysByRevocation2080000000000 } from './migrations/2080000000000-api-keys-by-revocation';
 import { PersonLocationKeys2110000000000 } from './migrations/2110000000000-person-location-keys';
+import { SearchResultTotal2120000000000 } from './migrations/2120000000000-search-result-total';
 
 export const ENTITIES = [
   AccountEntity,
@@ -76,6 +77,7 @@ export const MIGRATIONS = [
   CompanyNameKeys2050000000000,
   ApiKeysByRevocation2080000000000,
   PersonLocationKeys2110000000000,
+  SearchResultTotal2120000000000,
 ];
 
 export interface DataSourceOptions {

@@ -40,6 +40,8 @@ export interface SearchView {
   cost: number;
   charged: boolean | null;
   results: unknown[] | null;
+  /** A person search: how many items passed its min_score before its limit; null otherwise (ADR 0047). */
+  result_total: number | null;
   sources: SourceReport[] | null;
   error: { code: string; message: string } | null;
   request_hash: string | null;
@@ -63,8 +65,8 @@ export interface SettleResult {
 }
 
 export type Settlement =
-  /** `charge`: capture the reservation (it found something); else release it. */
-  | { status: 'succeeded'; results: unknown[]; sources: SourceReport[]; charge: boolean }
+  /** `charge`: capture the reservation (it found something); else release it. `total`: see SearchView.result_total. */
+  | { status: 'succeeded'; results: unknown[]; sources: SourceReport[]; charge: boolean; total?: number | null }
   | { status: 'failed'; error: { code: string; message: string }; sources: SourceReport[] };
 
 /**
@@ -138,11 +140,12 @@ export async function settleAll(
     notify: boolean;
   }>(
     `WITH i AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[])
-                  AS t(id, status, results, sources, error, capture)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::int[])
+                  AS t(id, status, results, sources, error, capture, total)
      ), s AS (
        UPDATE searches x
           SET status = i.status, results = i.results::json, result_count = json_array_length(i.results::json),
+              result_total = i.total,
               sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
          FROM i
         WHERE x.id = i.id AND x.status = 'pending'
@@ -174,6 +177,7 @@ export async function settleAll(
       unique.map((u) => JSON.stringify(u.outcome.sources)),
       unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
       unique.map((u) => capture(u.outcome)),
+      unique.map((u) => (u.outcome.status === 'succeeded' ? (u.outcome.total ?? null) : null)),
     ],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -199,7 +203,7 @@ const RESERVE_BATCH_MAX = 64;
 /** …and this many batches (connections) at once. */
 const RESERVE_BATCHES_IN_FLIGHT = 2;
 
-const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.sources, s.error,
+const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.result_total, s.sources, s.error,
   s.request_hash, s.created_at, s.completed_at, a.balance`;
 
 type SearchRow = Omit<SearchView, 'balance'> & { balance: string };

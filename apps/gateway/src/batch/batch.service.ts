@@ -37,7 +37,7 @@ type Planned = (PlannedItem & { search: NewSearch; request: AnyLookupRequest }) 
 
 /** A search known only to have been reserved. */
 function pendingSnapshot(id: string, balance: number): SearchSnapshot {
-  return { id, status: 'pending', results: null, sources: null, error: null, balance };
+  return { id, status: 'pending', results: null, result_total: null, sources: null, error: null, balance };
 }
 
 /** A batch as it stands, and whether this answer replays an earlier request with the same Idempotency-Key. */

@@ -12,6 +12,8 @@ export type LookupOutcome =
       status: 'succeeded';
       searchId: string;
       results: unknown[];
+      /** A person search's count of items before its limit (ADR 0047); null when not counted. */
+      total: number | null;
       sources: SourceReport[];
       /** Credits this lookup charged (0 when it found nothing). */
       spent: number;
@@ -31,7 +33,7 @@ export type LookupOutcome =
 /** What an outcome needs from a search: the stored row, or what a completion event carried. */
 export type SearchState = Pick<
   SearchView,
-  'id' | 'status' | 'cost' | 'charged' | 'results' | 'sources' | 'error' | 'balance'
+  'id' | 'status' | 'cost' | 'charged' | 'results' | 'result_total' | 'sources' | 'error' | 'balance'
 >;
 
 export function pendingOutcome(searchId: string, reserved: number, balance: number): LookupOutcome {
@@ -57,6 +59,7 @@ export function outcomeOf(search: SearchState, opts: { replayed: boolean; retrya
         status: 'succeeded',
         searchId: search.id,
         results: search.results ?? [],
+        total: search.result_total,
         sources: search.sources ?? [],
         spent: creditsSpent(search),
         balance: search.balance,

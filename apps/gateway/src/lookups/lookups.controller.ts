@@ -185,5 +185,7 @@ function respond(res: FastifyReply, outcome: LookupOutcome): void {
       .send(pendingBody(outcome.searchId, outcome.balance));
     return;
   }
-  void res.status(200).send(successBody(outcome.searchId, outcome.results, outcome.sources, outcome.balance));
+  void res
+    .status(200)
+    .send(successBody(outcome.searchId, outcome.results, outcome.sources, outcome.balance, outcome.total));
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isIsoCountry, normalizeDomain, parseEmail } from '@dossier/domain';
 import {
+  PERSON_LIMIT_DEFAULT,
+  PERSON_LIMIT_MAX,
   companyResultSchema,
   emailResultSchema,
   personResultSchema,
@@ -80,6 +82,8 @@ const atLeastOne =
   };
 
 const PERSON_KEYS = ['name', 'email', 'phone', 'username'] as const;
+const LIMIT_ISSUE = `must be a whole number from 1 to ${PERSON_LIMIT_MAX}`;
+const MIN_SCORE_ISSUE = 'must be a number from 0 to 1';
 const COMPANY_KEYS = ['company_name', 'domain', 'registration_number'] as const;
 
 export const personBody = z
@@ -107,6 +111,22 @@ export const personBody = z
         'ISO 3166-1 alpha-2 country code: keeps people known in that country or of no known country, and is ' +
           'the region a national `phone` is read in.',
       ),
+    limit: z
+      .number({ error: LIMIT_ISSUE })
+      .int(LIMIT_ISSUE)
+      .min(1, LIMIT_ISSUE)
+      .max(PERSON_LIMIT_MAX, LIMIT_ISSUE)
+      .optional()
+      .describe(
+        `How many items to answer at most, best first (default ${PERSON_LIMIT_DEFAULT}); \`total_results\` says ` +
+          'how many there were.',
+      ),
+    min_score: z
+      .number({ error: MIN_SCORE_ISSUE })
+      .min(0, MIN_SCORE_ISSUE)
+      .max(1, MIN_SCORE_ISSUE)
+      .optional()
+      .describe('Items whose `match_score` is below this are neither answered nor counted (default 0).'),
     permissible_purpose: permissiblePurpose.optional(),
   })
   .strict()
@@ -151,13 +171,33 @@ const EXAMPLE_SEARCH_ID = 'srch_8cFq3xPzLk2mW9rT4vB7nY1d';
 const sources = (providers: string[], tookMs: number) =>
   providers.map((provider) => ({ provider, outcome: 'found' as const, took_ms: tookMs }));
 
-/** One success envelope per lookup kind: `results` holds that kind's items; the example names its providers. */
-function successEnvelopeOf<T extends z.ZodType>(item: T, example: z.output<T>, ...providers: string[]) {
+/** How many items a person search found before its `limit` cut them (ADR 0047). */
+const totalResults = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe(
+    'A person search: how many items passed `min_score` before `limit` cut them (each source considers at most ' +
+      'its best 200 name matches).',
+  );
+
+/**
+ * One success envelope per lookup kind: `results` holds that kind's items; the example names its providers.
+ * `counted`: the kind's searches say how many items there were (`total_results`).
+ */
+function successEnvelopeOf<T extends z.ZodType>(
+  item: T,
+  example: z.output<T>,
+  { counted = false }: { counted?: boolean },
+  ...providers: string[]
+) {
   return z
     .object({
       status: z.literal('success'),
       search_id: z.string(),
       results: z.array(item),
+      ...(counted ? { total_results: totalResults } : {}),
       credits_remaining: z.number().int(),
       sources: z.array(sourceReportSchema),
     })
@@ -167,6 +207,7 @@ function successEnvelopeOf<T extends z.ZodType>(item: T, example: z.output<T>, .
           status: 'success',
           search_id: EXAMPLE_SEARCH_ID,
           results: [example],
+          ...(counted ? { total_results: 1 } : {}),
           credits_remaining: 99,
           sources: sources(providers, 3),
         },
@@ -191,6 +232,7 @@ export const phoneSuccessEnvelope = successEnvelopeOf(
     international_format: '+1 415 555 2671',
     sources: ['libphonenumber'],
   },
+  {},
   'libphonenumber',
 );
 
@@ -211,6 +253,7 @@ export const emailSuccessEnvelope = successEnvelopeOf(
     accounts: [],
     sources: ['smtp', 'email'],
   },
+  {},
   'email',
   'smtp',
 );
@@ -237,6 +280,7 @@ export const personSuccessEnvelope = successEnvelopeOf(
     linked_by: [],
     kept_apart: [],
   },
+  { counted: true },
   'local',
 );
 
@@ -257,6 +301,7 @@ export const companySuccessEnvelope = successEnvelopeOf(
     matched_on: ['company_name', 'country'],
     sources: ['local'],
   },
+  {},
   'local',
 );
 

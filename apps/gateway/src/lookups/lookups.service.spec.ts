@@ -33,6 +33,7 @@ class FakeSearches {
       cost: s.cost,
       charged: null,
       results: null,
+      result_total: null,
       sources: null,
       error: null,
       request_hash: s.requestHash,
@@ -196,6 +197,7 @@ describe('LookupsService', () => {
       status: 'succeeded',
       searchId: added[0]!.search_id,
       results: [{ e164: '+14155552671' }],
+      total: null, // a phone lookup counts nothing
       sources: [],
       spent: 1,
       balance: 9,

@@ -323,6 +323,7 @@ function carried(event: LookupJobResult, cost: number): SearchState {
     cost,
     charged: outcome.charged,
     results: outcome.results,
+    result_total: outcome.total ?? null,
     sources: outcome.sources,
     error: null,
     balance: outcome.balance,

@@ -11,7 +11,7 @@ import {
   type ProviderAnswer,
 } from '@dossier/providers';
 import { FakeDns, FakeSmtp, FakeUpstream, personItem } from '@dossier/testing';
-import { FanOut } from './fan-out';
+import { FanOut, narrowed } from './fan-out';
 import { ProviderMetrics } from './provider-metrics';
 import { UpstreamGuards } from './upstream-guards';
 
@@ -536,5 +536,36 @@ describe('FanOut', () => {
     } finally {
       await Promise.all([dns.close(), smtp.close()]);
     }
+  });
+});
+
+describe('narrowed: a person search as it asked for it (limit, min_score)', () => {
+  const found = (n: number) => ({
+    items: Array.from({ length: n }, (_, i) => personItem({ id: `p${i}`, match_score: 1 - i / 100 })),
+    sources: [{ provider: 'local', outcome: 'found' as const, took_ms: 1 }],
+    charge: true,
+  });
+
+  it('keeps the best 25 by default and counts every item', () => {
+    const out = narrowed('person', { name: 'Ada' }, found(30));
+    expect([out.items.length, out.total, out.charge]).toEqual([25, 30, true]);
+    expect(out.items[0]!.id).toBe('p0');
+  });
+
+  it('keeps the best `limit`, and leaves out and does not count items below `min_score`', () => {
+    const out = narrowed('person', { name: 'Ada', limit: 3, min_score: 0.95 }, found(30));
+    expect([out.items.map((i) => i.id), out.total]).toEqual([['p0', 'p1', 'p2'], 6]);
+  });
+
+  it('answers nothing and charges nothing when every item is below `min_score`', () => {
+    const below = found(3);
+    below.items.shift(); // p1 and p2: 0.99 and 0.98
+    const out = narrowed('person', { name: 'Ada', min_score: 1 }, below);
+    expect([out.items, out.total, out.charge, out.sources[0]!.outcome]).toEqual([[], 0, false, 'not_found']);
+  });
+
+  it('leaves other kinds as they are', () => {
+    const phone = { items: [], sources: [], charge: false };
+    expect(narrowed('phone', { phone: '+14155552671' }, phone)).toBe(phone);
   });
 });

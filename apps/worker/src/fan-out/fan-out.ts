@@ -1,5 +1,6 @@
 import type { LocalIndex, LookupKind } from '@dossier/domain';
 import {
+  PERSON_LIMIT_DEFAULT,
   PROVIDER_ITEM_SCHEMAS,
   type LookupInputByKind,
   type ProviderItemByKind,
@@ -31,6 +32,8 @@ export interface FanOutResult<K extends LookupKind> {
    * found, or nothing known (every source `unknown`, failed or skipped), costs nothing.
    */
   charge: boolean;
+  /** A person search: how many items passed its `min_score` before its `limit` cut them (narrowed). */
+  total?: number;
 }
 
 /** Whether a lookup with these items and reports is charged (see FanOutResult.charge). */
@@ -52,6 +55,23 @@ export function outcomeOf<K extends LookupKind>(
       ? [...sources]
       : sources.map((s) => (s.outcome === 'found' ? { ...s, outcome: 'not_found' as const } : s));
   return { items, sources: reports, charge: chargeable(items, reports) };
+}
+
+/**
+ * A person search's answer as it asked for it (ADR 0047): items scoring below its `min_score` left out, the
+ * rest counted (`total`), its best `limit` kept (PERSON_LIMIT_DEFAULT when it names none). Run after
+ * suppression, so nothing suppressed is counted; a search left without items is free (outcomeOf). Other
+ * kinds as they are.
+ */
+export function narrowed<K extends LookupKind>(
+  kind: K,
+  input: LookupInputByKind[K],
+  outcome: FanOutResult<K>,
+): FanOutResult<K> {
+  if (kind !== 'person') return outcome;
+  const { limit = PERSON_LIMIT_DEFAULT, min_score: minScore = 0 } = input as LookupInputByKind['person'];
+  const passed = (outcome.items as ResultItemByKind['person'][]).filter((i) => i.match_score >= minScore);
+  return { ...outcomeOf(passed.slice(0, limit) as ResultItemByKind[K][], outcome.sources), total: passed.length };
 }
 
 export interface FanOutOptions {

@@ -13,7 +13,7 @@ import {
 } from '@dossier/contracts';
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
-import type { FanOut } from '../fan-out/fan-out';
+import { narrowed, type FanOut } from '../fan-out/fan-out';
 import type { SuppressionFilter } from '../fan-out/suppression';
 
 const SETTLE_BATCH_MAX = 100;
@@ -84,7 +84,13 @@ export class LookupProcessor<K extends LookupKind> {
     });
     // Opted-out subjects go before anything is stored, answered or charged (ADR 0015). A test key's
     // synthetic answer is neither the operator's data nor charged: it stays as the docs list it.
-    const outcome = test ? { ...fanned, charge: false } : await this.suppression.apply(this.kind, data.input, fanned);
+    // Then a person search's min_score and limit: what suppression dropped is neither answered nor counted.
+    const kept = narrowed(
+      this.kind,
+      data.input,
+      test ? fanned : await this.suppression.apply(this.kind, data.input, fanned),
+    );
+    const outcome = test ? { ...kept, charge: false } : kept;
     for (const s of outcome.sources) {
       if (s.outcome === 'error')
         this.logger.warn({
@@ -95,7 +101,13 @@ export class LookupProcessor<K extends LookupKind> {
     }
     const settled = await this.settles.submit({
       searchId: data.search_id,
-      outcome: { status: 'succeeded', results: outcome.items, sources: outcome.sources, charge: outcome.charge },
+      outcome: {
+        status: 'succeeded',
+        results: outcome.items,
+        sources: outcome.sources,
+        charge: outcome.charge,
+        total: outcome.total ?? null,
+      },
     });
     await this.hold('after');
     // A failure here fails the job: its retry finds the search settled and queues the events again.
@@ -114,6 +126,7 @@ export class LookupProcessor<K extends LookupKind> {
       charged: settled.charged,
       balance: settled.balance,
       results: outcome.items,
+      ...(outcome.total === undefined ? {} : { total: outcome.total }),
       sources: outcome.sources,
     };
     return Buffer.byteLength(JSON.stringify(inline)) <= INLINE_OUTCOME_MAX_BYTES

@@ -603,9 +603,21 @@ describe('local provider (Postgres)', () => {
       }
     });
 
-    it('answers at most 25 items, best first', async () => {
-      const items = await answer({ name: generated[0]!.first_name! });
-      expect(items.length).toBeLessThanOrEqual(MAX_ITEMS);
+    it('answers every person it matched, best first (the worker cuts them to the search’s limit)', async () => {
+      const family = `Many${randomUUID()
+        .slice(0, 8)
+        .replace(/[^a-z]/g, 'q')}`;
+      const namesakes = Array.from({ length: MAX_ITEMS + 5 }, (_, i) =>
+        personRowOf({
+          source: qualitySource,
+          external_id: `many-${i}`,
+          full_name: `Pat ${family}`,
+          birth_year: 1950 + i,
+        }),
+      );
+      await writePeople(db, namesakes);
+      const items = await answer({ name: `Pat ${family}` });
+      expect(items.length).toBe(MAX_ITEMS + 5);
       const scores = items.map((i) => i.match_score);
       expect(scores).toEqual([...scores].sort((a, b) => b - a));
     });

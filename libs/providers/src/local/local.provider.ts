@@ -22,7 +22,11 @@ import { NAME_FLOOR, companyMatchedOn, placeAndAgeOf, scoreOf, type Evidence } f
 import { companyEvidence, statusOf } from '../company-item';
 
 const ID = 'local';
-/** Items a search answers at most (API.md: best first, at most 25). */
+/**
+ * Company items a search answers at most, best first. Person items are all answered (at most the name
+ * candidates and the records holding the searched identifiers): the worker counts them and cuts them to the
+ * search's `limit` after merging (ADR 0047).
+ */
 export const MAX_ITEMS = 25;
 /** Name candidates fetched from the trigram index before scoring. */
 const NAME_CANDIDATES = 200;
@@ -85,7 +89,7 @@ export async function searchPeople(
     const inCountry = search.country !== null && isInCountry(search.country, row.locations);
     items.push(personItem(row, scoreOf(evidence, placeAndAge.factor), evidence, inCountry, thisYear));
   }
-  return best(items);
+  return best(items, Infinity);
 }
 
 /** Each word of a folded name with the names it may be written as (nicknames: "bob" → "robert", …). */
@@ -178,8 +182,8 @@ function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCount
   };
 }
 
-function best<T extends { match_score: number; id: string }>(items: T[]): T[] {
-  return items.sort((a, b) => b.match_score - a.match_score || a.id.localeCompare(b.id)).slice(0, MAX_ITEMS);
+function best<T extends { match_score: number; id: string }>(items: T[], max = MAX_ITEMS): T[] {
+  return items.sort((a, b) => b.match_score - a.match_score || a.id.localeCompare(b.id)).slice(0, max);
 }
 
 /** The index, read within the call's deadline. */
