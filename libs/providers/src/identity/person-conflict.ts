@@ -46,10 +46,17 @@ function formOf(name: string): NameForm | null {
   return words.length > 0 ? { words, generation } : null;
 }
 
-/** The record's names: its full name, its given and family name together, and each alias. */
+const forms = new WeakMap<PersonNames, NameForm[]>();
+
+/** The record's names: its full name, its given and family name together, and each alias (read once per record). */
 function formsOf(p: PersonNames): NameForm[] {
-  const names = [p.full_name, p.first_name && p.last_name ? `${p.first_name} ${p.last_name}` : null, ...p.aliases];
-  return names.filter((n): n is string => n !== null && n.trim() !== '').flatMap((n) => formOf(n) ?? []);
+  let known = forms.get(p);
+  if (!known) {
+    const names = [p.full_name, p.first_name && p.last_name ? `${p.first_name} ${p.last_name}` : null, ...p.aliases];
+    known = names.filter((n): n is string => n !== null && n.trim() !== '').flatMap((n) => formOf(n) ?? []);
+    forms.set(p, known);
+  }
+  return known;
 }
 
 /**

@@ -169,6 +169,16 @@ describe('resolving people: one item per subject', () => {
     expect(resolvePeople([local(a), b])).toHaveLength(1);
   });
 
+  it('links no one through an identifier more than MAX_HOLDERS records of the answer hold', () => {
+    const line = '+13125550199';
+    const staff = Array.from({ length: MAX_HOLDERS + 1 }, (_, i) =>
+      local(record({ id: `s${i}`, full_name: 'Ann Lee', phones: [line] })),
+    );
+    const items = resolvePeople(staff);
+    expect(items).toHaveLength(MAX_HOLDERS + 1);
+    expect(items.every((i) => i.linked_by.length === 0)).toBe(true);
+  });
+
   it('puts presence accounts on the one person holding the handle, and on no one when two people hold it', () => {
     const presence = record({
       id: 'per_usr',

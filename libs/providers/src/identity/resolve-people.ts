@@ -183,6 +183,11 @@ function clusterRecords(
   const pairs = new Map<number, { a: number; b: number; keys: string[] }>();
   for (const [key, held] of holders) {
     if (held.length < 2) continue;
+    if (held.length > MAX_HOLDERS) {
+      // A switchboard or a shared inbox in this very answer: it links no one, and is not said on every pair.
+      weak.set(key, `${describe(key)} is held by ${held.length} records here, so it links no one by itself`);
+      continue;
+    }
     const conflicting = held.some((i, n) => held.slice(n + 1).some((j) => conflict(i, j) !== null));
     const reason =
       shared.get(key) ??
