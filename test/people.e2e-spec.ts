@@ -154,9 +154,51 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
       const res = await api.post<Envelope>('/v1/search/person', body, { key });
       expect([body, res.body.results.map((r) => r['full_name'])]).toEqual([body, [`Grace ${tag} Hopper`]]);
     }
-    const generic = await api.post<Envelope>('/v1/search', { query: '202-555-0147', type: 'person' }, { key });
-    expect(generic.status).toBe(200); // a name search: nobody is called that
-    expect(generic.body.results).toEqual([]);
+  });
+
+  it("routes the generic search's query by its shape: e-mail, phone, @handle, domain, registration number", async () => {
+    const { key } = await api.register(SIGNUP);
+    /** What a generic search for `query` answered: its status and each item's name and matched_on. */
+    const search = async (type: string, query: string, country?: string) => {
+      const res = await api.post<Envelope>('/v1/search', { type, query, ...(country ? { country } : {}) }, { key });
+      return {
+        query,
+        status: res.status,
+        found: res.body.results.map((r) => [r['full_name'] ?? r['name'], r['matched_on']]),
+      };
+    };
+    const grace = `Grace ${tag} Hopper`;
+    const email = `GRACE@${tag}.example`;
+    expect(await search('person', email)).toEqual({ query: email, status: 200, found: [[grace, ['email']]] });
+    // A national number, read in the operator's default region (US) as a person search reads it.
+    expect(await search('person', '(202) 555-0147')).toMatchObject({ status: 200, found: [[grace, ['phone']]] });
+    expect(await search('person', `@${handle}`)).toMatchObject({ status: 200, found: [[grace, ['username']]] });
+    const company = `${tag} Widgets Limited`;
+    const url = `https://www.${tag.toLowerCase()}-widgets.example/about`;
+    expect(await search('company', url)).toMatchObject({ status: 200, found: [[company, ['domain']]] });
+    // Other tests' companies may hold the same number: this one is among them.
+    expect((await search('company', '00445790', 'GB')).found).toContainEqual([
+      company,
+      ['registration_number', 'country'],
+    ]);
+    // What is none of the shapes is the name, as before.
+    expect(await search('person', grace)).toMatchObject({
+      status: 200,
+      found: [
+        [grace, ['name']],
+        [grace, ['name']],
+      ],
+    });
+    // A query its shape sends to a field that refuses it is a 400 naming query; nothing is charged.
+    const refused = await api.post<{ error: { details: unknown } }>(
+      '/v1/search',
+      { type: 'person', query: '555-01' },
+      { key },
+    );
+    expect([refused.status, refused.body.error.details]).toEqual([
+      400,
+      [{ field: 'query', issue: "is not a phone number in US (read in the operator's default region)" }],
+    ]);
   });
 
   it('answers a person search’s limit and min_score, and says how many items there were', async () => {

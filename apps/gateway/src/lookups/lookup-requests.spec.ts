@@ -17,7 +17,7 @@ describe('a national phone number without its country, where the request takes o
     expect(detailsOf(() => phoneLookup({ phone: '020 7946 0018' }))).toEqual([
       { field: 'phone', issue: 'needs a leading + and country code, or a country' },
     ]);
-    expect(detailsOf(() => searchLookup({ type: 'phone', query: '020 7946 0018' }))).toEqual([
+    expect(detailsOf(() => searchLookup({ type: 'phone', query: '020 7946 0018' }, 'US'))).toEqual([
       { field: 'query', issue: 'needs a leading + and country code, or a country' },
     ]);
   });
@@ -74,6 +74,86 @@ describe("a person search's phone in any format", () => {
     ]);
     expect(detailsOf(() => personLookup({ phone: '+999 1234 5678' }, 'GB'))).toEqual([
       { field: 'phone', issue: 'has an unknown country calling code' },
+    ]);
+  });
+});
+
+describe("the generic search's query, routed by its shape (ADR 0051)", () => {
+  const routed = (body: Record<string, unknown>, defaultRegion = 'US') => {
+    const { kind, input } = searchLookup(body, defaultRegion);
+    return { kind, input };
+  };
+
+  it('searches a person by e-mail, phone or @handle, and anything else by name', () => {
+    expect(routed({ type: 'person', query: 'gonzalo_halvorson@example.com' })).toEqual({
+      kind: 'person',
+      input: { email: 'gonzalo_halvorson@example.com' },
+    });
+    expect(routed({ type: 'person', query: '@gonzalo_halvorson' }).input).toEqual({ username: '@gonzalo_halvorson' });
+    expect(routed({ type: 'person', query: 'Gonzalo Halvorson' }).input).toEqual({ name: 'Gonzalo Halvorson' });
+    // Not one of the shapes: a name, as before.
+    for (const name of ['@Gonzalo Halvorson', 'grace@localhost', 'Louis XIV', '2Pac', "O'Brien-Smith", '@', '@..']) {
+      expect([name, routed({ type: 'person', query: name }).input]).toEqual([name, { name }]);
+    }
+  });
+
+  it("reads a person's phone as the person search does: in country, else the default region", () => {
+    expect(routed({ type: 'person', query: '+1 (202) 555-0100' }).input).toEqual({ phone: '+12025550100' });
+    expect(routed({ type: 'person', query: '202-555-0100' }, 'US').input).toEqual({ phone: '+12025550100' });
+    expect(routed({ type: 'person', query: '020 7946 0018' }, 'GB').input).toEqual({ phone: '+442079460018' });
+    expect(routed({ type: 'person', query: '020 7946 0018', country: 'gb' }, 'US').input).toEqual({
+      phone: '+442079460018',
+      country: 'GB',
+    });
+    expect(routed({ type: 'person', query: '030/1234567', country: 'DE' }).input).toEqual({
+      phone: '+49301234567',
+      country: 'DE',
+    });
+  });
+
+  it('keeps country and permissible_purpose on the routed search', () => {
+    expect(
+      searchLookup({ type: 'person', query: 'a@example.com', country: 'us', permissible_purpose: 'employment' }, 'US'),
+    ).toEqual({ kind: 'person', input: { email: 'a@example.com', country: 'US' }, purpose: 'employment' });
+    expect(searchLookup({ type: 'company', query: 'acme.com', permissible_purpose: 'kyc' }, 'US')).toEqual({
+      kind: 'company',
+      input: { domain: 'acme.com' },
+      purpose: 'kyc',
+    });
+  });
+
+  it('searches a company by domain or URL, registration number, and anything else by name', () => {
+    const company = (query: string) => routed({ type: 'company', query }).input;
+    expect(company('acme.com')).toEqual({ domain: 'acme.com' });
+    expect(company('https://www.acme.com/about')).toEqual({ domain: 'https://www.acme.com/about' });
+    for (const number of ['05689105', '1234', 'SC012345', 'sc12345', 'HRB 12345', 'CHE-123.456.789', '0403.170.701']) {
+      expect([number, company(number)]).toEqual([number, { registration_number: number }]);
+    }
+    const names = ['Acme Inc.', 'Acme.com Inc', 'info@acme.com', '3M', '7-Eleven', '76', 'F-16', 'Area 51', 'HRB 123'];
+    for (const name of names) expect([name, company(name)]).toEqual([name, { company_name: name }]);
+  });
+
+  it('leaves email, phone and username searches to their one field', () => {
+    expect(routed({ type: 'username', query: 'gonzalo_halvorson' }).input).toEqual({ username: 'gonzalo_halvorson' });
+    expect(routed({ type: 'email', query: 'not an address' }).input).toEqual({ email: 'not an address' });
+    expect(routed({ type: 'phone', query: '+1 202 555 0100' }).input).toEqual({ phone: '+1 202 555 0100' });
+  });
+
+  it('names query in the error of the field it went to', () => {
+    expect(detailsOf(() => searchLookup({ type: 'person', query: '12' }, 'US'))).toEqual([
+      { field: 'query', issue: "is not a phone number in US (read in the operator's default region)" },
+    ]);
+    expect(detailsOf(() => searchLookup({ type: 'person', query: '123', country: 'DE' }, 'US'))).toEqual([
+      { field: 'query', issue: 'is not a phone number in DE (read in the region of country)' },
+    ]);
+    expect(detailsOf(() => searchLookup({ type: 'person', query: `+1 202 555 0100${' '.repeat(60)}1` }, 'US'))).toEqual(
+      [{ field: 'query', issue: 'must be at most 64 characters' }],
+    );
+    expect(detailsOf(() => searchLookup({ type: 'person', query: `@${'h'.repeat(130)}` }, 'US'))).toEqual([
+      { field: 'query', issue: 'must be at most 128 characters' },
+    ]);
+    expect(detailsOf(() => searchLookup({ type: 'person', query: '' }, 'US'))).toEqual([
+      { field: 'query', issue: 'must be a non-empty string' },
     ]);
   });
 });

@@ -9,6 +9,7 @@ import {
 import type { PhoneInput } from '@dossier/contracts';
 import { parseBody } from '../http/validation';
 import { companyBody, personBody, searchBody, verifyEmailBody, verifyPhoneBody } from './lookups.schema';
+import { companyQueryField, personQueryField } from './query-shape';
 import type { AnyLookupRequest, LookupRequest } from './lookups.service';
 
 /**
@@ -16,35 +17,32 @@ import type { AnyLookupRequest, LookupRequest } from './lookups.service';
  * before anything is reserved: a bad body costs nothing.
  */
 
-/** `POST /v1/search`: `type` routes `query` to a lookup's main field. */
-export function searchLookup(raw: unknown): AnyLookupRequest {
-  const b = parseBody(searchBody, raw);
-  const purpose = b.permissible_purpose ?? null;
-  const country = b.country ? { country: b.country } : {};
-  // `query` is checked as the dedicated endpoint checks its main field, and errors name `query`.
-  switch (b.type) {
+/**
+ * `POST /v1/search`: `type` routes `query` to a lookup's field — for `person` and `company` the field its
+ * shape says it is (query-shape.ts, ADR 0051), else the type's main one. `query` is then checked as the
+ * dedicated endpoint checks that field (a person's phone read as a person search reads it, in `country`,
+ * else `defaultRegion`, the operator's DEFAULT_REGION), and its errors name `query`.
+ */
+export function searchLookup(raw: unknown, defaultRegion: string): AnyLookupRequest {
+  const { query, type, ...rest } = parseBody(searchBody, raw);
+  switch (type) {
     case 'person':
-      return {
-        kind: 'person',
-        input: { ...asQuery((r) => parseBody(personBody, r), 'name', b.query), ...country },
-        purpose,
-      };
-    case 'username':
-      return {
-        kind: 'person',
-        input: { ...asQuery((r) => parseBody(personBody, r), 'username', b.query), ...country },
-        purpose,
-      };
-    case 'company':
-      return {
-        kind: 'company',
-        input: { ...asQuery((r) => parseBody(companyBody, r), 'company_name', b.query), ...country },
-        purpose,
-      };
+    case 'username': {
+      const field = type === 'username' ? 'username' : personQueryField(query);
+      return renamingField(field, 'query', () => personLookup({ [field]: query, ...rest }, defaultRegion));
+    }
+    case 'company': {
+      const field = companyQueryField(query);
+      return renamingField(field, 'query', () => companyLookup({ [field]: query, ...rest }));
+    }
     case 'email':
-      return { kind: 'email', input: { email: b.query }, purpose };
+      return { kind: 'email', input: { email: query }, purpose: rest.permissible_purpose ?? null };
     case 'phone':
-      return { kind: 'phone', input: phoneInput(b.query, b.country, 'query'), purpose };
+      return {
+        kind: 'phone',
+        input: phoneInput(query, rest.country, 'query'),
+        purpose: rest.permissible_purpose ?? null,
+      };
   }
 }
 
@@ -92,11 +90,6 @@ export function phoneLookup(raw: unknown): LookupRequest<'phone'> {
 function phoneInput(phone: string, country: string | undefined, field: string): PhoneInput {
   renamingField('phone', field, () => parsePhone(phone, country));
   return country ? { phone, country } : { phone };
-}
-
-/** The generic search's `query` as one field of a dedicated body, validated by that body's schema. */
-function asQuery<T extends object>(parse: (raw: unknown) => T, field: string, query: string): T {
-  return renamingField(field, 'query', () => parse({ [field]: query }));
 }
 
 /** Runs `check`; a validation error it throws about `from` is reported about `to`, the field the client sent. */

@@ -78,11 +78,17 @@ export class LookupsController {
       'Generic search',
       searchBody,
       anySuccessEnvelope,
-      '`type` routes to a lookup with `query` as its main field: person → name, company → company_name, email → email, phone → phone (with `country` as default region), username → a person search by username.',
+      '`type` routes to a lookup with `query` as one of its fields. person: `@handle` → username, an e-mail ' +
+        'address → email, a phone number (digits with an optional leading +, spaces, ( ) - . /; a national one ' +
+        "read in the region of `country`, else the operator's default region) → phone, anything else → name. " +
+        'company: a registration number (at least four digits, after at most three letters: `SC012345`, ' +
+        '`HRB 12345`) → registration_number, a domain or a URL on one → domain, anything else → company_name. ' +
+        'email → email, phone → phone (with `country` as default region), username → a person search by ' +
+        'username. Errors name `query`; `matched_on` names the field it went to.',
     ),
   )
   search(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
-    return this.run(searchLookup(raw), call, res);
+    return this.run(searchLookup(raw, this.config.defaultRegion), call, res);
   }
 
   @Post('search/person')

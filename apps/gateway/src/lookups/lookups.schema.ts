@@ -51,11 +51,20 @@ const registrationNumber = trimmedText(64).regex(
   'must be a registration number (letters, digits, spaces, - . /)',
 );
 
+/**
+ * One handle, with or without its leading @: no spaces, slashes or other @. `.` and `..` would be read as path
+ * steps in a site's profile address (/u/.. is /), not as a handle.
+ */
+export const HANDLE = /^@?(?!\.{1,2}$)[^\s@/]+$/;
+
 export const SEARCH_TYPES = ['person', 'company', 'email', 'phone', 'username'] as const;
 
 export const searchBody = z
   .object({
-    query: trimmedText(256),
+    query: trimmedText(256).describe(
+      'What to search for. For `person` and `company`, its shape picks the field it is searched as (see the ' +
+        'operation); any other query is the name.',
+    ),
     type: z.enum(SEARCH_TYPES, { error: `must be one of ${SEARCH_TYPES.join(', ')}` }),
     country: country
       .optional()
@@ -100,8 +109,7 @@ export const personBody = z
           'and the region it was read in. Searched as its E.164 form.',
       ),
     username: trimmedText(128)
-      // `.` and `..` would be read as path steps in a site's profile address (/u/.. is /), not as a handle.
-      .regex(/^@?(?!\.{1,2}$)[^\s@/]+$/, 'must be a single handle such as grace_h (no spaces or slashes, not . or ..)')
+      .regex(HANDLE, 'must be a single handle such as grace_h (no spaces or slashes, not . or ..)')
       .optional(),
     location: trimmedText(256).optional(),
     age_range: ageRange.optional(),
