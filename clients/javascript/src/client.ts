@@ -35,7 +35,7 @@ import type {
 } from './types.js';
 import { INSPECT, compact, envVar, hideSecretsWhenPrinted, uuidv4 } from './util.js';
 
-export const DEFAULT_BASE_URL = 'http://localhost:3000';
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
 /** Options of `new Client(...)`. Every one is optional. */
 export interface ClientOptions {
@@ -44,7 +44,10 @@ export interface ClientOptions {
    * whitespace is removed; one with a control character inside throws a `DossierError`.
    */
   apiKey?: string | undefined;
-  /** Defaults to `http://localhost:3000`. A trailing slash is ignored. */
+  /**
+   * Defaults to the `DOSSIER_BASE_URL` environment variable (also when blank), else `http://127.0.0.1:3000`.
+   * Surrounding whitespace and a trailing slash are ignored.
+   */
   baseUrl?: string | undefined;
   /**
    * Timeout of one HTTP attempt as a whole, from connecting to the complete answer read, in milliseconds
@@ -146,12 +149,21 @@ interface Resolved {
   pollIntervalMs: number;
 }
 
+/** A setting as given: a string without its surrounding whitespace; anything else is none (''). */
+function trimmed(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
 function resolve(options: ClientOptions, apiKey: string | null): Resolved {
   const fetchImpl = options.fetch ?? (globalThis as { fetch?: FetchLike }).fetch;
   if (typeof fetchImpl !== 'function') {
     throw new DossierError('no global fetch: use Node.js 18 or later, or pass { fetch }');
   }
-  const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  // The option, else DOSSIER_BASE_URL, else the default; blank counts as none (as in the other clients).
+  const baseUrl = (trimmed(options.baseUrl) || trimmed(envVar('DOSSIER_BASE_URL')) || DEFAULT_BASE_URL).replace(
+    /\/+$/,
+    '',
+  );
   return {
     transport: new Transport({
       apiKey,
@@ -196,7 +208,7 @@ function call(options: CallSettings | undefined): CallSettings {
  * ```ts
  * import { Client } from '@dossier/client';
  * const client = new Client({ apiKey: 'dsk_…' });
- * const result = await client.search({ name: 'John Smith' });
+ * const result = await client.search({ name: 'Gonzalo Halvorson' });
  * ```
  */
 export class Client {
@@ -208,7 +220,6 @@ export class Client {
 
   constructor(options: ClientOptions = {}) {
     // Trimmed (a key read from a file keeps its line break); a blank key is no key. As in the other clients.
-    const trimmed = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
     const apiKey = trimmed(options.apiKey) || trimmed(envVar('DOSSIER_API_KEY'));
     if (!apiKey) {
       throw new DossierError('no API key: pass new Client({ apiKey: "dsk_…" }) or set DOSSIER_API_KEY');

@@ -12,6 +12,7 @@ describe('Client basics', () => {
   let fake: FakeServer;
   let client: Client;
   const savedKey = process.env['DOSSIER_API_KEY'];
+  const savedBaseUrl = process.env['DOSSIER_BASE_URL'];
 
   before(async () => {
     fake = await startFake((req: Recorded) => {
@@ -67,6 +68,8 @@ describe('Client basics', () => {
   afterEach(() => {
     if (savedKey === undefined) delete process.env['DOSSIER_API_KEY'];
     else process.env['DOSSIER_API_KEY'] = savedKey;
+    if (savedBaseUrl === undefined) delete process.env['DOSSIER_BASE_URL'];
+    else process.env['DOSSIER_BASE_URL'] = savedBaseUrl;
   });
 
   const last = () => fake.requests[fake.requests.length - 1]!;
@@ -149,9 +152,26 @@ describe('Client basics', () => {
     );
   });
 
-  test('defaults: base URL http://localhost:3000, trailing slash dropped', () => {
-    assert.equal(new Client({ apiKey: KEY }).baseUrl, 'http://localhost:3000');
+  test('defaults: base URL http://127.0.0.1:3000, trailing slash dropped', () => {
+    delete process.env['DOSSIER_BASE_URL'];
+    assert.equal(new Client({ apiKey: KEY }).baseUrl, 'http://127.0.0.1:3000');
     assert.equal(client.baseUrl, fake.url);
+  });
+
+  test('the base URL comes from DOSSIER_BASE_URL when none is given, as in the other clients', async () => {
+    process.env['DOSSIER_BASE_URL'] = ` ${fake.url}/ \n`;
+    process.env['DOSSIER_API_KEY'] = 'dsk_from_env';
+    const fromEnv = new Client();
+    assert.equal(fromEnv.baseUrl, fake.url);
+    await fromEnv.account();
+    assert.equal(last().headers['authorization'], 'Bearer dsk_from_env');
+    await Client.login({ email: 'a@example.com', password: 'password123' });
+    assert.equal(last().path, '/v1/auth/login');
+    // The option wins; a blank one, or a blank variable, counts as none.
+    assert.equal(new Client({ baseUrl: 'http://10.0.0.1:8080' }).baseUrl, 'http://10.0.0.1:8080');
+    assert.equal(new Client({ baseUrl: '  ' }).baseUrl, fake.url);
+    process.env['DOSSIER_BASE_URL'] = ' ';
+    assert.equal(new Client().baseUrl, 'http://127.0.0.1:3000');
   });
 
   test('sends User-Agent dossier-javascript/<version>, Accept and the bearer key', async () => {

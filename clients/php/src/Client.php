@@ -15,7 +15,7 @@ use Dossier\Internal\Redact;
  * Client for the Dossier v1 HTTP API.
  *
  *     $client = new Dossier\Client('dsk_…');
- *     $result = $client->search(name: 'John Smith');
+ *     $result = $client->search(name: 'Gonzalo Halvorson');
  *     foreach ($result->results as $person) { … }
  *
  * Every method throws a Dossier\Exception\ApiException subclass for an error answer and
@@ -25,7 +25,9 @@ final class Client
 {
     public const VERSION = '0.1.0';
     public const USER_AGENT = 'dossier-php/' . self::VERSION;
-    public const DEFAULT_BASE_URL = 'http://localhost:3000';
+    public const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+    /** Where the server is when no baseUrl is given, as the Stripe and OpenAI SDKs read their settings. */
+    public const ENV_BASE_URL = 'DOSSIER_BASE_URL';
 
     /** What the gateway waits by default before answering 202 (Prefer: wait=N lowers it). */
     private const SERVER_WAIT = 10;
@@ -45,7 +47,8 @@ final class Client
     /**
      * @param string|null $apiKey "dsk_…"; defaults to the DOSSIER_API_KEY environment variable (also when blank);
      *        surrounding whitespace is removed, a control character inside is an InvalidArgumentException
-     * @param string|null $baseUrl defaults to http://localhost:3000
+     * @param string|null $baseUrl defaults to the DOSSIER_BASE_URL environment variable (also when blank), else
+     *        http://127.0.0.1:3000
      * @param float $timeout seconds one HTTP attempt may take as a whole, from connecting to the complete answer read
      * @param int $maxRetries retries after the first attempt on 429, 503, connection failures and (when safe to repeat) 408, 502 and 504
      * @param float $pollTimeout seconds a lookup may take, 202 polling included, before PollTimeoutException
@@ -150,9 +153,9 @@ final class Client
 
     /**
      * Searches in either of two forms:
-     *  - generic: search(query: 'John Smith', type: 'person', country: 'US') → POST /v1/search
+     *  - generic: search(query: 'Gonzalo Halvorson', type: 'person', country: 'US') → POST /v1/search
      *    (type is person, company, email, phone or username);
-     *  - person fields: search(name: 'John Smith', location: 'Austin, TX') → POST /v1/search/person.
+     *  - person fields: search(name: 'Gonzalo Halvorson', location: 'South Jillville, NM') → POST /v1/search/person.
      * The two forms cannot be mixed in one call.
      *
      * Common options of every lookup:
@@ -727,11 +730,16 @@ final class Client
         return rawurlencode($id);
     }
 
+    /** The argument, else DOSSIER_BASE_URL, else DEFAULT_BASE_URL; a blank one counts as none (as in the other clients). */
     private static function normalizeBaseUrl(?string $baseUrl): string
     {
-        $url = rtrim($baseUrl ?? self::DEFAULT_BASE_URL, '/');
+        $given = trim($baseUrl ?? '');
+        $env = $given === '' ? getenv(self::ENV_BASE_URL) : false;
+        $fromEnv = is_string($env) ? trim($env) : '';
+        $url = rtrim($given !== '' ? $given : ($fromEnv !== '' ? $fromEnv : self::DEFAULT_BASE_URL), '/');
         if (!preg_match('#^https?://[^/]+#i', $url)) {
-            throw new InvalidArgumentException(sprintf('baseUrl must be an http(s) URL, got "%s"', $url));
+            $setting = $given === '' && $fromEnv !== '' ? self::ENV_BASE_URL : 'baseUrl';
+            throw new InvalidArgumentException(sprintf('%s must be an http(s) URL, got "%s"', $setting, $url));
         }
 
         return $url;

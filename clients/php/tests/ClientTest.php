@@ -17,17 +17,21 @@ final class ClientTest extends TestCase
     private const UUID4 = '/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/';
 
     private string|false $envKey;
+    private string|false $envBaseUrl;
 
     protected function setUp(): void
     {
         parent::setUp();
         $this->envKey = getenv('DOSSIER_API_KEY');
+        $this->envBaseUrl = getenv('DOSSIER_BASE_URL');
         putenv('DOSSIER_API_KEY');
+        putenv('DOSSIER_BASE_URL');
     }
 
     protected function tearDown(): void
     {
         putenv($this->envKey === false ? 'DOSSIER_API_KEY' : 'DOSSIER_API_KEY=' . $this->envKey);
+        putenv($this->envBaseUrl === false ? 'DOSSIER_BASE_URL' : 'DOSSIER_BASE_URL=' . $this->envBaseUrl);
     }
 
     public function testApiKeyComesFromTheEnvironment(): void
@@ -97,8 +101,40 @@ final class ClientTest extends TestCase
 
     public function testDefaultBaseUrl(): void
     {
-        $this->assertSame('http://localhost:3000', (new Client('dsk_x'))->baseUrl);
+        $this->assertSame('http://127.0.0.1:3000', (new Client('dsk_x'))->baseUrl);
         $this->assertSame('http://example.test:8080', (new Client('dsk_x', baseUrl: 'http://example.test:8080/'))->baseUrl);
+    }
+
+    public function testTheBaseUrlComesFromTheEnvironmentAsInTheOtherClients(): void
+    {
+        // The argument, else DOSSIER_BASE_URL, else http://127.0.0.1:3000; a blank one counts as none.
+        putenv("DOSSIER_BASE_URL= https://dossier.example.com/api/ \n");
+        $this->assertSame('https://dossier.example.com/api', (new Client('dsk_x'))->baseUrl);
+        $this->assertSame('http://10.0.0.1:8080', (new Client('dsk_x', baseUrl: 'http://10.0.0.1:8080'))->baseUrl);
+        $this->assertSame('https://dossier.example.com/api', (new Client('dsk_x', baseUrl: ' '))->baseUrl);
+        putenv('DOSSIER_BASE_URL=  ');
+        $this->assertSame('http://127.0.0.1:3000', (new Client('dsk_x'))->baseUrl);
+        putenv('DOSSIER_BASE_URL=localhost:3000');
+        $this->expectException(InvalidArgumentException::class);
+        $this->expectExceptionMessage('DOSSIER_BASE_URL');
+        new Client('dsk_x');
+    }
+
+    public function testTheEnvironmentNamesTheServerAndTheKey(): void
+    {
+        $this->server->script([
+            ['body' => ['status' => 'success', 'account' => ['id' => 'acct_1'], 'credits_remaining' => 5]],
+            ['body' => ['status' => 'success', 'api_key' => 'dsk_second', 'key_id' => 'key_2']],
+        ]);
+        putenv('DOSSIER_BASE_URL=' . $this->server->baseUrl);
+        putenv('DOSSIER_API_KEY=dsk_env123');
+
+        (new Client())->account();
+        Client::login('a@example.com', 'correct horse');
+
+        [$account, $login] = $this->server->requests();
+        $this->assertSame(['/v1/account', '/v1/auth/login'], [$account['path'], $login['path']]);
+        $this->assertSame('Bearer dsk_env123', $account['headers']['authorization']);
     }
 
     public function testStandardHeaders(): void

@@ -3,7 +3,7 @@
     import dossier
 
     client = dossier.Client(api_key="dsk_…")
-    result = client.search(name="John Smith")
+    result = client.search(name="Gonzalo Halvorson")
     print(result.results, result.credits_remaining)
 """
 

@@ -60,8 +60,9 @@ class Client:
         api_key: a ``dsk_…`` key; when omitted (or blank), ``DOSSIER_API_KEY``
             from the environment. Surrounding whitespace is removed. Without
             either, or with a control character inside, ``ValueError`` is raised.
-        base_url: the server, default ``http://localhost:3000`` (a path prefix
-            such as ``https://example.com/dossier`` is kept).
+        base_url: the server; when omitted (or blank), ``DOSSIER_BASE_URL`` from
+            the environment, else ``http://127.0.0.1:3000`` (a path prefix such
+            as ``https://example.com/dossier`` is kept).
         timeout: seconds one HTTP attempt may take as a whole, from connecting
             to reading the complete answer (default 30; ``None`` waits forever).
         max_retries: retries after the first attempt on 429, 503, connection
@@ -235,7 +236,7 @@ class Client:
 
         * generic: ``search(query="Acme", type="company", country="US")`` →
           ``POST /v1/search`` (``type`` is person, company, email, phone or username);
-        * person fields: ``search(name="John Smith", location="Austin, TX")`` →
+        * person fields: ``search(name="Gonzalo Halvorson", location="South Jillville, NM")`` →
           ``POST /v1/search/person`` (same as :meth:`search_person`).
 
         Mixing the two forms, or giving neither, raises ``ValueError``.

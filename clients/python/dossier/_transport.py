@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import re
 import socket
@@ -18,7 +19,9 @@ from ._json import as_dict, opt_str
 from ._version import __version__
 
 USER_AGENT = f"dossier-python/{__version__}"
-DEFAULT_BASE_URL = "http://localhost:3000"
+DEFAULT_BASE_URL = "http://127.0.0.1:3000"
+# Where the server is when no base_url is given, as the Stripe and OpenAI SDKs read their settings.
+ENV_BASE_URL = "DOSSIER_BASE_URL"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_BACKOFF_BASE = 0.5
@@ -78,10 +81,14 @@ class Transport:
         backoff_cap: float = DEFAULT_BACKOFF_CAP,
         sleep: Optional[Callable[[float], None]] = None,
     ) -> None:
-        url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        # The argument, else DOSSIER_BASE_URL, else the default; blank counts as none (as in the other clients).
+        given = (base_url or "").strip()
+        from_env = "" if given else (os.environ.get(ENV_BASE_URL) or "").strip()
+        url = (given or from_env or DEFAULT_BASE_URL).rstrip("/")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url must be an http:// or https:// URL, got {base_url!r}")
+            source = ENV_BASE_URL if from_env else "base_url"
+            raise ValueError(f"{source} must be an http:// or https:// URL, got {url!r}")
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self.base_url = url

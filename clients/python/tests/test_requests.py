@@ -43,8 +43,9 @@ class ConstructionTest(unittest.TestCase):
                 dossier.Client()
 
     def test_defaults(self) -> None:
-        c = dossier.Client("dsk_x")
-        self.assertEqual(c.base_url, "http://localhost:3000")
+        with mock.patch.dict(os.environ, {}, clear=True):
+            c = dossier.Client("dsk_x")
+        self.assertEqual(c.base_url, "http://127.0.0.1:3000")
         self.assertEqual(c.max_retries, 2)
         self.assertEqual(c.timeout, 30.0)
         self.assertEqual(c.poll_timeout, 60.0)
@@ -53,6 +54,27 @@ class ConstructionTest(unittest.TestCase):
     def test_bad_base_url(self) -> None:
         with self.assertRaises(ValueError):
             dossier.Client("dsk_x", base_url="localhost:3000")
+
+    def test_base_url_from_environment_as_in_the_other_clients(self) -> None:
+        # The argument, else DOSSIER_BASE_URL, else http://127.0.0.1:3000; a blank one counts as none.
+        with mock.patch.dict(os.environ, {"DOSSIER_BASE_URL": " https://dossier.example.com/api/ \n"}):
+            self.assertEqual(dossier.Client("dsk_x").base_url, "https://dossier.example.com/api")
+            self.assertEqual(dossier.Client("dsk_x", base_url="http://10.0.0.1:8080").base_url, "http://10.0.0.1:8080")
+            self.assertEqual(dossier.Client("dsk_x", base_url=" ").base_url, "https://dossier.example.com/api")
+        with mock.patch.dict(os.environ, {"DOSSIER_BASE_URL": "  "}):
+            self.assertEqual(dossier.Client("dsk_x").base_url, "http://127.0.0.1:3000")
+
+    def test_a_bad_base_url_from_the_environment_names_the_variable(self) -> None:
+        with mock.patch.dict(os.environ, {"DOSSIER_BASE_URL": "localhost:3000"}):
+            with self.assertRaises(ValueError) as ctx:
+                dossier.Client("dsk_x")
+        self.assertIn("DOSSIER_BASE_URL", str(ctx.exception))
+
+    def test_no_key_names_the_variable(self) -> None:
+        with mock.patch.dict(os.environ, {}, clear=True):
+            with self.assertRaises(ValueError) as ctx:
+                dossier.Client()
+        self.assertIn("DOSSIER_API_KEY", str(ctx.exception))
 
 
 class RequestShapeTest(FakeServerTest):
@@ -65,6 +87,19 @@ class RequestShapeTest(FakeServerTest):
             with self.assertRaises(ValueError):
                 call()
         self.assertEqual(self.server.requests, [])
+
+    def test_the_environment_names_the_server_and_the_key(self) -> None:
+        self.server.route("GET", "/v1/account", answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))
+        self.server.route(
+            "POST",
+            "/v1/auth/login",
+            answer(200, {"status": "success", "api_key": "dsk_new", "key_id": "key_1"}),
+        )
+        with mock.patch.dict(os.environ, {"DOSSIER_BASE_URL": self.server.url, "DOSSIER_API_KEY": "dsk_env123"}):
+            dossier.Client().account()
+            dossier.Client.login(email="a@example.com", password="a long password")
+        self.assertEqual([r.path for r in self.server.requests], ["/v1/account", "/v1/auth/login"])
+        self.assertEqual(self.server.requests[0].headers["authorization"], "Bearer dsk_env123")
 
     def test_key_from_environment_is_sent(self) -> None:
         self.server.route("GET", "/v1/account", answer(200, {"status": "success", "account": ACCOUNT, "credits_remaining": 1}))

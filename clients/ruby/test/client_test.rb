@@ -64,8 +64,8 @@ class ClientTest < Minitest::Test
   end
 
   def test_defaults
-    c = Dossier::Client.new(api_key: "dsk_x")
-    assert_equal "http://localhost:3000", c.base_url
+    c = with_env("DOSSIER_BASE_URL" => nil) { Dossier::Client.new(api_key: "dsk_x") }
+    assert_equal "http://127.0.0.1:3000", c.base_url
     assert_equal 2, c.max_retries
     assert_equal 30, c.timeout
     assert_equal 60, c.poll_timeout
@@ -74,6 +74,33 @@ class ClientTest < Minitest::Test
 
   def test_bad_base_url_raises
     assert_raises(ArgumentError) { Dossier::Client.new(api_key: "dsk_x", base_url: "localhost:3000") }
+  end
+
+  def test_base_url_from_the_environment_as_in_the_other_clients
+    # The argument, else DOSSIER_BASE_URL, else http://127.0.0.1:3000; a blank one counts as none.
+    with_env("DOSSIER_BASE_URL" => " https://dossier.example.com/api/ \n") do
+      assert_equal "https://dossier.example.com/api", Dossier::Client.new(api_key: "dsk_x").base_url
+      assert_equal "http://10.0.0.1:8080", Dossier::Client.new(api_key: "dsk_x", base_url: "http://10.0.0.1:8080").base_url
+      assert_equal "https://dossier.example.com/api", Dossier::Client.new(api_key: "dsk_x", base_url: " ").base_url
+    end
+    with_env("DOSSIER_BASE_URL" => "  ") do
+      assert_equal "http://127.0.0.1:3000", Dossier::Client.new(api_key: "dsk_x").base_url
+    end
+    err = with_env("DOSSIER_BASE_URL" => "localhost:3000") do
+      assert_raises(ArgumentError) { Dossier::Client.new(api_key: "dsk_x") }
+    end
+    assert_match(/DOSSIER_BASE_URL/, err.message)
+  end
+
+  def test_the_environment_names_the_server_and_the_key
+    @server.reply(200, { status: "success", account: { id: "acct_1" }, credits_remaining: 1 })
+    @server.reply(200, { status: "success", api_key: "dsk_new", key_id: "key_1" })
+    with_env("DOSSIER_BASE_URL" => @server.url, "DOSSIER_API_KEY" => "dsk_env123") do
+      Dossier::Client.new.account
+      Dossier::Client.login(email: "a@example.com", password: "password123")
+    end
+    assert_equal ["/v1/account", "/v1/auth/login"], @server.requests.map(&:path)
+    assert_equal "Bearer dsk_env123", @server.requests.first.headers["authorization"]
   end
 
   def test_base_url_with_path_prefix_and_trailing_slash

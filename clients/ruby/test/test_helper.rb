@@ -202,6 +202,15 @@ module DossierTestHelpers
     super
   end
 
+  # Runs the block with the environment variables given set (nil: unset), then restores them; returns its value.
+  def with_env(vars)
+    saved = vars.keys.to_h { |name| [name, ENV.fetch(name, nil)] }
+    vars.each { |name, value| value.nil? ? ENV.delete(name) : ENV[name] = value }
+    yield
+  ensure
+    saved.each { |name, value| value.nil? ? ENV.delete(name) : ENV[name] = value }
+  end
+
   # A client against the fake server with tiny backoff; records every pause (and sleeps at most 20 ms
   # of it, so a Retry-After of 1 s is asserted without being waited out).
   def client(**opts)

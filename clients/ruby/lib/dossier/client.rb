@@ -7,7 +7,7 @@ require "time"
 module Dossier
   # A client for one API key.
   #
-  #   client = Dossier::Client.new(api_key: "dsk_…")            # or ENV["DOSSIER_API_KEY"]
+  #   client = Dossier::Client.new(api_key: "dsk_…")    # or ENV["DOSSIER_API_KEY"] (and ENV["DOSSIER_BASE_URL"])
   #   search = client.verify_phone(phone: "+14155552671")
   #   search.results.first["e164"]  # => "+14155552671"
   #   search.credits_remaining      # => 99
@@ -15,7 +15,7 @@ module Dossier
   # Every method raises a Dossier::APIError subclass for an error answer and
   # Dossier::ConnectionError when the server cannot be reached after the retries.
   class Client
-    DEFAULT_BASE_URL = "http://localhost:3000"
+    DEFAULT_BASE_URL = Transport::DEFAULT_BASE_URL
     DEFAULT_TIMEOUT = 30        # seconds per HTTP attempt, from connecting to the whole answer read
     DEFAULT_MAX_RETRIES = 2     # retries after the first attempt
     DEFAULT_POLL_TIMEOUT = 60   # seconds a lookup may take, polling a pending search included
@@ -37,7 +37,7 @@ module Dossier
 
     # api_key:       "dsk_…"; defaults to ENV["DOSSIER_API_KEY"] (also when blank); surrounding whitespace is
     #                removed. ArgumentError when neither is set, or with a control character inside.
-    # base_url:      default "http://localhost:3000"
+    # base_url:      defaults to ENV["DOSSIER_BASE_URL"] (also when blank), else "http://127.0.0.1:3000"
     # timeout:       seconds one HTTP attempt may take as a whole, from connecting to the complete answer
     #                read (nil: no timeout), default 30
     # max_retries:   retries on 429, 503, connection failures and (when safe to repeat) 408, 502 and 504, default 2 (0: none)
@@ -45,7 +45,7 @@ module Dossier
     #                PollTimeoutError, default 60 (nil: no deadline)
     # poll_interval: seconds between polls when the server sends no Retry-After, default 1
     # backoff_base, backoff_max: exponential backoff with full jitter, defaults 0.5 and 8 seconds
-    def initialize(api_key: nil, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
+    def initialize(api_key: nil, base_url: nil, timeout: DEFAULT_TIMEOUT,
                    max_retries: DEFAULT_MAX_RETRIES, poll_timeout: DEFAULT_POLL_TIMEOUT,
                    poll_interval: DEFAULT_POLL_INTERVAL, backoff_base: DEFAULT_BACKOFF_BASE,
                    backoff_max: DEFAULT_BACKOFF_MAX)
@@ -70,14 +70,14 @@ module Dossier
     end
 
     # POST /v1/auth/register (no key needed). Returns a Response with api_key, account, credits_remaining.
-    def self.register(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
+    def self.register(email:, password:, base_url: nil, timeout: DEFAULT_TIMEOUT,
                       max_retries: DEFAULT_MAX_RETRIES, request_id: nil)
       public_call("/v1/auth/register", { email: email, password: password }, :register,
                   base_url: base_url, timeout: timeout, max_retries: max_retries, request_id: request_id)
     end
 
     # POST /v1/auth/login (no key needed). Returns a Response with a new api_key and its key_id.
-    def self.login(email:, password:, base_url: DEFAULT_BASE_URL, timeout: DEFAULT_TIMEOUT,
+    def self.login(email:, password:, base_url: nil, timeout: DEFAULT_TIMEOUT,
                    max_retries: DEFAULT_MAX_RETRIES, request_id: nil)
       public_call("/v1/auth/login", { email: email, password: password }, :key_issued,
                   base_url: base_url, timeout: timeout, max_retries: max_retries, request_id: request_id)
@@ -156,8 +156,8 @@ module Dossier
     #                        takes it too. 1–128 of A-Z a-z 0-9 . _ ~ : @ + = / -, else ArgumentError.
     # Fields left nil are not sent.
 
-    # Generic form:  search(query: "+14155552671", type: "phone", country: "US")  => POST /v1/search
-    # Person form:   search(name: "John Smith", location: "Austin, TX")          => POST /v1/search/person
+    # Generic form:  search(query: "+14155552671", type: "phone", country: "US")            => POST /v1/search
+    # Person form:   search(name: "Gonzalo Halvorson", location: "South Jillville, NM")  => POST /v1/search/person
     # Mixing the two forms raises ArgumentError.
     def search(positional_query = nil, query: nil, type: nil, country: nil, name: nil, email: nil, phone: nil,
                username: nil, location: nil, age_range: nil, permissible_purpose: nil, idempotency_key: nil,
@@ -180,7 +180,7 @@ module Dossier
     end
 
     # POST /v1/search/person. At least one of name, email, phone, username.
-    #   search_person("John Smith", location: "Austin, TX")   # or search_person(name: "John Smith", …)
+    #   search_person("Gonzalo Halvorson", location: "South Jillville, NM")   # or search_person(name: "Gonzalo Halvorson", …)
     def search_person(positional_name = nil, name: nil, email: nil, phone: nil, username: nil, location: nil,
                       age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil,
                       request_id: nil)

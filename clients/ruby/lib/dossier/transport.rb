@@ -54,10 +54,18 @@ module Dossier
     # Answers retried only when the request is safe to repeat (retry_sent), as in the other clients.
     RETRY_IF_SAFE_STATUSES = [408, 502, 504].freeze
 
+    # Where the server is when no base_url is given: as the Stripe and OpenAI SDKs read their settings.
+    ENV_BASE_URL = "DOSSIER_BASE_URL"
+    DEFAULT_BASE_URL = "http://127.0.0.1:3000"
+
     attr_reader :base_url, :timeout, :max_retries, :backoff_base, :backoff_max
 
+    # base_url: the argument, else ENV["DOSSIER_BASE_URL"], else DEFAULT_BASE_URL; a blank one counts as none.
     def initialize(base_url:, timeout:, max_retries:, backoff_base:, backoff_max:)
-      @base_uri = parse_base_url(base_url)
+      given = base_url.to_s.strip
+      from_env = given.empty? ? ENV[ENV_BASE_URL].to_s.strip : ""
+      setting = from_env.empty? ? "base_url" : ENV_BASE_URL
+      @base_uri = parse_base_url([given, from_env, DEFAULT_BASE_URL].find { |url| !url.empty? }, setting)
       @base_url = @base_uri.to_s
       @timeout = timeout
       @max_retries = Integer(max_retries)
@@ -304,10 +312,11 @@ module Dossier
       "could not reach #{base_url} (#{error.class}: #{error.message}) after #{tries} attempt#{'s' if tries > 1}"
     end
 
-    def parse_base_url(base_url)
-      uri = URI.parse(base_url.to_s)
+    # setting: what the URL came from (base_url, DOSSIER_BASE_URL), named when it is not one.
+    def parse_base_url(base_url, setting)
+      uri = URI.parse(base_url)
       unless uri.is_a?(URI::HTTP) && uri.host && !uri.host.empty?
-        raise ArgumentError, "base_url must be an http(s) URL, got #{base_url.inspect}"
+        raise ArgumentError, "#{setting} must be an http(s) URL, got #{base_url.inspect}"
       end
 
       uri.query = nil
@@ -315,7 +324,7 @@ module Dossier
       uri.path = uri.path.chomp("/")
       uri
     rescue URI::InvalidURIError
-      raise ArgumentError, "base_url must be an http(s) URL, got #{base_url.inspect}"
+      raise ArgumentError, "#{setting} must be an http(s) URL, got #{base_url.inspect}"
     end
   end
 end
