@@ -307,10 +307,11 @@ describe('Dossier gateway (integration): batch, webhooks, test keys', () => {
     assert.match(batch.batch_id, /^bat_/);
     assert.equal(batch.items.length, 2);
     const [phone, invalid] = batch.items;
-    assert.ok(phone?.status === 'success', `item 0: ${JSON.stringify(phone)}`);
-    assert.match(phone.search_id, /^srch_/);
+    assert.ok(phone?.ok, `item 0: ${JSON.stringify(phone)}`);
+    assert.match(phone.search_id ?? '', /^srch_/);
     assert.equal((phone.results[0] as PhoneResult).e164, PHONE);
-    assert.ok(invalid?.status === 'error', `item 1: ${JSON.stringify(invalid)}`);
+    assert.ok(invalid?.failed, `item 1: ${JSON.stringify(invalid)}`);
+    assert.ok(invalid.error instanceof ValidationError);
     assert.equal(invalid.error.code, 'validation_error');
     assert.equal(batch.credits_remaining, 2, 'only the valid item is charged');
     assert.equal((await client.account()).credits_remaining, 2);
@@ -323,7 +324,7 @@ describe('Dossier gateway (integration): batch, webhooks, test keys', () => {
       ['success', 'error'],
     );
     const first = again.items[0];
-    assert.ok(first?.status === 'success');
+    assert.ok(first?.ok);
     assert.equal(first.search_id, phone.search_id);
 
     const many = Array.from({ length: 101 }, () => ({ kind: 'phone' as const, input: { phone: PHONE } }));

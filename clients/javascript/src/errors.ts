@@ -38,7 +38,7 @@ export interface APIErrorInit {
  * `unsupported_media_type`, `internal_error`, …) is an `APIError` itself.
  */
 export class APIError extends DossierError {
-  /** HTTP status of the response. */
+  /** HTTP status of the response; `0` for a batch item's error (an item has none of its own). */
   readonly status: number;
   /**
    * The contract's error code, e.g. `insufficient_credits`; `null` when the answer was not an error envelope (a
@@ -254,6 +254,14 @@ export function errorFromResponse(status: number, body: unknown, headers: Record
     : [];
   const Ctor = (envelope && BY_CODE[envelope.error.code]) || BY_STATUS[status] || APIError;
   return new Ctor({ status, code, message, request_id: requestId, details, body, headers });
+}
+
+/**
+ * The typed error of a batch item in error (`{status: "error", error: {code, message, details?}}`), by its code
+ * as for an answer; its `status` is `0` (an item has no HTTP status of its own, as in the PHP client).
+ */
+export function errorFromBatchItem(item: unknown): APIError {
+  return errorFromResponse(0, item, {});
 }
 
 function isErrorEnvelope(body: unknown): body is {

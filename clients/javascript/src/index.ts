@@ -7,7 +7,7 @@ export type {
   LookupOptions,
   RequestOptions,
 } from './client.js';
-export { BatchResult, SearchResult } from './result.js';
+export { BatchItem, BatchResult, SearchResult } from './result.js';
 export type { ResponseInfo } from './result.js';
 export { SIGNATURE_HEADER, Webhook } from './webhook.js';
 export type { VerifyOptions } from './webhook.js';

@@ -1,9 +1,8 @@
-import { parseCount } from './errors.js';
+import { errorFromBatchItem, parseCount, type APIError } from './errors.js';
 import type {
   AnyResult,
   BatchEnvelope,
-  BatchErrorItem,
-  BatchItem,
+  BatchItemEnvelope,
   PendingEnvelope,
   RateLimit,
   SourceReport,
@@ -168,12 +167,81 @@ export interface BatchResultInit {
 }
 
 /**
+ * One item of a batch, answering the request at its place: a lookup's answer or an item error, as in the
+ * Python, Ruby and PHP clients.
+ *
+ * - `ok` (`status === "success"`): a finished lookup, with `search_id`, `results`, `sources` and
+ *   `credits_remaining` as a {@link SearchResult} has them;
+ * - `pending` (`status === "pending"`): a lookup still running (`search_id`; `results` empty);
+ * - `failed` (`status === "error"`): the item was not run, or its lookup failed; `error` is the typed
+ *   {@link APIError} its code maps to (`ValidationError` for an invalid item, `InsufficientCreditsError` when the
+ *   balance did not cover it, `UnavailableError` for a failed lookup, which names its `search_id`), returned,
+ *   not thrown; its `status` is `0` (an item has no HTTP status of its own). An item in error cost nothing.
+ */
+export class BatchItem<T = AnyResult> {
+  /** `"success"`, `"pending"` or `"error"`. */
+  readonly status: 'success' | 'pending' | 'error';
+  /** Id of the item's search (`srch_…`); also on a failed lookup's error, `null` for an item that was not run. */
+  readonly search_id: string | null;
+  /** The result items, best first; always an array (empty unless `ok`). */
+  readonly results: T[];
+  /** One entry per provider tried (empty unless `ok`). */
+  readonly sources: SourceReport[];
+  /** The balance the item's envelope carries, or `null` when it has none (an item error). */
+  readonly credits_remaining: number | null;
+  /** For an item in error, the typed error its code maps to; otherwise `null`. */
+  readonly error: APIError | null;
+  /** The item exactly as received. */
+  readonly raw: BatchItemEnvelope<T>;
+
+  constructor(raw: BatchItemEnvelope<T>) {
+    const item = (raw && typeof raw === 'object' ? raw : {}) as Partial<Record<string, unknown>>;
+    this.raw = raw;
+    this.status = item['status'] === 'success' || item['status'] === 'pending' ? item['status'] : 'error';
+    this.search_id = typeof item['search_id'] === 'string' ? item['search_id'] : null;
+    this.results = Array.isArray(item['results']) ? (item['results'] as T[]) : [];
+    this.sources = Array.isArray(item['sources']) ? (item['sources'] as SourceReport[]) : [];
+    this.credits_remaining = typeof item['credits_remaining'] === 'number' ? item['credits_remaining'] : null;
+    this.error = this.status === 'error' ? errorFromBatchItem(raw) : null;
+  }
+
+  /** `true` for a finished lookup (`status === "success"`). */
+  get ok(): boolean {
+    return this.status === 'success';
+  }
+
+  /** `true` while the item's lookup still runs (`status === "pending"`). */
+  get pending(): boolean {
+    return this.status === 'pending';
+  }
+
+  /** `true` for an item in error (see `error`). */
+  get failed(): boolean {
+    return this.status === 'error';
+  }
+
+  /** camelCase alias of `search_id`. */
+  get searchId(): string | null {
+    return this.search_id;
+  }
+
+  /** camelCase alias of `credits_remaining`. */
+  get creditsRemaining(): number | null {
+    return this.credits_remaining;
+  }
+
+  /** The item as received, for `JSON.stringify(item)`. */
+  toJSON(): BatchItemEnvelope<T> {
+    return this.raw;
+  }
+}
+
+/**
  * The answer to `batch()` or `getBatch()`: the wire fields (`status`, `batch_id`, `items`,
  * `credits_remaining`), camelCase aliases, and details of the HTTP answer.
  *
- * `items[i]` answers request `i`; tell them apart by `item.status`: `"success"` (a finished
- * lookup: `search_id`, `results`, `sources`), `"pending"` (still running: `search_id`) or
- * `"error"` (`error.code`, `error.message`, `error.details`; it cost nothing).
+ * `items[i]` answers request `i`: a {@link BatchItem}, `ok` (a finished lookup), `pending` (still running) or
+ * `failed` (its typed `error`; it cost nothing).
  */
 export class BatchResult<T = AnyResult> extends PendingAware {
   /** `"success"` when every item is settled, `"pending"` while one still runs. */
@@ -193,7 +261,7 @@ export class BatchResult<T = AnyResult> extends PendingAware {
     this.raw = body;
     this.status = body.status;
     this.batch_id = body.batch_id;
-    this.items = Array.isArray(body.items) ? body.items : [];
+    this.items = Array.isArray(body.items) ? body.items.map((item) => new BatchItem<T>(item)) : [];
     this.credits_remaining = body.credits_remaining;
   }
 
@@ -207,14 +275,14 @@ export class BatchResult<T = AnyResult> extends PendingAware {
     return this.credits_remaining;
   }
 
-  /** The finished lookups. */
-  get succeeded(): SuccessEnvelope<T>[] {
-    return this.items.filter((item): item is SuccessEnvelope<T> => item.status === 'success');
+  /** The finished lookups (`item.ok`). */
+  get succeeded(): BatchItem<T>[] {
+    return this.items.filter((item) => item.ok);
   }
 
-  /** The items in error (invalid, not covered by the balance, or failed). */
-  get errors(): BatchErrorItem[] {
-    return this.items.filter((item): item is BatchErrorItem => item.status === 'error');
+  /** The items in error (`item.failed`: invalid, not covered by the balance, or failed). */
+  get errors(): BatchItem<T>[] {
+    return this.items.filter((item) => item.failed);
   }
 
   /** The wire envelope, for `JSON.stringify(result)`. */

@@ -355,15 +355,15 @@ export interface BatchErrorItem {
   credits_remaining?: number;
 }
 
-/** One item of a batch, in request order: tell them apart by `status`. */
-export type BatchItem<T = AnyResult> = SuccessEnvelope<T> | PendingEnvelope | BatchErrorItem;
+/** One item of a batch as sent, in request order (read as a `BatchItem`): tell them apart by `status`. */
+export type BatchItemEnvelope<T = AnyResult> = SuccessEnvelope<T> | PendingEnvelope | BatchErrorItem;
 
 /** `POST /v1/batch` and `GET /v1/batches/{id}`. */
 export interface BatchEnvelope<T = AnyResult> {
   /** `success` when every item is settled, `pending` while one still runs. */
   status: 'success' | 'pending';
   batch_id: string;
-  items: BatchItem<T>[];
+  items: BatchItemEnvelope<T>[];
   credits_remaining: number;
 }
 

@@ -1,6 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { APIError, BatchResult, Client, NotFoundError, PollTimeoutError, ValidationError } from '../src/index.js';
+import {
+  APIError,
+  BatchItem,
+  BatchResult,
+  Client,
+  InsufficientCreditsError,
+  NotFoundError,
+  PollTimeoutError,
+  UnavailableError,
+  ValidationError,
+} from '../src/index.js';
 import type { BatchRequest } from '../src/index.js';
 import { FAST, PHONE_RESULT, errorBody, pending, sequence, success, withFake, UNIT_KEY } from './fake-server.js';
 
@@ -58,23 +68,34 @@ describe('batch', () => {
         ['success', 'error', 'error', 'error'],
       );
       const first = result.items[0]!;
-      assert.ok(first.status === 'success');
+      assert.ok(first instanceof BatchItem);
+      assert.deepEqual([first.ok, first.pending, first.failed, first.error], [true, false, false, null]);
       assert.equal(first.search_id, 'srch_1');
+      assert.equal(first.searchId, 'srch_1');
       assert.deepEqual(first.results, [PHONE_RESULT]);
+      assert.equal(first.credits_remaining, 2);
       const second = result.items[1]!;
-      assert.ok(second.status === 'error');
+      assert.deepEqual([second.ok, second.pending, second.failed], [false, false, true]);
+      assert.ok(second.error instanceof ValidationError);
       assert.equal(second.error.code, 'validation_error');
+      assert.equal(second.error.message, 'phone is not a phone number');
+      assert.equal(second.error.status, 0, 'an item has no HTTP status of its own');
       assert.deepEqual(second.error.details, [{ field: 'phone', issue: 'is not a phone number' }]);
+      assert.deepEqual([second.search_id, second.results, second.credits_remaining], [null, [], null]);
       assert.deepEqual(result.succeeded, [first]);
       assert.deepEqual(
-        result.errors.map((e) => [e.error.code, e.search_id]),
+        result.errors.map((e) => [e.error?.constructor, e.error?.code, e.search_id]),
         [
-          ['validation_error', undefined],
-          ['insufficient_credits', undefined],
-          ['unavailable', 'srch_f'],
+          [ValidationError, 'validation_error', null],
+          [InsufficientCreditsError, 'insufficient_credits', null],
+          [UnavailableError, 'unavailable', 'srch_f'],
         ],
       );
+      const failed = result.items[3]!.error;
+      assert.ok(failed instanceof UnavailableError);
+      assert.equal(failed.search_id, 'srch_f');
       assert.deepEqual(JSON.parse(JSON.stringify(result)), batchBody('success', items));
+      assert.deepEqual(JSON.parse(JSON.stringify(result.items)), items);
     });
   });
 
@@ -133,6 +154,7 @@ describe('batch', () => {
         assert.equal(started.pending, true);
         assert.equal(started.httpStatus, 202);
         assert.equal(started.items[0]!.status, 'pending');
+        assert.deepEqual([started.items[0]!.pending, started.items[0]!.search_id], [true, 'srch_2']);
         assert.equal(fake.requests[0]!.headers['prefer'], 'respond-async');
         const now = await client.getBatch('bat_1');
         assert.equal(now.pending, true);

@@ -7,8 +7,12 @@ namespace Dossier;
 use Dossier\Exception\ApiException;
 
 /**
- * One item of a batch: a lookup's envelope (success or pending) or an error in its place.
+ * One item of a batch, answering the request at its place: a lookup's answer or an item error, as in the
+ * Python, JavaScript and Ruby clients.
  *
+ *   $item->ok                true for a finished lookup (status "success"; isSuccess() is the same)
+ *   $item->pending           true while its lookup still runs (status "pending"; isPending())
+ *   $item->failed            true for an item in error (status "error"; isError() is the same): see error
  *   $item->status            "success", "pending" or "error"
  *   $item->searchId          "srch_…" (also on a failed lookup's error); null for an invalid item
  *   $item->results           the lookup's results (empty unless success)
@@ -28,30 +32,36 @@ final class BatchItem
     public readonly array $sources;
     public readonly ?int $creditsRemaining;
     public readonly ?ApiException $error;
+    public readonly bool $ok;
+    public readonly bool $pending;
+    public readonly bool $failed;
 
     /** @param array<string, mixed> $data */
     public function __construct(public readonly array $data)
     {
         $this->status = is_string($data['status'] ?? null) ? $data['status'] : 'error';
+        $this->ok = $this->status === 'success';
+        $this->pending = $this->status === 'pending';
+        $this->failed = $this->status === 'error';
         $this->searchId = is_string($data['search_id'] ?? null) ? $data['search_id'] : null;
         $this->results = is_array($data['results'] ?? null) ? array_values($data['results']) : [];
         $this->sources = is_array($data['sources'] ?? null) ? array_values($data['sources']) : [];
         $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
-        $this->error = $this->status === 'error' ? ApiException::fromBatchItem($data) : null;
+        $this->error = $this->failed ? ApiException::fromBatchItem($data) : null;
     }
 
     public function isSuccess(): bool
     {
-        return $this->status === 'success';
+        return $this->ok;
     }
 
     public function isPending(): bool
     {
-        return $this->status === 'pending';
+        return $this->pending;
     }
 
     public function isError(): bool
     {
-        return $this->status === 'error';
+        return $this->failed;
     }
 }

@@ -10,6 +10,7 @@ namespace Dossier;
  *   $batch->status            "success" (every item settled) or "pending" (202: some item still runs)
  *   $batch->batchId           "bat_…"
  *   $batch->items             list of BatchItem, one per request, in request order
+ *   $batch->errors()          the items in error
  *   $batch->creditsRemaining  the balance after every item's charge
  *   $batch->idempotencyKey    the Idempotency-Key the batch was sent with (null for getBatch())
  *
@@ -41,6 +42,16 @@ class BatchResult extends Response
         }
         $this->items = $items;
         $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
+    }
+
+    /**
+     * The items in error ($item->failed).
+     *
+     * @return list<BatchItem>
+     */
+    public function errors(): array
+    {
+        return array_values(array_filter($this->items, static fn (BatchItem $item): bool => $item->failed));
     }
 
     public function isPending(): bool

@@ -75,6 +75,23 @@ final class BatchTest extends TestCase
         $this->assertSame('srch_f', $failed->error->getSearchId());
     }
 
+    public function testItemsShareTheOtherClientsModelOkPendingFailedAndError(): void
+    {
+        $this->server->script([['body' => self::batchBody('success', 'bat_1', [self::ITEM_OK, self::ITEM_PENDING, self::ITEM_INVALID, self::ITEM_FAILED])]]);
+
+        $batch = $this->client()->batch(self::REQUESTS);
+
+        $this->assertSame(
+            [[true, false, false], [false, true, false], [false, false, true], [false, false, true]],
+            array_map(static fn ($i) => [$i->ok, $i->pending, $i->failed], $batch->items),
+        );
+        $this->assertSame(
+            [null, null, ValidationException::class, UnavailableException::class],
+            array_map(static fn ($i) => $i->error === null ? null : $i->error::class, $batch->items),
+        );
+        $this->assertSame([$batch->items[2], $batch->items[3]], $batch->errors());
+    }
+
     public function testIdempotencyKeyAndRespondAsync(): void
     {
         $this->server->script([[

@@ -54,6 +54,17 @@ class BatchTest < Minitest::Test
     assert_equal "srch_f", failed.error.search_id
   end
 
+  def test_items_share_the_other_clients_model_ok_pending_failed_and_error
+    @server.reply(200, { status: "success", batch_id: "bat_1", credits_remaining: 8,
+                         items: [ITEM_OK, ITEM_PENDING, ITEM_INVALID, ITEM_FAILED] })
+    res = client.batch(REQUESTS)
+    assert_equal [[true, false, false], [false, true, false], [false, false, true], [false, false, true]],
+                 res.items.map { |i| [i.ok?, i.pending?, i.failed?] }
+    assert_equal [nil, nil, Dossier::ValidationError, Dossier::UnavailableError], res.items.map { |i| i.error&.class }
+    assert_equal res.items.values_at(2, 3), res.errors
+    assert_equal [8, 8, nil, 8], res.items.map(&:credits_remaining)
+  end
+
   def test_idempotency_key_and_respond_async
     @server.reply(202, { status: "pending", batch_id: "bat_2", credits_remaining: 8, items: [ITEM_OK, ITEM_PENDING] },
                   { "Location" => "/v1/batches/bat_2" })

@@ -199,9 +199,19 @@ module Dossier
     def items
       @items ||= (body["items"] || []).map { |item| BatchItem.new(item) }
     end
+
+    # The items in error (failed?).
+    def errors
+      items.select(&:failed?)
+    end
   end
 
-  # One item of a batch: a search envelope (success? or pending?) or an error (error?).
+  # One item of a batch, answering the request at its place: a lookup's answer or an item error, as in the
+  # Python, JavaScript and PHP clients.
+  # - ok? (status "success"): a finished lookup, with search_id, results, sources and credits_remaining as a
+  #   SearchResult has them;
+  # - pending? (status "pending"): a lookup still running (search_id; results empty);
+  # - failed? (status "error"): the item was not run, or its lookup failed; error is the typed APIError.
   class BatchItem
     include BodyReaders
     include SearchFields # search_id: also on a failed lookup's error item; nil for an invalid item
@@ -212,16 +222,22 @@ module Dossier
       @body = body.is_a?(Hash) ? body : {}
     end
 
-    # status is "success", "pending" or "error"
-    def error?
+    # A finished lookup (status "success"); success? is the same.
+    def ok?
+      success?
+    end
+
+    # An item in error (status "error"; see error); error? is the same.
+    def failed?
       status == "error"
     end
+    alias error? failed?
 
     # For an error item: the Dossier::APIError subclass its code maps to (ValidationError for
     # "validation_error", InsufficientCreditsError for "insufficient_credits", …), with code, message
     # and details; not raised. nil for any other item.
     def error
-      return nil unless error?
+      return nil unless failed?
 
       @error ||= ErrorMapping.item_error(body)
     end
