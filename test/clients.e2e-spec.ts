@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { REPO_ROOT, Stack } from '@dossier/testing';
+import { REPO_ROOT, Stack, runCommand } from '@dossier/testing';
 
 const ROOT = REPO_ROOT;
 
@@ -28,17 +27,7 @@ const SUITES: { client: string; unit: string; integration: string }[] = [
 ];
 
 function run(command: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((done) => {
-    const child = spawn('sh', ['-c', command], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('close', (code) => done({ code, output }));
-  });
+  return runCommand(['sh', '-c', command], { cwd: ROOT, env: { ...process.env, ...env } });
 }
 
 describe('client libraries (Python, JavaScript, Ruby, PHP)', () => {

@@ -239,3 +239,24 @@ export async function runCli(
   const [code] = (await once(child, 'close')) as [number | null];
   return { code, stdout, stderr };
 }
+
+/**
+ * Runs `command` (no shell: `['sh', '-c', …]` for one) in `cwd` with exactly `env`, to its end or `timeoutMs`
+ * (then killed); returns its exit code (null when killed) and everything it printed, stdout and stderr as they came.
+ */
+export async function runCommand(
+  command: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, output };
+}
