@@ -23,7 +23,8 @@ import { REPO_ROOT, Stack, adminSql, runCli, testEnv, waitFor, withDatabase } fr
  * - A GET that the server answers `pending` while the document shows the finished search is asked
  *   again, as a reader would, until it is done.
  */
-const DOCUMENTS = ['README.md'];
+/** README.md's first search, the walkthrough, and the operations pages' health check and webhooks. */
+const DOCUMENTS = ['README.md', 'docs/walkthrough.md', 'docs/operations.md'];
 const README_BASE_URL = 'http://127.0.0.1:3000';
 const ID = /\b(?:(?:acct|key|srch|dsk|req|bat|evt|wh)_[0-9A-Za-z_]{4,}|whsec_[0-9A-Za-z_-]{4,})/;
 const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/;
@@ -247,6 +248,22 @@ it('runs every document that shows a curl transcript', () => {
   expect(documentsWithTranscripts().sort()).toEqual([...DOCUMENTS].sort());
 });
 
+/** Migrated and seeded once, as `npm start` does; each document's database is a copy of it. */
+const template = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_doc_template`;
+
+beforeAll(async () => {
+  const templateUrl = withDatabase(testEnv.baseDatabaseUrl, template);
+  await adminSql(`CREATE DATABASE "${template}"`);
+  const migrated = await runCli(['db:migrate'], { DATABASE_URL: templateUrl });
+  if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
+  // The demo set the person and company searches answer from.
+  const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: templateUrl });
+  if (seeded.code !== 0) throw new Error(`demo:seed failed: ${seeded.stderr}`);
+}, 180_000);
+afterAll(async () => {
+  await adminSql(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+});
+
 describe.each(DOCUMENTS)('%s curl transcripts (run against gateway + worker processes)', (file) => {
   const steps = walkthrough(readFileSync(join(REPO_ROOT, file), 'utf8'), file);
   const name = file.replace(/^.*\/|\.md$/g, '').toLowerCase();
@@ -264,12 +281,7 @@ describe.each(DOCUMENTS)('%s curl transcripts (run against gateway + worker proc
   };
 
   beforeAll(async () => {
-    await adminSql(`CREATE DATABASE "${database}"`);
-    const migrated = await runCli(['db:migrate'], { DATABASE_URL: databaseUrl });
-    if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
-    // As `npm start` does: the demo set the person and company searches answer from.
-    const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: databaseUrl });
-    if (seeded.code !== 0) throw new Error(`demo:seed failed: ${seeded.stderr}`);
+    await adminSql(`CREATE DATABASE "${database}" TEMPLATE "${template}"`);
   });
   afterAll(async () => {
     const started = await Promise.allSettled(stacks.values());
