@@ -180,7 +180,7 @@ describe('docker-compose.yml against the code', () => {
   });
 
   it('lets the shell or .env switch on every provider that is off by default, in each worker service it serves', () => {
-    // What the README's Providers section says to set (a key, SMTP_PROBE=true), as an operator's .env holds it.
+    // What docs/providers.md says to set (a key, SMTP_PROBE=true), as an operator's .env holds it.
     const shell = Object.fromEntries(PROVIDERS.flatMap(settingKeysOf).map((key) => [key, 'true']));
     const off = PROVIDERS.filter((p) => p.isConfigured({}) !== true);
     expect(off.length).toBeGreaterThan(0);

@@ -1,28 +1,30 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, Stack, adminSql, runCli, testEnv, waitFor, withDatabase } from '@dossier/testing';
 
 /**
- * README.md's curl transcripts are a script: every ```console block with a `$ curl` command is run,
- * command by command, against a fresh service, and each answer is compared with the one the README
- * shows — the status line, every header it shows (others are ignored) and the whole JSON body.
+ * The docs' curl transcripts are scripts: in each document of DOCUMENTS, every ```console block with a
+ * `$ curl` command is run, command by command, against a fresh service of the document's own, and each
+ * answer is compared with the one the document shows — the status line, every header it shows (others
+ * are ignored) and the whole JSON body.
  *
- * - The README addresses the service as `npm start` runs it by default (README_BASE_URL); a block
+ * - A document addresses the service as `npm start` runs it by default (README_BASE_URL); a block
  *   whose preceding paragraph says "`VAR=value … npm start`" runs against a stack started with those
  *   variables. `$ NAME=value` lines set shell variables for the commands after them.
  * - Ids, keys and request ids (`acct_…`, `key_…`, `srch_…`, `dsk_…`, `req_…`, `bat_…`, `evt_…`, `wh_…`,
  *   `whsec_…`) are bound, not
- *   ignored: the first time the README shows one, it stands for the server's value at that place,
- *   and from then on the README must use it for that value only. A command that uses an id an
+ *   ignored: the first time a document shows one, it stands for the server's value at that place,
+ *   and from then on the document must use it for that value only. A command that uses an id an
  *   earlier answer showed runs with the server's value. Timestamps match any timestamp, a person's `age`
  *   any age from the one shown on (it grows with the years), `took_ms`
  *   any duration.
- * - A GET that the server answers `pending` while the README shows the finished search is asked
+ * - A GET that the server answers `pending` while the document shows the finished search is asked
  *   again, as a reader would, until it is done.
  */
-const README = join(REPO_ROOT, 'README.md');
+/** README.md's first search, the walkthrough, and the operations pages' health check and webhooks. */
+const DOCUMENTS = ['README.md', 'docs/walkthrough.md', 'docs/operations.md'];
 const README_BASE_URL = 'http://127.0.0.1:3000';
 const ID = /\b(?:(?:acct|key|srch|dsk|req|bat|evt|wh)_[0-9A-Za-z_]{4,}|whsec_[0-9A-Za-z_-]{4,})/;
 const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/;
@@ -30,7 +32,7 @@ const ID_OR_TIMESTAMP = new RegExp(`(${ID.source})|(${TIMESTAMP.source})`, 'g');
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/;
 
 interface Step {
-  /** 1-based line of the `$` in README.md. */
+  /** 1-based line of the `$` in its document. */
   line: number;
   command: string;
   expected: string;
@@ -38,7 +40,7 @@ interface Step {
   env: Record<string, string>;
 }
 
-function walkthrough(markdown: string): Step[] {
+function walkthrough(markdown: string, file: string): Step[] {
   const lines = markdown.split('\n');
   const steps: Step[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -46,18 +48,18 @@ function walkthrough(markdown: string): Step[] {
     let end = i + 1;
     while (end < lines.length && lines[end]!.trim() !== '```') end++;
     const block = lines.slice(i + 1, end);
-    if (block.some((l) => l.startsWith('$ curl '))) steps.push(...blockSteps(block, i + 2, envBefore(lines, i)));
+    if (block.some((l) => l.startsWith('$ curl '))) steps.push(...blockSteps(block, i + 2, envBefore(lines, i), file));
     i = end;
   }
   return steps;
 }
 
-function blockSteps(block: string[], firstLine: number, env: Record<string, string>): Step[] {
+function blockSteps(block: string[], firstLine: number, env: Record<string, string>, file: string): Step[] {
   const steps: Step[] = [];
   let k = 0;
   while (k < block.length) {
     if (!block[k]!.startsWith('$ ')) {
-      if (block[k]!.trim()) throw new Error(`README.md:${firstLine + k}: output that no \`$ curl\` command produced`);
+      if (block[k]!.trim()) throw new Error(`${file}:${firstLine + k}: output that no \`$ curl\` command produced`);
       k++;
       continue;
     }
@@ -68,7 +70,7 @@ function blockSteps(block: string[], firstLine: number, env: Record<string, stri
     const output: string[] = [];
     while (k < block.length && !block[k]!.startsWith('$ ')) output.push(block[k++]!);
     if (!command.startsWith('curl ') && !ASSIGNMENT.test(command)) {
-      throw new Error(`README.md:${line}: a curl transcript can only hold \`$ curl …\` and \`$ NAME=value\` lines`);
+      throw new Error(`${file}:${line}: a curl transcript can only hold \`$ curl …\` and \`$ NAME=value\` lines`);
     }
     steps.push({ line, command, expected: output.join('\n').trim(), env });
   }
@@ -109,7 +111,7 @@ function parseAnswer(text: string, separator: string): Answer {
   return { statusLine: head[0]!.trim(), headers, body: cut < 0 ? '' : text.slice(cut + 2 * separator.length).trim() };
 }
 
-/** README values and the server's, bound one to one across the whole walkthrough. */
+/** A document's values and the server's, bound one to one across the whole document. */
 class Bindings {
   private readonly real = new Map<string, string>();
   private readonly shown = new Map<string, string>();
@@ -124,13 +126,13 @@ class Bindings {
     return null;
   }
 
-  /** The command with every README id that an answer showed replaced by the server's value. */
+  /** The command with every id of the document that an answer showed replaced by the server's value. */
   substitute(command: string): string {
     return command.replace(new RegExp(ID.source, 'g'), (id) => this.real.get(id) ?? id);
   }
 }
 
-/** Differences between what the README shows and what the server sent, as readable lines. */
+/** Differences between what the document shows and what the server sent, as readable lines. */
 class Comparison {
   readonly differences: string[] = [];
   constructor(private readonly bindings: Bindings) {}
@@ -155,7 +157,7 @@ class Comparison {
     pattern.push(escape(readme.slice(last)));
     const match = new RegExp(`^${pattern.join('')}$`).exec(server);
     if (!match) {
-      this.differences.push(`${where}: README ${JSON.stringify(readme)}, server ${JSON.stringify(server)}`);
+      this.differences.push(`${where}: shown ${JSON.stringify(readme)}, server ${JSON.stringify(server)}`);
       return;
     }
     ids.forEach((id, n) => {
@@ -170,14 +172,14 @@ class Comparison {
       if (!Number.isInteger(server) || (server as number) < 0) this.differences.push(`${where}: server ${server}`);
       return;
     }
-    // A person's age is this year's: the README shows the year it was written in.
+    // A person's age is this year's: the document shows the year it was written in.
     if (where.endsWith('.age') && typeof readme === 'number') {
       if (!Number.isInteger(server) || (server as number) < readme) this.differences.push(`${where}: server ${server}`);
       return;
     }
     if (Array.isArray(readme) && Array.isArray(server)) {
       if (readme.length !== server.length) {
-        this.differences.push(`${where}: README shows ${readme.length} items, the server sent ${server.length}`);
+        this.differences.push(`${where}: shown ${readme.length} items, the server sent ${server.length}`);
       }
       readme.slice(0, server.length).forEach((r, i) => this.json(`${where}[${i}]`, r, server[i]));
       return;
@@ -185,20 +187,20 @@ class Comparison {
     if (isObject(readme) && isObject(server)) {
       const missing = Object.keys(server).filter((k) => !(k in readme));
       const extra = Object.keys(readme).filter((k) => !(k in server));
-      if (missing.length) this.differences.push(`${where}: the README leaves out ${missing.join(', ')}`);
+      if (missing.length) this.differences.push(`${where}: the document leaves out ${missing.join(', ')}`);
       if (extra.length) this.differences.push(`${where}: the server sent no ${extra.join(', ')}`);
       for (const k of Object.keys(readme)) if (k in server) this.json(`${where}.${k}`, readme[k], server[k]);
       return;
     }
     if (readme !== server) {
-      this.differences.push(`${where}: README ${JSON.stringify(readme)}, server ${JSON.stringify(server)}`);
+      this.differences.push(`${where}: shown ${JSON.stringify(readme)}, server ${JSON.stringify(server)}`);
     }
   }
 
   answer(readme: Answer, server: Answer): void {
     if (readme.statusLine !== server.statusLine) {
       this.differences.push(
-        `status line: README ${readme.statusLine ?? '(none)'}, server ${server.statusLine ?? '(none)'}`,
+        `status line: shown ${readme.statusLine ?? '(none)'}, server ${server.statusLine ?? '(none)'}`,
       );
     }
     for (const [name, value] of readme.headers) {
@@ -231,15 +233,47 @@ function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 const run = promisify(execFile);
 
-describe('README.md curl walkthrough (run against gateway + worker processes)', () => {
-  const steps = walkthrough(readFileSync(README, 'utf8'));
-  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_readme`;
+/** The docs that hold curl transcripts: README.md and docs/*.md with a ```console block of `$ curl`. */
+function documentsWithTranscripts(): string[] {
+  const docs = [
+    'README.md',
+    ...readdirSync(join(REPO_ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  return docs.filter((file) => walkthrough(readFileSync(join(REPO_ROOT, file), 'utf8'), file).length > 0);
+}
+
+it('runs every document that shows a curl transcript', () => {
+  expect(documentsWithTranscripts().sort()).toEqual([...DOCUMENTS].sort());
+});
+
+/** Migrated and seeded once, as `npm start` does; each document's database is a copy of it. */
+const template = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_doc_template`;
+
+beforeAll(async () => {
+  const templateUrl = withDatabase(testEnv.baseDatabaseUrl, template);
+  await adminSql(`CREATE DATABASE "${template}"`);
+  const migrated = await runCli(['db:migrate'], { DATABASE_URL: templateUrl });
+  if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
+  // The demo set the person and company searches answer from.
+  const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: templateUrl });
+  if (seeded.code !== 0) throw new Error(`demo:seed failed: ${seeded.stderr}`);
+}, 180_000);
+afterAll(async () => {
+  await adminSql(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+});
+
+describe.each(DOCUMENTS)('%s curl transcripts (run against gateway + worker processes)', (file) => {
+  const steps = walkthrough(readFileSync(join(REPO_ROOT, file), 'utf8'), file);
+  const name = file.replace(/^.*\/|\.md$/g, '').toLowerCase();
+  const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_doc_${name}`;
   const databaseUrl = withDatabase(testEnv.baseDatabaseUrl, database);
   const stacks = new Map<string, Promise<Stack>>();
   const bindings = new Bindings();
   const variables: Record<string, string> = {};
 
-  /** One stack per distinct environment, on a database of its own (the README's e-mails are fixed). */
+  /** One stack per distinct environment, on a database of the document's own (its e-mails are fixed). */
   const stackFor = (env: Record<string, string>): Promise<Stack> => {
     const key = JSON.stringify(env);
     if (!stacks.has(key)) stacks.set(key, Stack.start({ label: 'readme', env: { DATABASE_URL: databaseUrl, ...env } }));
@@ -247,12 +281,7 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
   };
 
   beforeAll(async () => {
-    await adminSql(`CREATE DATABASE "${database}"`);
-    const migrated = await runCli(['db:migrate'], { DATABASE_URL: databaseUrl });
-    if (migrated.code !== 0) throw new Error(`db:migrate failed: ${migrated.stderr}`);
-    // As `npm start` does: the demo set the walkthrough's person and company searches answer from.
-    const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: databaseUrl });
-    if (seeded.code !== 0) throw new Error(`demo:seed failed: ${seeded.stderr}`);
+    await adminSql(`CREATE DATABASE "${database}" TEMPLATE "${template}"`);
   });
   afterAll(async () => {
     const started = await Promise.allSettled(stacks.values());
@@ -260,21 +289,21 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
     await adminSql(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   });
 
-  it('has a walkthrough that addresses the service where npm start serves it', () => {
-    expect(steps.filter((s) => s.command.startsWith('curl ')).length).toBeGreaterThan(10);
+  it('addresses the service where npm start serves it', () => {
+    expect(steps.filter((s) => s.command.startsWith('curl ')).length).toBeGreaterThan(0);
     const elsewhere = steps.flatMap((s) =>
       // a URL inside a JSON body (-d '…') is data, such as a webhook's address, not where the request goes
       [...s.command.replace(/-d '[^']*'/g, '').matchAll(/https?:\/\/[^\s'"]+/g)]
         .map((m) => m[0])
         .filter((url) => !url.startsWith(`${README_BASE_URL}/`))
-        .map((url) => `README.md:${s.line}: ${url}`),
+        .map((url) => `${file}:${s.line}: ${url}`),
     );
     expect(elsewhere).toEqual([]);
   });
 
   for (const step of steps) {
     const title = step.command.split('\n')[0]!.replace(/\s*\\$/, '');
-    it(`README.md:${step.line} $ ${title}`, async () => {
+    it(`${file}:${step.line} $ ${title}`, async () => {
       const command = bindings.substitute(step.command);
       const assignment = ASSIGNMENT.exec(command);
       if (assignment) {
@@ -287,7 +316,7 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
       const ask = async () =>
         (await run('bash', ['-c', shell], { env: { PATH: process.env['PATH'] ?? '', ...variables }, timeout: 30_000 }))
           .stdout;
-      const readme = parseAnswer(step.expected, '\n');
+      const shown = parseAnswer(step.expected, '\n');
       let output = await ask();
       const pendingGet = (text: string) =>
         !/-X\s*(POST|DELETE|PUT|PATCH)|\s-d\s/.test(command) &&
@@ -297,13 +326,13 @@ describe('README.md curl walkthrough (run against gateway + worker processes)', 
         output = await waitFor(ask, (text) => !pendingGet(text), { timeoutMs: 10_000, what: 'the search to finish' });
       }
       const comparison = new Comparison(bindings);
-      comparison.answer(readme, parseAnswer(output, '\r\n'));
+      comparison.answer(shown, parseAnswer(output, '\r\n'));
       if (comparison.differences.length) {
         throw new Error(
           [
-            `README.md:${step.line} and the server disagree:`,
+            `${file}:${step.line} and the server disagree:`,
             ...comparison.differences.map((d) => `  - ${d}`),
-            `--- README.md:${step.line} shows ---`,
+            `--- ${file}:${step.line} shows ---`,
             `$ ${step.command}`,
             step.expected,
             '--- the server answered ---',

@@ -157,9 +157,9 @@ describe('test keys (sandbox) over HTTP (gateway + worker processes, real Redis 
     expect((await api.get<KeyList>('/v1/auth/keys', { key: live })).body.keys).toHaveLength(4);
   });
 
-  it("lists exactly the data set's inputs and answers in the README's Test keys table", () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Test keys'));
+  it("lists exactly the data set's inputs and answers in the walkthrough's Test keys table", () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs/walkthrough.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Test keys'));
     const table = section
       .slice(0, section.indexOf('\n\n', section.indexOf('| Endpoint')))
       .split('\n')

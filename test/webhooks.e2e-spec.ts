@@ -47,13 +47,13 @@ function deliveriesOnce(
 }
 
 /**
- * What an integrator writes: the README's own Node recipe (the ```js block under "Verifying a delivery"),
- * run as it is printed, so that the snippet people copy is the one tested.
+ * What an integrator writes: the docs' own Node recipe (the ```js block under "Verifying a delivery" in
+ * docs/operations.md), run as it is printed, so that the snippet people copy is the one tested.
  */
 const verify = ((): ((raw: string, header: string, secret: string, toleranceS?: number) => boolean) => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const block = /Verifying a delivery[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README.md: no ```js block after "Verifying a delivery"');
+  const doc = readFileSync(join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+  const block = /Verifying a delivery[\s\S]*?```js\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error('docs/operations.md: no ```js block after "Verifying a delivery"');
   const body = block.replace(/^import .*\n/m, '');
   return new Function('createHmac', 'timingSafeEqual', `${body}\nreturn verify;`)(createHmac, timingSafeEqual) as never;
 })();
@@ -203,7 +203,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     }
   });
 
-  it("refuses, in the README's recipe, a delivery checked against an unset secret or with no signature header, as the clients do", () => {
+  it("refuses, in the docs' recipe, a delivery checked against an unset secret or with no signature header, as the clients do", () => {
     const raw = '{"id":"evt_1","type":"search.completed","created_at":"2026-11-23T09:00:00.000Z","data":{}}';
     const t = String(Math.floor(Date.now() / 1000));
     // Anyone can sign with the empty key: a receiver whose secret variable is empty must accept nothing.

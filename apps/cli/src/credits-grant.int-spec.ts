@@ -30,7 +30,7 @@ describe('CLI credits:grant (real Postgres)', () => {
     await db?.destroy();
   });
 
-  it('grants again when run again without --reference (as the README warns)', async () => {
+  it('grants again when run again without --reference (as docs/cli.md warns)', async () => {
     const { email, id } = await account();
     expect((await runCli(['credits:grant', email, '5'])).code).toBe(0);
     const again = await runCli(['credits:grant', email, '5']);

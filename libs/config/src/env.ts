@@ -49,36 +49,74 @@ const rate = () =>
     });
 
 const costs = {
-  COST_PERSON: int(0, 1_000_000).default(1),
-  COST_COMPANY: int(0, 1_000_000).default(1),
-  COST_EMAIL: int(0, 1_000_000).default(1),
-  COST_PHONE: int(0, 1_000_000).default(1),
+  COST_PERSON: int(0, 1_000_000).default(1).describe('credits per person lookup (0–1,000,000)'),
+  COST_COMPANY: int(0, 1_000_000).default(1).describe('credits per company lookup (0–1,000,000)'),
+  COST_EMAIL: int(0, 1_000_000).default(1).describe('credits per e-mail lookup (0–1,000,000)'),
+  COST_PHONE: int(0, 1_000_000).default(1).describe('credits per phone lookup (0–1,000,000)'),
 };
 
 const common = {
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/dossier'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('development')
+    .describe('`development`, `production` or `test`'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .default('postgres://postgres@127.0.0.1:5432/dossier')
+    .describe('Postgres connection; the database must exist (`npm start` creates it)'),
   REDIS_URL: z
     .string()
     .url()
     // redis:// or rediss://, and a database number when the path names one: `redis://h/x` was read as db 0
     .refine((v) => /^rediss?:\/\/[^/]*(\/\d{0,5})?$/.test(v), 'must be redis://[user:password@]host[:port][/db number]')
-    .default('redis://127.0.0.1:6379'),
+    .default('redis://127.0.0.1:6379')
+    .describe(
+      'Redis connection (`rediss://` for TLS; user, password and db number from the URL, a path that is not ' +
+        'a number refused); with `REDIS_CLUSTER_NODES` only its user, password and TLS are used',
+    ),
   /** Default `dossier`, or `{dossier}` with REDIS_CLUSTER_NODES (see queuePrefixOf). */
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _ - { } only (no ":")')
-    .optional(),
+    .optional()
+    .describe(
+      'prefix of every BullMQ key and of the rate-limit buckets; letters, digits, `_ - { }`, no `:`. Unset: ' +
+        '`dossier`, or `{dossier}` with `REDIS_CLUSTER_NODES`. With `REDIS_CLUSTER_NODES` it must hold a ' +
+        'non-empty `{hash tag}`, else the process refuses to start',
+    ),
   /** `host:port,…` of Redis Cluster nodes: when set, every connection is a cluster client and REDIS_URL's host is unused. */
   REDIS_CLUSTER_NODES: z
     .string()
     .regex(/^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/, 'a comma-separated list of host:port')
-    .optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    .optional()
+    .describe(
+      '`host:port,…` of Redis Cluster nodes: every connection (queues, queue events, rate-limit buckets, ' +
+        'key revocations, provider limits) goes to the cluster instead of `REDIS_URL` (see ' +
+        '[Redis Cluster](operations.md#redis-cluster))',
+    ),
+  LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error'])
+    .default('info')
+    .describe(
+      '`debug`, `info`, `warn` or `error`: the least severe log line written (JSON lines; see ' +
+        '[Operations](operations.md))',
+    ),
   /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
-  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-  DB_POOL_SIZE: int(1, 200).default(10),
-  RESULTS_TTL_DAYS: int(1, 3650).default(30),
+  LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty'])
+    .default('auto')
+    .describe(
+      '`json` (one JSON object per line), `pretty` (coloured lines) or `auto`: `pretty` when stdout is a ' +
+        'terminal; `npm start` on a terminal sets `pretty`',
+    ),
+  DB_POOL_SIZE: int(1, 200).default(10).describe('Postgres connections per process (1–200; the CLI always uses 2)'),
+  RESULTS_TTL_DAYS: int(1, 3650)
+    .default(30)
+    .describe(
+      'how long search inputs and results are kept: the retention job erases them after this many days (the ' +
+        'audit columns stay), deletes webhook delivery attempts as old, and caps `JOB_KEEP_*_S`',
+    ),
 };
 
 /**
@@ -92,21 +130,46 @@ const phoneRegion = {
     .trim()
     .transform(countryKey)
     .refine(isPhoneRegion, 'must be a region code whose phone numbering plan is known, such as US or GB')
-    .default('US'),
+    .default('US')
+    .describe(
+      "region a national phone is read in when nothing names one (a person search's `country` or " +
+        "`location`, an imported record's country) and for suppressions; one libphonenumber knows " +
+        '([ADR 0044](adr/0044-phones-in-any-format.md))',
+    ),
 };
 
 /** How long (seconds) and how many finished lookup jobs Redis keeps; ages are capped at RESULTS_TTL_DAYS. */
 const jobRetention = {
-  JOB_KEEP_COMPLETED_S: int(1, 315_360_000).default(3600),
-  JOB_KEEP_COMPLETED_COUNT: int(0, 10_000_000).default(5000),
-  JOB_KEEP_FAILED_S: int(1, 315_360_000).default(7 * 86_400),
-  JOB_KEEP_FAILED_COUNT: int(0, 10_000_000).default(10_000),
+  JOB_KEEP_COMPLETED_S: int(1, 315_360_000)
+    .default(3600)
+    .describe(
+      "completed lookup jobs (their payloads hold the lookup's input) stay in Redis at most this many " +
+        'seconds; the age is capped at `RESULTS_TTL_DAYS`',
+    ),
+  JOB_KEEP_COMPLETED_COUNT: int(0, 10_000_000)
+    .default(5000)
+    .describe('completed lookup jobs kept in Redis per queue at most'),
+  JOB_KEEP_FAILED_S: int(1, 315_360_000)
+    .default(7 * 86_400)
+    .describe(
+      'failed lookup jobs stay in Redis at most this many seconds (7 days: longer than completed ones, so ' +
+        'they can be looked at and retried on the board); the age is capped at `RESULTS_TTL_DAYS`',
+    ),
+  JOB_KEEP_FAILED_COUNT: int(0, 10_000_000)
+    .default(10_000)
+    .describe('failed lookup jobs kept in Redis per queue at most'),
 };
 
 /** The gateway's and the worker's V8 heap (ADR 0025). */
 const heap = {
   /** How far the old generation may grow past what the last full GC kept, in percent; 0 leaves it to V8 (10–300 %). */
-  HEAP_GROWING_PERCENT: int(0, 1000).default(10),
+  HEAP_GROWING_PERCENT: int(0, 1000)
+    .default(10)
+    .describe(
+      'how far (in %) V8 lets the old generation grow past what its last full collection kept; `0` leaves ' +
+        'V8 its own factor (ADR 0025: 10 % took the worker from ~260 to ~177 MiB RSS after the bench at no ' +
+        'measured throughput cost)',
+    ),
 };
 
 /** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -base64 32`). */
@@ -120,14 +183,31 @@ const webhooks = {
   WEBHOOK_SECRET_KEY: z
     .string()
     .refine((v) => webhookKeyOf(v) !== null, 'must be 32 bytes, as 64 hex characters or base64')
-    .optional(),
+    .optional()
+    .describe(
+      '32 bytes as 64 hex characters or base64: webhook secrets are stored encrypted under it ' +
+        '(AES-256-GCM). Unset: `POST /v1/webhooks` answers `503`, nothing is delivered ' +
+        '([ADR 0020](adr/0020-webhooks.md))',
+    ),
   /** `true`: webhook URLs may be http and may resolve to loopback or private addresses (tests, closed networks). */
-  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      '`true`: webhook URLs may be `http` and resolve to loopback, private, link-local or metadata ' +
+        'addresses (tests, closed networks); `false`: refused (`400`), and skipped at delivery',
+    ),
   /**
    * Worker: longest one delivery attempt may take (resolving the URL's host, connecting, the receiver's
    * answer); gateway: longest the host lookup may take when a webhook is registered.
    */
-  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000)
+    .default(10_000)
+    .describe(
+      "longest one delivery attempt may take, resolving the URL's host, connecting and the receiver's " +
+        'answer together (past it the attempt counts as failed and is retried); at registration, longest the ' +
+        'host lookup may take (past it: `400` on `url`)',
+    ),
   /**
    * Test-only: `host:port,…` DNS servers a webhook URL's host is resolved through instead of the system's
    * resolver, so that a test can put a local one behind it (ignored unless NODE_ENV=test).
@@ -136,14 +216,27 @@ const webhooks = {
     .string()
     .transform((v) => v.split(',').map((s) => s.trim()))
     .refine(isDnsServerList, 'expected IP addresses as host:port,…')
-    .optional(),
+    .optional()
+    .describe(
+      "test-only: `host:port,…` of DNS servers a webhook URL's host is resolved through instead of the " +
+        "system's resolver, ignored unless `NODE_ENV=test`",
+    ),
   /**
    * The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. The gateway
    * reads it too: the `batch.completed` it queues (a batch it completed itself) is retried as long.
    */
-  WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
+  WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000)
+    .default(30_000)
+    .describe(
+      "wait before a webhook delivery's first retry; each next one doubles (up to an hour), plus up to 25 % " +
+        'jitter, for at least 24 hours in all (the gateway: for a batch it completes itself)',
+    ),
   /** Test-only: attempts per webhook event instead of those spanning 24 h (ignored unless NODE_ENV=test). */
-  WEBHOOK_TEST_ATTEMPTS: int(1, 100).optional(),
+  WEBHOOK_TEST_ATTEMPTS: int(1, 100)
+    .optional()
+    .describe(
+      'test-only: attempts per webhook event instead of those spanning 24 hours, ignored unless `NODE_ENV=test`',
+    ),
 };
 
 /** Whether Node's resolver takes these servers (IP addresses, with a port or not; IPv6 with one as `[::1]:53`). */
@@ -184,13 +277,23 @@ const gatewaySchema = z.object({
   ...costs,
   ...webhooks,
   ...phoneRegion,
-  PORT: int(0, 65535).default(3000),
-  HOST: listenHost('0.0.0.0'),
+  PORT: int(0, 65535).default(3000).describe('HTTP port'),
+  HOST: listenHost('0.0.0.0').describe('interface to listen on: an IP address or a host name (else refused at start)'),
   /** When set, /metrics is served only on this port (and no longer on PORT); 0 picks a free port. */
-  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_PORT: int(0, 65535)
+    .optional()
+    .describe(
+      'serve `GET /metrics` on this port only (`PORT` then answers `404` for it); unset: on `PORT`. See ' +
+        '[Operations](operations.md)',
+    ),
   /** The interface METRICS_PORT listens on. */
-  METRICS_HOST: listenHost('0.0.0.0'),
-  SIGNUP_CREDITS: int(0, 1_000_000_000).default(100),
+  METRICS_HOST: listenHost('0.0.0.0').describe(
+    'interface `METRICS_PORT` listens on (keep the port unpublished; on a bare host use `127.0.0.1` or an ' +
+      'internal address)',
+  ),
+  SIGNUP_CREDITS: int(0, 1_000_000_000)
+    .default(100)
+    .describe('credits granted on register (recorded in the ledger as a `grant`)'),
   /**
    * Per key. Bounded so that its token bucket works: the bucket's Redis key expires once it is full again
    * (RATE_LIMIT_BURST / RATE_LIMIT_RPS seconds), and past what Redis takes as an expiry every request failed.
@@ -199,27 +302,74 @@ const gatewaySchema = z.object({
     .pipe(
       z.number().refine((rps) => rps >= 0.001 && rps <= 1_000_000, 'must be from 0.001 to 1000000 requests a second'),
     )
-    .default(50),
-  RATE_LIMIT_BURST: int(1, 10_000_000).default(100),
+    .default(50)
+    .describe(
+      'token-bucket refill per key (per client address on register/login), requests per second: 0.001 to ' +
+        '1,000,000',
+    ),
+  RATE_LIMIT_BURST: int(1, 10_000_000)
+    .default(100)
+    .describe('bucket size (1 to 10,000,000); reported as `RateLimit-Limit`'),
   /** Failed logins allowed per account (or unknown e-mail) before login answers 429 for it: 10 per 10 min. */
-  LOGIN_FAILURE_LIMIT: rate().default({ max: 10, perMs: 600_000 }),
+  LOGIN_FAILURE_LIMIT: rate()
+    .prefault('10/10m')
+    .describe(
+      'failed logins allowed per account (or unknown e-mail) as `count/period` (`ms`, `s`, `m`, `h`; up to ' +
+        '8784h); past it, login answers `429` with `Retry-After`, even to the right password, until the ' +
+        'bucket refills (successes do not count)',
+    ),
   /**
    * Password hashes (scrypt, ~32 MiB and ~100 ms of a core each) a gateway computes at once for register
    * and login; PASSWORD_HASH_MAX_WAITING more wait their turn, and past that they are 503 at once.
    */
-  PASSWORD_HASH_CONCURRENCY: int(1, 64).default(2),
-  PASSWORD_HASH_MAX_WAITING: int(0, 10_000).default(32),
-  SYNC_WAIT_DEFAULT_S: decimal().pipe(z.number().min(0).max(600)).default(10),
-  SYNC_WAIT_MAX_S: decimal().pipe(z.number().min(0).max(600)).default(60),
-  QUEUE_MAX_WAITING: int(1, 100_000_000).default(50_000),
-  REQUIRE_PERMISSIBLE_PURPOSE: z.enum(['true', 'false']).default('false'),
+  PASSWORD_HASH_CONCURRENCY: int(1, 64)
+    .default(2)
+    .describe(
+      'password hashes (scrypt, ~32 MiB and ~100 ms of a core each) a gateway computes at once for register ' +
+        'and login',
+    ),
+  PASSWORD_HASH_MAX_WAITING: int(0, 10_000)
+    .default(32)
+    .describe(
+      'how many more password hashes wait their turn; past that, register and login answer ' +
+        '`503 unavailable` with `Retry-After` at once (ADR 0007)',
+    ),
+  SYNC_WAIT_DEFAULT_S: decimal()
+    .pipe(z.number().min(0).max(600))
+    .default(10)
+    .describe('how long a lookup waits for its result when the request has no `Prefer: wait=N`'),
+  SYNC_WAIT_MAX_S: decimal()
+    .pipe(z.number().min(0).max(600))
+    .default(60)
+    .describe('upper bound on `Prefer: wait=N`; must be at least `SYNC_WAIT_DEFAULT_S`'),
+  QUEUE_MAX_WAITING: int(1, 100_000_000)
+    .default(50_000)
+    .describe(
+      'waiting jobs in one queue above which new lookups of that kind get `503` (sampled once a second; ' +
+        'nothing is charged)',
+    ),
+  REQUIRE_PERMISSIBLE_PURPOSE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      '`true`: person searches (including `POST /v1/search` with `type` `person` or `username`) without ' +
+        '`permissible_purpose` are `400`',
+    ),
   // Basic auth splits user and password at the first colon: a user name with one could never sign in.
   ADMIN_USER: z
     .string()
     .min(1)
     .refine((v) => !v.includes(':'), 'must not contain ":"')
-    .optional(),
-  ADMIN_PASSWORD: z.string().min(1).optional(),
+    .optional()
+    .describe(
+      'user name for the admin surface (Bull board); set with `ADMIN_PASSWORD` or neither — unset means ' +
+        'closed to everyone; may not contain `:` (Basic auth)',
+    ),
+  ADMIN_PASSWORD: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('password for the admin surface; set with `ADMIN_USER` or neither'),
   /**
    * How many proxies in front of the gateway append to X-Forwarded-For: `false` (none: the socket's
    * address), `true` (one), or a count. The client address is the entry the farthest of them wrote; what
@@ -230,25 +380,61 @@ const gatewaySchema = z.object({
     .trim()
     .regex(/^(true|false|\d{1,2})$/, 'expected true, false or the number of proxies in front (0–99)')
     .transform((v) => (v === 'true' ? 1 : v === 'false' ? 0 : Number(v)))
-    .default(0),
+    .default(0)
+    .describe(
+      '`true`: one proxy in front appends the client address to `X-Forwarded-For`; a number: that many do; ' +
+        '`false` or `0`: none. The address is the one the farthest proxy wrote, never one the client sent ' +
+        '(per-address limits)',
+    ),
   /** Longest a client may take to send a request's headers, counted from the connection (or, kept alive, the first byte). */
-  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000)
+    .default(10_000)
+    .describe(
+      "longest a client may take to send a request's headers (from connecting, or from its first byte when " +
+        'kept alive); past it: `408 request_timeout`, closed',
+    ),
   /** Longest a client may take to send a whole request, headers and body; the wait for the answer is not counted. */
-  HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000)
+    .default(30_000)
+    .describe(
+      'longest a client may take to send a whole request, body included (at least ' +
+        '`HTTP_HEADERS_TIMEOUT_MS`); the wait for the answer is not counted',
+    ),
   /** How long an idle keep-alive connection stays open after an answer. */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(72_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000)
+    .default(72_000)
+    .describe(
+      'how long an idle keep-alive connection stays open; keep it above the idle timeout of a load balancer ' +
+        'in front (AWS ALB: 60 s)',
+    ),
   /** Test-only fault injection: hold each lookup this long between its reservation and its enqueue (ignored unless NODE_ENV=test). */
-  GATEWAY_TEST_HOLD_ENQUEUE_MS: int(0, 600_000).optional(),
+  GATEWAY_TEST_HOLD_ENQUEUE_MS: int(0, 600_000)
+    .optional()
+    .describe(
+      'test-only fault injection: hold each lookup this long between reserving and queueing it, ignored ' +
+        'unless `NODE_ENV=test`',
+    ),
   /**
    * Test-only fault injection: queue each lookup's job, then fail its add this long after, as a Redis reply
    * lost to a timeout or a reset would (the job runs anyway; ignored unless NODE_ENV=test).
    */
-  GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: int(0, 600_000).optional(),
+  GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: int(0, 600_000)
+    .optional()
+    .describe(
+      "test-only fault injection: queue each lookup's job, then fail its add this many ms later as a lost " +
+        'Redis reply would (the job stays queued, so the gateway takes it back unless a worker already runs ' +
+        'it), ignored unless `NODE_ENV=test`',
+    ),
   /**
    * Test-only fault injection: when a batch's adds fail, hold this long between releasing its searches and
    * deleting it (inside that transaction; ignored unless NODE_ENV=test).
    */
-  GATEWAY_TEST_HOLD_BATCH_VOID_MS: int(0, 600_000).optional(),
+  GATEWAY_TEST_HOLD_BATCH_VOID_MS: int(0, 600_000)
+    .optional()
+    .describe(
+      "test-only fault injection: when a batch's adds fail, hold this many ms between releasing its " +
+        'searches and deleting it (inside that transaction), ignored unless `NODE_ENV=test`',
+    ),
 });
 
 const workerSchema = z.object({
@@ -256,46 +442,112 @@ const workerSchema = z.object({
   ...heap,
   ...jobRetention,
   ...webhooks,
-  WEBHOOK_CONCURRENCY: int(1, 1000).default(16),
-  LOOKUP_QUEUES: z.string().default(LOOKUP_KINDS.join(',')),
-  WORKER_CONCURRENCY: int(1, 1000).default(16),
-  WORKER_CONCURRENCY_PERSON: int(1, 1000).optional(),
-  WORKER_CONCURRENCY_COMPANY: int(1, 1000).optional(),
-  WORKER_CONCURRENCY_EMAIL: int(1, 1000).optional(),
-  WORKER_CONCURRENCY_PHONE: int(1, 1000).optional(),
-  WORKER_LOCK_MS: int(1000, 600_000).default(30_000),
-  WORKER_STALLED_INTERVAL_MS: int(500, 600_000).default(30_000),
-  WORKER_SHUTDOWN_GRACE_MS: int(0, 600_000).default(30_000),
+  WEBHOOK_CONCURRENCY: int(1, 1000)
+    .default(16)
+    .describe(
+      'webhook deliveries in flight per worker process, on their own queue: a slow receiver never holds a lookup',
+    ),
+  LOOKUP_QUEUES: z
+    .string()
+    .default(LOOKUP_KINDS.join(','))
+    .describe('comma-separated lookup kinds this worker consumes'),
+  WORKER_CONCURRENCY: int(1, 1000).default(16).describe('jobs processed in parallel per queue and process'),
+  WORKER_CONCURRENCY_PERSON: int(1, 1000)
+    .optional()
+    .describe('per-kind override of `WORKER_CONCURRENCY` for the person queue'),
+  WORKER_CONCURRENCY_COMPANY: int(1, 1000)
+    .optional()
+    .describe('per-kind override of `WORKER_CONCURRENCY` for the company queue'),
+  WORKER_CONCURRENCY_EMAIL: int(1, 1000)
+    .optional()
+    .describe('per-kind override of `WORKER_CONCURRENCY` for the e-mail queue'),
+  WORKER_CONCURRENCY_PHONE: int(1, 1000)
+    .optional()
+    .describe('per-kind override of `WORKER_CONCURRENCY` for the phone queue'),
+  WORKER_LOCK_MS: int(1000, 600_000)
+    .default(30_000)
+    .describe(
+      'BullMQ job lock (lookups and webhook deliveries); a job whose worker died is redelivered once its ' +
+        'lock has expired',
+    ),
+  WORKER_STALLED_INTERVAL_MS: int(500, 600_000).default(30_000).describe('how often workers look for stalled jobs'),
+  WORKER_SHUTDOWN_GRACE_MS: int(0, 600_000)
+    .default(30_000)
+    .describe(
+      'on `SIGTERM`/`SIGINT`, how long active jobs may take to finish before the worker closes anyway ' +
+        '(those jobs are redelivered)',
+    ),
   /** A search still pending this long with no live job is failed and its reservation released. */
-  RECONCILE_AFTER_S: int(5, 86_400).default(300),
-  RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000),
+  RECONCILE_AFTER_S: int(5, 86_400)
+    .default(300)
+    .describe(
+      'a search still `pending` this long with no live job is failed and its credits released; a batch this ' +
+        'old whose searches have all settled is completed (and `batch.completed` sent) if nothing completed ' +
+        'it',
+    ),
+  RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000).describe('how often each worker runs that reconciliation'),
   /** Consecutive failures that open an upstream's circuit breaker; how long it stays open before a probe. */
-  PROVIDER_BREAKER_THRESHOLD: int(1, 1000).default(5),
-  PROVIDER_BREAKER_HALF_OPEN_MS: int(100, 3_600_000).default(30_000),
+  PROVIDER_BREAKER_THRESHOLD: int(1, 1000)
+    .default(5)
+    .describe('consecutive failures of one upstream that open its circuit breaker (see [Providers](providers.md))'),
+  PROVIDER_BREAKER_HALF_OPEN_MS: int(100, 3_600_000)
+    .default(30_000)
+    .describe('how long an open breaker skips the upstream before one probe call'),
   /** Attempts per upstream call for transient failures (5xx, refused, reset), the first included. */
-  PROVIDER_MAX_ATTEMPTS: int(1, 10).default(2),
+  PROVIDER_MAX_ATTEMPTS: int(1, 10)
+    .default(2)
+    .describe('attempts per upstream call for transient failures (5xx, refused, reset), the first included'),
   /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
-  WORKER_HEALTH_PORT: int(0, 65535).optional(),
-  WORKER_HEALTH_HOST: listenHost('0.0.0.0'),
+  WORKER_HEALTH_PORT: int(0, 65535)
+    .optional()
+    .describe(
+      "port of the worker's `GET /health/live`, `GET /health/ready` and `GET /metrics` (ready: every " +
+        "queue's worker running and connected, no job left waiting past `WORKER_READY_STALL_MS` unfinished, " +
+        'Postgres answering); `0` picks a free port; unset: off',
+    ),
+  WORKER_HEALTH_HOST: listenHost('0.0.0.0').describe("interface the worker's health port listens on"),
   /** Not ready when a consumed queue's oldest waiting job is older than this while this worker finished no job in as long. */
-  WORKER_READY_STALL_MS: int(1000, 3_600_000).default(60_000),
+  WORKER_READY_STALL_MS: int(1000, 3_600_000)
+    .default(60_000)
+    .describe(
+      'a worker is not ready (`jobs: stalled`) when a queue it consumes has had a job waiting this long ' +
+        "while it finished none of that queue's jobs in as long; one with a free slot is then restarted",
+    ),
   /** `false`: this worker neither schedules nor runs the retention job (the maintenance queue). */
-  WORKER_MAINTENANCE: z.enum(['true', 'false']).default('true'),
+  WORKER_MAINTENANCE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe(
+      '`false`: this worker neither upserts the retention schedule nor runs retention jobs (the ' +
+        '`maintenance` queue)',
+    ),
   /** How often the retention job (one schedule for all workers) purges expired searches and finished jobs. */
-  RETENTION_INTERVAL_MS: int(100, 86_400_000).default(3_600_000),
+  RETENTION_INTERVAL_MS: int(100, 86_400_000)
+    .default(3_600_000)
+    .describe('how often the retention job runs (one schedule for all workers; the last worker to start sets it)'),
   /** Test-only fault injection: hold each job this long `before` or `after` settling (ignored unless NODE_ENV=test). */
   WORKER_TEST_HOLD: z
     .string()
     .regex(/^(before|after):\d+$/)
-    .optional(),
+    .optional()
+    .describe('test-only fault injection (`before:<ms>` / `after:<ms>`), ignored unless `NODE_ENV=test`'),
   /**
    * Test-only fault injection: `true` fails every lookup job's queueing of its webhook events, after it settled
    * its search (as a Redis failure then would): the job fails and waits for its retry (ignored unless NODE_ENV=test).
    */
-  WORKER_TEST_FAIL_EVENTS: z.enum(['true', 'false']).default('false'),
+  WORKER_TEST_FAIL_EVENTS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "test-only fault injection: `true` fails each lookup job's queueing of its webhook events after it " +
+        'settled its search (the job then waits for its retry), ignored unless `NODE_ENV=test`',
+    ),
 });
 
 const cliSchema = z.object({ ...common, ...phoneRegion, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
+
+/** Each app's schema: what the configuration reference (docs/configuration.md, `npm run docs:config`) is made from. */
+export const ENV_SCHEMAS = { gateway: gatewaySchema, worker: workerSchema, cli: cliSchema } as const;
 
 /** The variables each app reads (its schema's keys): what deployment files may set, checked by their tests. */
 export const ENV_NAMES: Readonly<Record<'gateway' | 'worker' | 'cli', readonly string[]>> = {

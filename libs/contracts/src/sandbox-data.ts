@@ -4,8 +4,8 @@ import type { ResultItemByKind } from './lookup-result.schema';
 /**
  * THE synthetic data set test keys are answered from (ADR 0021, ADR 0045), by the worker's sandbox provider.
  * Everything here is fictional: numbers in the +1 555-555-01xx range and Ofcom's drama range (+44 20 7946 0xxx),
- * addresses and domains under example.com. The README's "Test keys" table, the OpenAPI examples and the
- * end-to-end test are all read from this list, so they cannot drift.
+ * addresses and domains under example.com. The "Test keys" table (docs/walkthrough.md), the OpenAPI examples and
+ * the end-to-end test are all read from this list, so they cannot drift.
  *
  * Phone and e-mail answers are listed item for item. Person and company answers are the live local search's
  * (searchPeople, searchCompanies, their scoring) over the synthetic records SANDBOX_PEOPLE and

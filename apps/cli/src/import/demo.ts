@@ -10,7 +10,7 @@ export { DEMO_DEFAULTS };
 /**
  * The demo set: synthetic people and companies from a fixed-seed faker, `source: "demo"`, the same
  * records (byte for byte) for the same counts on every run and machine — so re-running changes nothing,
- * and the README's walkthrough can search for a person and a company it knows are there. Contact data is
+ * and the walkthrough (docs/walkthrough.md) can search for a person and a company it knows are there. Contact data is
  * fictional by construction: e-mail addresses on example.com/.org/.net, US numbers in 555-01xx and UK
  * numbers in Ofcom's drama range (07700 900xxx). No two people share an e-mail address or a phone number,
  * and no two companies a domain: the merge (API.md) would take them for one subject. The fictional phone

@@ -266,7 +266,7 @@ export const emailSuccessEnvelope = successEnvelopeOf(
   'smtp',
 );
 
-// The README walkthrough's answers from the demo set (`npm run cli -- demo:seed`).
+// The walkthrough's answers (docs/walkthrough.md) from the demo set (`npm run cli -- demo:seed`).
 export const personSuccessEnvelope = successEnvelopeOf(
   personResultSchema,
   {
