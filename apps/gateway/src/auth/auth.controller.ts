@@ -99,7 +99,7 @@ export class AuthController {
     tag: 'auth',
     summary: 'Create an API key',
     description:
-      'With `"mode": "test"` the key is a `dsk_test_…` sandbox key: its lookups cost nothing, reach no upstream and answer from the synthetic data set listed in the README ("Test keys"). ' +
+      'With `"mode": "test"` the key is a `dsk_test_…` sandbox key: its lookups cost nothing, reach no upstream and answer from the synthetic data set listed in docs/walkthrough.md ("Test keys"). ' +
       'A test key creates only test keys (its default; `"mode": "live"` is a `validation_error`), and lists and revokes only test keys.',
     body: createKeyBody,
     status: 201,
