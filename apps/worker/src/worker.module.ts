@@ -13,7 +13,7 @@ import {
   type WorkerConfig,
 } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
-import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
+import { PROVIDERS, rateLimitOf, settingKeysOf, useUpstreamNetwork } from '@dossier/providers';
 import {
   BatchesRepository,
   LocalIndexRepository,
@@ -72,6 +72,8 @@ export class WorkerModule implements OnApplicationShutdown {
    * a stop comes before the worker is up (STARTING).
    */
   static forRoot(config: WorkerConfig, logger: Logger, starting = new AbortController().signal): DynamicModule {
+    // Every HTTP upstream call connects with UPSTREAM_CONNECT_TIMEOUT_MS from here on.
+    useUpstreamNetwork(config.upstreamNetwork);
     return {
       module: WorkerModule,
       imports: [LoggerModule.forRoot({ pinoHttp: { logger } })],

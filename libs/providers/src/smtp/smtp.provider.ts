@@ -93,8 +93,8 @@ export const smtpProvider: Provider<'email'> = {
     const parsed = parseEmail(input.email);
     if (!parsed.syntaxValid || parsed.domain === null) return { outcome: 'not_found', items: [] };
     const dns = new MailDns(ctx.signal, { servers: dnsServersOf(ctx.settings) });
-    const route = await dns.route(parsed.domain);
     const facts = addressFacts(parsed);
+    const route = await dns.route(parsed.domain, { knownMailProvider: facts.free_provider });
     if (route.kind === 'dns-failure') {
       return {
         outcome: 'unknown',
