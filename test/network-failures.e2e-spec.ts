@@ -1,7 +1,9 @@
-import { Api, Blackhole, FakeDns, Stack, ledgerState, settled } from '@dossier/testing';
+import { Api, Blackhole, FakeDns, Stack, ledgerState, settled, waitFor, type AppProcess } from '@dossier/testing';
 
 type Source = { provider: string; outcome: string; took_ms: number; detail?: string };
 type Envelope = { status: string; results: Record<string, unknown>[]; credits_remaining: number; sources: Source[] };
+type Status = { on: string[]; off: Record<string, string>; unreachable: Record<string, string> };
+type Line = Record<string, unknown> & { level: string; msg: string; context?: string };
 
 /** The connect timeout the stack runs with: far below GLEIF's own 8 s and the request's 10 s wait. */
 const CONNECT_MS = 500;
@@ -9,6 +11,24 @@ const CONNECT_MS = 500;
 const WAIT = { prefer: 'wait=60' };
 /** What "the resolver cannot be trusted" reads as, wherever a lying resolver was met. */
 const UNTRUSTED = /it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted/;
+
+function linesOf(app: AppProcess): Line[] {
+  return app.logs
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
+}
+
+/** The one line an app logs about its providers, once it has. */
+const providersLine = (app: AppProcess) =>
+  waitFor(
+    () => Promise.resolve(linesOf(app).filter((l) => l.context === 'providers' && 'providers' in l)),
+    (lines) => lines.length > 0,
+    { timeoutMs: 20_000, stallMs: 20_000, what: `${app.name}'s providers line` },
+  ).then((lines) => {
+    expect(lines).toHaveLength(1);
+    return lines[0]!;
+  });
 
 describe('lookups behind a resolver that lies and a keyless upstream that cannot be reached (gateway + worker)', () => {
   let lying: FakeDns;
@@ -99,5 +119,45 @@ describe('lookups behind a resolver that lies and a keyless upstream that cannot
       expect(res.body.results).toEqual([]);
       expect(res.body.credits_remaining).toBe(before.balance);
     }
+  });
+
+  it("says at start, in the worker's log, which providers are on, off (naming the setting) and unreachable (why)", async () => {
+    const line = await providersLine(stack.workers[0]!);
+    const status = line['providers'] as Status;
+    expect(status.on).toEqual(expect.arrayContaining(['libphonenumber', 'local']));
+    expect(status.off).toMatchObject({
+      smtp: 'off: the mailbox probe is opt-in (SMTP_PROBE=true)',
+      pdl: 'not configured: set PDL_API_KEY',
+      twilio: 'not configured: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN',
+    });
+    expect(status.unreachable).toEqual({
+      email: expect.stringMatching(UNTRUSTED),
+      gravatar: expect.stringMatching(UNTRUSTED),
+      gleif: `no connection to 127.0.0.1 within ${CONNECT_MS} ms (UPSTREAM_CONNECT_TIMEOUT_MS)`,
+    });
+    // And in words, for people reading the log.
+    expect(line.level).toBe('info');
+    expect(line.msg).toMatch(/^providers on: libphonenumber, .*; off: .*pdl \(not configured: set PDL_API_KEY\)/);
+    expect(line.msg).toContain(
+      `gleif (no connection to 127.0.0.1 within ${CONNECT_MS} ms (UPSTREAM_CONNECT_TIMEOUT_MS))`,
+    );
+  });
+
+  it("says it in the gateway's log too, as the workers report it, per lookup kind", async () => {
+    const line = await providersLine(stack.gateway);
+    const reports = line['providers'] as Record<string, (Status & { worker: string }) | null>;
+    expect(Object.keys(reports).sort()).toEqual(['company', 'email', 'person', 'phone']);
+    expect(reports['company']).toMatchObject({
+      on: ['local'],
+      unreachable: { gleif: `no connection to 127.0.0.1 within ${CONNECT_MS} ms (UPSTREAM_CONNECT_TIMEOUT_MS)` },
+      worker: expect.stringMatching(new RegExp(`/${stack.workers[0]!.pid}$`)),
+    });
+    expect(reports['email']!.unreachable).toEqual({
+      email: expect.stringMatching(UNTRUSTED),
+      gravatar: expect.stringMatching(UNTRUSTED),
+    });
+    expect(reports['phone']!.on).toEqual(['libphonenumber']);
+    expect(line.level).toBe('info');
+    expect(line.msg).toMatch(/^providers, as the workers report them — person: on: local.* \| company: on: local;/);
   });
 });

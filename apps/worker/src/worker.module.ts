@@ -37,6 +37,7 @@ import { ReconcilerService } from './processors/reconciler.service';
 import { RetentionService } from './processors/retention.service';
 import { WorkerMetrics } from './processors/worker-metrics';
 import { WorkerHealthService } from './health/worker-health.service';
+import { ProviderStatusService } from './health/provider-status.service';
 import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
 import { UpstreamGuards } from './fan-out/upstream-guards';
@@ -154,6 +155,7 @@ export class WorkerModule implements OnApplicationShutdown {
         ReconcilerService,
         RetentionService,
         WorkerHealthService,
+        ProviderStatusService,
       ],
     };
   }

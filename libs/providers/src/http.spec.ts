@@ -1,5 +1,12 @@
 import { Blackhole, FakeDns, FakeUpstream } from '@dossier/testing';
-import { DEFAULT_CONNECT_TIMEOUT_MS, REDIRECT_STATUSES, request, upstreamNetwork, useUpstreamNetwork } from './http';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  REDIRECT_STATUSES,
+  reachable,
+  request,
+  upstreamNetwork,
+  useUpstreamNetwork,
+} from './http';
 import { outcomeOfError } from './provider';
 
 describe('request', () => {
@@ -250,5 +257,15 @@ describe('upstream connections (useUpstreamNetwork)', () => {
         'vendor: the resolver answers NXDOMAIN for api.vendor.test, and it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted',
     });
     expect(api.requests).toEqual([]);
+  });
+
+  it('checks reachability with one HEAD, any status: reachable, or why not', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 300, dnsServers: null });
+    api.reply({ status: 404, body: '' });
+    await expect(reachable('vendor', `${api.url}/api/v1`, AbortSignal.timeout(5000))).resolves.toBe(true);
+    expect(api.requests.map((r) => [r.method, r.url])).toEqual([['HEAD', '/api/v1']]);
+    await expect(reachable('vendor', hole.url, AbortSignal.timeout(5000))).resolves.toBe(
+      'no connection to 127.0.0.1 within 300 ms (UPSTREAM_CONNECT_TIMEOUT_MS)',
+    );
   });
 });

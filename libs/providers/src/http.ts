@@ -4,7 +4,7 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { resolverAt, type ResolveHost } from '@dossier/contracts';
 import { untilAborted } from '@dossier/domain';
-import { ProviderError, baseUrlKey } from './provider';
+import { ProviderError, baseUrlKey, type Provider } from './provider';
 import { resolverSanity } from './resolver-sanity';
 
 /** UPSTREAM_CONNECT_TIMEOUT_MS's default (libs/config), for a process that sets none (a provider's tests, tools). */
@@ -345,6 +345,25 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
       throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
     throw await networkError(id, error, new URL(current.url).hostname, signal);
   }
+}
+
+/**
+ * For `checkReach`: whether `url`'s host answers HTTP at all — a HEAD of it, no key sent, any status will do —
+ * `true`, or why not, as `request` words it.
+ */
+export async function reachable(id: string, url: string, signal: AbortSignal): Promise<true | string> {
+  try {
+    await request(id, { url, method: 'HEAD', redirect: 'manual', maxBodyBytes: 0 }, signal);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return message.startsWith(`${id}: `) ? message.slice(id.length + 2) : message;
+  }
+}
+
+/** The `checkReach` of a keyless provider whose one API is at `<ID>_BASE_URL` (the vendor's own, `fallback`, when unset). */
+export function baseUrlReach(id: string, fallback: string): NonNullable<Provider['checkReach']> {
+  return (settings, signal) => reachable(id, baseUrlOf(settings, baseUrlKey(id), fallback), signal);
 }
 
 /**

@@ -20,3 +20,4 @@ export { localProvider, searchPeople, searchCompanies, birthYearsOf } from './lo
 export { nameMatchScore } from './local/name-match';
 export { sandboxProvider } from './sandbox/sandbox.provider';
 export { RESOLVER_CANARY, ResolverSanityCache, type ResolverSanity } from './resolver-sanity';
+export { providerStatus } from './provider-status';

@@ -1,5 +1,5 @@
 import { FakeDns, LOOPBACK_PROVIDER_ENV } from '@dossier/testing';
-import { MailDns, dnsServersOf } from './mail-host';
+import { MailDns, dnsServersOf, resolversReach } from './mail-host';
 import { ResolverSanityCache } from './resolver-sanity';
 
 describe('MailDns against a fake DNS server on loopback', () => {
@@ -109,6 +109,10 @@ describe('MailDns against a fake DNS server on loopback', () => {
     });
   });
 
+  it('is reported reachable at start-up (checkReach) when the resolvers answer the canary', async () => {
+    await expect(resolversReach({ DNS_SERVERS: fake.server }, AbortSignal.timeout(10_000))).resolves.toBe(true);
+  });
+
   it('asks the canary only after an NXDOMAIN, at most once for many lookups', async () => {
     const sanity = new ResolverSanityCache();
     const canary = () => fake.queries.filter((q) => q.name === 'com').length;
@@ -151,6 +155,12 @@ describe('MailDns behind a resolver that answers NXDOMAIN for everything', () =>
       detail:
         'the resolver answers NXDOMAIN for example.org, and it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted',
     });
+  });
+
+  it('is reported unreachable at start-up (checkReach), naming the resolvers', async () => {
+    await expect(resolversReach({ DNS_SERVERS: lying.server }, AbortSignal.timeout(10_000))).resolves.toBe(
+      `DNS (${lying.server}): it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted`,
+    );
   });
 });
 

@@ -64,6 +64,19 @@ export function dnsServersOf(settings: Readonly<Record<string, string | undefine
   });
 }
 
+/**
+ * The `checkReach` of the providers that resolve through `DNS_SERVERS`: whether those resolvers answer as
+ * sane ones do (the canary, `resolverSanity`).
+ */
+export async function resolversReach(
+  settings: Readonly<Record<string, string | undefined>>,
+  signal: AbortSignal,
+): Promise<true | string> {
+  const servers = dnsServersOf(settings);
+  const sanity = await untilAborted(resolverSanity.of(servers), signal);
+  return sanity.trusted || `DNS (${servers?.join(', ') ?? "the system's resolvers"}): ${sanity.detail}`;
+}
+
 /** `ENOTFOUND`: NXDOMAIN. `ENODATA`: the name exists, with no records of that type. */
 type Lookup<T> = { ok: T } | { code: 'ENOTFOUND' | 'ENODATA' } | { failure: string };
 

@@ -171,6 +171,14 @@ export interface Provider<K extends LookupKind = LookupKind> {
   validateSettings?(settings: Readonly<Record<string, string | undefined>>): void;
   /** `true`, or why it is not called for this lookup (reported as `skipped` with that detail). */
   isConfigured(settings: Readonly<Record<string, string | undefined>>): true | string;
+  /**
+   * A quick check, at start-up, that what it calls can be reached: `true`, or why not — for the start-up log
+   * (`providerStatus`), never for a lookup. For the keyless upstreams (`baseUrlReach`) and the resolvers
+   * (`resolversReach`); none for a licensed upstream (a vendor that counts or bills calls is not called
+   * unasked), nor for a provider with nothing to reach (offline, the database) or whose upstream is each
+   * input's own (the username sites).
+   */
+  checkReach?(settings: Readonly<Record<string, string | undefined>>, signal: AbortSignal): Promise<true | string>;
   /** Whether it has anything to do for this input (default: yes). A provider that does not apply is not listed. */
   appliesTo?(input: LookupInputByKind[K]): boolean;
   lookup(kind: K, input: LookupInputByKind[K], ctx: ProviderContext): Promise<ProviderAnswer<K>>;

@@ -286,6 +286,29 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
     for (const page of kase === 'foreign-404' ? FOREIGN_404S : [undefined]) await check(kase, expected, page);
   });
 
+  it('checks at start-up that its upstream answers (checkReach), without a key, and says why when it does not', async () => {
+    // Licensed upstreams are not called unasked; the username sites are each input's own: nothing to check.
+    if (!contract.provider.checkReach) return;
+    fake.reply({ status: 401, body: '' });
+    fake.requests.length = 0;
+    // Its key, where it takes one, is set: the check must not send it.
+    const keys = contract.provider.configKeys.filter((k) => /_(API_KEY|TOKEN)$/.test(k));
+    const reach = (base: string) =>
+      contract.provider.checkReach!(
+        { ...contract.settings(base), ...Object.fromEntries(keys.map((k) => [k, 'the-secret-key'])) },
+        AbortSignal.timeout(5000),
+      );
+    await expect(reach(fake.url)).resolves.toBe(true);
+    expect(fake.requests.map((r) => r.method)).toEqual(['HEAD']);
+    expect(JSON.stringify(fake.requests)).not.toContain('the-secret-key');
+    useUpstreamNetwork({ connectTimeoutMs: UNREACHABLE_CONNECT_MS, dnsServers: null });
+    try {
+      await expect(reach(hole.url)).resolves.toMatch(/^no connection to 127\.0\.0\.1 within 300 ms/);
+    } finally {
+      useUpstreamNetwork({ connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: null });
+    }
+  });
+
   async function check(kase: ContractCase, expected: SourceOutcome, page: FakeAnswer | undefined): Promise<void> {
     const seen = await observe(kase, page);
     expect([kase, page, seen.outcome]).toEqual([kase, page, expected]);

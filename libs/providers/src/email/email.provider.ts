@@ -1,7 +1,7 @@
 import { parseEmail } from '@dossier/domain';
 import type { EmailInput } from '@dossier/contracts';
 import { addressFacts, checkedEmailItem } from '../email-checks';
-import { DNS_SERVERS_KEY, MailDns, dnsServersOf } from '../mail-host';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf, resolversReach } from '../mail-host';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'email';
@@ -36,6 +36,7 @@ export const emailProvider: Provider<'email'> = {
     dnsServersOf(settings);
   },
   isConfigured: () => true,
+  checkReach: resolversReach,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
     if (ctx.signal.aborted) throw new ProviderError('timeout', `${ID}: the lookup deadline passed`);

@@ -61,6 +61,13 @@ describe('gravatarProvider', () => {
     }
   });
 
+  it('checks at start-up that its API answers (checkReach)', async () => {
+    fake.reply({ status: 405, body: '' });
+    await expect(
+      gravatarProvider.checkReach?.({ GRAVATAR_BASE_URL: fake.url }, AbortSignal.timeout(5000)),
+    ).resolves.toBe(true);
+  });
+
   it('reads a Retry-After where one is sent', async () => {
     fake.reply({ ...fixture('not-ok/429.json'), headers: { 'retry-after': '30' } });
     await expect(lookup()).rejects.toMatchObject({ code: 'rate_limited', retryAfterMs: 30_000 });

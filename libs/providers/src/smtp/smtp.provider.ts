@@ -3,7 +3,7 @@ import { parseEmail } from '@dossier/domain';
 import type { EmailInput } from '@dossier/contracts';
 import { addressFacts, checkedEmailItem } from '../email-checks';
 import { hasValidSyntax } from '../email-item';
-import { DNS_SERVERS_KEY, MailDns, dnsServersOf } from '../mail-host';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf, resolversReach } from '../mail-host';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { probeMailbox, type ProbeOptions } from './mailbox-probe';
 
@@ -85,6 +85,7 @@ export const smtpProvider: Provider<'email'> = {
     dnsServersOf(settings);
   },
   isConfigured: (settings) => settings['SMTP_PROBE'] === 'true' || 'off: the mailbox probe is opt-in (SMTP_PROBE=true)',
+  checkReach: resolversReach,
   appliesTo: hasValidSyntax,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
