@@ -3,7 +3,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/config';
-import { Api, REPO_ROOT, adminSql, freePort, testEnv, uniquePrefix, waitFor, withDatabase } from '@dossier/testing';
+import {
+  Api,
+  LOOPBACK_PROVIDER_ENV,
+  REPO_ROOT,
+  adminSql,
+  freePort,
+  testEnv,
+  uniquePrefix,
+  waitFor,
+  withDatabase,
+} from '@dossier/testing';
 
 /** A clone builds from scratch (tsc over every app) before it starts: allow for a busy machine. */
 const READY_TIMEOUT_MS = 200_000;
@@ -60,7 +70,15 @@ class NpmStart {
       npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, npmCli, 'start'] : ['npm', 'start'];
     this.child = spawn(command!, args, {
       cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? cwd, LOG_LEVEL: 'warn', ...env },
+      // The harness's provider settings, as every test's apps have: the worker's start-up checks of its
+      // keyless upstreams and resolvers stay on loopback.
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? cwd,
+        LOG_LEVEL: 'warn',
+        ...LOOPBACK_PROVIDER_ENV,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -17,6 +17,7 @@ import { LookupsService } from './lookups/lookups.service';
 import { ResultWaiterService } from './lookups/result-waiter.service';
 import { QueuePressureService } from './lookups/queue-pressure.service';
 import { HealthController } from './health/health.controller';
+import { ProviderStatusService } from './health/provider-status.service';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiService } from './openapi/openapi.service';
 import { MetricsController } from './metrics/metrics.controller';
@@ -78,6 +79,7 @@ export class GatewayModule {
         WebhooksService,
         SettledEventsService,
         BatchService,
+        ProviderStatusService,
       ],
     };
   }

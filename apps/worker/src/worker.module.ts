@@ -13,7 +13,7 @@ import {
   type WorkerConfig,
 } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
-import { PROVIDERS, rateLimitOf, settingKeysOf } from '@dossier/providers';
+import { PROVIDERS, rateLimitOf, settingKeysOf, useUpstreamNetwork } from '@dossier/providers';
 import {
   BatchesRepository,
   LocalIndexRepository,
@@ -37,6 +37,7 @@ import { ReconcilerService } from './processors/reconciler.service';
 import { RetentionService } from './processors/retention.service';
 import { WorkerMetrics } from './processors/worker-metrics';
 import { WorkerHealthService } from './health/worker-health.service';
+import { ProviderStatusService } from './health/provider-status.service';
 import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
 import { UpstreamGuards } from './fan-out/upstream-guards';
@@ -72,6 +73,8 @@ export class WorkerModule implements OnApplicationShutdown {
    * a stop comes before the worker is up (STARTING).
    */
   static forRoot(config: WorkerConfig, logger: Logger, starting = new AbortController().signal): DynamicModule {
+    // Every HTTP upstream call connects with UPSTREAM_CONNECT_TIMEOUT_MS from here on.
+    useUpstreamNetwork(config.upstreamNetwork);
     return {
       module: WorkerModule,
       imports: [LoggerModule.forRoot({ pinoHttp: { logger } })],
@@ -152,6 +155,7 @@ export class WorkerModule implements OnApplicationShutdown {
         ReconcilerService,
         RetentionService,
         WorkerHealthService,
+        ProviderStatusService,
       ],
     };
   }

@@ -292,6 +292,19 @@ describe('config', () => {
     expect(() => loadWorkerConfig({ WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(ConfigError);
   });
 
+  it('connects to HTTP upstreams within UPSTREAM_CONNECT_TIMEOUT_MS (3 s by default), through the system resolver outside tests', () => {
+    expect(loadWorkerConfig({}).upstreamNetwork).toEqual({ connectTimeoutMs: 3000, dnsServers: null });
+    expect(loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '500' }).upstreamNetwork.connectTimeoutMs).toBe(500);
+    for (const bad of ['99', '60001', '2s', '0x10'])
+      expect(() => loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: bad })).toThrow(/UPSTREAM_CONNECT_TIMEOUT_MS/);
+    const dns = { UPSTREAM_TEST_DNS_SERVERS: '127.0.0.1:5353' };
+    expect(loadWorkerConfig(dns).upstreamNetwork.dnsServers).toBeNull();
+    expect(loadWorkerConfig({ ...dns, NODE_ENV: 'test' }).upstreamNetwork.dnsServers).toEqual(['127.0.0.1:5353']);
+    expect(() => loadWorkerConfig({ UPSTREAM_TEST_DNS_SERVERS: 'dns.example', NODE_ENV: 'test' })).toThrow(
+      /UPSTREAM_TEST_DNS_SERVERS: expected IP addresses/,
+    );
+  });
+
   it('caps the heap growth of the gateway and worker at 10 % unless HEAP_GROWING_PERCENT says otherwise (0: V8 decides)', () => {
     expect(loadGatewayConfig({}).heapGrowingPercent).toBe(10);
     expect(loadWorkerConfig({}).heapGrowingPercent).toBe(10);

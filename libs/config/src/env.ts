@@ -172,6 +172,13 @@ const heap = {
     ),
 };
 
+/** `host:port,…` DNS servers (IP addresses; IPv6 with a port as `[::1]:53`), as a list. */
+const dnsServerList = () =>
+  z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .refine(isDnsServerList, 'expected IP addresses as host:port,…');
+
 /** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hex characters or base64 (e.g. `openssl rand -base64 32`). */
 function webhookKeyOf(value: string): Buffer | null {
   const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
@@ -212,10 +219,7 @@ const webhooks = {
    * Test-only: `host:port,…` DNS servers a webhook URL's host is resolved through instead of the system's
    * resolver, so that a test can put a local one behind it (ignored unless NODE_ENV=test).
    */
-  WEBHOOK_TEST_DNS_SERVERS: z
-    .string()
-    .transform((v) => v.split(',').map((s) => s.trim()))
-    .refine(isDnsServerList, 'expected IP addresses as host:port,…')
+  WEBHOOK_TEST_DNS_SERVERS: dnsServerList()
     .optional()
     .describe(
       "test-only: `host:port,…` of DNS servers a webhook URL's host is resolved through instead of the " +
@@ -497,6 +501,24 @@ const workerSchema = z.object({
   PROVIDER_MAX_ATTEMPTS: int(1, 10)
     .default(2)
     .describe('attempts per upstream call for transient failures (5xx, refused, reset), the first included'),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(100, 60_000)
+    .default(3000)
+    .describe(
+      'longest connecting to an HTTP upstream may take (resolving its host, the TCP and TLS handshakes), apart ' +
+        'from the wait for its answer: an upstream that cannot be reached costs a lookup this much, reported as ' +
+        '`timeout`; the default lets one lost SYN be sent again (Linux waits 1 s) and a TLS handshake across an ' +
+        'ocean finish',
+    ),
+  /**
+   * Test-only: `host:port,…` DNS servers that HTTP upstreams' host names are resolved through instead of the
+   * system's resolver, so that a test can put a local one behind them (ignored unless NODE_ENV=test).
+   */
+  UPSTREAM_TEST_DNS_SERVERS: dnsServerList()
+    .optional()
+    .describe(
+      "test-only: `host:port,…` of DNS servers HTTP upstreams' host names are resolved through instead of the " +
+        "system's resolver, ignored unless `NODE_ENV=test`",
+    ),
   /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
   WORKER_HEALTH_PORT: int(0, 65535)
     .optional()
@@ -766,6 +788,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
       breakerThreshold: e.PROVIDER_BREAKER_THRESHOLD,
       halfOpenAfterMs: e.PROVIDER_BREAKER_HALF_OPEN_MS,
       maxAttempts: e.PROVIDER_MAX_ATTEMPTS,
+    },
+    /** How HTTP upstreams are reached (the providers' `useUpstreamNetwork`). */
+    upstreamNetwork: {
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      /** null: the system's resolver. */
+      dnsServers: e.NODE_ENV === 'test' ? (e.UPSTREAM_TEST_DNS_SERVERS ?? null) : null,
     },
     healthPort: e.WORKER_HEALTH_PORT ?? null,
     healthHost: e.WORKER_HEALTH_HOST,

@@ -6,3 +6,4 @@ export * from './lookup-result.schema';
 export * from './webhooks';
 export * from './sandbox-data';
 export * from './envelopes';
+export * from './provider-status';

@@ -14,6 +14,8 @@ export const CONTRACT_CASES = [
   'foreign-404',
   'hang',
   'refused',
+  'unreachable',
+  'lying-dns',
 ] as const;
 export type ContractCase = (typeof CONTRACT_CASES)[number];
 
@@ -31,6 +33,12 @@ export const API_OUTCOMES: Record<ContractCase, SourceOutcome> = {
   'foreign-404': 'error',
   hang: 'timeout',
   refused: 'error',
+  // A base URL where no connection is ever made (a dropped SYN, no network): given up on at the connect
+  // timeout, well before the call's deadline.
+  unreachable: 'timeout',
+  // The upstream's host behind a resolver that answers NXDOMAIN for every name (a captive portal, broken DNS):
+  // nothing was asked of the upstream, and nothing is known.
+  'lying-dns': 'unknown',
 };
 
 /**

@@ -1,5 +1,13 @@
-import { FakeUpstream } from '@dossier/testing';
-import { REDIRECT_STATUSES, request } from './http';
+import { Blackhole, FakeDns, FakeUpstream } from '@dossier/testing';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  REDIRECT_STATUSES,
+  reachable,
+  request,
+  upstreamNetwork,
+  useUpstreamNetwork,
+} from './http';
+import { outcomeOfError } from './provider';
 
 describe('request', () => {
   let api: FakeUpstream;
@@ -159,5 +167,105 @@ describe('request', () => {
       body: Buffer.from(page, 'latin1'),
     });
     expect((await ask('/page')).text).toBe(page);
+  });
+});
+
+describe('upstream connections (useUpstreamNetwork)', () => {
+  let hole: Blackhole;
+  let api: FakeUpstream;
+  let sane: FakeDns;
+  let lying: FakeDns;
+  let port: string;
+  beforeAll(async () => {
+    [hole, api, lying] = await Promise.all([Blackhole.start(), FakeUpstream.start(), FakeDns.lying()]);
+    port = new URL(api.url).port;
+    sane = await FakeDns.start({ 'api.vendor.test': { a: ['127.0.0.1'] }, 'broken.vendor.test': 'servfail' });
+  });
+  afterAll(async () => {
+    useUpstreamNetwork({ connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: null });
+    await Promise.all([hole?.close(), api?.close(), sane?.close(), lying?.close()]);
+  });
+  beforeEach(() => {
+    api.reply({ body: { ok: true } });
+    api.requests.length = 0;
+  });
+
+  const ask = (url: string, signal = AbortSignal.timeout(5000)) => request('vendor', { url }, signal);
+  /** What `work` failed with, and how long it took to. */
+  const timed = async (work: Promise<unknown>) => {
+    const started = Date.now();
+    const error = await work.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    return { error, ms: Date.now() - started };
+  };
+
+  it('connects with a 3 s connect timeout unless told otherwise', () => {
+    expect(upstreamNetwork()).toEqual({ connectTimeoutMs: 3000, dnsServers: null });
+  });
+
+  it('ends a call to an upstream that never accepts at the connect timeout, as a timeout naming the setting', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 300, dnsServers: null });
+    const { error, ms } = await timed(ask(`${hole.url}/v1/records`));
+    expect(error).toMatchObject({
+      name: 'ProviderError',
+      code: 'timeout',
+      message: 'vendor: no connection to 127.0.0.1 within 300 ms (UPSTREAM_CONNECT_TIMEOUT_MS)',
+    });
+    // Not the 5 s of the call's own deadline.
+    expect(ms).toBeGreaterThanOrEqual(250);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('leaves the wait for the answer to the call: a slow answer after a quick connection is read', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 300, dnsServers: null });
+    api.reply({ body: { ok: true }, delayMs: 800 });
+    const res = await ask(`${api.url}/v1/slow`);
+    expect([res.status, res.text]).toEqual([200, '{"ok":true}']);
+  });
+
+  it('resolves upstream hosts through the resolvers it is given', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 1000, dnsServers: [sane.server] });
+    const res = await ask(`http://api.vendor.test:${port}/v1/ok`);
+    expect([res.status, res.text]).toEqual([200, '{"ok":true}']);
+  });
+
+  it('calls a host that a sane resolver says does not exist unavailable: host not found', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 1000, dnsServers: [sane.server] });
+    await expect(ask(`http://typo.vendor.test:${port}/v1/ok`)).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'vendor: host not found',
+    });
+  });
+
+  it('calls a host the resolver could not resolve (SERVFAIL) unresolved: unknown, not error', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 1000, dnsServers: [sane.server] });
+    const error = await ask(`http://broken.vendor.test:${port}/v1/ok`).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'unresolved',
+      message: 'vendor: the DNS resolver could not resolve broken.vendor.test (EAI_AGAIN)',
+    });
+    expect(outcomeOfError((error as { code: 'unresolved' }).code)).toBe('unknown');
+  });
+
+  it('calls a host that a lying resolver says does not exist unresolved, saying the resolver cannot be trusted', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 1000, dnsServers: [lying.server] });
+    await expect(ask(`http://api.vendor.test:${port}/v1/ok`)).rejects.toMatchObject({
+      code: 'unresolved',
+      message:
+        'vendor: the resolver answers NXDOMAIN for api.vendor.test, and it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted',
+    });
+    expect(api.requests).toEqual([]);
+  });
+
+  it('checks reachability with one HEAD, any status: reachable, or why not', async () => {
+    useUpstreamNetwork({ connectTimeoutMs: 300, dnsServers: null });
+    api.reply({ status: 404, body: '' });
+    await expect(reachable('vendor', `${api.url}/api/v1`, AbortSignal.timeout(5000))).resolves.toBe(true);
+    expect(api.requests.map((r) => [r.method, r.url])).toEqual([['HEAD', '/api/v1']]);
+    await expect(reachable('vendor', hole.url, AbortSignal.timeout(5000))).resolves.toBe(
+      'no connection to 127.0.0.1 within 300 ms (UPSTREAM_CONNECT_TIMEOUT_MS)',
+    );
   });
 });

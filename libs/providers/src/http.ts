@@ -1,7 +1,117 @@
+import type { LookupFunction, Socket } from 'node:net';
 import { TextDecoder } from 'node:util';
-import type { Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { ProviderError, baseUrlKey } from './provider';
+import { resolverAt, type ResolveHost } from '@dossier/contracts';
+import { untilAborted } from '@dossier/domain';
+import { ProviderError, baseUrlKey, type Provider } from './provider';
+import { resolverSanity } from './resolver-sanity';
+
+/** UPSTREAM_CONNECT_TIMEOUT_MS's default (libs/config), for a process that sets none (a provider's tests, tools). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+
+/** How the process reaches HTTP upstreams: what the worker sets at boot from its configuration. */
+export interface UpstreamNetwork {
+  /**
+   * Longest the connection may take — resolving the host, the TCP handshake, the TLS one — apart from the
+   * answer's own deadline (UPSTREAM_CONNECT_TIMEOUT_MS): an upstream that cannot be reached costs this.
+   */
+  connectTimeoutMs: number;
+  /** Resolvers of upstream host names, `host:port`; null: the system's (getaddrinfo). Tests only. */
+  dnsServers: readonly string[] | null;
+}
+
+let network: UpstreamNetwork = { connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: null };
+let upstreamAgent = agentFor(network);
+
+/** Sets how HTTP upstreams are reached from now on (the worker, at boot); the previous connections close. */
+export function useUpstreamNetwork(next: UpstreamNetwork): void {
+  const previous = upstreamAgent;
+  network = { ...next };
+  upstreamAgent = agentFor(network);
+  void previous.close();
+}
+
+/** How HTTP upstreams are reached now. */
+export function upstreamNetwork(): Readonly<UpstreamNetwork> {
+  return network;
+}
+
+/** The connection pool of upstream calls: undici's Agent (what fetch runs on), with the connect timeout. */
+function agentFor({ dnsServers }: UpstreamNetwork): Agent {
+  return new Agent({
+    connect: upstreamConnector(dnsServers ? connectLookup(asGetaddrinfo(resolverAt(dnsServers))) : undefined),
+  });
+}
+
+/**
+ * How upstream connections are made (an Agent's `connect`): undici's connector — resolving the host through
+ * `lookup` (the system's when absent), TCP, TLS — failed with undici's ConnectTimeoutError when not done within
+ * the connect timeout. The timer is a plain one: undici's own connect timeout runs on its coarse timers (1 s
+ * resolution: a 300 ms one ended connections after 1.1 s).
+ */
+export function upstreamConnector(lookup?: LookupFunction): buildConnector.connector {
+  const timeoutMs = network.connectTimeoutMs;
+  const connect = buildConnector({ timeout: 0, ...(lookup ? { lookup } : {}) }) as unknown as (
+    options: buildConnector.Options,
+    callback: buildConnector.Callback,
+  ) => Socket;
+  return (options, callback) => {
+    const timer = setTimeout(() => socket.destroy(connectTimeout(timeoutMs)), timeoutMs);
+    const socket = connect(options, (...args) => {
+      clearTimeout(timer);
+      callback(...args);
+    });
+  };
+}
+
+/**
+ * The error of a connection not made in time, with the code of undici's own (`UND_ERR_CONNECT_TIMEOUT`). A
+ * plain Error: fetch keeps an error of another class only when it is its own realm's, and turns one of a test
+ * VM's into bare text.
+ */
+function connectTimeout(timeoutMs: number): Error {
+  return Object.assign(new Error(`no connection within ${timeoutMs} ms`), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+}
+
+/**
+ * A connection's host lookup (net.connect's `lookup`) answered by `resolve`: the addresses of the family
+ * asked, all of them when asked for all. `vet` may refuse what it found (its Error fails the connection).
+ */
+export function connectLookup(
+  resolve: ResolveHost,
+  vet: (hostname: string, found: { address: string; family: number }[]) => Error | null = () => null,
+): LookupFunction {
+  return (hostname, options, callback) => {
+    const done = callback as (error: Error | null, address?: unknown, family?: number) => void;
+    resolve(hostname).then(
+      (found) => {
+        const refused = vet(hostname, found);
+        if (refused) return done(refused);
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const usable = found.filter((a) => family === 0 || a.family === family);
+        const first = usable[0];
+        if (!first) return done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+        if (options.all) return done(null, usable);
+        return done(null, first.address, first.family);
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
+  };
+}
+
+/**
+ * DNS servers' answers failing as getaddrinfo's do: a name that does not exist (NXDOMAIN, or no address
+ * records) `ENOTFOUND`, resolvers that cannot answer (SERVFAIL, REFUSED, silent) `EAI_AGAIN`.
+ */
+function asGetaddrinfo(resolve: ResolveHost): ResolveHost {
+  return (host, signal) =>
+    resolve(host, signal).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      const as = code === 'ENOTFOUND' || code === 'ENODATA' ? 'ENOTFOUND' : 'EAI_AGAIN';
+      throw Object.assign(new Error(`getaddrinfo ${as} ${host}`), { code: as, hostname: host });
+    });
+}
 
 /**
  * Bodies larger than this are cut off (`truncated`): no API answer Dossier reads comes close; a web page
@@ -187,10 +297,12 @@ export interface BodyAllowance {
 const MAX_REDIRECTS = 5;
 
 /**
- * One HTTP exchange with an upstream, with network failures mapped onto ProviderErrors at the edge: the
- * deadline passing is `timeout`; a refused, reset or unresolvable connection is `unavailable`. The status
- * is the caller's to judge (see `expectJson` for the usual API mapping). `id` names the upstream in
- * messages; messages never carry the URL (it may hold a key).
+ * One HTTP exchange with an upstream, through the process's upstream connections (`useUpstreamNetwork`) or
+ * the request's own dispatcher, with network failures mapped onto ProviderErrors at the edge (`networkError`):
+ * the deadline passing, or no connection within the connect timeout, is `timeout`; a host the resolver could
+ * not resolve, or says does not exist while it cannot be trusted, `unresolved`; a refused or reset connection,
+ * or a host that does not exist, `unavailable`. The status is the caller's to judge (see `expectJson` for the
+ * usual API mapping). `id` names the upstream in messages; messages never carry the URL (it may hold a key).
  *
  * Redirects are followed by hand, on the configured origin only: fetch would follow one anywhere, sending
  * a key in a vendor's own header (`X-Api-Key`; it drops only Authorization across origins) to that host and
@@ -198,8 +310,8 @@ const MAX_REDIRECTS = 5;
  * is the answer (redirectOf).
  */
 export async function request(id: string, req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
+  let current = req;
   try {
-    let current = req;
     for (let redirects = 0; ; redirects++) {
       const res = await fetch(current.url, {
         method: current.method ?? 'GET',
@@ -207,7 +319,7 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
         body: current.body,
         redirect: 'manual',
         signal,
-        ...(current.dispatcher ? { dispatcher: current.dispatcher } : {}),
+        dispatcher: current.dispatcher ?? upstreamAgent,
       });
       const next = req.redirect === 'manual' ? null : redirectOf(id, res, current.url);
       if (next === null) {
@@ -231,8 +343,69 @@ export async function request(id: string, req: UpstreamRequest, signal: AbortSig
     if (error instanceof ProviderError) throw error;
     if (signal.aborted)
       throw new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, { cause: error });
-    throw new ProviderError('unavailable', `${id}: ${networkReason(error)}`, undefined, { cause: error });
+    throw await networkError(id, error, new URL(current.url).hostname, signal);
   }
+}
+
+/**
+ * For `checkReach`: whether `url`'s host answers HTTP at all — a HEAD of it, no key sent, any status will do —
+ * `true`, or why not, as `request` words it.
+ */
+export async function reachable(id: string, url: string, signal: AbortSignal): Promise<true | string> {
+  try {
+    await request(id, { url, method: 'HEAD', redirect: 'manual', maxBodyBytes: 0 }, signal);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return message.startsWith(`${id}: `) ? message.slice(id.length + 2) : message;
+  }
+}
+
+/** The `checkReach` of a keyless provider whose one API is at `<ID>_BASE_URL` (the vendor's own, `fallback`, when unset). */
+export function baseUrlReach(id: string, fallback: string): NonNullable<Provider['checkReach']> {
+  return (settings, signal) => reachable(id, baseUrlOf(settings, baseUrlKey(id), fallback), signal);
+}
+
+/**
+ * A request's network failure (`error`, fetch's, for `host`) as a ProviderError. A host not found is
+ * `unavailable` only from resolvers whose NXDOMAIN is believed (`resolverSanity`: asked once a minute, on
+ * such an answer only); behind resolvers that answer NXDOMAIN for every name — a captive portal, broken
+ * corporate DNS — nothing was asked of the upstream, and the answer is `unresolved`.
+ */
+async function networkError(id: string, error: unknown, host: string, signal: AbortSignal): Promise<ProviderError> {
+  const code = causeCode(error);
+  const cause = { cause: error };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new ProviderError(
+      'timeout',
+      `${id}: no connection to ${host} within ${network.connectTimeoutMs} ms (UPSTREAM_CONNECT_TIMEOUT_MS)`,
+      undefined,
+      cause,
+    );
+  }
+  if (code === 'EAI_AGAIN')
+    return new ProviderError(
+      'unresolved',
+      `${id}: the DNS resolver could not resolve ${host} (EAI_AGAIN)`,
+      undefined,
+      cause,
+    );
+  if (code === 'ENOTFOUND') {
+    const sanity = await untilAborted(
+      resolverSanity.of(network.dnsServers),
+      signal,
+      () => new ProviderError('timeout', `${id}: no answer before the deadline`, undefined, cause),
+    );
+    if (!sanity.trusted) {
+      return new ProviderError(
+        'unresolved',
+        `${id}: the resolver answers NXDOMAIN for ${host}, and ${sanity.detail}`,
+        undefined,
+        cause,
+      );
+    }
+  }
+  return new ProviderError('unavailable', `${id}: ${networkReason(error)}`, undefined, cause);
 }
 
 /** The headers that describe a request's body (Fetch's request-body-header names): dropped with it. */
@@ -467,14 +640,18 @@ const NETWORK_REASONS: Record<string, string> = {
   ECONNRESET: 'connection reset',
   UND_ERR_SOCKET: 'connection reset',
   ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host not found',
   UND_ERR_HEADERS_TIMEOUT: 'the upstream stopped answering',
   UND_ERR_BODY_TIMEOUT: 'the upstream stopped answering',
 };
 
 function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const code = causeCode(error);
   if (code === undefined) return 'network error';
   return NETWORK_REASONS[code] ?? `network error (${code})`;
+}
+
+/** The code of what made fetch fail (its `cause`: a connection's error, undici's own). */
+function causeCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
 }

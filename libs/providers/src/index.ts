@@ -19,3 +19,5 @@ export * from './http-contract';
 export { localProvider, searchPeople, searchCompanies, birthYearsOf } from './local/local.provider';
 export { nameMatchScore } from './local/name-match';
 export { sandboxProvider } from './sandbox/sandbox.provider';
+export { RESOLVER_CANARY, ResolverSanityCache, type ResolverSanity } from './resolver-sanity';
+export { providerStatus } from './provider-status';

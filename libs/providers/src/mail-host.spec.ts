@@ -1,5 +1,6 @@
 import { FakeDns, LOOPBACK_PROVIDER_ENV } from '@dossier/testing';
-import { MailDns, dnsServersOf } from './mail-host';
+import { MailDns, dnsServersOf, resolversReach } from './mail-host';
+import { ResolverSanityCache } from './resolver-sanity';
 
 describe('MailDns against a fake DNS server on loopback', () => {
   let fake: FakeDns;
@@ -100,6 +101,31 @@ describe('MailDns against a fake DNS server on loopback', () => {
     });
   });
 
+  it("does not believe an NXDOMAIN for a known mail provider's domain, even from a sane resolver", async () => {
+    await expect(dns().route('gmail.com', { knownMailProvider: true })).resolves.toEqual({
+      kind: 'dns-failure',
+      detail:
+        "the resolver answers NXDOMAIN for gmail.com, a known mail provider's domain: this resolver cannot be trusted",
+    });
+  });
+
+  it('is reported reachable at start-up (checkReach) when the resolvers answer the canary', async () => {
+    await expect(resolversReach({ DNS_SERVERS: fake.server }, AbortSignal.timeout(10_000))).resolves.toBe(true);
+  });
+
+  it('asks the canary only after an NXDOMAIN, at most once for many lookups', async () => {
+    const sanity = new ResolverSanityCache();
+    const canary = () => fake.queries.filter((q) => q.name === 'com').length;
+    const before = canary();
+    const counted = new MailDns(AbortSignal.timeout(10_000), { servers: [fake.server], tries: 1, sanity });
+    await counted.route('mx.test');
+    expect(canary()).toBe(before);
+    for (const domain of ['missing.test', 'gone.test', 'never.test']) {
+      await expect(counted.route(domain)).resolves.toEqual({ kind: 'no-domain' });
+    }
+    expect(canary()).toBe(before + 1);
+  });
+
   it('rejects with a timeout ProviderError when the deadline has passed or passes mid-query', async () => {
     const passed = new AbortController();
     passed.abort();
@@ -110,6 +136,31 @@ describe('MailDns against a fake DNS server on loopback', () => {
     const pending = slow.route('silent.test');
     passing.abort();
     await expect(pending).rejects.toMatchObject({ name: 'ProviderError', code: 'timeout' });
+  });
+});
+
+describe('MailDns behind a resolver that answers NXDOMAIN for everything', () => {
+  let lying: FakeDns;
+  beforeAll(async () => {
+    lying = await FakeDns.lying();
+  });
+  afterAll(async () => {
+    await lying?.close();
+  });
+
+  it('says DNS could not tell, never that the domain does not exist', async () => {
+    const dns = new MailDns(AbortSignal.timeout(10_000), { servers: [lying.server], timeoutMs: 2_000, tries: 1 });
+    await expect(dns.route('example.org')).resolves.toEqual({
+      kind: 'dns-failure',
+      detail:
+        'the resolver answers NXDOMAIN for example.org, and it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted',
+    });
+  });
+
+  it('is reported unreachable at start-up (checkReach), naming the resolvers', async () => {
+    await expect(resolversReach({ DNS_SERVERS: lying.server }, AbortSignal.timeout(10_000))).resolves.toBe(
+      `DNS (${lying.server}): it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted`,
+    );
   });
 });
 

@@ -1,6 +1,8 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { untilAborted } from '@dossier/domain';
 import { ProviderError } from './provider';
+import { RESOLVER_CANARY, dnsFailure, resolverSanity, type ResolverSanityCache } from './resolver-sanity';
 
 /** One host that takes mail for a domain, with its MX preference (lower is tried first). */
 export interface MailHost {
@@ -14,9 +16,10 @@ export interface MailHost {
  * - `mx`: its MX hosts, by preference;
  * - `implicit`: no MX records, but the domain has an A or AAAA record: it is its own mail host;
  * - `null-mx`: a null MX (`0 .`): the domain says it accepts no mail;
- * - `no-domain`: NXDOMAIN, the domain does not exist;
+ * - `no-domain`: NXDOMAIN from a resolver that can be believed (see `MailDns.route`): the domain does not exist;
  * - `no-mail-host`: neither MX nor A/AAAA records;
- * - `dns-failure`: the resolver could not tell (SERVFAIL, timeout, refused): nothing is known.
+ * - `dns-failure`: the resolver could not tell (SERVFAIL, timeout, refused), or it said NXDOMAIN and cannot be
+ *   believed: nothing is known.
  */
 export type MailRoute =
   | { kind: 'mx' | 'implicit'; hosts: MailHost[] }
@@ -35,6 +38,8 @@ export interface MailDnsOptions {
    */
   timeoutMs?: number;
   tries?: number;
+  /** Where the resolvers' sanity verdicts are kept (default: the process's). */
+  sanity?: ResolverSanityCache;
 }
 
 /** The setting both e-mail network providers read their resolvers from. */
@@ -59,15 +64,18 @@ export function dnsServersOf(settings: Readonly<Record<string, string | undefine
   });
 }
 
-const DNS_ERRORS: Record<string, string> = {
-  ESERVFAIL: 'the DNS server failed (SERVFAIL)',
-  ETIMEOUT: 'no answer from the DNS server (timeout)',
-  EREFUSED: 'the DNS server refused the query (REFUSED)',
-  ECONNREFUSED: 'no DNS server answers at the configured address (connection refused)',
-  EFORMERR: 'the DNS server did not understand the query (FORMERR)',
-  EBADRESP: 'the DNS server sent a malformed answer',
-  ENOTIMP: 'the DNS server does not implement the query (NOTIMP)',
-};
+/**
+ * The `checkReach` of the providers that resolve through `DNS_SERVERS`: whether those resolvers answer as
+ * sane ones do (the canary, `resolverSanity`).
+ */
+export async function resolversReach(
+  settings: Readonly<Record<string, string | undefined>>,
+  signal: AbortSignal,
+): Promise<true | string> {
+  const servers = dnsServersOf(settings);
+  const sanity = await untilAborted(resolverSanity.of(servers), signal);
+  return sanity.trusted || `DNS (${servers?.join(', ') ?? "the system's resolvers"}): ${sanity.detail}`;
+}
 
 /** `ENOTFOUND`: NXDOMAIN. `ENODATA`: the name exists, with no records of that type. */
 type Lookup<T> = { ok: T } | { code: 'ENOTFOUND' | 'ENODATA' } | { failure: string };
@@ -82,17 +90,20 @@ export class MailDns {
 
   constructor(
     private readonly signal: AbortSignal,
-    options: MailDnsOptions,
+    private readonly options: MailDnsOptions,
   ) {
     this.resolver = new Resolver({ timeout: options.timeoutMs ?? 1000, tries: options.tries ?? 2 });
     if (options.servers) this.resolver.setServers(options.servers);
   }
 
-  /** Where mail for `domain` (ASCII, lower-case) goes. */
-  async route(domain: string): Promise<MailRoute> {
+  /**
+   * Where mail for `domain` (ASCII, lower-case) goes. `knownMailProvider`: the domain is on the lists of mail
+   * providers (`addressFacts`' `free_provider`), so it exists.
+   */
+  async route(domain: string, { knownMailProvider = false }: { knownMailProvider?: boolean } = {}): Promise<MailRoute> {
     const mx = await this.query(domain, 'MX', (name) => this.resolver.resolveMx(name));
     if ('failure' in mx) return { kind: 'dns-failure', detail: `MX of ${domain}: ${mx.failure}` };
-    if ('code' in mx && mx.code === 'ENOTFOUND') return { kind: 'no-domain' };
+    if ('code' in mx && mx.code === 'ENOTFOUND') return this.nxdomain(domain, knownMailProvider);
     const records = 'ok' in mx ? mx.ok : [];
     if (records.length > 0) {
       // RFC 7505: a null MX is one record whose exchange is the root; mixed with real ones it is a slip, ignored.
@@ -124,6 +135,27 @@ export class MailDns {
     return failed && 'failure' in failed ? { failure: `addresses of ${host}: ${failed.failure}` } : { addresses: [] };
   }
 
+  /**
+   * An NXDOMAIN for `domain`, believed only from a sane resolver: resolvers behind captive portals, broken
+   * corporate DNS and sandboxes answer NXDOMAIN for every name. Not for a known mail provider's domain, nor
+   * from resolvers that answer NXDOMAIN for the canary (`resolverSanity`): then nothing is known.
+   */
+  private async nxdomain(domain: string, knownMailProvider: boolean): Promise<MailRoute> {
+    const says = `the resolver answers NXDOMAIN for ${domain}`;
+    if (knownMailProvider) {
+      return {
+        kind: 'dns-failure',
+        detail: `${says}, a known mail provider's domain: this resolver cannot be trusted`,
+      };
+    }
+    const sanity = await untilAborted(
+      (this.options.sanity ?? resolverSanity).of(this.options.servers),
+      this.signal,
+      () => this.deadlinePassed('NS', RESOLVER_CANARY),
+    );
+    return sanity.trusted ? { kind: 'no-domain' } : { kind: 'dns-failure', detail: `${says}, and ${sanity.detail}` };
+  }
+
   private async query<T>(name: string, type: string, run: (name: string) => Promise<T>): Promise<Lookup<T>> {
     if (this.signal.aborted) throw this.deadlinePassed(type, name);
     const cancel = (): void => this.resolver.cancel();
@@ -134,7 +166,7 @@ export class MailDns {
       if (this.signal.aborted) throw this.deadlinePassed(type, name, error);
       const code = (error as NodeJS.ErrnoException).code ?? '';
       if (code === 'ENOTFOUND' || code === 'ENODATA') return { code };
-      return { failure: DNS_ERRORS[code] ?? `the DNS query failed (${code || 'unknown error'})` };
+      return { failure: dnsFailure(code) };
     } finally {
       this.signal.removeEventListener('abort', cancel);
     }

@@ -11,18 +11,20 @@ import type { LookupInputByKind, ProviderItemByKind, SourceReport } from '@dossi
 /**
  * The small set of upstream failure codes every provider maps its errors onto at its edge:
  *
- * | code            | upstream situation                                    | outcome        | retried |
- * | --------------- | ----------------------------------------------------- | -------------- | ------- |
- * | `rate_limited`  | 429, quota exhausted, our shared limit reached        | `rate_limited` | no      |
- * | `blocked`       | 403 from a bot filter, WAF or captcha page, login wall | `blocked`      | no      |
- * | `timeout`       | the call's deadline passed                            | `timeout`      | no      |
- * | `unavailable`   | 5xx, connection refused or reset                      | `error`        | yes     |
- * | `malformed`     | an answer not in the vendor's documented format       | `error`        | no      |
- * | `unrecoverable` | credentials refused (401), the key may not use the API | `error`        | no      |
- * | `rejected`      | this request refused (another 4xx), input it cannot take | `error`      | no      |
+ * | code            | upstream situation                                                    | outcome        | retried |
+ * | --------------- | --------------------------------------------------------------------- | -------------- | ------- |
+ * | `rate_limited`  | 429, quota exhausted, our shared limit reached                        | `rate_limited` | no      |
+ * | `blocked`       | 403 from a bot filter, WAF or captcha page, login wall                | `blocked`      | no      |
+ * | `timeout`       | the call's deadline passed; no connection within the connect timeout  | `timeout`      | no      |
+ * | `unresolved`    | its host's name: our resolver could not answer, or lies (see http.ts) | `unknown`      | no      |
+ * | `unavailable`   | 5xx, connection refused or reset                                      | `error`        | yes     |
+ * | `malformed`     | an answer not in the vendor's documented format                       | `error`        | no      |
+ * | `unrecoverable` | credentials refused (401), the key may not use the API                | `error`        | no      |
+ * | `rejected`      | this request refused (another 4xx), input it cannot take              | `error`        | no      |
  *
- * Every code but `rate_limited`, `blocked` and `rejected` counts towards the upstream's circuit breaker:
- * a 429 or a bot wall says the upstream is up, and a request it refuses says nothing about the next one.
+ * Every code but `rate_limited`, `blocked`, `rejected` and `unresolved` counts towards the upstream's circuit
+ * breaker: a 429 or a bot wall says the upstream is up, a request it refuses says nothing about the next one,
+ * and a name this side's DNS could not resolve says nothing about the upstream.
  */
 export const PROVIDER_ERROR_CODES = [
   'rate_limited',
@@ -32,6 +34,7 @@ export const PROVIDER_ERROR_CODES = [
   'malformed',
   'unrecoverable',
   'rejected',
+  'unresolved',
 ] as const;
 export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
 
@@ -61,6 +64,8 @@ export function outcomeOfError(code: ProviderErrorCode): SourceOutcome {
       return 'blocked';
     case 'timeout':
       return 'timeout';
+    case 'unresolved':
+      return 'unknown';
     case 'unavailable':
     case 'malformed':
     case 'unrecoverable':
@@ -166,6 +171,14 @@ export interface Provider<K extends LookupKind = LookupKind> {
   validateSettings?(settings: Readonly<Record<string, string | undefined>>): void;
   /** `true`, or why it is not called for this lookup (reported as `skipped` with that detail). */
   isConfigured(settings: Readonly<Record<string, string | undefined>>): true | string;
+  /**
+   * A quick check, at start-up, that what it calls can be reached: `true`, or why not — for the start-up log
+   * (`providerStatus`), never for a lookup. For the keyless upstreams (`baseUrlReach`) and the resolvers
+   * (`resolversReach`); none for a licensed upstream (a vendor that counts or bills calls is not called
+   * unasked), nor for a provider with nothing to reach (offline, the database) or whose upstream is each
+   * input's own (the username sites).
+   */
+  checkReach?(settings: Readonly<Record<string, string | undefined>>, signal: AbortSignal): Promise<true | string>;
   /** Whether it has anything to do for this input (default: yes). A provider that does not apply is not listed. */
   appliesTo?(input: LookupInputByKind[K]): boolean;
   lookup(kind: K, input: LookupInputByKind[K], ctx: ProviderContext): Promise<ProviderAnswer<K>>;

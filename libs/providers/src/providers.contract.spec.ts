@@ -8,13 +8,16 @@ import {
   type SourceReport,
 } from '@dossier/contracts';
 import {
+  Blackhole,
   FOREIGN_404S,
+  FakeDns,
   FakeUpstream,
   LOOPBACK_PROVIDER_ENV,
   REPO_ROOT,
   refusedUrl,
   type FakeAnswer,
 } from '@dossier/testing';
+import { DEFAULT_CONNECT_TIMEOUT_MS, useUpstreamNetwork } from './http';
 import { API_OUTCOMES, CONTRACT_CASES, type ContractCase, type HttpContract } from './http-contract';
 import { ProviderError, outcomeOfError, unguardedContext, type Provider } from './provider';
 import { PROVIDERS } from './registry';
@@ -187,6 +190,18 @@ const contractFiles = readdirSync(PROVIDERS_DIR, { withFileTypes: true })
 
 const httpProviders = PROVIDERS.filter((p) => p.transport === 'http');
 
+/** The connect timeout of the `unreachable` case: far below its call's deadline (5 s). */
+const UNREACHABLE_CONNECT_MS = 300;
+/** A port that never completes a connection, and a resolver that answers NXDOMAIN for every name. */
+let hole: Blackhole;
+let lying: FakeDns;
+beforeAll(async () => {
+  [hole, lying] = await Promise.all([Blackhole.start(), FakeDns.lying()]);
+});
+afterAll(async () => {
+  await Promise.all([hole?.close(), lying?.close()]);
+});
+
 it('every HTTP provider has a contract (and every contract a registered provider)', async () => {
   const contracts = await Promise.all(contractFiles.map(loadContract));
   expect(contracts.map((c) => c.provider.id).sort()).toEqual(httpProviders.map((p) => p.id).sort());
@@ -232,13 +247,25 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
     if (file) fake.reply(fixture(folder, file));
     if (kase === 'hang') fake.reply({ hang: true });
     if (page) fake.reply(page);
-    const base = kase === 'refused' ? await refusedUrl() : fake.url;
+    const base =
+      {
+        refused: await refusedUrl(),
+        unreachable: hole.url,
+        // The fake, by a name only the lying resolver is asked about.
+        'lying-dns': `http://api.vendor.test:${new URL(fake.url).port}`,
+      }[kase as string] ?? fake.url;
+    useUpstreamNetwork({
+      connectTimeoutMs: kase === 'unreachable' ? UNREACHABLE_CONNECT_MS : DEFAULT_CONNECT_TIMEOUT_MS,
+      dnsServers: kase === 'lying-dns' ? [lying.server] : null,
+    });
     const signal = AbortSignal.timeout(kase === 'hang' ? 300 : 5000);
     const ctx = unguardedContext(signal, contract.settings(base));
+    const started = Date.now();
     try {
       const answer = await contract.provider.lookup(contract.kind, contract.input, ctx);
       const report = answer.reports?.length === 1 ? answer.reports[0]! : undefined;
-      return { outcome: (report?.outcome ?? answer.outcome) as SourceOutcome, answer, report, error: undefined };
+      const outcome = (report?.outcome ?? answer.outcome) as SourceOutcome;
+      return { outcome, answer, report, error: undefined, ms: Date.now() - started };
     } catch (error) {
       expect(error).toBeInstanceOf(ProviderError);
       return {
@@ -246,7 +273,10 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
         answer: undefined,
         report: undefined,
         error: error as ProviderError,
+        ms: Date.now() - started,
       };
+    } finally {
+      useUpstreamNetwork({ connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: null });
     }
   }
 
@@ -254,6 +284,29 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
     const expected = contract.outcomes?.[kase] ?? API_OUTCOMES[kase];
     // Every page a proxy or a wrong base URL may answer (FOREIGN_404S) meets the same expectation.
     for (const page of kase === 'foreign-404' ? FOREIGN_404S : [undefined]) await check(kase, expected, page);
+  });
+
+  it('checks at start-up that its upstream answers (checkReach), without a key, and says why when it does not', async () => {
+    // Licensed upstreams are not called unasked; the username sites are each input's own: nothing to check.
+    if (!contract.provider.checkReach) return;
+    fake.reply({ status: 401, body: '' });
+    fake.requests.length = 0;
+    // Its key, where it takes one, is set: the check must not send it.
+    const keys = contract.provider.configKeys.filter((k) => /_(API_KEY|TOKEN)$/.test(k));
+    const reach = (base: string) =>
+      contract.provider.checkReach!(
+        { ...contract.settings(base), ...Object.fromEntries(keys.map((k) => [k, 'the-secret-key'])) },
+        AbortSignal.timeout(5000),
+      );
+    await expect(reach(fake.url)).resolves.toBe(true);
+    expect(fake.requests.map((r) => r.method)).toEqual(['HEAD']);
+    expect(JSON.stringify(fake.requests)).not.toContain('the-secret-key');
+    useUpstreamNetwork({ connectTimeoutMs: UNREACHABLE_CONNECT_MS, dnsServers: null });
+    try {
+      await expect(reach(hole.url)).resolves.toMatch(/^no connection to 127\.0\.0\.1 within 300 ms/);
+    } finally {
+      useUpstreamNetwork({ connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: null });
+    }
   });
 
   async function check(kase: ContractCase, expected: SourceOutcome, page: FakeAnswer | undefined): Promise<void> {
@@ -267,6 +320,8 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
       contract.checkRequest?.(request);
     }
     if (kase === 'not-found') expect(seen.answer?.items ?? []).toEqual([]);
+    // An upstream that cannot be reached costs the connect timeout, not the call's 5 s.
+    if (kase === 'unreachable') expect(seen.ms).toBeLessThan(UNREACHABLE_CONNECT_MS + 1000);
     // The operator is told where to look: the setting that points the provider at its vendor.
     if (kase === 'foreign-404' && expected === 'error')
       expect(seen.error?.message ?? seen.report?.detail).toMatch(

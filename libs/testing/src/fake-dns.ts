@@ -1,4 +1,5 @@
 import dns2 from 'dns2';
+import { RESOLVER_CANARY } from '@dossier/providers';
 
 const { Packet } = dns2;
 const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
@@ -22,7 +23,9 @@ export type DnsScript = (type: string, asked: number) => DnsName;
 
 /**
  * A DNS server on 127.0.0.1 (UDP) that answers what the test scripts, per name, and records every query.
- * Point `DNS_SERVERS` at `server`.
+ * Point `DNS_SERVERS` at `server`. It answers the resolver canary (`RESOLVER_CANARY`, a name that always
+ * exists) as a sane resolver does, so that its NXDOMAINs are believed; a resolver that lies — NXDOMAIN for
+ * every name — is one started with the canary scripted `nxdomain` (`FakeDns.lying()`).
  */
 export class FakeDns {
   readonly queries: { name: string; type: string }[] = [];
@@ -42,8 +45,14 @@ export class FakeDns {
     if (!port) throw new Error('fake DNS has no port');
     const fake = new FakeDns(dns, `127.0.0.1:${port}`);
     handlers.handle = (request, send) => fake.handle(request, send);
+    fake.set(RESOLVER_CANARY, {});
     for (const [name, answer] of Object.entries(names)) fake.set(name, answer);
     return fake;
+  }
+
+  /** A resolver that answers NXDOMAIN for every name, the canary included (captive portals, broken DNS). */
+  static lying(): Promise<FakeDns> {
+    return FakeDns.start({ [RESOLVER_CANARY]: 'nxdomain' });
   }
 
   /** Scripts how `name` answers from now on: always the same, or query by query. */

@@ -19,3 +19,4 @@ export * from './metrics';
 export * from './webhook-receiver';
 export * from './crash-stack';
 export * from './phones';
+export * from './blackhole';

@@ -80,6 +80,29 @@ describe('emailProvider', () => {
     });
   });
 
+  describe('behind a resolver that answers NXDOMAIN for everything (a captive portal, broken DNS)', () => {
+    let lying: FakeDns;
+    beforeAll(async () => {
+      lying = await FakeDns.lying();
+    });
+    afterAll(async () => {
+      await lying?.close();
+    });
+
+    it.each(['jane.doe@gmail.com', 'grace@gone.example'])('says unknown for %s, never undeliverable', async (email) => {
+      const answer = await lookup({ email }, { DNS_SERVERS: lying.server });
+      const domain = email.split('@')[1]!;
+      const why = `the resolver answers NXDOMAIN for ${domain}`;
+      expect(answer).toMatchObject({ outcome: 'unknown', detail: expect.stringContaining(why) });
+      expect(answer.items).toEqual([
+        expect.objectContaining({
+          deliverability: 'unknown',
+          reason: expect.stringMatching(new RegExp(`^DNS could not tell: ${why}.*: this resolver cannot be trusted$`)),
+        }),
+      ]);
+    });
+  });
+
   it('rejects with a timeout when the deadline has already passed', async () => {
     const passed = new AbortController();
     passed.abort();

@@ -1,7 +1,7 @@
 import { parseEmail } from '@dossier/domain';
 import type { EmailInput } from '@dossier/contracts';
 import { addressFacts, checkedEmailItem } from '../email-checks';
-import { DNS_SERVERS_KEY, MailDns, dnsServersOf } from '../mail-host';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf, resolversReach } from '../mail-host';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
 const ID = 'email';
@@ -12,8 +12,10 @@ const ID = 'email';
  * and where DNS sends its mail (MX through `DNS_SERVERS`, the A/AAAA fallback, a null MX). Always on.
  *
  * `found` once it could judge — a malformed address and a domain without mail host included (both are
- * `undeliverable`); `unknown` when DNS could not answer (SERVFAIL, timeout, refused): the item still
- * carries the list facts, and says `unknown` rather than guess `undeliverable`.
+ * `undeliverable`); `unknown` when DNS could not answer (SERVFAIL, timeout, refused), or answered NXDOMAIN
+ * and cannot be believed (a known mail provider's domain, or resolvers that NXDOMAIN a name that must
+ * exist: `MailDns.route`): the item still carries the list facts, and says `unknown` rather than guess
+ * `undeliverable`.
  */
 export const emailProvider: Provider<'email'> = {
   id: ID,
@@ -34,6 +36,7 @@ export const emailProvider: Provider<'email'> = {
     dnsServersOf(settings);
   },
   isConfigured: () => true,
+  checkReach: resolversReach,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
     if (ctx.signal.aborted) throw new ProviderError('timeout', `${ID}: the lookup deadline passed`);
@@ -43,7 +46,7 @@ export const emailProvider: Provider<'email'> = {
       return { outcome: 'found', items: [checkedEmailItem(input.email, ID, { parsed, facts })] };
     }
     const dns = new MailDns(ctx.signal, { servers: dnsServersOf(ctx.settings) });
-    const route = await dns.route(parsed.domain);
+    const route = await dns.route(parsed.domain, { knownMailProvider: facts.free_provider });
     const item = checkedEmailItem(input.email, ID, { parsed, facts, route });
     if (route.kind === 'dns-failure') return { outcome: 'unknown', items: [item], detail: route.detail };
     return { outcome: 'found', items: [item] };

@@ -8,7 +8,7 @@ import {
   statusOf,
   type RegistryCompany,
 } from '../company-item';
-import { baseUrlOf, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
+import { baseUrlOf, baseUrlReach, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'gleif';
@@ -92,6 +92,7 @@ export const gleifProvider: Provider<'company'> = {
     checkSwitch(settings, 'GLEIF_ENABLED');
   },
   isConfigured: (settings) => settings['GLEIF_ENABLED'] !== 'false' || 'disabled (GLEIF_ENABLED=false)',
+  checkReach: baseUrlReach(ID, DEFAULT_BASE_URL),
   appliesTo: hasNameOrNumber,
 
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {

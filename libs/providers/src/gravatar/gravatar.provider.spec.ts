@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
-import { ProviderError, unguardedContext } from '../provider';
+import { FakeDns, FakeUpstream, REPO_ROOT, type FakeAnswer } from '@dossier/testing';
+import { DEFAULT_CONNECT_TIMEOUT_MS, useUpstreamNetwork } from '../http';
+import { ProviderError, reportOfFailure, unguardedContext } from '../provider';
 import { gravatarProvider } from './gravatar.provider';
 
 const fixture = (file: string) =>
@@ -38,6 +39,33 @@ describe('gravatarProvider', () => {
     expect((error as ProviderError).retryAfterMs).toBeGreaterThan(100_000);
     expect((error as ProviderError).retryAfterMs).toBeLessThanOrEqual(120_000);
     expect((error as ProviderError).message).toMatch(/^gravatar: rate limited \(429, retry after 1[12]\ds\)$/);
+  });
+
+  it('is unknown, not an error, when a resolver that lies says the Gravatar host does not exist', async () => {
+    const lying = await FakeDns.lying();
+    useUpstreamNetwork({ connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: [lying.server] });
+    try {
+      const error = await gravatarProvider
+        .lookup('email', { email: 'jane.doe@gmail.com' }, unguardedContext(AbortSignal.timeout(5000), {}))
+        .catch((e: unknown) => e);
+      expect(reportOfFailure('gravatar', error, 3)).toEqual({
+        provider: 'gravatar',
+        outcome: 'unknown',
+        took_ms: 3,
+        detail:
+          'gravatar: the resolver answers NXDOMAIN for api.gravatar.com, and it answers NXDOMAIN for com, a top-level domain that always exists: this resolver cannot be trusted',
+      });
+    } finally {
+      useUpstreamNetwork({ connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, dnsServers: null });
+      await lying.close();
+    }
+  });
+
+  it('checks at start-up that its API answers (checkReach)', async () => {
+    fake.reply({ status: 405, body: '' });
+    await expect(
+      gravatarProvider.checkReach?.({ GRAVATAR_BASE_URL: fake.url }, AbortSignal.timeout(5000)),
+    ).resolves.toBe(true);
   });
 
   it('reads a Retry-After where one is sent', async () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { EmailInput, EmailResultItem } from '@dossier/contracts';
 import { parseEmail } from '@dossier/domain';
 import { emailItem, hasValidSyntax } from '../email-item';
-import { baseUrlOf, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
+import { baseUrlOf, baseUrlReach, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'gravatar';
@@ -61,6 +61,7 @@ export const gravatarProvider: Provider<'email'> = {
     checkSwitch(settings, 'GRAVATAR_ENABLED');
   },
   isConfigured: (settings) => settings['GRAVATAR_ENABLED'] !== 'false' || 'disabled (GRAVATAR_ENABLED=false)',
+  checkReach: baseUrlReach(ID, DEFAULT_BASE_URL),
   appliesTo: hasValidSyntax,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {

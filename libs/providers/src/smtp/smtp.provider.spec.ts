@@ -79,6 +79,20 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     });
   });
 
+  it('says unknown behind a resolver that answers NXDOMAIN for everything, never not_found', async () => {
+    const lying = await FakeDns.lying();
+    try {
+      const answer = await lookup({ email: 'grace@gone.example' }, { DNS_SERVERS: lying.server });
+      expect(answer).toMatchObject({
+        outcome: 'unknown',
+        detail: expect.stringMatching(/^the resolver answers NXDOMAIN for gone\.example, and .*cannot be trusted$/),
+      });
+      expect(answer.items).toEqual([expect.objectContaining({ deliverability: 'unknown' })]);
+    } finally {
+      await lying.close();
+    }
+  });
+
   it('probes with EHLO, MAIL FROM, RCPT TO the address and a made-up one, then QUIT — never DATA', async () => {
     smtp.script = { rcpt: { 'grace@probe.example': 'accept' } };
     await lookup({ email: 'grace@probe.example' });

@@ -3,7 +3,7 @@ import { parseEmail } from '@dossier/domain';
 import type { EmailInput } from '@dossier/contracts';
 import { addressFacts, checkedEmailItem } from '../email-checks';
 import { hasValidSyntax } from '../email-item';
-import { DNS_SERVERS_KEY, MailDns, dnsServersOf } from '../mail-host';
+import { DNS_SERVERS_KEY, MailDns, dnsServersOf, resolversReach } from '../mail-host';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { probeMailbox, type ProbeOptions } from './mailbox-probe';
 
@@ -85,6 +85,7 @@ export const smtpProvider: Provider<'email'> = {
     dnsServersOf(settings);
   },
   isConfigured: (settings) => settings['SMTP_PROBE'] === 'true' || 'off: the mailbox probe is opt-in (SMTP_PROBE=true)',
+  checkReach: resolversReach,
   appliesTo: hasValidSyntax,
 
   async lookup(_kind, input: EmailInput, ctx: ProviderContext): Promise<ProviderAnswer<'email'>> {
@@ -93,8 +94,8 @@ export const smtpProvider: Provider<'email'> = {
     const parsed = parseEmail(input.email);
     if (!parsed.syntaxValid || parsed.domain === null) return { outcome: 'not_found', items: [] };
     const dns = new MailDns(ctx.signal, { servers: dnsServersOf(ctx.settings) });
-    const route = await dns.route(parsed.domain);
     const facts = addressFacts(parsed);
+    const route = await dns.route(parsed.domain, { knownMailProvider: facts.free_provider });
     if (route.kind === 'dns-failure') {
       return {
         outcome: 'unknown',

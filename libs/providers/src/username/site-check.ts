@@ -1,14 +1,16 @@
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { isRefusedAddress, systemResolve, type ResolveHost } from '@dossier/contracts';
 import { Agent } from 'undici';
 import {
   CHALLENGE_HEAD_BYTES,
+  connectLookup,
   looksLikeChallenge,
   MAX_BODY_BYTES,
   rateLimited,
   redirected,
   redirectOf,
   request,
+  upstreamConnector,
   type BodyAllowance,
   type UpstreamRequest,
   without,
@@ -281,29 +283,17 @@ interface GuardedDispatcher {
  * A dispatcher for one request to a redirected host, whose connections resolve the name once, through
  * `resolve`, and fail when any address it resolves to is refused (`isRefusedAddress`); else connect to
  * those of the family asked. The request's error may reach the caller as another realm's, or as text
- * only (fetch wraps what it does not know as an Error), so the refusal is told apart by `refused()`.
+ * only (fetch wraps what it does not know as an Error), so the refusal is told apart by `refused()`. Its
+ * connections have the upstream connect timeout (`upstreamConnector`), as every upstream call's.
  */
 function guardedDispatcher(resolve: ResolveHost): GuardedDispatcher {
   let refused = false;
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    const done = callback as (error: Error | null, address?: unknown, family?: number) => void;
-    resolve(hostname).then(
-      (found) => {
-        if (found.some((a) => isRefusedAddress(a.address))) {
-          refused = true;
-          return done(new Error(`${hostname} resolves to a loopback, private, link-local or metadata address`));
-        }
-        const family = options.family === 4 || options.family === 6 ? options.family : 0;
-        const usable = found.filter((a) => family === 0 || a.family === family);
-        const first = usable[0];
-        if (!first) return done(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
-        if (options.all) return done(null, usable);
-        return done(null, first.address, first.family);
-      },
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-    );
-  };
-  return { dispatcher: new Agent({ connect: { lookup } }), refused: () => refused };
+  const lookup = connectLookup(resolve, (hostname, found) => {
+    if (!found.some((a) => isRefusedAddress(a.address))) return null;
+    refused = true;
+    return new Error(`${hostname} resolves to a loopback, private, link-local or metadata address`);
+  });
+  return { dispatcher: new Agent({ connect: upstreamConnector(lookup) }), refused: () => refused };
 }
 
 /**

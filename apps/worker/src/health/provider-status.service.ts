@@ -1,0 +1,84 @@
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { RedisClient, WorkerConfig } from '@dossier/config';
+import {
+  PROVIDER_REPORT_REFRESH_MS,
+  PROVIDER_REPORT_TTL_MS,
+  describeStatus,
+  providerReportKey,
+  statusOf,
+  type ProviderReport,
+} from '@dossier/contracts';
+import { PROVIDERS, providerStatus, providersFor } from '@dossier/providers';
+import { PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from '../infra/tokens';
+
+/** What a reachability check may take past the connection: the upstream's first answer (any status). */
+const ANSWER_MS = 2000;
+
+/**
+ * Says, once at start, which providers of this worker's lookup kinds are on, off (not configured: the setting
+ * that turns each on) and unreachable (on, but its upstream failed a quick check: `Provider.checkReach`) —
+ * one log line, structured (`providers`) and in words. The checks run in the background: the worker is ready
+ * and takes jobs meanwhile; the line comes once they are done, within UPSTREAM_CONNECT_TIMEOUT_MS and an
+ * answer's wait. The same, per lookup kind, goes to Redis (`providerReportKey`) for the gateways' start-up
+ * log, written again while the worker runs so that only running workers' reports are there.
+ */
+@Injectable()
+export class ProviderStatusService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('providers');
+  private timer?: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(PROVIDER_SETTINGS) private readonly settings: Readonly<Record<string, string | undefined>>,
+    @Inject(REDIS) private readonly redis: RedisClient,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    void this.check().catch((err: unknown) => this.logger.warn(`could not check the providers: ${String(err)}`));
+  }
+
+  onApplicationShutdown(): void {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private async check(): Promise<void> {
+    const served = new Set(this.config.kinds.flatMap((kind) => providersFor(kind, PROVIDERS)));
+    const providers = PROVIDERS.filter((p) => served.has(p));
+    const status = await providerStatus(
+      providers,
+      this.settings,
+      this.config.upstreamNetwork.connectTimeoutMs + ANSWER_MS,
+    );
+    if (this.closing) return;
+    this.logger.log({ msg: `providers ${describeStatus(status)}`, providers: status });
+    const checkedAt = new Date().toISOString();
+    const worker = `${hostname()}/${process.pid}`;
+    const reports = this.config.kinds.map((kind) => {
+      const report: ProviderReport = {
+        v: 1,
+        checked_at: checkedAt,
+        worker,
+        ...statusOf(
+          status,
+          providersFor(kind, PROVIDERS).map((p) => p.id),
+        ),
+      };
+      return { key: providerReportKey(this.config.queuePrefix, kind), value: JSON.stringify(report) };
+    });
+    await this.publish(reports);
+    this.timer = setInterval(() => void this.publish(reports), PROVIDER_REPORT_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  /** Best effort: a report Redis did not take is written again at the next refresh. */
+  private async publish(reports: { key: string; value: string }[]): Promise<void> {
+    try {
+      await Promise.all(reports.map(({ key, value }) => this.redis.set(key, value, 'PX', PROVIDER_REPORT_TTL_MS)));
+    } catch (err) {
+      this.logger.debug(`could not report the providers' status: ${String(err)}`);
+    }
+  }
+}
