@@ -18,6 +18,7 @@ import type { SourceReport } from '@dossier/contracts';
 @Check('searches_kind_check', "kind IN ('person', 'company', 'email', 'phone')")
 @Check('searches_status_check', "status IN ('pending', 'succeeded', 'failed')")
 @Check('searches_cost_check', 'cost >= 0')
+@Check('searches_result_total_check', 'result_total >= 0')
 export class SearchEntity {
   @PrimaryColumn({ type: 'text' })
   id!: string;
@@ -51,6 +52,10 @@ export class SearchEntity {
   /** How many results it settled with (null while pending or when failed); kept when `results` is purged. */
   @Column({ type: 'integer', name: 'result_count', nullable: true })
   resultCount!: number | null;
+
+  /** Person searches: how many items passed `min_score` before `limit` cut them (ADR 0047); else null. */
+  @Column({ type: 'integer', name: 'result_total', nullable: true })
+  resultTotal!: number | null;
 
   @Column({ type: 'json', nullable: true })
   sources!: SourceReport[] | null;
