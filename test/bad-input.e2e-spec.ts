@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { Api, Stack, ledgerState, sql, type LedgerState } from '@dossier/testing';
+import { Api, Stack, ledgerState, settled, sql, waitFor, type LedgerState } from '@dossier/testing';
 
 type ErrorBody = { status: string; error: { code: string; details?: { field: string; issue: string }[] } };
 
@@ -320,9 +320,6 @@ describe('errors the router and the HTTP parser raise themselves leave as the en
       'headers over the limit': `GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
       'a control character in a header': 'GET /v1/account HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n',
       'no HTTP at all': 'HELLO\r\n\r\n',
-      'Content-Length shorter than the body':
-        'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n' +
-        '{"email":"a@example.com","password":"correct horse battery"}',
     };
     for (const [label, bytes] of Object.entries(cases)) {
       const answers = await sendRaw(bytes);
@@ -332,6 +329,17 @@ describe('errors the router and the HTTP parser raise themselves leave as the en
       expect([label, last!.headers['connection']]).toEqual([label, 'close']);
       expect([label, last!.headers['content-type']]).toEqual([label, 'application/json; charset=utf-8']);
     }
+  });
+
+  it('a Content-Length shorter than the body: its request is answered (invalid_json, closing), the rest is not', async () => {
+    const answers = await sendRaw(
+      'POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n' +
+        '{"email":"a@example.com","password":"correct horse battery"}',
+    );
+    // The 400 for the bytes after it would follow an answer that announced the close: it is not sent.
+    expect(answers).toHaveLength(1);
+    rawEnvelope(answers[0]!, 400, 'invalid_json');
+    expect(answers[0]!.headers['connection']).toBe('close');
   });
 });
 
@@ -401,5 +409,99 @@ describe('HTTP receive timeouts', () => {
     const res = await api.post('/v1/verify/phone', { phone: '+14155552671' }, { key, headers: { prefer: 'wait=3' } });
     expect(res.status).toBe(202);
     expect(res.body['status']).toBe('pending');
+  });
+});
+
+describe('a lookup pipelined ahead of a request Node cannot parse is answered before the 400 that closes the connection', () => {
+  const SIGNUP = 10;
+  const PHONE_BODY = JSON.stringify({ phone: '+1 650 253 0000' });
+  let stack: Stack;
+  let port: number;
+  let api: Api;
+
+  beforeAll(async () => {
+    // Each job held 500 ms before it settles: the malformed request is read while the lookup is under way.
+    stack = await Stack.start({
+      label: 'pipelined',
+      env: { SIGNUP_CREDITS: String(SIGNUP) },
+      workerEnv: { LOOKUP_QUEUES: 'phone', WORKER_TEST_HOLD: 'before:500' },
+    });
+    port = Number(new URL(stack.baseUrl).port);
+    api = new Api(stack.baseUrl);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const lookup = (key: string, headers = '') =>
+    `POST /v1/verify/phone HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n${headers}` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(PHONE_BODY)}\r\n\r\n${PHONE_BODY}`;
+  const GARBAGE = 'GARBAGE\r\n\r\n';
+
+  /** Writes each chunk in turn, `gapMs` apart, on one connection; the answers until the server closed it. */
+  const pipeline = async (chunks: string[], gapMs = 0): Promise<RawAnswer[]> => {
+    const socket = connect(port, '127.0.0.1');
+    const closed = untilClosed(socket, 20_000);
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0 && gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+      socket.write(chunk);
+    }
+    return rawAnswers(await closed);
+  };
+
+  /** A charged phone answer; `remaining`, the balance it reports (one of these, for lookups that run together). */
+  const expectPhoneAnswer = (a: RawAnswer | undefined, ...remaining: number[]) => {
+    expect(a).toMatchObject({
+      status: 200,
+      headers: { 'x-credits-spent': '1' },
+      body: { status: 'success', results: [{ e164: '+16502530000' }] },
+    });
+    const body = a!.body as { credits_remaining: number };
+    expect(remaining).toContain(body.credits_remaining);
+    expect(a!.headers['x-credits-remaining']).toBe(String(body.credits_remaining));
+  };
+  const expectClosingError = (a: RawAnswer | undefined) => {
+    rawEnvelope(a!, 400, 'validation_error');
+    expect(a!.headers['connection']).toBe('close');
+  };
+
+  it('in the same packet: the lookup answer, then the 400 — charged once', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const answers = await pipeline([lookup(key) + GARBAGE]);
+    expect(answers.map((a) => a.status)).toEqual([200, 400]);
+    expectPhoneAnswer(answers[0], SIGNUP - 1);
+    expectClosingError(answers[1]);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('sent while the lookup waits, and behind two lookups: every answer in order, then the 400', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const late = await pipeline([lookup(key), GARBAGE], 200);
+    expect(late.map((a) => a.status)).toEqual([200, 400]);
+    expectPhoneAnswer(late[0], SIGNUP - 1);
+    expectClosingError(late[1]);
+
+    const two = await pipeline([lookup(key) + lookup(key) + GARBAGE]);
+    expect(two.map((a) => a.status)).toEqual([200, 200, 400]);
+    // Both reserved before either settles, most likely: the first may report the second's reservation too.
+    expectPhoneAnswer(two[0], SIGNUP - 2, SIGNUP - 3);
+    expectPhoneAnswer(two[1], SIGNUP - 3);
+    expectClosingError(two[2]);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 3, { reserves: 3, captures: 3, releases: 0 }));
+  });
+
+  it('an asynchronous lookup is answered 202 before the 400, and its search goes on', async () => {
+    const { key, accountId } = await api.register(SIGNUP);
+    const answers = await pipeline([lookup(key, 'Prefer: respond-async\r\n') + GARBAGE]);
+    expect(answers.map((a) => a.status)).toEqual([202, 400]);
+    expectClosingError(answers[1]);
+    const id = (answers[0]!.body as { search_id: string }).search_id;
+    const done = await waitFor(
+      () => api.get<{ status: string; credits_remaining: number }>(`/v1/searches/${id}`, { key }),
+      (r) => r.status !== 202,
+      { timeoutMs: 20_000, what: `search ${id} to finish` },
+    );
+    expect(done.body).toMatchObject({ status: 'success', credits_remaining: SIGNUP - 1 });
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
   });
 });

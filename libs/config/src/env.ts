@@ -483,13 +483,19 @@ const workerSchema = z.object({
     ),
   /** A search still pending this long with no live job is failed and its reservation released. */
   RECONCILE_AFTER_S: int(5, 86_400)
-    .default(300)
+    .default(30)
     .describe(
-      'a search still `pending` this long with no live job is failed and its credits released; a batch this ' +
-        'old whose searches have all settled is completed (and `batch.completed` sent) if nothing completed ' +
-        'it',
+      'how old a pending search must be before the reconciler checks its job (the time a gateway may take ' +
+        'between reserving a search and queueing its job). One older whose job is gone — never queued, removed ' +
+        'on the Bull board, lost with Redis data, failed for good — is failed and its credits released; one ' +
+        'whose job exists (waiting, delayed, running) is left alone at any age. A lost search is so released ' +
+        'at the latest RECONCILE_AFTER_S + RECONCILE_INTERVAL_MS after its reservation or RECONCILE_INTERVAL_MS ' +
+        "after its job's loss, whichever is later (45 s and 15 s by default). A batch this old whose searches " +
+        'have all settled is completed if nothing completed it',
     ),
-  RECONCILE_INTERVAL_MS: int(100, 3_600_000).default(60_000).describe('how often each worker runs that reconciliation'),
+  RECONCILE_INTERVAL_MS: int(100, 3_600_000)
+    .default(15_000)
+    .describe('how often each worker runs the reconciler (see `RECONCILE_AFTER_S`)'),
   /** Consecutive failures that open an upstream's circuit breaker; how long it stays open before a probe. */
   PROVIDER_BREAKER_THRESHOLD: int(1, 1000)
     .default(5)

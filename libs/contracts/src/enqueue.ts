@@ -74,3 +74,37 @@ export async function withdrawLookup(
 ): Promise<'removed' | 'running'> {
   return (await queues[kind].remove(searchId)) === 1 ? 'removed' : 'running';
 }
+
+/** Why a lookup's job will not settle its search: `missing`, there is no such job; `failed`, it failed for good. */
+export type GoneJob = 'missing' | 'failed';
+
+/**
+ * Which of these searches of one kind have no live lookup job (the job id is the search id): `missing`, no
+ * job under that id — never queued, removed (on the Bull board, by retention), or lost with Redis's data —
+ * or `failed`, failed for good. A job that exists in any other state — waiting behind a backlog, delayed for
+ * a retry, running however long, finished — is alive: its search is left out. Existence, not age: two O(1)
+ * or O(log n) commands per search (a field of the job's hash, the failed set), sent together, so a page of
+ * searches costs about one round trip. Throws when Redis cannot be asked.
+ */
+export async function goneLookupJobs(
+  queues: LookupQueues,
+  kind: LookupKind,
+  searchIds: readonly string[],
+): Promise<Map<string, GoneJob>> {
+  const queue = queues[kind];
+  const client = await queue.getBackend().client;
+  const failedSet = queue.toKey('failed');
+  const states = await Promise.all(
+    searchIds.map(async (id): Promise<GoneJob | null> => {
+      // Every job hash has its `timestamp`, set when the job is added.
+      const [exists, failedAt] = await Promise.all([
+        client.hexists(queue.toKey(id), 'timestamp'),
+        client.zscore(failedSet, id),
+      ]);
+      return exists === 0 ? 'missing' : failedAt !== null ? 'failed' : null;
+    }),
+  );
+  const gone = new Map<string, GoneJob>();
+  for (const [i, state] of states.entries()) if (state) gone.set(searchIds[i]!, state);
+  return gone;
+}

@@ -127,6 +127,12 @@ export interface MailboxProbe {
   /** `accepted` 250; `rejected` 550/551/553 (no such mailbox); `full` 552; `catch-all` a random address accepted too. */
   result: 'accepted' | 'rejected' | 'full' | 'catch-all' | 'inconclusive';
   reason: string;
+  /**
+   * `inconclusive` because a mail server did not answer in time (a connection or a session past its
+   * deadline): the probe's source reports `timeout`, not `unknown`. The address's deliverability is `unknown`
+   * either way.
+   */
+  timedOut?: true;
 }
 
 export interface Verdict {

@@ -74,11 +74,15 @@ export function outcomeOfError(code: ProviderErrorCode): SourceOutcome {
   }
 }
 
-/** What a provider call produced. `unknown`: it answered but could not tell (e.g. SMTP greylisting). */
+/**
+ * What a provider call produced. `unknown`: it answered but could not tell (e.g. SMTP greylisting).
+ * `timeout`: an upstream of its own did not answer in time, and its items say what is known without that
+ * answer (the SMTP probe's item, deliverability `unknown`); a call cut by its own deadline throws instead.
+ */
 export interface ProviderAnswer<K extends LookupKind> {
-  outcome: Extract<SourceOutcome, 'found' | 'not_found' | 'unknown'>;
+  outcome: Extract<SourceOutcome, 'found' | 'not_found' | 'unknown' | 'timeout'>;
   items: ProviderItemByKind[K][];
-  /** A short reason, for `unknown` (e.g. "greylisted: 451 from mx.example.com"). */
+  /** A short reason, for `unknown` and `timeout` (e.g. "greylisted: 451 from mx.example.com"). */
   detail?: string;
   /**
    * For a provider that checks several upstreams itself (username presence: one per site): one report

@@ -1,4 +1,4 @@
-import { STATUS_CODES, maxHeaderSize } from 'node:http';
+import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { DomainError, newId } from '@dossier/domain';
@@ -42,22 +42,53 @@ export function rawErrorAnswer(error: DomainError, requestId: string): string {
   );
 }
 
+/** Node's own fields on a server socket: the answer being written on it, and the request its parser reads. */
+interface ServerSocket extends Socket {
+  _httpMessage?: ServerResponse | null;
+  parser?: { incoming?: IncomingMessage | null } | null;
+}
+
+/** Connections whose error answer is decided: a second error on one (more bytes after the first) changes nothing. */
+const closing = new WeakSet<Socket>();
+
 /**
  * Fastify's `clientErrorHandler`, in place of its default (which answers in a JSON shape of its own and
- * without a request id): the envelope with a fresh request id, then the connection is closed. Nothing is
- * written once an answer to an earlier request on the connection has begun (Node's own rule), as bytes
- * appended to it would corrupt that answer.
+ * without a request id): the envelope with a fresh request id, then the connection is closed.
+ *
+ * Requests read whole before the error (pipelined on a kept-alive connection: a lookup, then bytes that are
+ * not HTTP) are answered first, in order, as they finish — the lookup's answer, then the error's — and only
+ * then is the connection closed. Closing it at once (as Node's default does when no answer has begun) would
+ * lose the answer of a lookup already accepted and charged, and put the error's answer in its place. A
+ * request cut off mid-body by the error is answered by the error itself: its handler waits for a body that
+ * will not come. Bytes that arrive meanwhile are read and dropped (the parser reports each as this error
+ * again).
  */
 export function clientErrorHandler(log: FastifyBaseLogger): (err: Error & { code?: string }, socket: Socket) => void {
-  return (err, socket) => {
+  return (err, raw) => {
+    const socket = raw as ServerSocket;
     // A reset connection, or one already gone: there is nobody to answer.
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (err.code === 'ECONNRESET' || socket.destroyed || closing.has(socket)) return;
+    closing.add(socket);
     const requestId = newId.request();
     log.debug({ request_id: requestId, code: err.code }, 'client error');
-    // Node's own field for the answer being written on this socket (the one its default handler checks).
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (socket.writable && !inFlight?.headersSent)
-      socket.write(rawErrorAnswer(clientErrorOf(err.code ?? ''), requestId));
-    socket.destroy(err);
+    const incoming = socket.parser?.incoming;
+    const cutOff = incoming && !incoming.complete ? incoming : null;
+    afterOwedAnswers(socket, cutOff, () => {
+      if (socket.writable) socket.end(rawErrorAnswer(clientErrorOf(err.code ?? ''), requestId));
+      // Closed once the answer is flushed (at once when nothing is left to write).
+      socket.destroySoon();
+    });
   };
+}
+
+/**
+ * Calls `then` once every answer owed on `socket` before the error is written: each answer in turn (Node
+ * puts the next on the socket as one finishes), up to that of `cutOff` unless it has begun (bytes appended to
+ * an answer under way would corrupt it).
+ */
+function afterOwedAnswers(socket: ServerSocket, cutOff: IncomingMessage | null, then: () => void): void {
+  const answer = socket._httpMessage;
+  if (!answer || (answer.req === cutOff && !answer.headersSent)) return then();
+  // Node's own 'finish' listener, added first, has put the next answer on the socket by the time this runs.
+  answer.once('finish', () => afterOwedAnswers(socket, cutOff, then));
 }

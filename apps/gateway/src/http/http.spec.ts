@@ -6,8 +6,9 @@ import { issuesToDetails, parseBody, unstorableText } from './validation';
 import { toDomainError } from './error-envelope';
 import { requestIdFor } from './request-id';
 import { clientErrorHandler, clientErrorOf, rawErrorAnswer } from './client-error';
-import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { errorCodes, type FastifyBaseLogger } from 'fastify';
 
 describe('parsePrefer', () => {
@@ -265,38 +266,126 @@ describe('client errors (Node refused the request before Fastify saw one)', () =
   describe('the handler', () => {
     const log = { debug: () => undefined } as unknown as FastifyBaseLogger;
     const handle = clientErrorHandler(log);
-    const socket = (state: { destroyed?: boolean; writable?: boolean; inFlight?: { headersSent: boolean } } = {}) => {
+    const socket = (state: { destroyed?: boolean } = {}) => {
       const written: string[] = [];
       let destroyed = state.destroyed ?? false;
       const fake = {
         get destroyed() {
           return destroyed;
         },
-        writable: state.writable ?? true,
-        _httpMessage: state.inFlight ?? null,
+        writable: true,
         write: (chunk: string) => written.push(chunk),
+        end: (chunk: string) => written.push(chunk),
         destroy: () => (destroyed = true),
+        destroySoon: () => (destroyed = true),
       };
       return { fake: fake as unknown as Socket, written, isDestroyed: () => destroyed };
     };
     const err = (code: string) => Object.assign(new Error(code), { code });
 
-    it('answers with a fresh request id and closes the connection', () => {
-      const s = socket();
-      handle(err('HPE_INVALID_METHOD'), s.fake);
-      expect(s.written).toHaveLength(1);
-      expect(s.written[0]).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nX-Request-Id: req_[0-9A-Za-z]{20}\r\n/);
-      expect(s.isDestroyed()).toBe(true);
+    /**
+     * A Node HTTP server with the handler, whose routes answer after `?ms=` milliseconds (`/stream` writes
+     * its headers at once and its body after the wait; `/close` answers `Connection: close`), and that
+     * reads request bodies whole before answering, as Fastify does.
+     */
+    let server: Server;
+    let port: number;
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const ms = Number(url.searchParams.get('ms') ?? 0);
+        req.resume();
+        req.on('end', () => {
+          if (url.pathname === '/stream') {
+            res.writeHead(200, { 'content-length': '4' });
+            res.write('st');
+            setTimeout(() => res.end('ok'), ms);
+            return;
+          }
+          setTimeout(() => {
+            const body = `${req.method} ${url.pathname}`;
+            const close = url.pathname === '/close' ? { connection: 'close' } : {};
+            res.writeHead(200, { 'content-length': String(Buffer.byteLength(body)), ...close });
+            res.end(body);
+          }, ms);
+        });
+      });
+      server.on('clientError', handle);
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      port = (server.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      server.close();
+      await once(server, 'close');
     });
 
-    it('writes nothing into an answer already under way, but still closes', () => {
-      const s = socket({ inFlight: { headersSent: true } });
-      handle(err('HPE_INVALID_METHOD'), s.fake);
-      expect(s.written).toEqual([]);
-      expect(s.isDestroyed()).toBe(true);
-      const notYet = socket({ inFlight: { headersSent: false } });
-      handle(err('HPE_INVALID_METHOD'), notYet.fake);
-      expect(notYet.written).toHaveLength(1);
+    /** Sends `bytes` on a fresh connection; the answers' status lines and bodies until the server closed it. */
+    const exchange = async (bytes: string): Promise<string> => {
+      const client = connect(port, '127.0.0.1');
+      let received = '';
+      client.on('data', (d: Buffer) => (received += d.toString('utf8')));
+      client.on('error', () => undefined);
+      client.write(bytes);
+      await once(client, 'close');
+      return received;
+    };
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const GARBAGE = 'GARBAGE\r\n\r\n';
+    /** Each answer as `<status> <body>`, in order; an error envelope's body as its code. */
+    const summary = (received: string): string[] => {
+      const answers: string[] = [];
+      let rest = received;
+      while (rest !== '') {
+        const end = rest.indexOf('\r\n\r\n');
+        const head = rest.slice(0, end);
+        const length = Number(/^content-length: (\d+)$/im.exec(head)?.[1]);
+        const body = rest.slice(end + 4, end + 4 + length);
+        const code = body.startsWith('{') ? (JSON.parse(body) as { error: { code: string } }).error.code : body;
+        answers.push(`${head.slice(9, 12)} ${code}`);
+        rest = rest.slice(end + 4 + length);
+      }
+      return answers;
+    };
+
+    it('answers a request not HTTP with a fresh request id, then closes the connection', async () => {
+      const received = await exchange(GARBAGE);
+      expect(received).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nX-Request-Id: req_[0-9A-Za-z]{20}\r\n/);
+      expect(summary(received)).toEqual(['400 validation_error']);
+    });
+
+    it('answers the requests read whole before the error first, in order, however long they take', async () => {
+      expect(summary(await exchange(get('/a?ms=300') + GARBAGE))).toEqual(['200 GET /a', '400 validation_error']);
+      expect(summary(await exchange(get('/a?ms=300') + get('/b') + get('/c?ms=100') + GARBAGE))).toEqual([
+        '200 GET /a',
+        '200 GET /b',
+        '200 GET /c',
+        '400 validation_error',
+      ]);
+      // the error comes in a packet of its own, while the answer is awaited
+      const client = connect(port, '127.0.0.1');
+      let received = '';
+      client.on('data', (d: Buffer) => (received += d.toString('utf8')));
+      client.write(get('/a?ms=300'));
+      await new Promise((r) => setTimeout(r, 100));
+      client.write(GARBAGE);
+      client.write(GARBAGE); // more after the error: read and dropped
+      await once(client, 'close');
+      expect(summary(received)).toEqual(['200 GET /a', '400 validation_error']);
+    });
+
+    it('appends nothing inside an answer under way: the error follows its end', async () => {
+      expect(summary(await exchange(get('/stream?ms=200') + GARBAGE))).toEqual(['200 stok', '400 validation_error']);
+    });
+
+    it('adds nothing after an answer that closes the connection', async () => {
+      expect(summary(await exchange(get('/close?ms=100') + GARBAGE))).toEqual(['200 GET /close']);
+    });
+
+    it('answers a request cut off mid-body by the error at once: its handler waits for a body that will not come', async () => {
+      const cut = 'POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n';
+      expect(summary(await exchange(get('/b?ms=200') + cut))).toEqual(['200 GET /b', '400 validation_error']);
+      expect(summary(await exchange(cut))).toEqual(['400 validation_error']);
     });
 
     it('leaves a reset or already closed connection alone', () => {

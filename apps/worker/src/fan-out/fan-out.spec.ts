@@ -216,15 +216,18 @@ describe('FanOut', () => {
 
   it('charges only when a source found something: nothing found, or nothing known, is free', async () => {
     const { fan } = fanOut();
-    const unknown = provider('unsure', () =>
-      Promise.resolve({ outcome: 'unknown', items: [person('u', 0.1)], detail: 'greylisted' }),
-    );
-    const none = await fan.run('person', { name: 'x' }, [unknown], null);
-    expect(none.items).toHaveLength(1);
-    expect(none.sources).toEqual([
-      { provider: 'unsure', outcome: 'unknown', took_ms: expect.any(Number), detail: 'greylisted' },
-    ]);
-    expect(none.charge).toBe(false);
+    // `unknown`: it answered but could not tell; `timeout`: an upstream of its own did not answer in time.
+    // Either keeps its reason and what is known (the item), and neither is charged.
+    for (const [outcome, detail] of [
+      ['unknown', 'greylisted'],
+      ['timeout', 'mx1: stopped answering'],
+    ] as const) {
+      const unsure = provider('unsure', () => Promise.resolve({ outcome, items: [person('u', 0.1)], detail }));
+      const none = await fan.run('person', { name: 'x' }, [unsure], null);
+      expect(none.items).toHaveLength(1);
+      expect(none.sources).toEqual([{ provider: 'unsure', outcome, took_ms: expect.any(Number), detail }]);
+      expect(none.charge).toBe(false);
+    }
     const miss = await fan.run(
       'person',
       { name: 'x' },

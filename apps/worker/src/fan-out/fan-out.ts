@@ -209,7 +209,9 @@ export class FanOut {
         provider: provider.id,
         outcome: answer.outcome,
         took_ms: took,
-        ...(answer.outcome === 'unknown' && answer.detail ? { detail: shortDetail(answer.detail) } : {}),
+        ...((answer.outcome === 'unknown' || answer.outcome === 'timeout') && answer.detail
+          ? { detail: shortDetail(answer.detail) }
+          : {}),
       },
     ];
     return {

@@ -1,27 +1,40 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { WorkerConfig } from '@dossier/config';
-import type { LookupKind } from '@dossier/domain';
-import type { LookupQueues } from '@dossier/contracts';
+import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
+import { goneLookupJobs, type LookupQueues } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository, type SearchPosition } from '@dossier/persistence';
 import { LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
 import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
 import { WorkerMetrics, type MaintenanceAction } from './worker-metrics';
 
-/** Stale searches read per query, and pages per pass (a pass checks each one's job in Redis: two calls). */
+/**
+ * Stale searches read per query, and pages per pass: a page's jobs are checked in Redis together (about one
+ * round trip), so a pass checks up to 20,000 searches in well under a second.
+ */
 const PAGE = 200;
-const PAGES_PER_PASS = 25;
+const PAGES_PER_PASS = 100;
 const DAY_S = 86_400;
-/** The error of a search failed because its job was lost (a gateway died between reserving and enqueueing). */
-const LOST = 'the lookup was lost before it ran; nothing was charged';
+/**
+ * The error of a search failed because its job is gone: never queued (a gateway died between reserving and
+ * enqueueing), removed (on the Bull board), lost with Redis's data, or failed without its release.
+ */
+const LOST = "the lookup's job was lost before it finished (its queue no longer holds it); nothing was charged";
 /** The error of a search failed by the retention pass: still pending past RESULTS_TTL_DAYS. */
 const EXPIRED = 'the lookup was not run within RESULTS_TTL_DAYS (no worker took it); nothing was charged';
 
 /**
- * Finds searches left pending with no live job — a gateway that died between reserving and
- * enqueueing, a failure whose release could not reach Postgres — fails them and releases their
- * credits, and queues the events a settled search sends. Settling is idempotent, so several workers may run this at once.
- * It pages through every stale search, carrying its place from one pass to the next: a backlog of old
- * searches whose jobs are still queued (the oldest first) cannot hide a lost one behind them.
+ * Finds searches left pending with no live job — a gateway that died between reserving and enqueueing, a
+ * job removed on the Bull board or lost with Redis's data, a failure whose release could not reach
+ * Postgres — fails them and releases their credits, and queues the events a settled search sends. Settling
+ * is idempotent, so several workers may run this at once.
+ *
+ * A search is a candidate once it is RECONCILE_AFTER_S old (the time a gateway may take between reserving it
+ * and queueing its job), and is released only when its job does not exist (or failed for good): a job that
+ * waits behind a backlog or runs slowly is alive at any age. Every RECONCILE_INTERVAL_MS a pass pages through
+ * every candidate, carrying its place from one pass to the next: a backlog of old searches whose jobs are
+ * still queued (the oldest first) cannot hide a lost one behind them. A lost search is so released at the
+ * latest RECONCILE_AFTER_S + RECONCILE_INTERVAL_MS after its reservation or RECONCILE_INTERVAL_MS after its
+ * job's loss, whichever is later (45 s and 15 s by default).
  */
 @Injectable()
 export class ReconcilerService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -56,7 +69,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     try {
       for (let page = 0; page < PAGES_PER_PASS; page++) {
         const stale = await this.searches.findStalePending(this.config.reconcileAfterS, PAGE, this.after);
-        for (const search of stale) released += await this.reconcile(search);
+        released += await this.reconcile(stale);
         this.after = stale.length === PAGE ? stale.at(-1)!.position : null;
         if (this.after === null) break;
       }
@@ -99,12 +112,16 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     return released;
   }
 
-  /** Fails and releases one stale search when it has no live job; 1 when this call released it. */
-  private async reconcile(stale: { id: string; kind: LookupKind }): Promise<number> {
-    const job = await this.queues[stale.kind].getJob(stale.id);
-    const state = job ? await job.getState() : 'missing';
-    if (state !== 'missing' && state !== 'failed' && state !== 'unknown') return 0;
-    return this.fail(stale.id, state, 'released_stale', LOST);
+  /** Fails and releases the stale searches whose job is gone; how many this call released. */
+  private async reconcile(stale: readonly { id: string; kind: LookupKind }[]): Promise<number> {
+    let released = 0;
+    for (const kind of LOOKUP_KINDS) {
+      const ids = stale.filter((s) => s.kind === kind).map((s) => s.id);
+      if (ids.length === 0) continue;
+      for (const [id, state] of await goneLookupJobs(this.queues, kind, ids))
+        released += await this.fail(id, state, 'released_stale', LOST);
+    }
+    return released;
   }
 
   /**

@@ -43,11 +43,12 @@ const MAX_SESSIONS = 2;
  * Why one mail host (or address) could not be asked: `connect`, it could not be connected to (or has no
  * address the probe may connect to); `session`, it took the connection but refused or dropped the session
  * before greeting, or required TLS and could not turn the session to TLS; `skipped`, the probe's bounds left
- * it out.
+ * it out. `timedOut`: it did not answer in time (the connection, or the session within `SMTP_TIMEOUT_MS`).
  */
 interface HostFailure {
   kind: 'connect' | 'session' | 'skipped';
   text: string;
+  timedOut?: boolean;
 }
 
 /**
@@ -132,7 +133,7 @@ async function probeHosts(
         session = await SmtpSession.open(address, options.port, budget, CONNECT_TIMEOUT_MS);
       } catch (error) {
         if (signal.aborted || !(error instanceof ConnectFailure)) throw error;
-        failures.push({ kind: 'connect', text: `${host} (${address}): ${error.message}` });
+        failures.push({ kind: 'connect', text: `${host} (${address}): ${error.message}`, timedOut: error.timedOut });
         continue;
       }
       let stage: 'greeting' | 'hello' | 'probe' | 'tls' = 'greeting';
@@ -172,10 +173,14 @@ async function probeHosts(
         return 'demand' in answer ? inconclusive(tlsOnly(host, answer.demand, 'on')) : answer;
       } catch (error) {
         if (signal.aborted || !(error instanceof SessionFailure)) throw error;
-        if (stage === 'probe') return inconclusive(`${host}: ${error.message} during the probe`);
+        if (stage === 'probe') return inconclusive(`${host}: ${error.message} during the probe`, error.timedOut);
         sessions++;
         const when = { greeting: 'before its greeting', hello: 'at EHLO', tls: 'after STARTTLS' }[stage];
-        failures.push({ kind: 'session', text: `${host} (${address}): ${error.message} ${when}` });
+        failures.push({
+          kind: 'session',
+          text: `${host} (${address}): ${error.message} ${when}`,
+          timedOut: error.timedOut,
+        });
       } finally {
         session.close();
       }
@@ -396,27 +401,33 @@ function classify(reply: SmtpReply): RcptAnswer {
   return 'other';
 }
 
-function inconclusive(reason: string): MailboxProbe {
-  return { result: 'inconclusive', reason };
+/** A probe that could not tell; `timedOut`, because a server did not answer in time (see MailboxProbe). */
+function inconclusive(reason: string, timedOut = false): MailboxProbe {
+  return timedOut ? { result: 'inconclusive', reason, timedOut } : { result: 'inconclusive', reason };
 }
 
 /**
  * No host could be asked. When none took a connection, where connections were tried, say that the port
- * may be blocked on our side; when one did, the port is open: say what each host did.
+ * may be blocked on our side; when one did, the port is open: say what each host did. Timed out when any
+ * host was left for not answering in time: the probe ran out of time there, not of hosts that answered.
  */
 function noHostAsked(failures: HostFailure[], port: number, triedConnecting: boolean): MailboxProbe {
   const texts = failures.map((f) => f.text);
-  if (!failures.some((f) => f.kind === 'session')) return cannotConnect(texts, port, triedConnecting);
-  if (failures.length === 1) return inconclusive(texts[0]!);
+  const timedOut = failures.some((f) => f.timedOut === true);
+  if (!failures.some((f) => f.kind === 'session')) return cannotConnect(texts, port, triedConnecting, timedOut);
+  if (failures.length === 1) return inconclusive(texts[0]!, timedOut);
   const said = failures.map((f) => (f.kind === 'connect' ? `could not connect to port ${port} of ${f.text}` : f.text));
-  return inconclusive(`no mail host could be asked: ${said.join('; ')}`);
+  return inconclusive(`no mail host could be asked: ${said.join('; ')}`, timedOut);
 }
 
-function cannotConnect(unreachable: string[], port: number, triedConnecting: boolean): MailboxProbe {
+function cannotConnect(unreachable: string[], port: number, triedConnecting: boolean, timedOut: boolean): MailboxProbe {
   const hint = triedConnecting
     ? `. Outbound port ${port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`
     : '';
-  return inconclusive(`could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}${hint}`);
+  return inconclusive(
+    `could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}${hint}`,
+    timedOut,
+  );
 }
 
 /**

@@ -8,14 +8,32 @@ export interface SmtpReply {
   lines: string[];
 }
 
-/** The connection could not be made: the next mail host may be tried. */
+/**
+ * The connection could not be made: the next mail host may be tried. `timedOut`: nothing answered it before
+ * its deadline (rather than a refusal or an unreachable network).
+ */
 export class ConnectFailure extends Error {
   override readonly name = 'ConnectFailure';
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
-/** The session broke after it was made (the server hung, closed or spoke something else than SMTP, or TLS failed). */
+/**
+ * The session broke after it was made (the server hung, closed or spoke something else than SMTP, or TLS
+ * failed). `timedOut`: the server stopped answering and the session's budget ran out.
+ */
 export class SessionFailure extends Error {
   override readonly name = 'SessionFailure';
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Longest reply accepted; a server sending more is not speaking SMTP to us. */
@@ -58,7 +76,8 @@ export class SmtpSession {
     this.buffer += chunk;
     this.parse();
   };
-  private readonly stalled = (): void => this.fail(new SessionFailure('the server stopped answering (timed out)'));
+  private readonly stalled = (): void =>
+    this.fail(new SessionFailure('the server stopped answering (timed out)', true));
 
   private constructor(
     private readonly tcp: Socket,
@@ -76,7 +95,7 @@ export class SmtpSession {
   static open(address: string, port: number, budget: AbortSignal, connectTimeoutMs: number): Promise<SmtpSession> {
     const connecting = AbortSignal.any([budget, AbortSignal.timeout(connectTimeoutMs)]);
     return new Promise((resolve, reject) => {
-      const timedOut = (): ConnectFailure => new ConnectFailure('no answer to the connection (timed out)');
+      const timedOut = (): ConnectFailure => new ConnectFailure('no answer to the connection (timed out)', true);
       if (connecting.aborted) return reject(timedOut());
       const socket = connect({ host: address, port });
       const onAbort = (): void => {

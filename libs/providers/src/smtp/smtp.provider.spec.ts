@@ -30,6 +30,8 @@ const FIXTURES = join(REPO_ROOT, 'libs/providers/src/smtp/fixtures');
 const load = (folder: 'ok' | 'not-ok'): Fixture[] => readFixtures<Fixture>(join(FIXTURES, folder));
 
 const HELO = 'probe.dossier.test';
+/** A server that will not hold a session now. */
+const BUSY: SmtpScript = { greeting: { code: 421, message: '4.3.2 too busy, try later' } };
 const FROM = 'verify@dossier.test';
 
 describe('smtpProvider against a fake SMTP server on loopback', () => {
@@ -66,6 +68,31 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       (commands) => commands.at(-1) === 'QUIT',
       { timeoutMs: 5000, what: 'the probe to QUIT' },
     );
+
+  /**
+   * Runs `body` with `domain`'s primary MX (mx1, 127.0.0.10) a second fake SMTP server that plays `script`,
+   * and its backup (mx2) the usual fake, then stops the primary.
+   */
+  const behindPrimary = async (
+    domain: string,
+    script: SmtpScript,
+    body: (primary: FakeSmtp) => Promise<void>,
+  ): Promise<void> => {
+    const primary = await FakeSmtp.start(script, { host: '127.0.0.10', port: smtp.port });
+    try {
+      dns.set(domain, {
+        mx: [
+          [10, `mx1.${domain}`],
+          [20, `mx2.${domain}`],
+        ],
+      });
+      dns.set(`mx1.${domain}`, { a: ['127.0.0.10'] });
+      dns.set(`mx2.${domain}`, { a: ['127.0.0.1'] });
+      await body(primary);
+    } finally {
+      await primary.close();
+    }
+  };
 
   describe.each([
     ['ok', load('ok')],
@@ -192,16 +219,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     ['a 554 greeting', { code: 554, message: '5.7.1 no SMTP service for you' }, ' refused the session: 554 5.7.1'],
     ['a connection closed before the greeting', 'drop', ': the server closed the connection before its greeting'],
   ])('asks the backup MX when the primary answers with %s', async (_name, greeting, said) => {
-    const primary = await FakeSmtp.start({ greeting }, { host: '127.0.0.10', port: smtp.port });
-    try {
-      dns.set('busy-primary.example', {
-        mx: [
-          [10, 'mx1.busy-primary.example'],
-          [20, 'mx2.busy-primary.example'],
-        ],
-      });
-      dns.set('mx1.busy-primary.example', { a: ['127.0.0.10'] });
-      dns.set('mx2.busy-primary.example', { a: ['127.0.0.1'] });
+    await behindPrimary('busy-primary.example', { greeting }, async (primary) => {
       smtp.script = { rcpt: { 'grace@busy-primary.example': 'accept' } };
       const answer = await lookup({ email: 'grace@busy-primary.example' });
       expect(primary.sessions.length).toBe(1);
@@ -219,9 +237,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       expect(alone.items[0]?.reason).toContain(
         `could not connect to port ${smtp.port} of mx2.busy-primary.example (127.0.0.3): connection refused`,
       );
-    } finally {
-      await primary.close();
-    }
+    });
   });
 
   // The same for a primary that greets, then refuses EHLO (and HELO) with a 4xx or 5xx: it holds no session either.
@@ -239,16 +255,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       ' refused HELO: 554 5.7.1 no SMTP service for you',
     ],
   ])('asks the backup MX when the primary answers %s', async (_name, ehlo, commands, said) => {
-    const primary = await FakeSmtp.start({ ehlo }, { host: '127.0.0.10', port: smtp.port });
-    try {
-      dns.set('picky-primary.example', {
-        mx: [
-          [10, 'mx1.picky-primary.example'],
-          [20, 'mx2.picky-primary.example'],
-        ],
-      });
-      dns.set('mx1.picky-primary.example', { a: ['127.0.0.10'] });
-      dns.set('mx2.picky-primary.example', { a: ['127.0.0.1'] });
+    await behindPrimary('picky-primary.example', { ehlo }, async (primary) => {
       smtp.script = { rcpt: { 'grace@picky-primary.example': 'accept' } };
       const answer = await lookup({ email: 'grace@picky-primary.example' });
       expect(primary.sessions.map((session) => session.filter((c) => c !== 'QUIT'))).toEqual([commands]);
@@ -262,9 +269,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       const alone = await lookup({ email: 'grace@picky-primary.example' });
       expect(alone).toMatchObject({ outcome: 'unknown', items: [{ deliverability: 'unknown' }] });
       expect(alone.items[0]?.reason).toContain(`mx1.picky-primary.example (127.0.0.10)${said}`);
-    } finally {
-      await primary.close();
-    }
+    });
   });
 
   // A primary that requires TLS and cannot give it — its TLS handshake fails, it refuses STARTTLS (454), or it
@@ -288,16 +293,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       / refused HELO after STARTTLS: 554 5\.7\.1 go away/,
     ],
   ])('asks the backup MX when the primary requires TLS and %s', async (_name, script, said) => {
-    const primary = await FakeSmtp.start(script, { host: '127.0.0.10', port: smtp.port });
-    try {
-      dns.set('tls-primary.example', {
-        mx: [
-          [10, 'mx1.tls-primary.example'],
-          [20, 'mx2.tls-primary.example'],
-        ],
-      });
-      dns.set('mx1.tls-primary.example', { a: ['127.0.0.10'] });
-      dns.set('mx2.tls-primary.example', { a: ['127.0.0.1'] });
+    await behindPrimary('tls-primary.example', script, async (primary) => {
       smtp.script = { starttls: 'required', rcpt: { 'grace@tls-primary.example': 'accept' } };
       const answer = await lookup({ email: 'grace@tls-primary.example' });
       expect(primary.sessions.map((session) => session.slice(0, 3))).toEqual([
@@ -319,9 +315,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
       expect(reason).toContain(
         `could not connect to port ${smtp.port} of mx2.tls-primary.example (127.0.0.3): connection refused`,
       );
-    } finally {
-      await primary.close();
-    }
+    });
   });
 
   it('asks the backup MX when every address of the primary refuses the connection', async () => {
@@ -357,9 +351,8 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
   });
 
   it('asks no third server once two took the connection and did not greet', async () => {
-    const busy = { greeting: { code: 421, message: '4.3.2 too busy, try later' } };
     const others = await Promise.all(
-      ['127.0.0.10', '127.0.0.11'].map((host) => FakeSmtp.start(busy, { host, port: smtp.port })),
+      ['127.0.0.10', '127.0.0.11'].map((host) => FakeSmtp.start(BUSY, { host, port: smtp.port })),
     );
     try {
       dns.set('all-busy.example', {
@@ -384,6 +377,34 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
     } finally {
       await Promise.all(others.map((o) => o.close()));
     }
+  });
+
+  // A deadline is `timeout` (API.md): the server took the connection and then said nothing in time. What is
+  // known without its answer stays: the item, deliverability `unknown`, says which host and when.
+  it('reports a timeout when the server stops answering at RCPT TO, the address unknown', async () => {
+    smtp.script = { rcpt: { 'grace@probe.example': 'hang' } };
+    const reason = 'mx.probe.example: the server stopped answering (timed out) during the probe';
+    await expect(lookup({ email: 'grace@probe.example' }, { SMTP_TIMEOUT_MS: '300' })).resolves.toMatchObject({
+      outcome: 'timeout',
+      items: [{ deliverability: 'unknown', reason }],
+      detail: reason,
+    });
+  });
+
+  it('reports a timeout when a busy primary sends it to a backup that never greets, saying what each did', async () => {
+    await behindPrimary('silent-backup.example', BUSY, async () => {
+      smtp.script = { greeting: 'hang' };
+      const reason =
+        'no mail host could be asked: mx1.silent-backup.example (127.0.0.10) refused the session: 421 4.3.2 too busy, try later; ' +
+        'mx2.silent-backup.example (127.0.0.1): the server stopped answering (timed out) before its greeting';
+      await expect(lookup({ email: 'grace@silent-backup.example' }, { SMTP_TIMEOUT_MS: '300' })).resolves.toMatchObject(
+        {
+          outcome: 'timeout',
+          items: [{ deliverability: 'unknown', reason }],
+          detail: reason,
+        },
+      );
+    });
   });
 
   it.each<[string, SmtpScript['mailFrom'], string]>([
@@ -575,19 +596,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
   });
 
   it('keeps what each host did when the deadline passes while a backup is being asked', async () => {
-    const primary = await FakeSmtp.start(
-      { greeting: { code: 421, message: '4.3.2 too busy, try later' } },
-      { host: '127.0.0.10', port: smtp.port },
-    );
-    try {
-      dns.set('slow-backup.example', {
-        mx: [
-          [10, 'mx1.slow-backup.example'],
-          [20, 'mx2.slow-backup.example'],
-        ],
-      });
-      dns.set('mx1.slow-backup.example', { a: ['127.0.0.10'] });
-      dns.set('mx2.slow-backup.example', { a: ['127.0.0.1'] });
+    await behindPrimary('slow-backup.example', BUSY, async () => {
       smtp.script = { greeting: 'hang' };
       const before = smtp.sessions.length;
       const deadline = new AbortController();
@@ -607,9 +616,7 @@ describe('smtpProvider against a fake SMTP server on loopback', () => {
         'smtp: the probe did not finish before the deadline, while asking mx2.slow-backup.example (127.0.0.1); ' +
           'before that: mx1.slow-backup.example (127.0.0.10) refused the session: 421 4.3.2 too busy, try later',
       );
-    } finally {
-      await primary.close();
-    }
+    });
   });
 
   it('rejects with a timeout when the deadline has already passed', async () => {

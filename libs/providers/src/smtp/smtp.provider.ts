@@ -50,10 +50,12 @@ function integer(value: string | undefined, fallback: number): number {
  * and a sender identity with a good reputation (`SMTP_HELO_NAME`, `SMTP_MAIL_FROM`).
  *
  * `found` when the server said yes (deliverable, or risky: catch-all, full mailbox) or no (undeliverable);
- * `unknown`, with the reason, when it could not tell (greylisting, a policy refusal, a server that hangs,
- * a refused or blocked port, a mail host with only loopback, private, link-local or metadata addresses
- * unless `SMTP_PROBE_ALLOW_PRIVATE=true`, DNS that could not answer); `not_found` when the domain has no
- * mail host to ask (the `email` provider says why).
+ * `unknown`, with the reason, when it could not tell (greylisting, a policy refusal, a refused port, a mail
+ * host with only loopback, private, link-local or metadata addresses unless `SMTP_PROBE_ALLOW_PRIVATE=true`,
+ * DNS that could not answer); `timeout`, with the reason and the item (deliverability `unknown`), when a
+ * mail server left it without an answer past its deadline (a server that takes the connection and never
+ * answers, a connection never answered: a port blocked by dropping); `not_found` when the domain has no
+ * mail host to ask (the `email` provider says why). The lookup's own deadline is a `timeout` ProviderError.
  */
 export const smtpProvider: Provider<'email'> = {
   id: ID,
@@ -106,7 +108,8 @@ export const smtpProvider: Provider<'email'> = {
     if (!('hosts' in route)) return { outcome: 'not_found', items: [] };
     const probe = await probeMailbox(route.hosts, dns, parsed, options, ctx.signal);
     const item = checkedEmailItem(input.email, ID, { parsed, facts, route, probe });
-    if (probe.result === 'inconclusive') return { outcome: 'unknown', items: [item], detail: probe.reason };
+    if (probe.result === 'inconclusive')
+      return { outcome: probe.timedOut ? 'timeout' : 'unknown', items: [item], detail: probe.reason };
     return { outcome: 'found', items: [item] };
   },
 };
