@@ -255,6 +255,9 @@ describe('SearchesRepository against the real Postgres', () => {
     await other.startTransaction();
     try {
       await other.query(`SET LOCAL deadlock_timeout = '60s'`);
+      // It waits for the settle's deadlock check (5 s) and the settle's abort: past the pool's 10 s statement
+      // timeout on a loaded machine, which would end the wait as a timeout instead of the deadlock under test.
+      await other.query(`SET LOCAL statement_timeout = '120s'`);
       const [{ pid }] = (await other.query(`SELECT pg_backend_pid() AS pid`)) as [{ pid: number }];
       await other.query(`SELECT 1 FROM searches WHERE id = $1 FOR UPDATE`, [b.id]);
       const failed = { status: 'failed' as const, error: { code: 'unavailable', message: 'x' }, sources: [] };
