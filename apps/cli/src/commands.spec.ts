@@ -1,4 +1,4 @@
-import { parseCommand, UsageError } from './commands';
+import { COMMAND_NAMES, parseCommand, UsageError, USAGE, usageOf } from './commands';
 
 /** DEFAULT_REGION, which only a command that reads a phone number asks for: none of these does. */
 const region = (): string => {
@@ -58,5 +58,49 @@ describe('parseCommand', () => {
   ])('%j is a usage error naming the problem', (argv, message) => {
     expect(() => parseCommand(argv, region)).toThrow(UsageError);
     expect(() => parseCommand(argv, region)).toThrow(message);
+  });
+
+  it('lists every command once, and help names one', () => {
+    expect(COMMAND_NAMES).toEqual([
+      'db:migrate',
+      'credits:grant',
+      'import',
+      'demo:seed',
+      'audit:export',
+      'suppress:add',
+      'suppress:remove',
+      'suppress:list',
+      'help',
+    ]);
+    expect(parseCommand(['help', 'import'], region)).toEqual({ name: 'help', command: 'import' });
+    expect(() => parseCommand(['help', 'nope'], region)).toThrow(/^help: expected nothing or one of db:migrate, /);
+  });
+
+  it.each([
+    [['credits:grant'], 'credits:grant'],
+    [['import', 'person'], 'import'],
+    [['import', 'people', 'a.csv'], 'import'],
+    [['demo:seed', '--people', 'x'], 'demo:seed'],
+    [['audit:export', '--format', 'xml'], 'audit:export'],
+    [['suppress:add'], 'suppress:add'],
+    [['db:migrate', 'extra'], 'db:migrate'],
+  ])("%j shows that command's usage, not the whole list", (argv, name) => {
+    let message = '';
+    try {
+      parseCommand(argv, () => 'US');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.endsWith(`\n\n${usageOf(name)}`)).toBe(true);
+    expect(usageOf(name)).toMatch(new RegExp(`^usage: npm run cli -- ${name}\\b`));
+    for (const other of COMMAND_NAMES.filter((n) => n !== name && !n.startsWith(`${name}`)))
+      expect(usageOf(name)).not.toMatch(new RegExp(`^ {2}${other}\\b`, 'm'));
+    expect(message.split('\n').length).toBeLessThan(USAGE.split('\n').length / 2);
+  });
+
+  it('an unknown command names the commands in one line', () => {
+    expect(() => parseCommand(['frobnicate'], region)).toThrow(
+      /^unknown command "frobnicate": the commands are db:migrate, credits:grant, .*\(npm run cli -- help describes them\)$/,
+    );
   });
 });

@@ -24,10 +24,24 @@ commands:
                                  re-running changes nothing; --if-absent: only when it is not there yet
   ${AUDIT_EXPORT_USAGE}
 ${SUPPRESS_USAGE}
-  help                           this text`;
+  help [<command>]               this text, or one command's part of it`;
+
+/** The command names USAGE describes, in its order. */
+const BLOCK_START = /^ {2}([a-z]+(?::[a-z]+)?)\b/;
+export const COMMAND_NAMES = USAGE.split('\n').flatMap((line) => BLOCK_START.exec(line)?.[1] ?? []);
+
+/** One command's part of USAGE (its synopsis and description), as `usage: npm run cli -- …`. */
+export function usageOf(name: string): string {
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((line) => BLOCK_START.exec(line)?.[1] === name);
+  if (start < 0) return USAGE;
+  let end = start + 1;
+  while (end < lines.length && !BLOCK_START.test(lines[end]!) && lines[end]!.startsWith('   ')) end++;
+  return `usage: npm run cli -- ${lines.slice(start, end).join('\n').trimStart()}`;
+}
 
 export type Command =
-  | { name: 'help' }
+  | { name: 'help'; command?: string }
   | { name: 'db:migrate' }
   | { name: 'credits:grant'; email: string; credits: number; reference: string | null }
   | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
@@ -49,11 +63,27 @@ const REFERENCE = /^(?!\s)[^\p{C}]{1,200}(?<!\s)$/u;
  */
 export function parseCommand(argv: string[], defaultRegion: () => string): Command {
   const [name, ...args] = argv;
+  try {
+    return commandOf(name, args, defaultRegion);
+  } catch (err) {
+    // A usage error shows the one command's usage, not the whole list.
+    if (err instanceof UsageError && name !== undefined && COMMAND_NAMES.includes(name) && name !== 'help')
+      throw new UsageError(`${err.message}\n\n${usageOf(name)}`);
+    throw err;
+  }
+}
+
+function commandOf(name: string | undefined, args: string[], defaultRegion: () => string): Command {
   switch (name) {
     case undefined:
-    case 'help':
     case '--help':
       return { name: 'help' };
+    case 'help': {
+      const [about, ...rest] = args;
+      if (rest.length > 0 || (about !== undefined && !COMMAND_NAMES.includes(about)))
+        throw new UsageError(`help: expected nothing or one of ${COMMAND_NAMES.join(', ')}`);
+      return about === undefined ? { name } : { name, command: about };
+    }
     case 'db:migrate':
       expectArgs(name, args, 0, '');
       return { name };
@@ -65,21 +95,23 @@ export function parseCommand(argv: string[], defaultRegion: () => string): Comma
       return demoSeedCommand(args);
     case 'audit:export': {
       const parsed = parseAuditExportArgs(args);
-      if (typeof parsed === 'string') throw new UsageError(`audit:export: ${parsed}\n\n${USAGE}`);
+      if (typeof parsed === 'string') throw new UsageError(`audit:export: ${parsed}`);
       return parsed;
     }
     case 'suppress:add':
     case 'suppress:remove': {
       const { positional, values } = options(name, args, { values: SUPPRESS_OPTIONS, flags: [] });
       const command = suppressCommand(name, positional, values, defaultRegion());
-      if ('problem' in command) throw new UsageError(`${command.problem}\n\n${USAGE}`);
+      if ('problem' in command) throw new UsageError(`${command.problem}`);
       return command;
     }
     case 'suppress:list':
       expectArgs(name, args, 0, '');
       return { name };
     default:
-      throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
+      throw new UsageError(
+        `unknown command "${name}": the commands are ${COMMAND_NAMES.join(', ')} (npm run cli -- help describes them)`,
+      );
   }
 }
 
@@ -108,7 +140,7 @@ function options(
       const value = inline ?? args[++i];
       if (value === undefined) throw new UsageError(`${command}: --${key} needs a value`);
       values.set(key, value);
-    } else throw new UsageError(`${command}: unknown option --${key}\n\n${USAGE}`);
+    } else throw new UsageError(`${command}: unknown option --${key}`);
   }
   return { positional, values, flags };
 }
@@ -135,7 +167,7 @@ function creditsGrantCommand(args: string[]): Command {
 
 function importCommand(args: string[]): Command {
   const { positional, values } = options('import', args, { values: ['format'], flags: [] });
-  if (positional.length !== 2) throw new UsageError(`import: expected <person|company> <file>\n\n${USAGE}`);
+  if (positional.length !== 2) throw new UsageError(`import: expected <person|company> <file>`);
   const [kind, file] = positional as [string, string];
   if (kind !== 'person' && kind !== 'company')
     throw new UsageError(`import: the kind is person or company, not "${kind}"`);
@@ -158,7 +190,7 @@ function demoSeedCommand(args: string[]): Command {
     values: ['people', 'companies'],
     flags: ['if-absent'],
   });
-  if (positional.length > 0) throw new UsageError(`demo:seed: unexpected argument "${positional[0]}"\n\n${USAGE}`);
+  if (positional.length > 0) throw new UsageError(`demo:seed: unexpected argument "${positional[0]}"`);
   const count = (key: 'people' | 'companies') => {
     const raw = values.get(key);
     if (raw === undefined) return DEMO_DEFAULTS[key];
@@ -176,8 +208,6 @@ function demoSeedCommand(args: string[]): Command {
 
 function expectArgs(name: string, args: string[], count: number, shape: string): void {
   if (args.length !== count) {
-    throw new UsageError(
-      `${name}: expected ${count} argument(s)${shape ? ` ${shape}` : ''}, got ${args.length}\n\n${USAGE}`,
-    );
+    throw new UsageError(`${name}: expected ${count} argument(s)${shape ? ` ${shape}` : ''}, got ${args.length}`);
   }
 }

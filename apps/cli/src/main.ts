@@ -9,7 +9,7 @@ import {
 } from '@dossier/persistence';
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseCommand, UsageError, USAGE, type Command } from './commands';
+import { parseCommand, UsageError, USAGE, usageOf, type Command } from './commands';
 import { ImportInterrupted, consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
   const configOf = (): CliConfig => (loaded ??= loadCliConfig());
   const command = parseCommand(argv, () => configOf().defaultRegion);
   if (command.name === 'help') {
-    console.log(USAGE);
+    console.log(command.command === undefined ? USAGE : usageOf(command.command));
     return 0;
   }
   const config = configOf();

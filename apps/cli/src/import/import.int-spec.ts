@@ -324,6 +324,8 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'stopped at line 22: the rest of the file was not read',
       ],
     ]);
+    // The stream had read the whole (small) file, but progress never claims what was not imported.
+    expect(closing.stderr).not.toMatch(/^progress: 100%/m);
     // A quote left open swallows the lines after it: the error names the line the broken record starts on.
     // 6,000 rows before it: several 64 KiB reads and a written batch.
     const open = await cli('import', 'person', csv('open.csv', 'qbad,"Bad here,csv-quote\n', 6_000));
@@ -335,6 +337,7 @@ describe('CLI import and demo:seed (real Postgres)', () => {
         'stopped at line 6002: the rest of the file was not read',
       ],
     ]);
+    expect(open.stderr).not.toMatch(/^progress: 100%/m);
     expect(
       await rows(
         `SELECT count(*)::int AS n, count(*) FILTER (WHERE external_id LIKE '%-after-%')::int AS after

@@ -80,9 +80,14 @@ export async function importFile(
   const lines = { read: 0, rejected: 0, stoppedAt: null as number | null };
   const summary = (): ImportSummary => ({ ...lines, ...writer.counts });
   const source = FORMAT_SOURCE[format];
+  let atEnd = false;
   const writer = new BatchWriter<PersonRow | CompanyRow>(
     (rows) => (kind === 'person' ? writePeople(db, rows as PersonRow[]) : writeCompanies(db, rows as CompanyRow[])),
-    () => out.progress(stream.bytesRead, size, summary()),
+    // The stream reads ahead of the lines taken: 100% only once every line was, and none once a broken
+    // record stopped the read (the rest of the file was not imported, whatever the stream had buffered).
+    () => {
+      if (lines.stoppedAt === null) out.progress(atEnd ? size : Math.min(stream.bytesRead, size - 1), size, summary());
+    },
   );
   try {
     for await (const entry of entries(kind, format, stream)) {
@@ -97,6 +102,7 @@ export async function importFile(
       }
       await writer.push(checked.row, entry.line);
     }
+    atEnd = true;
     await writer.finish();
   } catch (error) {
     if (error instanceof FileShapeError) throw error;
