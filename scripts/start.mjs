@@ -75,7 +75,12 @@ async function main() {
   if (stopping) return;
 
   const port = setting('PORT', '3000') === '0' ? String(await freePort()) : setting('PORT', '3000');
-  const gatewayHost = probeHost(setting('HOST', '0.0.0.0'));
+  // Loopback unless told otherwise (HOST), and /metrics (unauthenticated) on a loopback port of its own rather
+  // than on the API's port, unless METRICS_PORT / METRICS_HOST say otherwise.
+  const host = setting('HOST', '127.0.0.1');
+  const gatewayHost = probeHost(host);
+  const metricsPort = setting('METRICS_PORT', '0') === '0' ? String(await freePort()) : process.env.METRICS_PORT;
+  const metricsHost = setting('METRICS_HOST', '127.0.0.1');
   const healthPort =
     setting('WORKER_HEALTH_PORT', '0') === '0' ? String(await freePort()) : process.env.WORKER_HEALTH_PORT;
   const healthHost = setting('WORKER_HEALTH_HOST', '127.0.0.1');
@@ -87,7 +92,13 @@ async function main() {
   // The apps write to this script's pipes: on a terminal, ask them for readable lines rather than JSON.
   if (process.stdout.isTTY && !process.env.LOG_FORMAT) env.LOG_FORMAT = 'pretty';
 
-  const gateway = startApp('gateway', [...launch.APP_NODE_FLAGS, DIST.gateway], { ...env, PORT: port });
+  const gateway = startApp('gateway', [...launch.APP_NODE_FLAGS, DIST.gateway], {
+    ...env,
+    PORT: port,
+    HOST: host,
+    METRICS_PORT: metricsPort,
+    METRICS_HOST: metricsHost,
+  });
   const worker = startApp('worker', [...launch.APP_NODE_FLAGS, DIST.worker], {
     ...env,
     WORKER_HEALTH_PORT: healthPort,
@@ -100,6 +111,12 @@ async function main() {
   ]);
   if (stopping) return;
   console.log(`Dossier is running: ${base}/docs`);
+  const everywhere = host === '0.0.0.0' || host === '::';
+  say(
+    `the API listens on ${urlHost(host)}:${port}` +
+      (everywhere ? ' (every interface)' : ' (set HOST=0.0.0.0 to serve other machines)') +
+      `; metrics on http://${urlHost(probeHost(metricsHost))}:${metricsPort}/metrics`,
+  );
   say('Ctrl-C stops it');
 }
 

@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/config';
 import {
   Api,
@@ -64,16 +64,20 @@ class NpmStart {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   output = '';
 
-  constructor(cwd: string, env: Record<string, string>) {
+  /** `node`: the Node (and the npm beside it) to run `npm start` with; by default this test's own. */
+  constructor(cwd: string, env: Record<string, string>, node?: string) {
     const npmCli = process.env['npm_execpath'];
-    const [command, ...args] =
-      npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, npmCli, 'start'] : ['npm', 'start'];
+    const [command, ...args] = node
+      ? [join(dirname(node), 'npm'), 'start']
+      : npmCli && /\.[cm]?js$/.test(npmCli)
+        ? [process.execPath, npmCli, 'start']
+        : ['npm', 'start'];
     this.child = spawn(command!, args, {
       cwd,
       // The harness's provider settings, as every test's apps have: the worker's start-up checks of its
       // keyless upstreams and resolvers stay on loopback.
       env: {
-        PATH: process.env['PATH'] ?? '',
+        PATH: node ? `${dirname(node)}:/usr/bin:/bin` : (process.env['PATH'] ?? ''),
         HOME: process.env['HOME'] ?? cwd,
         LOG_LEVEL: 'warn',
         ...LOOPBACK_PROVIDER_ENV,
@@ -111,18 +115,60 @@ class NpmStart {
   }
 }
 
+/** The machine's own Node when it is older than the project needs (Node 20 on this project's machines). */
+function oldNode(): { path: string; version: string } {
+  const candidates = [process.env['DOSSIER_TEST_OLD_NODE'], '/usr/bin/node', '/usr/local/bin/node'];
+  for (const path of candidates) {
+    if (!path || !existsSync(path)) continue;
+    const version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim();
+    const [major, minor] = version.slice(1).split('.').map(Number);
+    if (major! < 22 || (major === 22 && minor! < 22)) return { path, version };
+  }
+  throw new Error(
+    `this test runs npm start with a Node older than the project needs, and found none at ${candidates.join(', ')}: ` +
+      'set DOSSIER_TEST_OLD_NODE to one (e.g. Node 20)',
+  );
+}
+
+/** The listening TCP sockets on `port` as "address:port" (IPv4 and IPv6, from /proc/net). */
+function listeners(port: number): string[] {
+  const found: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) continue; // 0A: LISTEN
+      const [hex, portHex] = local.split(':');
+      if (parseInt(portHex!, 16) !== port) continue;
+      found.push(
+        hex!.length === 8
+          ? `${hex!
+              .match(/../g)!
+              .reverse()
+              .map((b) => parseInt(b, 16))
+              .join('.')}:${port}`
+          : `[${hex}]:${port}`,
+      );
+    }
+  }
+  return found;
+}
+
 describe('npm start (a fresh clone on a machine with Redis and Postgres, no Docker)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-start-'));
   const repo = join(dir, 'dossier');
   const database = `${new URL(testEnv.databaseUrl).pathname.slice(1)}_start`;
   const started: NpmStart[] = [];
-  const npmStart = async (): Promise<NpmStart> => {
-    const npm = new NpmStart(repo, {
-      DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database),
-      REDIS_URL: testEnv.redisUrl,
-      PORT: String(await freePort()),
-      QUEUE_PREFIX: uniquePrefix('start'),
-    });
+  const npmStart = async (port?: number, node?: string): Promise<NpmStart> => {
+    const npm = new NpmStart(
+      repo,
+      {
+        DATABASE_URL: withDatabase(testEnv.baseDatabaseUrl, database),
+        REDIS_URL: testEnv.redisUrl,
+        PORT: String(port ?? (await freePort())),
+        QUEUE_PREFIX: uniquePrefix('start'),
+      },
+      node,
+    );
     started.push(npm);
     return npm;
   };
@@ -142,8 +188,10 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
   });
 
   it(
-    'builds, creates and migrates the database, serves a phone lookup, and stops cleanly on Ctrl-C',
+    "on the machine's older Node: fetches a supported one, builds, creates and migrates the database, " +
+      'serves a phone lookup on loopback only, and stops cleanly on Ctrl-C',
     async () => {
+      const old = oldNode();
       // A clone of HEAD, with this checkout's node_modules (a symlink: npm ci would need the registry).
       execFileSync('git', ['clone', '--quiet', '--no-checkout', REPO_ROOT, repo]);
       const head = execFileSync('git', ['-C', REPO_ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -152,9 +200,23 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
       expect(existsSync(join(repo, 'dist'))).toBe(false);
       expect(await adminSql('SELECT 1 FROM pg_database WHERE datname = $1', [database])).toEqual([]);
 
-      const npm = await npmStart();
+      const port = await freePort();
+      const npm = await npmStart(port, old.path);
       const baseUrl = await npm.ready();
+      // Said before anything else it does (npm's own two lines of banner come first).
+      const ours = npm.output.split('\n').filter((line) => line.startsWith('dossier:'));
+      expect(ours[0]).toMatch(
+        new RegExp(
+          `^dossier: Node ${old.version.replace(/\./g, '\\.')} is older than this project needs .*; using Node 22\.`,
+        ),
+      );
       expect(npm.output).toContain('building (dist/');
+      // Loopback only, as it says; /metrics not on the API's port but on the loopback one it names.
+      expect(npm.output).toContain(`dossier: the API listens on 127.0.0.1:${port}`);
+      expect(listeners(port)).toEqual([`127.0.0.1:${port}`]);
+      const metricsUrl = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(npm.output)![1]!;
+      expect((await fetch(`${baseUrl}/metrics`)).status).toBe(404);
+      expect((await fetch(metricsUrl)).status).toBe(200);
       expect(npm.output).toContain(`created database ${database}`);
 
       const api = new Api(baseUrl);
@@ -179,6 +241,7 @@ describe('npm start (a fresh clone on a machine with Redis and Postgres, no Dock
         ...apps(tree, 'dist/apps/worker/src/main.js'),
       ]) {
         const argv = readFileSync(`/proc/${app.pid}/cmdline`, 'utf8').split('\0');
+        expect(execFileSync(argv[0]!, ['--version'], { encoding: 'utf8' })).toMatch(/^v22\./); // not the old Node
         expect(argv.slice(1, 1 + APP_NODE_FLAGS.length)).toEqual(APP_NODE_FLAGS);
         const environ = readFileSync(`/proc/${app.pid}/environ`, 'utf8').split('\0');
         for (const [name, value] of Object.entries(APP_PROCESS_ENV)) expect(environ).toContain(`${name}=${value}`);
