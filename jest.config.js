@@ -1,6 +1,6 @@
 /**
  * Jest runs the code as ES modules (Nest 12 and some of its dependencies are ESM-only): ts-jest emits
- * ESM and `npm test` starts node with --experimental-vm-modules. See docs/adr/0009-tests-as-esm.md.
+ * ESM and `npm test` starts node with --experimental-vm-modules. See docs/adr/0009-node-22-and-tests-as-esm.md.
  * @type {import('jest').Config}
  */
 const aliases = ['domain', 'contracts', 'providers', 'persistence', 'config', 'testing'];
