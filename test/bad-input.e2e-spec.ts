@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { Api, Stack, ledgerState, settled, sql, waitFor, type LedgerState } from '@dossier/testing';
 
 type ErrorBody = { status: string; error: { code: string; details?: { field: string; issue: string }[] } };
@@ -489,6 +489,9 @@ describe('a body is read as sent or refused, a request no route takes is 404/405
     for (const coding of ['compress', 'zstd', 'gzip, gzip', 'chunked'])
       expect([coding, await lookup(coding, phone)]).toEqual([coding, '415 unsupported_media_type']);
     expect(await lookup('gzip', phone)).toBe('400 invalid_json'); // not gzip data at all
+    // br with a window over 4 MiB (its decoder would hold 16 MiB before a byte of output)
+    const wide = { params: { [constants.BROTLI_PARAM_LGWIN]: 24 } };
+    expect(await lookup('br', brotliCompressSync(phone, wide))).toBe('415 unsupported_media_type');
     // 10 MB of zeros in 10 KB of gzip: refused at 64 KiB decoded, never inflated whole
     const bomb = gzipSync(Buffer.alloc(10_000_000));
     expect(bomb.length).toBeLessThan(64 * 1024);

@@ -4,7 +4,7 @@ import { parsePrefer } from './prefer';
 import { RouteTable } from './route-table';
 import { issuesToDetails, parseBody, parseQuery, unstorableText } from './validation';
 import { FASTIFY_CODES, HTTP_STATUS, envelopeOf, toDomainError } from './error-envelope';
-import { BODY_LIMIT_BYTES, charsetsOf, codingsOf, decodedBody, parseJsonBody } from './json-body';
+import { BODY_LIMIT_BYTES, brotliWindowBits, charsetsOf, codingsOf, decodedBody, parseJsonBody } from './json-body';
 import { requestIdFor } from './request-id';
 import { clientErrorHandler, clientErrorOf, rawErrorAnswer } from './client-error';
 import { once } from 'node:events';
@@ -507,6 +507,34 @@ describe('request bodies, read strictly', () => {
       ]);
     }
     expect(await read(json, Buffer.from('{}'))).toEqual({});
+  });
+
+  it('reads the window of a br stream from its first byte, and refuses one over 4 MiB with 415', async () => {
+    const text = Buffer.from('{"name":"Jane"}');
+    const withWindow = (lgwin: number) =>
+      brotliCompressSync(text, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_LGWIN]: lgwin },
+      });
+    for (let lgwin = 10; lgwin <= 24; lgwin++)
+      expect([lgwin, brotliWindowBits(withWindow(lgwin))]).toEqual([lgwin, lgwin]);
+    expect(brotliWindowBits(Buffer.alloc(0))).toBeNull();
+    expect(brotliWindowBits(Buffer.from([0b0010001]))).toBeNull(); // large-window brotli, not RFC 7932's
+    const br = message({ 'content-encoding': 'br' });
+    expect(await read(br, withWindow(22))).toEqual({ name: 'Jane' });
+    expect(await read(br, brotliCompressSync(text))).toEqual({ name: 'Jane' }); // the encoder's defaults
+    for (const lgwin of [23, 24])
+      expect(await refusal(read(br, withWindow(lgwin)))).toBe(
+        'unsupported_media_type: send br with a window of at most 4 MiB (lgwin 22)',
+      );
+    // decodes run one at a time: each of many at once still answers (decoded, or refused for its own reason)
+    const many = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0 ? read(br, withWindow(22)) : refusal(read(br, Buffer.from('not brotli'))),
+      ),
+    );
+    expect(new Set(many.map((m) => JSON.stringify(m)))).toEqual(
+      new Set([JSON.stringify({ name: 'Jane' }), JSON.stringify('invalid_json: the body is not valid br data')]),
+    );
   });
 });
 

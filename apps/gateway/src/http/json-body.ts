@@ -7,13 +7,55 @@ import { DomainError } from '@dossier/domain';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+type Decoder = (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
+
+/**
+ * The largest brotli window decoded: 2^22 bytes, the reference encoder's default, which it writes whatever
+ * the input's size. Brotli's decoder fills a ring buffer of up to the window before its first byte of output,
+ * so zlib's maxOutputLength cannot stop a bomb sooner: a 77-byte stream with a 2^24 window cost 16 MiB and
+ * ~50 ms of CPU (ADR 0052); with 2^22, 4 MiB and ~12 ms. gzip's and deflate's window is 32 KiB.
+ */
+const BROTLI_MAX_WINDOW_BITS = 22;
+const brotli = promisify(brotliDecompress);
+/** The brotli decode under way, if any: one at a time, so their ring buffers never add up. */
+let brotliQueue: Promise<unknown> = Promise.resolve();
+
+const decodeBrotli: Decoder = (body, options) => {
+  const bits = brotliWindowBits(body);
+  if (bits !== null && bits > BROTLI_MAX_WINDOW_BITS)
+    return Promise.reject(
+      new DomainError(
+        'unsupported_media_type',
+        `send br with a window of at most 4 MiB (lgwin ${BROTLI_MAX_WINDOW_BITS})`,
+      ),
+    );
+  const decoded = brotliQueue.then(() => brotli(body, options));
+  brotliQueue = decoded.catch(() => undefined);
+  return decoded;
+};
+
 /** What each `Content-Encoding` a body may arrive in is decoded with (zlib's one-shot decoders). */
-const DECODERS = new Map<string, (body: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>>([
+const DECODERS = new Map<string, Decoder>([
   ['gzip', promisify(gunzip)],
   ['x-gzip', promisify(gunzip)], // RFC 9110 §8.4.1.3: a recipient treats it as gzip
   ['deflate', promisify(inflate)], // the zlib format, as HTTP defines `deflate` (RFC 9110 §8.4.1.2)
-  ['br', promisify(brotliDecompress)],
+  ['br', decodeBrotli],
 ]);
+
+/**
+ * A brotli stream's window size in bits, from its first byte (RFC 7932 §9.1: bits read from the least
+ * significant); null for no stream, or a code RFC 7932 leaves invalid (the decoder refuses it).
+ */
+export function brotliWindowBits(body: Buffer): number | null {
+  const first = body[0];
+  if (first === undefined) return null;
+  if ((first & 1) === 0) return 16;
+  const n = (first >> 1) & 7;
+  if (n !== 0) return 17 + n;
+  const m = (first >> 4) & 7;
+  if (m === 1) return null;
+  return m === 0 ? 17 : 8 + m;
+}
 
 export const tooLarge = (): DomainError =>
   new DomainError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES / 1024} KiB`);
@@ -61,6 +103,7 @@ export async function decodedBody(raw: IncomingMessage, body: Buffer): Promise<B
     // zlib stops at the limit: a small body that inflates to gigabytes costs at most 64 KiB of output.
     return await decode(body, { maxOutputLength: BODY_LIMIT_BYTES });
   } catch (err) {
+    if (err instanceof DomainError) throw err;
     if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
     throw new DomainError('invalid_json', `the body is not valid ${codings[0]} data`);
   }
