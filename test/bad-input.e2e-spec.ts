@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import { Api, Stack, ledgerState, settled, sql, waitFor, type LedgerState } from '@dossier/testing';
 
 type ErrorBody = { status: string; error: { code: string; details?: { field: string; issue: string }[] } };
@@ -228,6 +229,30 @@ function expectEnvelope(
 const rawEnvelope = (a: RawAnswer, status: number, code: string) =>
   expectEnvelope({ status: a.status, requestIdHeader: a.headers['x-request-id'] ?? null, body: a.body }, status, code);
 
+/** Sends `bytes` on a fresh connection to the gateway at `port`; the answers until the server closed it. */
+async function exchange(port: number, bytes: string | Buffer): Promise<RawAnswer[]> {
+  const socket = connect(port, '127.0.0.1');
+  const closed = untilClosed(socket, 15_000);
+  socket.write(bytes);
+  return rawAnswers(await closed);
+}
+
+/**
+ * One HTTP/1.1 request as exact bytes, which fetch cannot send (a QUERY, two headers of one name, a body
+ * that is not UTF-8), asking the server to close the connection after its answer.
+ */
+function rawRequest(method: string, path: string, headers: [string, string][], body?: string | Buffer): Buffer {
+  const bytes = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Connection: close',
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    ...(bytes ? [`Content-Length: ${bytes.length}`] : []),
+  ];
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes ?? Buffer.alloc(0)]);
+}
+
 describe('errors the router and the HTTP parser raise themselves leave as the envelope, with X-Request-Id', () => {
   let stack: Stack;
   let api: Api;
@@ -307,13 +332,7 @@ describe('errors the router and the HTTP parser raise themselves leave as the en
     expect(wrong.res.headers.get('allow')).toBe('GET, HEAD');
   });
 
-  /** Sends `bytes` on a fresh connection; the answers until the server closed it. */
-  const sendRaw = async (bytes: string): Promise<RawAnswer[]> => {
-    const socket = connect(port, '127.0.0.1');
-    const closed = untilClosed(socket, 15_000);
-    socket.write(bytes);
-    return rawAnswers(await closed);
-  };
+  const sendRaw = (bytes: string) => exchange(port, bytes);
 
   it("a request Node's parser refuses is 400 validation_error in the envelope, then the connection is closed", async () => {
     const cases = {
@@ -340,6 +359,200 @@ describe('errors the router and the HTTP parser raise themselves leave as the en
     expect(answers).toHaveLength(1);
     rawEnvelope(answers[0]!, 400, 'invalid_json');
     expect(answers[0]!.headers['connection']).toBe('close');
+  });
+});
+
+describe('a body is read as sent or refused, a request no route takes is 404/405, and neither costs anything', () => {
+  const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
+  const PHONE = '{"phone":"+14155552671"}';
+  let stack: Stack;
+  let api: Api;
+  let port: number;
+  let account: { email: string; key: string; accountId: string };
+  let before: LedgerState;
+
+  beforeAll(async () => {
+    stack = await Stack.start({
+      label: 'strictbody',
+      noWorker: true, // a lookup that got through would stay pending and show in the ledger
+      gatewayEnv: { RATE_LIMIT_RPS: '1000', RATE_LIMIT_BURST: '1000' },
+    });
+    api = new Api(stack.baseUrl);
+    port = Number(new URL(stack.baseUrl).port);
+    account = await api.register();
+    before = await ledgerState(account.accountId);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const auth = (): [string, string] => ['Authorization', `Bearer ${account.key}`];
+  /** The one answer to a raw request, as `<status> <code>` (with `Allow` when the server set one). */
+  const outcome = async (method: string, path: string, headers: [string, string][], body?: string | Buffer) => {
+    const answers = await exchange(port, rawRequest(method, path, headers, body));
+    expect(answers).toHaveLength(1);
+    const answer = answers[0]!;
+    const code = (answer.body as { error?: { code: string } }).error?.code ?? 'success';
+    if (answer.status >= 400) rawEnvelope(answer, answer.status, code);
+    return `${answer.status} ${code}${answer.headers['allow'] ? ` (Allow: ${answer.headers['allow']})` : ''}`;
+  };
+
+  it('answers QUERY, with or without Content-Type, by its path: 405 on a known path, 404 elsewhere, never 500', async () => {
+    const cases: [string, [string, string][], string | undefined, string][] = [
+      ['/health/live', [], undefined, '405 method_not_allowed (Allow: GET, HEAD)'],
+      ['/v1/verify/phone', [auth()], undefined, '405 method_not_allowed (Allow: POST)'],
+      ['/v1/searches/srch_x', [auth()], undefined, '405 method_not_allowed (Allow: GET, HEAD)'],
+      ['/nowhere', [], undefined, '404 not_found'],
+      ['/v1/verify/phone', [auth(), JSON_TYPE], PHONE, '405 method_not_allowed (Allow: POST)'],
+      ['/v1/verify/phone', [auth(), JSON_TYPE], '{"phone":', '405 method_not_allowed (Allow: POST)'],
+      ['/v1/verify/phone', [auth(), ['Content-Type', 'text/plain']], 'phone', '405 method_not_allowed (Allow: POST)'],
+    ];
+    for (const [path, headers, body, expected] of cases)
+      expect([path, body, await outcome('QUERY', path, headers, body)]).toEqual([path, body, expected]);
+    expect(await ledgerState(account.accountId)).toEqual(before);
+  });
+
+  it("answers every other refusal Fastify makes of a request's body with its 4xx in the envelope", async () => {
+    const login = (headers: [string, string][], body?: string) => outcome('POST', '/v1/auth/login', headers, body);
+    const credentials = `{"email":"${account.email}","password":"correct horse battery"}`;
+    // FST_ERR_CTP_INVALID_MEDIA_TYPE: a Content-Type that is not a media type, or another one, or none
+    expect(await login([['Content-Type', 'garbage']], credentials)).toBe('415 unsupported_media_type');
+    expect(await login([['Content-Type', 'text/plain']], credentials)).toBe('415 unsupported_media_type');
+    expect(await login([], credentials)).toBe('415 unsupported_media_type');
+    // FST_ERR_CTP_BODY_TOO_LARGE: announced over the limit (refused before it is read), or sent over it
+    expect(await login([JSON_TYPE, ['Content-Length', '70000']])).toBe('413 payload_too_large');
+    expect(await login([JSON_TYPE], `{"pad":"${'x'.repeat(70_000)}"}`)).toBe('413 payload_too_large');
+    expect(await login([JSON_TYPE], credentials)).toBe('200 success');
+  });
+
+  it('refuses bytes that are not UTF-8 with 400 invalid_json: a Latin-1 password neither registers nor logs in', async () => {
+    const latin1 = (text: string) => Buffer.from(text, 'latin1');
+    const email = `latin1-${Date.now().toString(36)}@example.com`;
+    const register = await outcome(
+      'POST',
+      '/v1/auth/register',
+      [JSON_TYPE],
+      latin1(`{"email":"${email}","password":"p\xe4sswort-123"}`),
+    );
+    expect(register).toBe('400 invalid_json');
+    expect(await sql('SELECT id FROM accounts WHERE email = $1', [email])).toEqual([]);
+
+    // What a Latin-1 password used to become: every byte that is not UTF-8 read as U+FFFD.
+    const replaced = await api.post('/v1/auth/register', { email, password: 'p\ufffdsswort-123' });
+    expect(replaced.status).toBe(201);
+    const loginWith = (bytes: Buffer) => outcome('POST', '/v1/auth/login', [JSON_TYPE], bytes);
+    expect(await loginWith(latin1(`{"email":"${email}","password":"p\xf6sswort-123"}`))).toBe('400 invalid_json');
+    expect(await loginWith(Buffer.from(`{"email":"${email}","password":"p\ufffdsswort-123"}`))).toBe('200 success');
+
+    for (const [path, body] of [
+      ['/v1/verify/email', '{"email":"j\xe4ne@example.com"}'],
+      ['/v1/search/person', '{"name":"J\xfcrgen M\xfcller","country":"DE"}'],
+    ] as const)
+      expect([path, await outcome('POST', path, [auth(), JSON_TYPE], latin1(body))]).toEqual([
+        path,
+        '400 invalid_json',
+      ]);
+    expect(await ledgerState(account.accountId)).toEqual(before);
+  });
+
+  it('refuses a charset other than UTF-8 with 415, and takes utf-8 or UTF8', async () => {
+    const key = (contentType: string, body: Buffer) =>
+      outcome('POST', '/v1/auth/keys', [auth(), ['Content-Type', contentType]], body);
+    const name = '{"name":"Jürgen"}';
+    expect(await key('application/json; charset=utf-16', Buffer.from(name, 'utf16le'))).toBe(
+      '415 unsupported_media_type',
+    );
+    expect(await key('application/json; charset=latin1', Buffer.from(name, 'latin1'))).toBe(
+      '415 unsupported_media_type',
+    );
+    expect(await key('application/json; charset=ISO-8859-1', Buffer.from(name, 'latin1'))).toBe(
+      '415 unsupported_media_type',
+    );
+    const lookup = await outcome(
+      'POST',
+      '/v1/verify/phone',
+      [auth(), ['Content-Type', 'application/json; charset=latin1']],
+      PHONE,
+    );
+    expect(lookup).toBe('415 unsupported_media_type');
+    expect(await key('application/json; charset=UTF-8', Buffer.from(name))).toBe('201 success');
+    expect(await key('application/json;charset="utf8"', Buffer.from(name))).toBe('201 success');
+    const keys = await api.get<{ keys: { name: string }[] }>('/v1/auth/keys', { key: account.key });
+    expect(keys.body.keys.map((k) => k.name).filter((n) => n === 'Jürgen')).toHaveLength(2);
+    expect(await ledgerState(account.accountId)).toEqual(before);
+  });
+
+  it('decodes gzip, deflate and br bodies, refuses other codings with 415, and a zip bomb with 413', async () => {
+    const lookup = (coding: string, body: Buffer) =>
+      outcome('POST', '/v1/verify/phone', [auth(), JSON_TYPE, ['Content-Encoding', coding]], body);
+    const phone = Buffer.from(PHONE);
+    for (const coding of ['compress', 'zstd', 'gzip, gzip', 'chunked'])
+      expect([coding, await lookup(coding, phone)]).toEqual([coding, '415 unsupported_media_type']);
+    expect(await lookup('gzip', phone)).toBe('400 invalid_json'); // not gzip data at all
+    // br with a window over 4 MiB (its decoder would hold 16 MiB before a byte of output)
+    const wide = { params: { [constants.BROTLI_PARAM_LGWIN]: 24 } };
+    expect(await lookup('br', brotliCompressSync(phone, wide))).toBe('415 unsupported_media_type');
+    // 10 MB of zeros in 10 KB of gzip: refused at 64 KiB decoded, never inflated whole
+    const bomb = gzipSync(Buffer.alloc(10_000_000));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    expect(await lookup('gzip', bomb)).toBe('413 payload_too_large');
+    expect(await lookup('br', brotliCompressSync(Buffer.from(`{"phone":"${' '.repeat(70_000)}"}`)))).toBe(
+      '413 payload_too_large',
+    );
+    expect(await ledgerState(account.accountId)).toEqual(before);
+
+    // Accepted, in each coding: the key's name arrives as sent.
+    const name = (coding: string) => `{"name":"${coding} key – ü"}`;
+    const encoded: [string, Buffer][] = [
+      ['gzip', gzipSync(name('gzip'))],
+      ['deflate', deflateSync(name('deflate'))],
+      ['br', brotliCompressSync(name('br'))],
+    ];
+    for (const [coding, body] of encoded)
+      expect(await outcome('POST', '/v1/auth/keys', [auth(), JSON_TYPE, ['Content-Encoding', coding]], body)).toBe(
+        '201 success',
+      );
+    const keys = await api.get<{ keys: { name: string }[] }>('/v1/auth/keys', { key: account.key });
+    expect(keys.body.keys.map((k) => k.name)).toEqual(
+      expect.arrayContaining(['gzip key – ü', 'deflate key – ü', 'br key – ü']),
+    );
+
+    // A gzip lookup is taken and charged like any other (another account: this one's ledger stays as it was).
+    const other = await api.register();
+    const answers = await exchange(
+      port,
+      rawRequest(
+        'POST',
+        '/v1/verify/phone',
+        [
+          ['Authorization', `Bearer ${other.key}`],
+          JSON_TYPE,
+          ['Content-Encoding', 'gzip'],
+          ['Prefer', 'respond-async'],
+        ],
+        gzipSync(PHONE),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([202]);
+    const id = (answers[0]!.body as { search_id: string }).search_id;
+    expect(await sql('SELECT input FROM searches WHERE id = $1', [id])).toEqual([
+      { input: expect.objectContaining({ phone: '+14155552671' }) },
+    ]);
+    expect((await ledgerState(other.accountId)).reserves).toBe(1);
+  });
+
+  it('refuses two Content-Type headers with 400, whichever comes first', async () => {
+    for (const pair of [
+      ['application/json', 'text/plain'],
+      ['text/plain', 'application/json'],
+      ['application/json', 'application/json'],
+      ['garbage', 'application/json'],
+    ]) {
+      const headers: [string, string][] = [auth(), ...pair.map((type): [string, string] => ['Content-Type', type])];
+      expect([pair, await outcome('POST', '/v1/verify/phone', headers, PHONE)]).toEqual([pair, '400 validation_error']);
+    }
+    expect(await ledgerState(account.accountId)).toEqual(before);
+    expect(await sql('SELECT id FROM searches WHERE account_id = $1', [account.accountId])).toEqual([]);
   });
 });
 

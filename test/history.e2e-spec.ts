@@ -192,6 +192,7 @@ describe('GET /v1/searches: search history (gateway + worker processes, real Red
       'cursor',
     ],
     ['page=2', 'page'],
+    ['=x', 'query'],
   ])('answers ?%s with 400 validation_error naming %s', async (query, field) => {
     const { key } = await api.register(100);
     const res = await api.get<ErrorBody>(`/v1/searches?${query}`, { key });
@@ -199,6 +200,20 @@ describe('GET /v1/searches: search history (gateway + worker processes, real Red
     expect(res.body).toMatchObject({ status: 'error', error: { code: 'validation_error' } });
     expect(res.body.error.details?.map((d) => d.field)).toEqual([field]);
     expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
+  it.each([
+    ['page=2', 'page', 'is not a known parameter'],
+    ['=x', 'query', 'has a parameter with an empty name, which is not a known parameter'],
+  ])('says what is wrong with ?%s in the words of a query string, naming %s', async (query, field, issue) => {
+    const { key } = await api.register(100);
+    const res = await api.get<ErrorBody>(`/v1/searches?${query}`, { key });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'validation_error',
+      message: `${field} ${issue}`,
+      details: [{ field, issue }],
+    });
   });
 
   it.each([

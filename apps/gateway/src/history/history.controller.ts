@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { CurrentAuth, type AuthContext } from '../auth/auth-context';
-import { parseBody } from '../http/validation';
+import { parseQuery } from '../http/validation';
 import { ApiDoc } from '../openapi/api-doc.decorator';
 import { historyQuery, historyResponse, type HistoryResponse } from './history.schema';
 import { SearchHistoryService } from './search-history.service';
@@ -24,6 +24,6 @@ export class HistoryController {
     errors: ['validation_error', 'unauthorized', 'rate_limited', 'unavailable'],
   })
   list(@Query() query: unknown, @CurrentAuth() auth: AuthContext): Promise<HistoryResponse> {
-    return this.history.list(parseBody(historyQuery, query), auth);
+    return this.history.list(parseQuery(historyQuery, query), auth);
   }
 }

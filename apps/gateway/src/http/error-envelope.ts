@@ -1,5 +1,6 @@
 import { DomainError, isDomainError, type ErrorCode, type FieldIssue } from '@dossier/domain';
 import { isBackingServiceDown } from './unavailable';
+import { notJsonMediaType, tooLarge } from './json-body';
 
 /** The one table from error code to HTTP status. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -29,15 +30,26 @@ export interface ErrorEnvelope {
   credits_remaining?: number;
 }
 
-/** Fastify's own errors (raised before a handler runs) mapped onto contract codes. */
-const FASTIFY_CODES: Record<string, () => DomainError> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
-    new DomainError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new DomainError('payload_too_large', 'the body is larger than 64 KiB'),
+export const noSuchRoute = (): DomainError => new DomainError('not_found', 'no such route');
+
+/**
+ * Fastify's own errors that a request can raise (before a handler runs), mapped onto contract codes. Every
+ * other code Fastify exports is raised at startup or by the gateway's own misuse of a reply, never by what a
+ * client sends (http.spec.ts walks Fastify's `errorCodes` and holds each to one list or the other).
+ */
+export const FASTIFY_CODES: Readonly<Record<string, () => DomainError>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: notJsonMediaType,
+  // A QUERY (RFC 10008) without Content-Type, refused by Fastify before it routes; no route of the API takes
+  // QUERY, so the filter answers it as the unrouted request it is (404, or 405 on a known path).
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: notJsonMediaType,
+  FST_ERR_CTP_BODY_TOO_LARGE: tooLarge,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     new DomainError('invalid_json', 'the body length does not match Content-Length'),
+  // Fastify's own JSON parser's, which json-body.ts replaces: kept so that it could not become a 500.
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new DomainError('invalid_json', 'the body is empty'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new DomainError('invalid_json', 'the body is not valid JSON'),
+  // Fastify's 404 handler's, which Nest replaces.
+  FST_ERR_NOT_FOUND: noSuchRoute,
   // The router's own two (Fastify's `frameworkErrors`): a path that does not percent-decode, and a path
   // parameter over 100 characters. Every path parameter of the API names a resource by id (a search, a
   // batch, a key, a webhook, a docs asset), and API.md answers an id that does not exist `404 not_found`;
@@ -56,14 +68,18 @@ const FASTIFY_CODES: Record<string, () => DomainError> = {
 export function toDomainError(err: unknown): DomainError {
   if (isDomainError(err)) return err;
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-  if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
+  if (typeof code === 'string' && Object.hasOwn(FASTIFY_CODES, code)) return FASTIFY_CODES[code]!();
   if (err instanceof SyntaxError) return new DomainError('invalid_json', 'the body is not valid JSON');
   if (isBackingServiceDown(err))
     return DomainError.unavailable('a backing service is unavailable; try again shortly', err);
   const status = statusOf(err);
-  if (status === 404) return new DomainError('not_found', 'no such route');
-  if (status === 413) return FASTIFY_CODES['FST_ERR_CTP_BODY_TOO_LARGE']!();
-  if (status === 415) return FASTIFY_CODES['FST_ERR_CTP_INVALID_MEDIA_TYPE']!();
+  if (status === 404) return noSuchRoute();
+  if (status === 413) return tooLarge();
+  if (status === 415) return notJsonMediaType();
+  // Any other error its framework marks as the client's (Nest's HttpExceptions, a Fastify code newer than
+  // the table above): a bad request, not a server fault.
+  if (status !== undefined && status >= 400 && status < 500)
+    return new DomainError('validation_error', 'the request is not valid');
   return new DomainError('internal_error', 'an internal error occurred', { cause: err });
 }
 

@@ -2,7 +2,7 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, isDomainError } from '@dossier/domain';
 import type { RateLimiterService } from '../rate-limit/rate-limiter.service';
-import { HTTP_STATUS, creditHeaders, envelopeOf, toDomainError } from './error-envelope';
+import { HTTP_STATUS, creditHeaders, envelopeOf, noSuchRoute, toDomainError } from './error-envelope';
 import { REQUEST_ID_HEADER } from './request-id';
 import type { RouteTable } from './route-table';
 import { addressIdentity } from '../rate-limit/client-address';
@@ -61,7 +61,12 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 
   private errorOf(exception: unknown, request: FastifyRequest, reply: FastifyReply): DomainError {
     let error = toDomainError(exception);
-    if (error.code === 'not_found' && !(exception instanceof DomainError)) {
+    // A request no route takes (Fastify's 404 handler has it) is answered by its path and method, whatever
+    // else is wrong with it: a QUERY without Content-Type (refused before Fastify hands it to that handler),
+    // a body sent to a path that reads none. Not a 5xx: a failure of the server stays one.
+    const unrouted = request.is404 && HTTP_STATUS[error.code] < 500;
+    if (unrouted && error.code !== 'not_found') error = noSuchRoute();
+    if (error.code === 'not_found' && (unrouted || !(exception instanceof DomainError))) {
       const allowed = this.routes.allowFor(request.method, request.url);
       if (allowed.length > 0) {
         error = new DomainError(

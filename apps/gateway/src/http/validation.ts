@@ -16,14 +16,28 @@ function fieldOf(path: readonly PropertyKey[], root: string): string {
 
 /**
  * zod issues → the contract's `details`: one entry per field, in words an integrator can act on. `root` names
- * the body itself (`requests.2` for a batch's item: there the request's body is fine).
+ * the body itself (`requests.2` for a batch's item: there the request's body is fine); `noun`, what its
+ * members are called (a query string has parameters).
  */
-export function issuesToDetails(issues: readonly z.core.$ZodIssue[], body: unknown, root = 'body'): FieldIssue[] {
+export function issuesToDetails(
+  issues: readonly z.core.$ZodIssue[],
+  body: unknown,
+  root = 'body',
+  noun: 'field' | 'parameter' = 'field',
+): FieldIssue[] {
   const details: FieldIssue[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys)
-        details.push({ field: fieldOf([...issue.path, key], root), issue: 'is not a known field' });
+        details.push(
+          // A name of no characters (`{"":1}`, `?=x`) would read as the object holding it: that object is named.
+          key === ''
+            ? {
+                field: fieldOf(issue.path, root),
+                issue: `has a ${noun} with an empty name, which is not a known ${noun}`,
+              }
+            : { field: fieldOf([...issue.path, key], root), issue: `is not a known ${noun}` },
+        );
       continue;
     }
     if (issue.code === 'invalid_type' && issue.path.length === 0) {
@@ -159,11 +173,17 @@ export function parseBody<S extends z.ZodType>(
   body: unknown,
   root = 'body',
   checkedApart?: string,
+  noun: 'field' | 'parameter' = 'field',
 ): z.output<S> {
   const unstorable = unstorableText(body, root, checkedApart);
   if (unstorable.length > 0) throw DomainError.validation(unstorable);
   // No body at all reads as `{}` (each missing field named); a JSON `null` is a body that is not an object.
   const result = schema.safeParse(body === undefined ? {} : body);
-  if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues, body, root));
+  if (!result.success) throw DomainError.validation(issuesToDetails(result.error.issues, body, root, noun));
   return result.data;
+}
+
+/** A parsed query string, validated as parseBody validates a body: its members are parameters, itself `query`. */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
+  return parseBody(schema, query, 'query', undefined, 'parameter');
 }

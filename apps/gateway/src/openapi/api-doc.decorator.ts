@@ -36,12 +36,14 @@ export interface ApiDocOptions {
 
 /**
  * A `DELETE /v1/…/{id}`'s errors. A DELETE carries no body, but one sent goes through the body parser like
- * any other route's (`invalid_json`, `unsupported_media_type`, `payload_too_large`).
+ * any other route's (`invalid_json`, `validation_error` for two Content-Types, `unsupported_media_type`,
+ * `payload_too_large`).
  */
 export const DELETE_BY_ID_ERRORS: ErrorCode[] = [
   'unauthorized',
   'not_found',
   'invalid_json',
+  'validation_error',
   'unsupported_media_type',
   'payload_too_large',
   'rate_limited',

@@ -18,8 +18,9 @@ import {
 
 /** When each error code is answered: the `description` of the error responses in the document. */
 export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {
-  invalid_json: 'the body is not parseable JSON',
-  validation_error: 'missing field, wrong type, unknown field or bad value; `details` names each field',
+  invalid_json: 'the body is not parseable JSON: not JSON, not UTF-8, or not data of its Content-Encoding',
+  validation_error:
+    'missing field, wrong type, unknown field or bad value (`details` names each field); or two Content-Type headers',
   unauthorized: 'no key, malformed Authorization header, unknown or revoked key',
   invalid_credentials: 'wrong e-mail or password (the same answer for an unknown e-mail)',
   insufficient_credits: "the balance is below the lookup's cost; nothing is charged",
@@ -27,8 +28,9 @@ export const ERROR_CODE_MEANINGS: Record<ErrorCode, string> = {
   method_not_allowed: 'known path, wrong method (`Allow` lists the right ones)',
   email_taken: 'an account with this e-mail exists (compared case-insensitively)',
   idempotency_conflict: 'the Idempotency-Key was used with a different body',
-  payload_too_large: 'the body is over 64 KiB',
-  unsupported_media_type: 'a body without Content-Type: application/json',
+  payload_too_large: 'the body is over 64 KiB, as sent or once decoded (Content-Encoding)',
+  unsupported_media_type:
+    'a body without Content-Type: application/json, with a charset other than UTF-8, or a Content-Encoding other than gzip, deflate or br',
   rate_limited: "over the key's rate (or the client address's, on public routes); see Retry-After",
   unavailable:
     'Redis or Postgres unreachable, a queue saturated, or the lookup failed; nothing charged; see Retry-After',

@@ -19,7 +19,7 @@ const optionalBody = z
   .meta({ examples: [{}] });
 
 /** What the JSON body parser answers on every route with a body. */
-const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'payload_too_large'];
+const BODY_ERRORS: ErrorCode[] = ['invalid_json', 'validation_error', 'unsupported_media_type', 'payload_too_large'];
 
 const route = (
   method: string,
@@ -44,7 +44,7 @@ const FOUND: FoundRoute[] = [
     status: 200,
     response: phoneSuccessEnvelope,
     lookup: true,
-    errors: [...BODY_ERRORS, 'validation_error', 'unauthorized', 'rate_limited', 'unavailable'],
+    errors: [...BODY_ERRORS, 'unauthorized', 'rate_limited', 'unavailable'],
   }),
   route('PUT', '/v1/widgets/:id/label', 'label', {
     tag: 'lookups',

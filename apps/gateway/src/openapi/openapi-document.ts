@@ -276,9 +276,15 @@ function queryParameters(route: DocumentedRoute): Json[] {
 
 /**
  * What the JSON body parser (http/json-body.ts) answers before any handler runs, on every route that takes
- * a body: a route that forgets one would leave a generated client without that answer.
+ * a body: a route that forgets one would leave a generated client without that answer. (`validation_error`:
+ * its answer to two Content-Type headers.)
  */
-const BODY_ERRORS: readonly ErrorCode[] = ['invalid_json', 'unsupported_media_type', 'payload_too_large'];
+const BODY_ERRORS: readonly ErrorCode[] = [
+  'invalid_json',
+  'validation_error',
+  'unsupported_media_type',
+  'payload_too_large',
+];
 
 function operationFor(route: DocumentedRoute): Json {
   const { doc } = route;
@@ -334,7 +340,8 @@ export function buildOpenApiDocument(routes: DocumentedRoute[], info: DocumentIn
       version: info.version,
       description:
         'Self-hosted background-investigation API: people, companies, e-mail verification and phone lookups. ' +
-        'Bodies are JSON (`Content-Type: application/json`, at most 64 KiB, unknown fields rejected); field names are snake_case; ' +
+        'Bodies are JSON in UTF-8 (`Content-Type: application/json`, at most 64 KiB, unknown fields rejected), sent as they are ' +
+        'or with `Content-Encoding: gzip`, `deflate` or `br` (64 KiB once decoded); field names are snake_case; ' +
         'timestamps are RFC 3339 UTC. Every error is the ErrorEnvelope: match on `error.code`.',
     },
     servers: [{ url: '/' }],
