@@ -1,10 +1,13 @@
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { Api, Stack, type ApiResponse, type RequestOptions } from '@dossier/testing';
-
-// The document is walked freely here; every shape that matters is asserted by expect().
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
+import type { ValidateFunction } from 'ajv/dist/2020';
+import {
+  Api,
+  OpenApiDocument,
+  Stack,
+  queryValue,
+  type ApiResponse,
+  type Json,
+  type RequestOptions,
+} from '@dossier/testing';
 
 /**
  * "Try it out" in /docs pre-fills every request with the document's examples: each one is sent to the
@@ -90,18 +93,9 @@ describe('every real answer is one the OpenAPI document describes', () => {
     stack = await Stack.start({ label: 'answers', env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     api = new Api(stack.baseUrl);
     doc = (await api.get<Json>('/v1/openapi.json')).body;
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
     // `format` is checked too: a `date-time` the document promises is one the gateway takes.
-    addFormats(ajv);
-    // The operations' schemas point into components: one schema holds them, each operation's refers to it.
-    ajv.addSchema({ $id: 'openapi.json', components: doc['components'] });
-    const cache = new Map<string, ValidateFunction>();
-    validatorFor = (schema) => {
-      const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
-      let validate = cache.get(text);
-      if (!validate) cache.set(text, (validate = ajv.compile(JSON.parse(text) as Json)));
-      return validate;
-    };
+    const document = new OpenApiDocument(doc);
+    validatorFor = (schema) => document.validator(schema);
   });
   afterAll(async () => {
     await stack?.stop();
@@ -120,8 +114,7 @@ describe('every real answer is one the OpenAPI document describes', () => {
     for (const [name, raw] of query) {
       const schema = parameters.find((p) => p['name'] === name)?.['schema'] as Json | undefined;
       if (!schema) return false;
-      const value = schema['type'] === 'integer' && /^-?\d+$/.test(raw) ? Number(raw) : raw;
-      if (!validatorFor(schema)(value)) return false;
+      if (!validatorFor(schema)(queryValue(schema, raw))) return false;
     }
     const body = op['requestBody']?.['content']?.['application/json']?.['schema'] as Json | undefined;
     return json === undefined || (body !== undefined && validatorFor(body)(json));

@@ -267,10 +267,11 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
       const search = body('/v1/search');
       expect(search['properties']['type']['enum']).toEqual(['person', 'company', 'email', 'phone', 'username']);
       expect(search['required']).toEqual(expect.arrayContaining(['query', 'type']));
-      // 1 to 256 characters once trimmed (the gateway trims): a pattern, as maxLength would count the padding.
+      // 1 to 256 characters once trimmed (the gateway trims): a pattern, as maxLength would count the padding;
+      // then text Postgres can store (no NUL, no unpaired surrogate), as in every string of a request.
       expect(search['properties']['query']).toMatchObject({
         minLength: 1,
-        allOf: [{ pattern: '^\\s*\\S(?:[\\s\\S]{0,254}\\S)?\\s*$' }],
+        allOf: [{ pattern: '^\\s*\\S(?:[\\s\\S]{0,254}\\S)?\\s*$' }, { pattern: '^[^\\u0000\\ud800-\\udfff]*$' }],
       });
       expect(search['properties']['query']).not.toHaveProperty('maxLength');
       expect(Object.keys(body('/v1/search/person')['properties'])).toEqual(

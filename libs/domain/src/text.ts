@@ -8,6 +8,13 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 const UNSTORABLE_EVERYWHERE = new RegExp(UNSTORABLE.source, 'g');
 
+/**
+ * The same rule as a JSON Schema pattern, for the OpenAPI document: read as JSON Schema validators such as Ajv
+ * read patterns (ECMA-262 with the `u` flag), a surrogate pair is one code point outside the class and a lone
+ * half is a code point inside it. (Read without the flag, it refuses the pairs too: stricter, never looser.)
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
+
 /** What a value holding such text is told, after its name: `full_name must not contain …`. */
 export const UNSTORABLE_TEXT = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 

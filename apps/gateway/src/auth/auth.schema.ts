@@ -1,16 +1,19 @@
 import { z } from 'zod';
 import { API_KEY_MODES } from '@dossier/domain';
-import { anyOfRequired, trimmedText } from '../http/validation';
+import { anyOfRequired, serverCheck, trimmedPattern, trimmedText } from '../http/validation';
 
 const str = () => z.string({ error: 'must be a string' });
 
-export const emailField = str()
-  .trim()
-  .min(1, 'must be a non-empty string')
-  .max(254, 'must be at most 254 characters')
-  .pipe(z.email({ error: 'must be an e-mail address' }))
-  // The document shows the pipe's input (a string): say what it must hold.
-  .meta({ format: 'email' });
+const EMAIL = z.email({ error: 'must be an e-mail address' });
+
+/**
+ * An e-mail address, trimmed. The document shows the pipe's input (a string), so it states what that must hold:
+ * zod's own e-mail pattern around blanks (`format: email` would be another, looser check than the server's).
+ */
+export const emailField = trimmedText(254)
+  .pipe(EMAIL)
+  .meta({ pattern: trimmedPattern(new RegExp(z.toJSONSchema(EMAIL).pattern as string)) })
+  .describe('an e-mail address (compared case-insensitively)');
 
 const passwordField = str().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters');
 
@@ -28,7 +31,10 @@ function credentials(password: typeof passwordField) {
       password: password
         .optional()
         .describe('compared in Unicode NFC: an accent typed composed or decomposed is the same character (ADR 0043)'),
-      passwort: password.optional().describe('alias of `password`; send one of the two'),
+      passwort: password
+        .meta(serverCheck('a `passwort` that differs from `password` when both are sent', ['correct horse battery']))
+        .optional()
+        .describe('alias of `password`; send one of the two'),
     })
     .strict()
     .superRefine((v, ctx) => {
@@ -59,6 +65,7 @@ export const createKeyBody = z
       ),
     mode: z
       .enum(API_KEY_MODES, { error: 'must be "live" or "test"' })
+      .meta(serverCheck('`live` from a test key: a test key can only create test keys', ['test']))
       .optional()
       .describe('`live` (default) or `test`: a `dsk_test_…` key whose lookups are free and synthetic'),
   })

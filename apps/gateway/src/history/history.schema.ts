@@ -1,14 +1,18 @@
 import { z } from 'zod';
 import { LOOKUP_KINDS, SEARCH_STATUSES, microsecondInstant } from '@dossier/domain';
+import { serverCheck } from '../http/validation';
 
 const once = (what: string) => z.string({ error: `must be given once, as ${what}` });
 
-// `format` for the document: `z.toJSONSchema` describes a pipe's input, the string before the check. The
-// bound is exact UTC text to the microsecond (created_at's precision), not a Date (milliseconds only).
+const DATE_TIME = z.iso.datetime({ offset: true, error: 'must be an RFC 3339 timestamp such as 2026-11-01T00:00:00Z' });
+
+// `format` and `pattern` for the document: `z.toJSONSchema` describes a pipe's input, the string before the
+// check, so the document states the check's own pattern (upper-case T and Z, no leap second: stricter than
+// `date-time` alone). The bound is exact UTC text to the microsecond (created_at's precision), not a Date.
 const instant = once('an RFC 3339 timestamp')
-  .pipe(z.iso.datetime({ offset: true, error: 'must be an RFC 3339 timestamp such as 2026-11-01T00:00:00Z' }))
+  .pipe(DATE_TIME)
   .transform((v) => microsecondInstant(v)!)
-  .meta({ format: 'date-time' });
+  .meta({ format: 'date-time', pattern: z.toJSONSchema(DATE_TIME).pattern });
 
 /**
  * The query string of `GET /v1/searches`. Unknown parameters are refused (as unknown body fields are), so
@@ -26,6 +30,7 @@ export const historyQuery = z
       .optional()
       .describe('only searches created at or after this time (RFC 3339; compared to the microsecond)'),
     until: instant
+      .meta(serverCheck('an `until` that is not later than `since`', ['2026-12-01T00:00:00Z']))
       .optional()
       .describe('only searches created before this time (RFC 3339; compared to the microsecond)'),
     limit: once('a whole number')
@@ -36,7 +41,10 @@ export const historyQuery = z
       .meta({ type: 'integer', minimum: 1, maximum: 100, pattern: undefined })
       .optional()
       .describe('searches per page, 1–100 (default 20)'),
-    cursor: once('text').optional().describe('`next_cursor` of the previous page; send the same filters with it'),
+    cursor: once('text')
+      .meta(serverCheck('text that is not a `next_cursor` this server answered'))
+      .optional()
+      .describe('`next_cursor` of the previous page; send the same filters with it'),
   })
   .strict()
   .superRefine((q, ctx) => {

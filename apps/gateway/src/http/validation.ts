@@ -155,6 +155,39 @@ export function trimmedText(max: number, { noControls = false }: { noControls?: 
 }
 
 /**
+ * The OpenAPI document's mark on a request field the server checks beyond what JSON Schema can state (a phone
+ * number libphonenumber must read, a cross-field rule): `x-server-check` holds the check in words, and the
+ * document appends them to the field's description. A client can send a value the schema accepts and still
+ * get `400 validation_error` naming this field — only such a field (ADR 0054).
+ */
+export const SERVER_CHECK = 'x-server-check';
+
+/** The mark, with `examples` of values that pass the check (what a generated client or a fuzz test can send). */
+export function serverCheck(
+  check: string,
+  examples?: readonly string[],
+): { [SERVER_CHECK]: string; examples?: string[] } {
+  return { [SERVER_CHECK]: check, ...(examples ? { examples: [...examples] } : {}) };
+}
+
+/**
+ * `re` (anchored with `^…$`) as the document states it for a field the server trims before it checks `re`:
+ * the same expression with the blanks `trim()` removes around it. An end anchor inside a lookahead
+ * (`(?!\.{1,2}$)`) becomes "then only blanks to the end".
+ */
+export function trimmedPattern(re: RegExp): string {
+  const { source } = re;
+  if (!source.startsWith('^') || !source.endsWith('$') || re.flags !== '')
+    throw new Error(`trimmedPattern takes an anchored expression without flags, not /${source}/${re.flags}`);
+  return `^\\s*(?:${source.slice(1, -1).replaceAll('$)', '\\s*$)')})\\s*$`;
+}
+
+/** `schema.regex(re)` on text the schema trimmed first, with the pattern the document states for it. */
+export function matchesTrimmed(schema: z.ZodString, re: RegExp, message: string): z.ZodString {
+  return schema.regex(re, message).meta({ pattern: trimmedPattern(re) });
+}
+
+/**
  * "At least one of `keys`" as JSON Schema, for a body's `.meta()`: a rule a `superRefine` enforces is
  * invisible to `z.toJSONSchema`, and a document without it lets a generated client send what is refused.
  */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isIsoCountry, normalizeDomain, parseEmail } from '@dossier/domain';
+import { ISO_COUNTRIES, isIsoCountry, normalizeDomain, parseEmail } from '@dossier/domain';
 import {
   PERSON_LIMIT_DEFAULT,
   PERSON_LIMIT_MAX,
@@ -9,44 +9,77 @@ import {
   phoneResultSchema,
   sourceReportSchema,
 } from '@dossier/contracts';
-import { anyOfRequired, trimmedText } from '../http/validation';
+import { anyOfRequired, matchesTrimmed, serverCheck, trimmedText } from '../http/validation';
+
+const COUNTRY_ISSUE = 'must be an ISO 3166-1 alpha-2 country code such as US or DE';
+
+/**
+ * The assigned ISO 3166-1 alpha-2 codes in either case, around blanks, as one pattern: a letter class per
+ * first letter (`[Aa][DEFGILMOQRSTUWXZdefgilmoqrstuwxz]|…`), so that the document refuses `AA` as the server does.
+ */
+function isoCountryPattern(): string {
+  const seconds = new Map<string, string>();
+  for (const code of [...ISO_COUNTRIES].sort()) seconds.set(code[0]!, (seconds.get(code[0]!) ?? '') + code[1]!);
+  const classes = [...seconds].map(([first, rest]) => `[${first}${first.toLowerCase()}][${rest}${rest.toLowerCase()}]`);
+  return `^\\s*(?:${classes.join('|')})\\s*$`;
+}
 
 const country = z
   .string({ error: 'must be a string' })
   .trim()
+  // Two ASCII letters before the case is folded: `toUpperCase()` makes `ﬆ` (one ligature) `ST`.
+  .regex(/^[A-Za-z]{2}$/, { message: COUNTRY_ISSUE, abort: true })
   .toUpperCase()
-  .refine(isIsoCountry, 'must be an ISO 3166-1 alpha-2 country code such as US or DE')
-  // Two letters, in either case, around blanks: what the code checks before it looks the code up.
-  .meta({ pattern: '^\\s*[A-Za-z]{2}\\s*$' })
+  .refine(isIsoCountry, COUNTRY_ISSUE)
+  .meta({ pattern: isoCountryPattern() })
   .describe('ISO 3166-1 alpha-2 country code');
 
-const permissiblePurpose = z
-  .string({ error: 'must be a string' })
-  .trim()
-  .regex(/^[a-z][a-z0-9_-]{1,63}$/, 'must be a short code such as employment, tenant_screening or fraud_prevention')
-  .describe('Why this lookup is made; stored in the audit trail with the account, key, request id and time.');
+const permissiblePurpose = matchesTrimmed(
+  z.string({ error: 'must be a string' }).trim(),
+  /^[a-z][a-z0-9_-]{1,63}$/,
+  'must be a short code such as employment, tenant_screening or fraud_prevention',
+).describe('Why this lookup is made; stored in the audit trail with the account, key, request id and time.');
 
-const ageRange = trimmedText(9)
-  .regex(/^(\d{1,3}-\d{1,3}|\d{1,3}\+|-\d{1,3})$/, 'must look like "30-40", "65+" or "-25"')
+const ageRange = matchesTrimmed(
+  trimmedText(9),
+  /^(\d{1,3}-\d{1,3}|\d{1,3}\+|-\d{1,3})$/,
+  'must look like "30-40", "65+" or "-25"',
+)
   .refine((v) => {
     const m = /^(\d+)-(\d+)$/.exec(v);
     return !m || Number(m[1]) <= Number(m[2]);
   }, 'must have its lower bound first')
+  .meta(serverCheck('a range whose lower bound is above its upper one ("40-30")', ['30-40', '65+', '-25']))
   .describe('"30-40", "65+" or "-25"');
 
 /** A domain, or a URL on it (`https://www.acme.com/about` searches `acme.com`). */
 const domain = trimmedText(2048)
   .refine((v) => normalizeDomain(v) !== null, 'must be a domain name such as example.com, or a URL on it')
+  .meta(
+    serverCheck(
+      'text whose host (read as a URL, `http://` assumed) is not a domain name of two or more labels with a ' +
+        'non-numeric top-level one',
+      ['example.com', 'https://www.example.com/about'],
+    ),
+  )
   .describe('example.com, or a URL such as https://www.example.com/about');
 
 /** An address a person search can match: what `POST /v1/verify/email` would call syntax-valid. */
-const emailAddress = trimmedText(254).refine(
-  (v) => parseEmail(v).syntaxValid,
-  'must be an e-mail address such as grace.hopper@example.com',
-);
+const emailAddress = trimmedText(254)
+  .refine((v) => parseEmail(v).syntaxValid, 'must be an e-mail address such as grace.hopper@example.com')
+  // What every such address has: text, an @, a domain (the last @ splits them; a quoted local part may hold @).
+  .meta({
+    pattern: '^\\s*[^\\s@][\\s\\S]*@[^@]*[^@\\s]\\s*$',
+    ...serverCheck(
+      'an address POST /v1/verify/email would call not syntax-valid (RFC 5321: a dot-atom or quoted local part ' +
+        'of at most 64 octets, a domain name, at most 254 octets)',
+      ['grace.hopper@example.com'],
+    ),
+  });
 
 /** A company's registration number as registries write them: letters, digits, spaces and - . / */
-const registrationNumber = trimmedText(64).regex(
+const registrationNumber = matchesTrimmed(
+  trimmedText(64),
   /^[A-Za-z0-9][A-Za-z0-9 ./-]*$/,
   'must be a registration number (letters, digits, spaces, - . /)',
 );
@@ -61,10 +94,20 @@ export const SEARCH_TYPES = ['person', 'company', 'email', 'phone', 'username'] 
 
 export const searchBody = z
   .object({
-    query: trimmedText(256).describe(
-      'What to search for. For `person` and `company`, its shape picks the field it is searched as (see the ' +
-        'operation); any other query is the name.',
-    ),
+    query: trimmedText(256)
+      .meta(
+        serverCheck(
+          'a query the field it goes to (by `type`, and for person and company by its shape) refuses as that ' +
+            "field's own endpoint does: a phone that is not a possible number, an e-mail address that is not " +
+            'syntax-valid, a handle with a space or slash, a registration number or domain that is not one, ' +
+            "or text longer than that field's limit",
+          ['Grace Hopper', '+14155552671', 'grace.hopper@example.com', '@gracehopper', 'example.com'],
+        ),
+      )
+      .describe(
+        'What to search for. For `person` and `company`, its shape picks the field it is searched as (see the ' +
+          'operation); any other query is the name.',
+      ),
     type: z.enum(SEARCH_TYPES, { error: `must be one of ${SEARCH_TYPES.join(', ')}` }),
     country: country
       .optional()
@@ -100,17 +143,24 @@ export const personBody = z
     name: trimmedText(256).optional(),
     email: emailAddress.optional(),
     phone: trimmedText(64)
+      .meta(
+        serverCheck('a number libphonenumber cannot read as a possible one in the region it is read in', [
+          '+14155552671',
+          '(512) 555-0199',
+        ]),
+      )
       .optional()
       .describe(
         'In any format, as People Data Labs accepts it: E.164 (+14155552671), or national ((512) 555-0199) read ' +
           'in the region of `country`, else of the one country `location` names ("Austin, TX" is the US; ' +
           '"Los Angeles, CA" could be Canada, so it names none), else the operator\'s default region ' +
-          '(DEFAULT_REGION, US unless set). A number that is not a possible one there is a 400 naming `phone` ' +
-          'and the region it was read in. Searched as its E.164 form.',
+          '(DEFAULT_REGION, US unless set). The 400 names the region it was read in. Searched as its E.164 form.',
       ),
-    username: trimmedText(128)
-      .regex(HANDLE, 'must be a single handle such as grace_h (no spaces or slashes, not . or ..)')
-      .optional(),
+    username: matchesTrimmed(
+      trimmedText(128),
+      HANDLE,
+      'must be a single handle such as grace_h (no spaces or slashes, not . or ..)',
+    ).optional(),
     location: trimmedText(256).optional(),
     age_range: ageRange.optional(),
     country: country
@@ -166,7 +216,14 @@ export const verifyEmailBody = z
 
 export const verifyPhoneBody = z
   .object({
-    phone: trimmedText(64).describe('E.164 (+14155552671) or national format with `country`'),
+    phone: trimmedText(64)
+      .meta(
+        serverCheck(
+          'a number libphonenumber cannot read as a possible one: E.164, or national in the region of `country`',
+          ['+14155552671', '+442071838750'],
+        ),
+      )
+      .describe('E.164 (+14155552671) or national format with `country`'),
     country: country.optional().describe('default region for national-format numbers'),
     permissible_purpose: permissiblePurpose.optional(),
   })

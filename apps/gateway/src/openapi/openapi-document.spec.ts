@@ -1,10 +1,13 @@
 import { validate } from '@readme/openapi-parser';
+import fc from 'fast-check';
 import { z } from 'zod';
-import type { ErrorCode } from '@dossier/domain';
+import { STORABLE_TEXT_PATTERN, isStorableText, type ErrorCode } from '@dossier/domain';
 import type { ApiDocOptions } from './api-doc.decorator';
 import { documentRoutes, type FoundRoute } from './documented-route';
 import { buildOpenApiDocument } from './openapi-document';
-import { phoneSuccessEnvelope } from '../lookups/lookups.schema';
+import { emailField, registerBody } from '../auth/auth.schema';
+import { trimmedPattern } from '../http/validation';
+import { HANDLE, phoneSuccessEnvelope, verifyPhoneBody } from '../lookups/lookups.schema';
 
 // These tests start from what route-discovery reads out of Nest's metadata; the e2e tests cover the
 // document the real gateway serves (and send every example in it).
@@ -162,7 +165,18 @@ describe('buildOpenApiDocument', () => {
       '#/components/parameters/Idempotency-Key',
       '#/components/parameters/X-Request-Id',
     ]);
-    expect(Object.keys(op['responses']).sort()).toEqual(['200', '400', '401', '413', '415', '429', '503', 'default']);
+    expect(Object.keys(op['responses']).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '405',
+      '408',
+      '413',
+      '415',
+      '429',
+      '503',
+      'default',
+    ]);
     expect(op['responses']['200']['content']['application/json']['schema']).toEqual({
       $ref: '#/components/schemas/PhoneSuccessEnvelope',
     });
@@ -212,7 +226,7 @@ describe('buildOpenApiDocument', () => {
         in: 'query',
         required: false,
         description: 'widgets per page',
-        schema: { type: 'string', pattern: '^\\d+$' },
+        schema: { type: 'string', pattern: '^\\d+$', allOf: [{ pattern: STORABLE_TEXT_PATTERN }] },
       },
     ]);
     const list = documentRoutes(FOUND).find((r) => r.operationId === 'widgetsList')!;
@@ -279,12 +293,58 @@ describe('buildOpenApiDocument', () => {
     ).toThrow('widgetsCreate: the request body example bad does not validate');
   });
 
-  it("refuses a route with a body that does not list the body parser's errors", () => {
+  it('adds to each route what the HTTP layer answers before its handler, whatever the route lists', () => {
+    const statuses = (path: string, method: string) => Object.keys(doc['paths'][path][method]['responses']).sort();
+    // Public, not under /v1, no body: another method (405) or a request too slow (408) only.
+    expect(statuses('/ops/ping', 'get')).toEqual(['200', '405', '408', 'default']);
+    // A PUT listing only not_found: the body parser's answers, the key guard's, the rate limiter's.
+    expect(statuses('/v1/widgets/{id}/label', 'put')).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '405',
+      '408',
+      '413',
+      '415',
+      '429',
+      '503',
+      'default',
+    ]);
+    const label = doc['paths']['/v1/widgets/{id}/label']['put']['responses'] as Json;
+    expect(label['400']['description']).toContain('`invalid_json`');
+    expect(label['400']['description']).toContain('`validation_error`');
+    expect(Object.keys(label['401']['headers'])).toContain('WWW-Authenticate');
+  });
+
+  it('states in a request schema what the server checks beyond it, and leaves answers as they are', () => {
+    const checked = z
+      .object({
+        phone: z
+          .string()
+          .meta({ 'x-server-check': 'a number that is not one', examples: ['+14155552671'] })
+          .describe('a phone number'),
+        kind: z.enum(['a', 'b']),
+      })
+      .strict()
+      .meta({ examples: [{ phone: '+14155552671', kind: 'a' }] });
     const [create] = documentRoutes(FOUND);
-    const errors = create!.doc.errors.filter((code) => code !== 'payload_too_large');
-    expect(() => buildOpenApiDocument([{ ...create!, doc: { ...create!.doc, errors } }], { version: '1' })).toThrow(
-      "widgetsCreate: a route with a body must list the body parser's errors payload_too_large",
-    );
+    const built = buildOpenApiDocument([{ ...create!, doc: { ...create!.doc, body: checked } }], {
+      version: '1',
+    }) as Json;
+    const op = built['paths']['/v1/widgets']['post'];
+    const properties = op['requestBody']['content']['application/json']['schema']['properties'];
+    expect(properties['phone']).toEqual({
+      type: 'string',
+      description: 'a phone number The server also refuses (400 validation_error) a number that is not one.',
+      'x-server-check': 'a number that is not one',
+      examples: ['+14155552671'],
+      allOf: [{ pattern: STORABLE_TEXT_PATTERN }],
+    });
+    // An enum's strings are the server's own; an answer's strings are not checked by it at all.
+    expect(properties['kind']).toEqual({ type: 'string', enum: ['a', 'b'] });
+    expect(JSON.stringify(built['components'])).not.toContain(JSON.stringify(STORABLE_TEXT_PATTERN));
+    expect(JSON.stringify(op['requestBody'])).toContain(JSON.stringify(STORABLE_TEXT_PATTERN));
   });
 
   it('refuses path parameters that are not described', () => {
@@ -292,5 +352,83 @@ describe('buildOpenApiDocument', () => {
     expect(() =>
       buildOpenApiDocument([{ ...label!, doc: { ...label!.doc, pathParams: {} } }], { version: '1' }),
     ).toThrow('pathParams must describe exactly ["id"]');
+  });
+});
+
+/**
+ * The patterns the document states for checks the server makes in code, each compared with that code on
+ * generated text (fast-check, seeded): the document refuses exactly what the server refuses.
+ */
+describe('the patterns the document states for the server’s checks', () => {
+  const RUNS = { seed: 54, numRuns: 2_000 };
+  /** Text around the edges these checks care about: blanks, case, NUL, surrogate halves, ligatures. */
+  const tricky = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u0000', '\ud800', '\udc00', '😀', 'ﬆ', 'ſ', '.', '@', '/', '-'),
+      fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+    ),
+    maxLength: 12,
+  });
+  const documented = (pattern: string) => (text: string) => new RegExp(pattern, 'u').test(text);
+  const inputOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+
+  it('storable text: exactly what parseBody keeps', () => {
+    fc.assert(
+      fc.property(tricky, (text) => documented(STORABLE_TEXT_PATTERN)(text) === isStorableText(text)),
+      RUNS,
+    );
+  });
+
+  it.each([
+    // fast-check cannot generate from a lookahead: handles from the expression without it, and . and ..
+    ['a handle', HANDLE, fc.oneof(fc.stringMatching(/^@?[^\s@/]{1,3}$/), fc.constantFrom('.', '..', '@..', '...'))],
+    [
+      'an age range',
+      /^(\d{1,3}-\d{1,3}|\d{1,3}\+|-\d{1,3})$/,
+      fc.stringMatching(/^(\d{1,3}-\d{1,3}|\d{1,3}\+|-\d{1,3})$/),
+    ],
+  ])('%s, trimmed: the expression around blanks', (_what, re, matching) => {
+    const blanks = fc.stringMatching(/^\s{0,2}$/);
+    const padded = fc.tuple(blanks, fc.oneof(tricky, matching), blanks).map(([a, b, c]) => a + b + c);
+    fc.assert(
+      fc.property(padded, (text) => documented(trimmedPattern(re))(text) === re.test(text.trim())),
+      RUNS,
+    );
+  });
+
+  it('a country: the assigned ISO codes in either case around blanks, as the schema reads them', () => {
+    const country = verifyPhoneBody.shape.country.unwrap();
+    const pattern = inputOf(verifyPhoneBody)['properties']['country']['pattern'] as string;
+    const codes = fc
+      .tuple(
+        fc.stringMatching(/^\s{0,1}$/),
+        fc.oneof(tricky, fc.stringMatching(/^[A-Za-z]{2}$/), fc.constantFrom('ﬆ', 'ſe', 'AA', 'us', 'Gb')),
+        fc.stringMatching(/^\s{0,1}$/),
+      )
+      .map(([a, b, c]) => a + b + c);
+    fc.assert(
+      fc.property(codes, (text) => documented(pattern)(text) === country.safeParse(text).success),
+      RUNS,
+    );
+    expect(['AA', 'ﬆ', 'ſe'].map(documented(pattern))).toEqual([false, false, false]);
+    expect([' us ', 'DE', 'gB'].map(documented(pattern))).toEqual([true, true, true]);
+  });
+
+  it("an account's e-mail address: zod's e-mail pattern around blanks, within 254 characters", () => {
+    const { email } = inputOf(registerBody)['properties'] as Json;
+    const patterns = [email['pattern'], ...(email['allOf'] as Json[]).map((p) => p['pattern'])] as string[];
+    const addresses = fc.oneof(
+      tricky,
+      fc.emailAddress(),
+      fc.tuple(fc.stringMatching(/^\s{0,2}$/), fc.emailAddress()).map(([a, b]) => a + b + a),
+    );
+    fc.assert(
+      fc.property(
+        addresses,
+        (text) => patterns.every((p) => documented(p)(text)) === emailField.safeParse(text).success,
+      ),
+      RUNS,
+    );
+    expect(['0', ' 0', 'a@b'].map((t) => patterns.every((p) => documented(p)(t)))).toEqual([false, false, false]);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { ErrorCode } from '@dossier/domain';
+import { STORABLE_TEXT_PATTERN, type ErrorCode } from '@dossier/domain';
 import { HTTP_STATUS } from '../http/error-envelope';
+import { SERVER_CHECK } from '../http/validation';
 import { COMPONENT_SCHEMAS, ERROR_CODE_MEANINGS } from './components.schema';
 import type { DocumentedRoute } from './documented-route';
 
@@ -60,8 +61,10 @@ const PARAMETERS: Record<string, Json> = {
     in: 'header',
     required: false,
     description:
-      'Your own id for the request (at most 128 of `A-Z a-z 0-9 . _ ~ : @ + = / -`), echoed in the answer and the logs',
-    schema: { type: 'string', maxLength: 128 },
+      'Your own id for the request, echoed in the answer and the logs when it is 1 to 128 of ' +
+      '`A-Z a-z 0-9 . _ ~ : @ + = / -`. Any other value (longer, or with another character) is not refused: ' +
+      'the server replaces it with an id of its own, which the answer carries.',
+    schema: { type: 'string' },
   },
   Prefer: {
     name: 'Prefer',
@@ -89,9 +92,38 @@ const ref = (section: 'schemas' | 'headers' | 'parameters', id: string): Json =>
 /** Every component id the builder may reference. */
 const COMPONENT_IDS = new Set<string>(Object.keys(COMPONENT_SCHEMAS));
 
+/** The keywords of a JSON Schema that hold sub-schemas a request's values are checked against. */
+const SUBSCHEMA_LISTS = ['anyOf', 'allOf', 'oneOf', 'prefixItems'] as const;
+
+/**
+ * What the server checks in every request schema beyond zod's own output, stated in the document: no string
+ * holds text Postgres cannot store (parseBody refuses it in any field: `STORABLE_TEXT_PATTERN`), and a field
+ * the server checks further (`x-server-check`) says so in its description. Walks sub-schemas, not examples.
+ */
+function requestSchema(node: Json): Json {
+  const out: Json = { ...node };
+  const types = ([] as unknown[]).concat(out['type'] ?? []);
+  if (types.includes('string') && out['enum'] === undefined && out['const'] === undefined)
+    out['allOf'] = [...((out['allOf'] as Json[] | undefined) ?? []), { pattern: STORABLE_TEXT_PATTERN }];
+  const check = out[SERVER_CHECK];
+  if (typeof check === 'string') {
+    const description = typeof out['description'] === 'string' ? `${out['description']} ` : '';
+    out['description'] = `${description}The server also refuses (400 validation_error) ${check}.`;
+  }
+  if (out['properties'])
+    out['properties'] = Object.fromEntries(
+      Object.entries(out['properties'] as Record<string, Json>).map(([k, v]) => [k, requestSchema(v)]),
+    );
+  if (out['items'] && typeof out['items'] === 'object') out['items'] = requestSchema(out['items'] as Json);
+  for (const list of SUBSCHEMA_LISTS)
+    if (Array.isArray(out[list])) out[list] = (out[list] as Json[]).map((sub) => requestSchema(sub));
+  return out;
+}
+
 /**
  * A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema. Sub-schemas that are components
- * come back from zod as `$defs` entries; they are pointed at `components.schemas` instead.
+ * come back from zod as `$defs` entries; they are pointed at `components.schemas` instead. A request
+ * schema (`input`) also states the checks of `requestSchema`.
  */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
   const json: Json = { ...z.toJSONSchema(schema, { ...TO_JSON_SCHEMA, io }) };
@@ -103,7 +135,8 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
   }
   delete json['$schema'];
   delete json['$defs'];
-  return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${SCHEMA_REF}`)) as Json;
+  const resolved = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${SCHEMA_REF}`)) as Json;
+  return io === 'input' ? requestSchema(resolved) : resolved;
 }
 
 function componentSchemas(): Json {
@@ -231,7 +264,8 @@ function responsesFor(route: DocumentedRoute): Json {
     });
   }
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of doc.errors) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  for (const code of errorsOf(route))
+    byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b))
     add(status, errorResponse(route, status, codes));
   responses['default'] = errorResponse(route, 500, ['internal_error']);
@@ -275,9 +309,8 @@ function queryParameters(route: DocumentedRoute): Json[] {
 }
 
 /**
- * What the JSON body parser (http/json-body.ts) answers before any handler runs, on every route that takes
- * a body: a route that forgets one would leave a generated client without that answer. (`validation_error`:
- * its answer to two Content-Type headers.)
+ * What the JSON body parser (http/json-body.ts) answers before any handler runs, on every route whose body
+ * Fastify reads (`validation_error`: its answer to two Content-Type headers).
  */
 const BODY_ERRORS: readonly ErrorCode[] = [
   'invalid_json',
@@ -286,14 +319,31 @@ const BODY_ERRORS: readonly ErrorCode[] = [
   'payload_too_large',
 ];
 
+/** The methods whose body Fastify reads (a GET's is ignored): the body parser answers on these routes. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * Every error a route can answer: its handler's own (`errors`) and what the HTTP layer answers before any
+ * handler runs, so that no route's list can leave a generated client without one of those.
+ */
+function errorsOf(route: DocumentedRoute): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.doc.errors);
+  const add = (...more: readonly ErrorCode[]) => more.forEach((code) => codes.add(code));
+  // Any request: another method on this path (405, with Allow), headers or a body slower than the receive limits.
+  add('method_not_allowed', 'request_timeout');
+  if (BODY_METHODS.has(route.method)) add(...BODY_ERRORS);
+  // A path segment that does not percent-decode, or is longer than any id, names nothing (error-envelope.ts).
+  if (route.path.includes('/:')) add('not_found');
+  // The key guard (401), and the rate limiter of every /v1 route (429; 503 when Redis cannot answer it).
+  if (!route.isPublic) add('unauthorized');
+  if (route.path.startsWith('/v1/')) add('rate_limited', 'unavailable');
+  if (route.doc.body || route.doc.query) add('validation_error');
+  return [...codes];
+}
+
 function operationFor(route: DocumentedRoute): Json {
   const { doc } = route;
   const body = doc.body;
-  const unlisted = body ? BODY_ERRORS.filter((code) => !doc.errors.includes(code)) : [];
-  if (unlisted.length > 0)
-    throw new Error(
-      `${route.operationId}: a route with a body must list the body parser's errors ${unlisted.join(', ')}`,
-    );
   return {
     operationId: route.operationId,
     summary: doc.summary,
@@ -342,7 +392,11 @@ export function buildOpenApiDocument(routes: DocumentedRoute[], info: DocumentIn
         'Self-hosted background-investigation API: people, companies, e-mail verification and phone lookups. ' +
         'Bodies are JSON in UTF-8 (`Content-Type: application/json`, at most 64 KiB, unknown fields rejected), sent as they are ' +
         'or with `Content-Encoding: gzip`, `deflate` or `br` (64 KiB once decoded); field names are snake_case; ' +
-        'timestamps are RFC 3339 UTC. Every error is the ErrorEnvelope: match on `error.code`.',
+        'timestamps are RFC 3339 UTC. Every error is the ErrorEnvelope: match on `error.code`. ' +
+        'A request the schemas refuse is refused; one they accept is refused only for the state of the account ' +
+        '(401, 402, 404, 409, 429) or by a check no JSON Schema states, which the field names in its description ' +
+        'and `x-server-check`. Lengths count UTF-16 code units, as JavaScript does: a character outside the ' +
+        'Basic Multilingual Plane (most emoji) counts two.',
     },
     servers: [{ url: '/' }],
     tags: TAGS,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENTS } from '@dossier/contracts';
+import { serverCheck } from '../http/validation';
 
 /**
  * The longest webhook URL, as given and as stored: normalised (WHATWG URL), where each non-ASCII character
@@ -14,7 +15,15 @@ export const createWebhookBody = z
       .max(WEBHOOK_URL_MAX_LENGTH, `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`)
       // What any URL the service takes looks like (the URL parser drops leading blanks and controls, and a
       // #fragment is refused); the rest — a host that resolves, allowed addresses — no pattern can state.
-      .meta({ pattern: '^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:[^#]*$' })
+      .meta({
+        pattern: '^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:[^#]*$',
+        ...serverCheck(
+          'a URL that is not absolute https (http only where the operator allows private targets), whose host ' +
+            'does not resolve in time to an address webhooks may reach, that is longer than the limit as stored, ' +
+            'or one more than the webhooks an account may have',
+          ['https://203.0.113.10/dossier'],
+        ),
+      })
       .describe(
         `where events are POSTed: https (http only where the operator allows private targets); at most ${WEBHOOK_URL_MAX_LENGTH} characters also as stored, with non-ASCII characters percent-encoded`,
       ),
