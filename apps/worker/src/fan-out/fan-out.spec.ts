@@ -168,6 +168,29 @@ describe('FanOut', () => {
     expect(result.sources.find((s) => s.provider === 'goes-on')?.outcome).toBe('found');
   });
 
+  it("keeps calling an upstream whose calls the request's wait cut short: our time ran out, not its", async () => {
+    const { fan, registry } = fanOut(); // the breaker opens after 5 consecutive failures
+    let calls = 0;
+    const hang = () => (calls++, new Promise<ProviderAnswer<'person'>>(() => undefined));
+    for (let i = 0; i < 7; i++) {
+      const result = await fan.run(
+        'person',
+        { name: 'x' },
+        [provider('gleif-like', hang, { timeoutMs: 8000 })],
+        Date.now() + 260,
+      );
+      expect(result.sources).toEqual([
+        expect.objectContaining({
+          provider: 'gleif-like',
+          outcome: 'timeout',
+          detail: expect.stringMatching(/not answered within the \d+ ms the request's wait left it/),
+        }),
+      ]);
+    }
+    expect(calls).toBe(7);
+    expect(await registry.metrics()).not.toContain('dossier_provider_breaker_state{provider="gleif-like"} 2');
+  });
+
   it('gives every provider its own timeout when the job is taken after its deadline (its caller has a 202 already)', async () => {
     const { fan } = fanOut();
     const late = (_k: 'person', _i: unknown, ctx: { signal: AbortSignal }) =>

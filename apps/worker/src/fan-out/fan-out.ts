@@ -194,13 +194,14 @@ export class FanOut {
     const ctx = (signal: AbortSignal): ProviderContext => ({
       signal,
       settings: this.settings,
-      upstream: (upstream, call) => this.guards.run(upstream, until, call),
+      upstream: (upstream, call) => this.guards.run(upstream, until, call, { ownTimeoutAt: own }),
       ...(this.options.localIndex ? { localIndex: this.options.localIndex } : {}),
     });
     const answer = await this.guards.run(
       { id: provider.id, rateLimit: rateLimitOf(provider, this.settings), breaker: provider.breaker !== false },
       until,
       (signal) => provider.lookup(kind, input, ctx(signal)),
+      { ownTimeoutAt: own },
     );
     offContract(provider.id, PROVIDER_ITEM_SCHEMAS[kind], answer.items);
     const took = Date.now() - started;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PROVIDERS, ProviderError, SkippedCall, unguardedContext } from '@dossier/providers';
 import { FakeUpstream, REPO_ROOT, testEnv, uniquePrefix } from '@dossier/testing';
 import { ProviderMetrics } from './provider-metrics';
-import { UpstreamGuards, type GuardSettings } from './upstream-guards';
+import { CallersDeadline, UpstreamGuards, type GuardSettings } from './upstream-guards';
 
 describe('UpstreamGuards against the real Redis', () => {
   let redis: Redis;
@@ -309,5 +309,37 @@ describe('UpstreamGuards against the real Redis', () => {
     await expect(g.run({ id: 'hangs' }, soon(50), () => new Promise(() => undefined))).rejects.toMatchObject({
       code: 'timeout',
     });
+  });
+
+  it("does not count a call the caller's deadline ended, before the upstream's own timeout, towards its breaker", async () => {
+    const registry = new Registry();
+    const g = guards({ breakerThreshold: 2, maxAttempts: 1 }, registry);
+    const hang = () => new Promise<never>(() => undefined);
+    // A job that waited in the queue: 60 ms of the request's wait left, against an own timeout of 5 s.
+    for (let i = 0; i < 4; i++) {
+      const cut = await g.run({ id: 'queued' }, soon(60), hang, { ownTimeoutAt: soon(5000) }).catch((e: unknown) => e);
+      expect(cut).toBeInstanceOf(CallersDeadline);
+      expect(cut).toMatchObject({ code: 'timeout' });
+      expect((cut as Error).message).toMatch(/^queued: not answered within the \d+ ms the request's wait left it /);
+    }
+    expect(await registry.metrics()).not.toContain('dossier_provider_breaker_state{provider="queued"} 2');
+    await expect(g.run({ id: 'queued' }, soon(), () => Promise.resolve('up'))).resolves.toBe('up');
+    // Nor does it hide real failures: two 503s still open the circuit, cut-short calls between them or not.
+    await expect(g.run({ id: 'queued' }, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    await g.run({ id: 'queued' }, soon(60), hang, { ownTimeoutAt: soon(5000) }).catch(() => undefined);
+    await expect(g.run({ id: 'queued' }, soon(), failing('unavailable'))).rejects.toThrow(ProviderError);
+    await expect(g.run({ id: 'queued' }, soon(), () => Promise.resolve('x'))).rejects.toBeInstanceOf(SkippedCall);
+  });
+
+  it("counts a timeout at the upstream's own timeout: it was given all its time", async () => {
+    const g = guards({ breakerThreshold: 2, maxAttempts: 1 });
+    const hang = () => new Promise<never>(() => undefined);
+    for (let i = 0; i < 2; i++) {
+      const own = soon(60);
+      const timedOut = await g.run({ id: 'slow' }, own, hang, { ownTimeoutAt: own }).catch((e: unknown) => e);
+      expect(timedOut).toMatchObject({ code: 'timeout' });
+      expect(timedOut).not.toBeInstanceOf(CallersDeadline);
+    }
+    await expect(g.run({ id: 'slow' }, soon(), () => Promise.resolve('x'))).rejects.toBeInstanceOf(SkippedCall);
   });
 });

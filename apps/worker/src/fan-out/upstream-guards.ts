@@ -40,9 +40,18 @@ export interface GuardEvents {
  */
 function breaksCircuit(error: unknown): boolean {
   return (
-    error instanceof ProviderError && ['unavailable', 'timeout', 'malformed', 'unrecoverable'].includes(error.code)
+    error instanceof ProviderError &&
+    !(error instanceof CallersDeadline) &&
+    ['unavailable', 'timeout', 'malformed', 'unrecoverable'].includes(error.code)
   );
 }
+
+/**
+ * A call the caller's deadline ended before the upstream's own timeout would have: the time ran out on our
+ * side (a job that waited in the queue, a short `Prefer: wait`), so it says nothing about the upstream and
+ * does not count towards its breaker. Reported as `timeout`, saying whose time it was.
+ */
+export class CallersDeadline extends ProviderError {}
 
 /**
  * The guards every upstream call passes, per upstream id: a circuit breaker (cockatiel; in this process),
@@ -72,12 +81,14 @@ export class UpstreamGuards {
    * Runs `call` for `upstream`, by `deadlineAt` (epoch ms). Throws ProviderError (mapped at the provider's
    * edge, or `timeout`/`rate_limited` from here) or SkippedCall when the circuit is open or the upstream is
    * held off. An upstream with `breaker: false` (Provider.breaker: one per input, not one vendor) has no
-   * circuit and no hold.
+   * circuit and no hold. `ownTimeoutAt`: when the upstream's own timeout would end the call; a deadline
+   * before it is the caller's, and a call it ends is a CallersDeadline, not the upstream's failure.
    */
   async run<T>(
     upstream: { id: string; rateLimit?: RateLimit | null; breaker?: boolean },
     deadlineAt: number,
     call: (signal: AbortSignal) => Promise<T>,
+    { ownTimeoutAt = deadlineAt }: { ownTimeoutAt?: number } = {},
   ): Promise<T> {
     const held = this.holds.get(upstream.id);
     if (held !== undefined) {
@@ -85,13 +96,27 @@ export class UpstreamGuards {
       this.holds.delete(upstream.id);
     }
     const breaker = upstream.breaker === false ? null : this.breaker(upstream.id);
-    const signal = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
+    const budgetMs = Math.max(1, deadlineAt - Date.now());
+    const signal = AbortSignal.timeout(budgetMs);
+    const callers = deadlineAt < ownTimeoutAt;
+    /** What the caller's deadline ended (anything but the upstream's own answer), as the caller's timeout. */
+    const ours = (error: unknown): unknown =>
+      callers && signal.aborted && !(error instanceof ProviderError && error.code !== 'timeout')
+        ? new CallersDeadline(
+            'timeout',
+            `${upstream.id}: not answered within the ${budgetMs} ms the request's wait left it ` +
+              `(its own timeout is longer; not counted against ${upstream.id})`,
+            undefined,
+            { cause: error },
+          )
+        : error;
     const attempts = async (): Promise<T> => {
       let backoff: IBackoff<unknown> | undefined;
       for (let attempt = 1; ; attempt++) {
         try {
           return await this.attempt(upstream, signal, call);
-        } catch (error) {
+        } catch (caught) {
+          const error = ours(caught);
           if (!(error instanceof ProviderError) || !error.retryable || attempt >= this.settings.maxAttempts)
             throw error;
           backoff = (backoff ?? this.backoff).next(undefined);
@@ -116,7 +141,7 @@ export class UpstreamGuards {
     } catch (error) {
       if (error instanceof BrokenCircuitError && breaker) throw this.skipped(upstream.id, breaker);
       if (error instanceof TaskCancelledError || (signal.aborted && !(error instanceof ProviderError))) {
-        throw timedOut(upstream.id, error);
+        throw ours(timedOut(upstream.id, error));
       }
       throw error;
     }
