@@ -90,6 +90,7 @@ describe('licensed providers: Twilio and Hunter against fakes of their vendors (
           input: '+1 415 555 2671',
           e164: '+14155552671',
           valid: true,
+          validation_errors: [],
           possible: true,
           country_code: '1',
           region: 'US',

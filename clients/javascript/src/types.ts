@@ -154,10 +154,20 @@ export type LineType =
   | 'voicemail'
   | 'unknown';
 
+export type PhoneValidationError =
+  | 'TOO_SHORT'
+  | 'TOO_LONG'
+  | 'INVALID_LENGTH'
+  | 'INVALID_COUNTRY_CODE'
+  | 'NOT_A_NUMBER'
+  | 'INVALID_BUT_POSSIBLE';
+
 export interface PhoneResult {
   input: string;
   e164: string;
   valid: boolean;
+  /** Why the number is not valid (Twilio Lookup v2's vocabulary); empty when it is. */
+  validation_errors: PhoneValidationError[];
   possible: boolean;
   country_code: string;
   region: string | null;

@@ -145,6 +145,7 @@ export const PHONE_RESULT = {
   input: '+14155552671',
   e164: '+14155552671',
   valid: true,
+  validation_errors: [],
   possible: true,
   country_code: '1',
   region: 'US',

@@ -96,10 +96,27 @@ export const emailResultSchema = z.object({
   sources: z.array(z.string()),
 });
 
+/**
+ * Why a number is not valid, in Twilio Lookup v2's `validation_errors` vocabulary: its length for its country
+ * (TOO_SHORT, TOO_LONG, INVALID_LENGTH: between the two but no length its country uses), an unknown country
+ * calling code, not a number, or of a possible length but in no range its country assigns.
+ */
+export const PHONE_VALIDATION_ERRORS = [
+  'TOO_SHORT',
+  'TOO_LONG',
+  'INVALID_LENGTH',
+  'INVALID_COUNTRY_CODE',
+  'NOT_A_NUMBER',
+  'INVALID_BUT_POSSIBLE',
+] as const;
+export type PhoneValidationError = (typeof PHONE_VALIDATION_ERRORS)[number];
+
 export const phoneResultSchema = z.object({
   input: z.string(),
   e164: z.string(),
   valid: z.boolean(),
+  /** Empty when the number is valid. */
+  validation_errors: z.array(z.enum(PHONE_VALIDATION_ERRORS)),
   possible: z.boolean(),
   country_code: z.string(),
   region: nstr,

@@ -64,6 +64,8 @@ const phone = (line: string, valid: boolean): ResultItemByKind['phone'] => ({
   input: `+1555555${line}`,
   e164: `+1555555${line}`,
   valid,
+  // 555-55xx is of a possible length for the US, in no range it assigns (what libphonenumber says of it).
+  validation_errors: valid ? [] : ['INVALID_BUT_POSSIBLE'],
   possible: true,
   country_code: '1',
   region: 'US',
@@ -195,6 +197,7 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
         input: '+44 20 7946 0142',
         e164: '+442079460142',
         valid: true,
+        validation_errors: [],
         possible: true,
         country_code: '44',
         region: 'GB',

@@ -53,6 +53,7 @@ function oneItem<K extends 'phone' | 'email'>(
 
 /** What a phone item says about a number only as far as it is valid (none of it on an invalid one). */
 const VERDICT_FIELDS: ReadonlySet<keyof PhoneResultItem> = new Set([
+  'validation_errors',
   'possible',
   'location',
   'carrier',

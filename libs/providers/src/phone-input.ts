@@ -1,5 +1,6 @@
+import { validatePhoneNumberLength } from 'libphonenumber-js/max';
 import { isDomainError, parsePhone, type ParsedPhone } from '@dossier/domain';
-import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
+import type { PhoneInput, PhoneResultItem, PhoneValidationError } from '@dossier/contracts';
 import { ProviderError } from './provider';
 
 /** Each lookup's parse, by its input object: the providers of one fan-out share it (~18 µs a parse). */
@@ -36,4 +37,31 @@ export function numberFields(
     national_format: phone.formatNational(),
     international_format: phone.formatInternational(),
   };
+}
+
+/**
+ * A number's validity and, when it is not valid, why (Twilio Lookup v2's `validation_errors` vocabulary):
+ * libphonenumber's own length check of the number for its country (`validatePhoneNumberLength`), and, for a
+ * number of a possible length, INVALID_BUT_POSSIBLE (in no range its country assigns).
+ */
+export function verdictOf(phone: ParsedPhone, valid: boolean): Pick<PhoneResultItem, 'valid' | 'validation_errors'> {
+  if (valid) return { valid, validation_errors: [] };
+  return { valid, validation_errors: [lengthError(phone) ?? 'INVALID_BUT_POSSIBLE'] };
+}
+
+function lengthError(phone: ParsedPhone): PhoneValidationError | null {
+  switch (validatePhoneNumberLength(phone.number)) {
+    case undefined:
+      return null;
+    case 'INVALID_COUNTRY':
+      return 'INVALID_COUNTRY_CODE';
+    case 'NOT_A_NUMBER':
+      return 'NOT_A_NUMBER';
+    case 'TOO_SHORT':
+      return 'TOO_SHORT';
+    case 'TOO_LONG':
+      return 'TOO_LONG';
+    default:
+      return 'INVALID_LENGTH';
+  }
 }

@@ -67,5 +67,7 @@ export const API_RESULT_FIELDS = {
     'national_format',
     'international_format',
     'sources',
+    // Addition of ADR 0056: why a number is not valid (Twilio Lookup v2's vocabulary).
+    'validation_errors',
   ],
 };

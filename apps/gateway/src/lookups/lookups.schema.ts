@@ -286,6 +286,7 @@ export const phoneSuccessEnvelope = successEnvelopeOf(
     input: '+14155552671',
     e164: '+14155552671',
     valid: true,
+    validation_errors: [],
     possible: true,
     country_code: '1',
     region: 'US',

@@ -106,6 +106,20 @@ describe('libphonenumberProvider', () => {
     });
   });
 
+  // Twilio Lookup v2's vocabulary for why a number is not valid; every number here parses (an unparseable one,
+  // the only NOT_A_NUMBER or INVALID_COUNTRY_CODE, is the gateway's 400).
+  it.each([
+    ['+1 650 253 0000', []],
+    ['+1 650 253', ['TOO_SHORT']],
+    ['+1 650 253 0000 00', ['TOO_LONG']],
+    ['+44 20 7946 01', ['INVALID_LENGTH']], // 10 digits: between UK lengths (9 and 10 nationally for 20) but none for London
+    ['+1 555 555 0100', ['INVALID_BUT_POSSIBLE']],
+    ['+49 12345', ['INVALID_BUT_POSSIBLE']],
+  ])('says why %s is not valid: %j', async (phone, reasons) => {
+    const { items } = await lookup({ phone });
+    expect(items[0]).toMatchObject({ valid: reasons.length === 0, validation_errors: reasons });
+  });
+
   it('ignores the country for a number in international format', async () => {
     const answer = await lookup({ phone: '+44 7400 123456', country: 'US' });
     expect(answer.items[0]).toMatchObject({ e164: '+447400123456', region: 'GB' });

@@ -5,7 +5,7 @@ import type { NumberType } from 'libphonenumber-js/max';
 import { untilAborted, type LineType } from '@dossier/domain';
 import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
 import { ProviderError, deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { numberFields, parsePhoneInput } from '../phone-input';
+import { numberFields, parsePhoneInput, verdictOf } from '../phone-input';
 import { PrefixTable } from './prefix-table';
 
 const PROVIDER_ID = 'libphonenumber';
@@ -139,7 +139,7 @@ export const libphonenumberProvider: Provider<'phone'> = {
     const item: PhoneResultItem = {
       input: input.phone,
       ...numberFields(phone),
-      valid,
+      ...verdictOf(phone, valid),
       location,
       carrier,
       line_type: type === undefined ? 'unknown' : LINE_TYPES[type],

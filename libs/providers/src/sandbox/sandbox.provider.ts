@@ -13,7 +13,7 @@ import {
 } from '@dossier/contracts';
 import { emailItem } from '../email-item';
 import { deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
-import { numberFields, parsePhoneInput } from '../phone-input';
+import { numberFields, parsePhoneInput, verdictOf } from '../phone-input';
 import { localProvider } from '../local/local.provider';
 
 const SANDBOX = SANDBOX_SOURCE;
@@ -62,7 +62,7 @@ function unlisted(kind: 'phone' | 'email', input: PhoneInput | EmailInput): Resu
     return {
       input: phone.phone,
       ...numberFields(parsed),
-      valid: parsed.isValid(),
+      ...verdictOf(parsed, parsed.isValid()),
       location: null,
       carrier: null,
       line_type: 'unknown',

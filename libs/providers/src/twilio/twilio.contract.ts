@@ -22,6 +22,7 @@ export const contract: HttpContract<'phone'> = {
       input: '(415) 555-2671',
       e164: '+14155552671',
       valid: true,
+      validation_errors: [],
       possible: true,
       country_code: '1',
       region: 'US',

@@ -105,6 +105,7 @@ describe('twilioProvider', () => {
           input: '+1 415 555',
           e164: '+1415555',
           valid: false,
+          validation_errors: ['TOO_SHORT'],
           possible: false,
           country_code: '',
           region: null,
@@ -142,6 +143,19 @@ describe('twilioProvider', () => {
     fake.reply(answer({ phone_number: '+15555550199', valid: false, validation_errors: errors }, null));
     const { items } = await lookup({ phone: '+1 555 555 0199' });
     expect(items).toEqual([expect.objectContaining({ valid: false, possible })]);
+  });
+
+  it.each([
+    [['TOO_LONG'], ['TOO_LONG']],
+    [['INVALID_BUT_POSSIBLE', 'SOME_NEW_REASON'], ['INVALID_BUT_POSSIBLE']],
+    // None given, or none known: the number's own parse says why (+1 555 555 0199 is in no US range).
+    [[], ['INVALID_BUT_POSSIBLE']],
+    [null, ['INVALID_BUT_POSSIBLE']],
+    [['SOME_NEW_REASON'], ['INVALID_BUT_POSSIBLE']],
+  ])("gives Twilio's validation_errors %p as %p", async (errors, reasons) => {
+    fake.reply(answer({ phone_number: '+15555550199', valid: false, validation_errors: errors }, null));
+    const { items } = await lookup({ phone: '+1 555 555 0199' });
+    expect(items).toEqual([expect.objectContaining({ valid: false, validation_errors: reasons })]);
   });
 
   it('says possible for a valid number whatever its validation_errors', async () => {
@@ -257,6 +271,8 @@ describe('twilioProvider', () => {
       expect(item).toEqual({
         ...offline,
         valid: false,
+        // Of a possible length, and in a range libphonenumber knows: Twilio's verdict, the parse's reason.
+        validation_errors: ['INVALID_BUT_POSSIBLE'],
         possible: true,
         location: null,
         carrier: null,
@@ -277,6 +293,7 @@ describe('twilioProvider', () => {
       expect(reverse.item).toEqual({
         ...reverse.offline,
         valid: true,
+        validation_errors: [],
         possible: true,
         region: 'US',
         carrier: 'T-Mobile USA, Inc.',

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import type { LineType } from '@dossier/domain';
-import type { PhoneInput, PhoneResultItem } from '@dossier/contracts';
+import {
+  PHONE_VALIDATION_ERRORS,
+  type PhoneInput,
+  type PhoneResultItem,
+  type PhoneValidationError,
+} from '@dossier/contracts';
 import { baseUrlOf, checkBaseUrl, expectJson, request } from '../http';
-import { parsePhoneInput } from '../phone-input';
+import { parsePhoneInput, verdictOf } from '../phone-input';
 import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
 
 const ID = 'twilio';
@@ -72,6 +77,18 @@ function isPossible(input: PhoneInput, answer: TwilioPhoneNumber): boolean {
   return parsePhoneInput(input).isPossible();
 }
 
+/**
+ * Why Twilio finds the number not valid: its `validation_errors` in the vocabulary Dossier knows (a reason it
+ * adds later is left out); when it gives none it knows, the number's own parse says why.
+ */
+function validationErrors(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultItem['validation_errors'] {
+  if (answer.valid) return [];
+  const known = (answer.validation_errors ?? []).filter((reason): reason is PhoneValidationError =>
+    (PHONE_VALIDATION_ERRORS as readonly string[]).includes(reason),
+  );
+  return known.length > 0 ? known : verdictOf(parsePhoneInput(input), false).validation_errors;
+}
+
 /** Twilio's REST error body (`{code, message, more_info, status}`), which its own 404 (code 20404) carries. */
 const errorSchema = z.object({ code: z.number(), message: z.string() });
 
@@ -86,6 +103,7 @@ function twilioItem(input: PhoneInput, answer: TwilioPhoneNumber): PhoneResultIt
     input: input.phone,
     e164: answer.phone_number,
     valid: answer.valid,
+    validation_errors: validationErrors(input, answer),
     possible: isPossible(input, answer),
     country_code: answer.calling_country_code ?? '',
     region: answer.country_code ?? null,
