@@ -20,3 +20,4 @@ export * from './webhook-receiver';
 export * from './crash-stack';
 export * from './phones';
 export * from './blackhole';
+export * from './loopback-sites';
