@@ -21,9 +21,12 @@ import {
   personSuccessEnvelope,
   phoneSuccessEnvelope,
   searchBody,
+  usernameSitesResponse,
   verifyEmailBody,
   verifyPhoneBody,
+  type UsernameSitesResponse,
 } from './lookups.schema';
+import { UsernameSitesService } from './username-sites.service';
 
 const lookupDoc = (
   summary: string,
@@ -69,6 +72,7 @@ const lookupDoc = (
 export class LookupsController {
   constructor(
     private readonly lookups: LookupsService,
+    private readonly sites: UsernameSitesService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -170,6 +174,31 @@ export class LookupsController {
     respond(res, await this.lookups.get(id, auth));
   }
 
+  @Get('username/sites')
+  @ApiDoc({
+    tag: 'lookups',
+    summary: 'The sites a username search checks',
+    description:
+      'The sites username presence checks (a person search with `username`, or `POST /v1/search` with `type: ' +
+      'username`), as the person workers report them: what `sites`, `tags` and `top` choose from. By default a ' +
+      'search checks every one. Costs nothing. `503` while no person worker runs.',
+    status: 200,
+    response: usernameSitesResponse,
+    errors: ['unauthorized', 'rate_limited', 'unavailable'],
+  })
+  async usernameSites(): Promise<UsernameSitesResponse> {
+    const report = await this.sites.list();
+    const carried = new Map<string, number>();
+    for (const site of report.sites) for (const tag of site.tags) carried.set(tag, (carried.get(tag) ?? 0) + 1);
+    return {
+      status: 'success',
+      sites: report.sites,
+      tags: [...carried]
+        .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+        .map(([tag, sites]) => ({ tag, sites })),
+    };
+  }
+
   private async run(lookup: AnyLookupRequest, call: LookupCall, res: FastifyReply): Promise<void> {
     const outcome = await this.lookups.submit(lookup, call);
     if (call.prefer.respondAsync) void res.header('Preference-Applied', 'respond-async');
@@ -188,7 +217,7 @@ function respond(res: FastifyReply, outcome: LookupOutcome): void {
     void res
       .status(202)
       .headers({ Location: `/v1/searches/${outcome.searchId}`, 'Retry-After': '1' })
-      .send(pendingBody(outcome.searchId, outcome.balance));
+      .send(pendingBody(outcome.searchId, outcome.balance, outcome.progress));
     return;
   }
   void res

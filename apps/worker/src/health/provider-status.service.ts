@@ -7,9 +7,11 @@ import {
   describeStatus,
   providerReportKey,
   statusOf,
+  usernameSitesKey,
   type ProviderReport,
+  type UsernameSitesReport,
 } from '@dossier/contracts';
-import { PROVIDERS, providerStatus, providersFor } from '@dossier/providers';
+import { PROVIDERS, providerStatus, providersFor, usernameSiteCatalog } from '@dossier/providers';
 import { PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from '../infra/tokens';
 
 /** What a reachability check may take past the connection: the upstream's first answer (any status). */
@@ -21,7 +23,8 @@ const ANSWER_MS = 2000;
  * one log line, structured (`providers`) and in words. The checks run in the background: the worker is ready
  * and takes jobs meanwhile; the line comes once they are done, within UPSTREAM_CONNECT_TIMEOUT_MS and an
  * answer's wait. The same, per lookup kind, goes to Redis (`providerReportKey`) for the gateways' start-up
- * log, written again while the worker runs so that only running workers' reports are there.
+ * log, written again while the worker runs so that only running workers' reports are there; a person worker's
+ * username sites (`usernameSitesKey`) go there too, at once, for the gateways to check searches' `sites` and `tags`.
  */
 @Injectable()
 export class ProviderStatusService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -36,7 +39,10 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.check().catch((err: unknown) => this.logger.warn(`could not check the providers: ${String(err)}`));
+    // The username sites at once (the gateways check searches' `sites` and `tags` against them), the rest once checked.
+    const sites = this.usernameSites();
+    void this.publish(sites);
+    void this.check(sites).catch((err: unknown) => this.logger.warn(`could not check the providers: ${String(err)}`));
   }
 
   onApplicationShutdown(): void {
@@ -44,7 +50,19 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
     if (this.timer) clearInterval(this.timer);
   }
 
-  private async check(): Promise<void> {
+  /** A person worker's username sites (ADR 0049), as the report it keeps in Redis; none for other workers. */
+  private usernameSites(): { key: string; value: string }[] {
+    if (!this.config.kinds.includes('person')) return [];
+    const report: UsernameSitesReport = {
+      v: 1,
+      checked_at: new Date().toISOString(),
+      worker: `${hostname()}/${process.pid}`,
+      sites: usernameSiteCatalog(this.settings).map(({ name, tags, rank }) => ({ name, tags: [...tags], rank })),
+    };
+    return [{ key: usernameSitesKey(this.config.queuePrefix), value: JSON.stringify(report) }];
+  }
+
+  private async check(sites: { key: string; value: string }[]): Promise<void> {
     const served = new Set(this.config.kinds.flatMap((kind) => providersFor(kind, PROVIDERS)));
     const providers = PROVIDERS.filter((p) => served.has(p));
     const status = await providerStatus(
@@ -69,7 +87,7 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
       return { key: providerReportKey(this.config.queuePrefix, kind), value: JSON.stringify(report) };
     });
     await this.publish(reports);
-    this.timer = setInterval(() => void this.publish(reports), PROVIDER_REPORT_REFRESH_MS);
+    this.timer = setInterval(() => void this.publish([...reports, ...sites]), PROVIDER_REPORT_REFRESH_MS);
     this.timer.unref();
   }
 
