@@ -16,6 +16,8 @@ import { PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from '../infra/tokens';
 
 /** What a reachability check may take past the connection: the upstream's first answer (any status). */
 const ANSWER_MS = 2000;
+/** How soon a username sites report Redis did not take is written again. */
+const SITES_RETRY_MS = 1000;
 
 /**
  * Says, once at start, which providers of this worker's lookup kinds are on, off (not configured: the setting
@@ -30,6 +32,7 @@ const ANSWER_MS = 2000;
 export class ProviderStatusService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('providers');
   private timer?: NodeJS.Timeout;
+  private sitesTimer?: NodeJS.Timeout;
   private closing = false;
 
   constructor(
@@ -40,14 +43,28 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
 
   onApplicationBootstrap(): void {
     // The username sites at once (the gateways check searches' `sites` and `tags` against them), the rest once checked.
-    const sites = this.usernameSites();
-    void this.publish(sites);
-    void this.check(sites).catch((err: unknown) => this.logger.warn(`could not check the providers: ${String(err)}`));
+    this.keepPublished(this.usernameSites());
+    void this.check().catch((err: unknown) => this.logger.warn(`could not check the providers: ${String(err)}`));
   }
 
   onApplicationShutdown(): void {
     this.closing = true;
     if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.sitesTimer);
+  }
+
+  /**
+   * Writes `reports` now and again every PROVIDER_REPORT_REFRESH_MS; a write Redis did not take (its connection not
+   * yet up at start) is tried again after SITES_RETRY_MS.
+   */
+  private keepPublished(reports: { key: string; value: string }[]): void {
+    if (reports.length === 0) return;
+    const write = async (): Promise<void> => {
+      const written = await this.publish(reports);
+      if (!this.closing)
+        this.sitesTimer = setTimeout(write, written ? PROVIDER_REPORT_REFRESH_MS : SITES_RETRY_MS).unref();
+    };
+    void write();
   }
 
   /** A person worker's username sites (ADR 0049), as the report it keeps in Redis; none for other workers. */
@@ -62,7 +79,7 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
     return [{ key: usernameSitesKey(this.config.queuePrefix), value: JSON.stringify(report) }];
   }
 
-  private async check(sites: { key: string; value: string }[]): Promise<void> {
+  private async check(): Promise<void> {
     const served = new Set(this.config.kinds.flatMap((kind) => providersFor(kind, PROVIDERS)));
     const providers = PROVIDERS.filter((p) => served.has(p));
     const status = await providerStatus(
@@ -87,16 +104,18 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
       return { key: providerReportKey(this.config.queuePrefix, kind), value: JSON.stringify(report) };
     });
     await this.publish(reports);
-    this.timer = setInterval(() => void this.publish([...reports, ...sites]), PROVIDER_REPORT_REFRESH_MS);
+    this.timer = setInterval(() => void this.publish(reports), PROVIDER_REPORT_REFRESH_MS);
     this.timer.unref();
   }
 
-  /** Best effort: a report Redis did not take is written again at the next refresh. */
-  private async publish(reports: { key: string; value: string }[]): Promise<void> {
+  /** Best effort: a report Redis did not take is written again at the next refresh. Whether Redis took them all. */
+  private async publish(reports: { key: string; value: string }[]): Promise<boolean> {
     try {
       await Promise.all(reports.map(({ key, value }) => this.redis.set(key, value, 'PX', PROVIDER_REPORT_TTL_MS)));
+      return true;
     } catch (err) {
       this.logger.debug(`could not report the providers' status: ${String(err)}`);
+      return false;
     }
   }
 }
