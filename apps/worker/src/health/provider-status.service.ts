@@ -62,7 +62,7 @@ export class ProviderStatusService implements OnApplicationBootstrap, OnApplicat
     const write = async (): Promise<void> => {
       const written = await this.publish(reports);
       if (!this.closing)
-        this.sitesTimer = setTimeout(write, written ? PROVIDER_REPORT_REFRESH_MS : SITES_RETRY_MS).unref();
+        this.sitesTimer = setTimeout(() => void write(), written ? PROVIDER_REPORT_REFRESH_MS : SITES_RETRY_MS).unref();
     };
     void write();
   }
