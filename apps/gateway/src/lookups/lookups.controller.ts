@@ -88,7 +88,8 @@ export class LookupsController {
         'company: a registration number (at least four digits, after at most three letters: `SC012345`, ' +
         '`HRB 12345`) → registration_number, a domain or a URL on one → domain, anything else → company_name. ' +
         'email → email, phone → phone (with `country` as default region), username → a person search by ' +
-        'username. Errors name `query`; `matched_on` names the field it went to.',
+        'username (`sites`, `tags` and `top` choose its sites, as on the person search). Errors name `query`; ' +
+        '`matched_on` names the field it went to.',
     ),
   )
   search(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
@@ -103,7 +104,10 @@ export class LookupsController {
       personSuccessEnvelope,
       'At least one of name, email, phone, username. `phone` in any format: a national number is read in the ' +
         "region of `country`, else of the country `location` names, else the operator's default region. " +
-        'Results carry match_score and matched_on, best first.',
+        'Results carry match_score and matched_on, best first. With `username`, every site of ' +
+        '`GET /v1/username/sites` is checked for a profile (one `sources` entry `site:<Name>` each, counted in ' +
+        '`source_summary`) unless `sites`, `tags` or `top` choose; the check answers within the wait, the sites ' +
+        'not done `timeout`, and a pending search shows the accounts found so far in `progress`.',
       sandboxExamples('person'),
     ),
   )
