@@ -32,6 +32,7 @@ import { rawBullmq } from './raw-bullmq';
 import { fanOutParallelism } from './fan-out';
 import { localData } from './local-data';
 import { scaleOut } from './scale-out';
+import { usernamePresence } from './username';
 
 /** The measurements, in the order they run. */
 const PHASES: readonly Phase[] = [
@@ -46,6 +47,7 @@ const PHASES: readonly Phase[] = [
   scaleOut(),
   e2eLookups({ key: 'email', kind: 'email' }),
   fanOutParallelism(),
+  usernamePresence(),
 ];
 
 /** The 1-in-flight phases: their latency goes in the summary, their processes' RSS does not. */

@@ -251,6 +251,7 @@ describe('the Dockerfile and its build context', () => {
     }
     expect(context).toContain('apps/gateway/src/main.ts');
     expect(context).toContain('libs/providers/src/username/sherlock/data.json');
+    expect(context).toContain('libs/providers/src/username/site-meta/sites.json');
     const unwanted = context.filter(
       (f) =>
         /\.(spec|int-spec|e2e-spec|contract)\.ts$/.test(f) ||
@@ -337,8 +338,12 @@ describe('the Dockerfile and its build context', () => {
         f.split('\\').join('/'),
       );
       const entries = ['apps/gateway/src/main.js', 'apps/worker/src/main.js', 'apps/cli/src/main.js'];
-      // and the username site list, which the provider reads from beside its compiled code
-      for (const entry of [...entries, 'libs/providers/src/username/sherlock/data.json']) {
+      // and the username site list and its ranks and tags, which the provider reads from beside its compiled code
+      const lists = [
+        'libs/providers/src/username/sherlock/data.json',
+        'libs/providers/src/username/site-meta/sites.json',
+      ];
+      for (const entry of [...entries, ...lists]) {
         expect(built).toContain(entry);
       }
       expect(built.filter((f) => /^(libs\/testing|bench|test)\/|\.spec\.js$|fixtures\//.test(f))).toEqual([]);

@@ -278,6 +278,8 @@ describe('every real answer is one the OpenAPI document describes', () => {
     await send('GET', '/v1/searches?limit=2', { key });
     await send('GET', '/v1/searches?limit=500', { key });
     await send('GET', '/v1/searches?since=yesterday', { key });
+    await send('GET', '/v1/username/sites', { key });
+    await send('GET', '/v1/username/sites');
 
     // Batches
     const item = { kind: 'phone', input: { phone: '+14155552671' } };

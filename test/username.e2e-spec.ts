@@ -20,7 +20,22 @@ type Envelope = {
   results: Record<string, unknown>[];
   credits_remaining: number;
   sources: { provider: string; outcome: string; took_ms: number; detail?: string }[];
+  source_summary: Record<string, number>;
+  progress?: { results: Record<string, unknown>[]; source_summary: Record<string, number>; sources_pending: number };
 };
+
+/** A source_summary: every outcome, these counts, 0 for the others. */
+const summary = (counts: Record<string, number>) => ({
+  found: 0,
+  not_found: 0,
+  unknown: 0,
+  rate_limited: 0,
+  blocked: 0,
+  timeout: 0,
+  error: 0,
+  skipped: 0,
+  ...counts,
+});
 
 const SIGNUP = 100;
 const PROFILE = '<!DOCTYPE html><html><head><title>Grace Hopper</title></head><body><h1>@ghopper</h1></body></html>';
@@ -34,12 +49,13 @@ const FILLER = `<div>${'x'.repeat(1022)}</div>\n`.repeat(3 * 1024);
 /**
  * Fake sites on loopback, one path each, in Sherlock's format: `ghopper` meets every kind of answer a
  * site gives (a profile, a not-found page with 200, a redirect to the error page, a WAF challenge, a
- * login wall, a 429, a hang, a 5xx); `latecomer`'s profile answers only when the test opens its gate;
+ * login wall, a 429, a hang, a 5xx); `latecomer` has a profile at once on one site and on another only when
+ * the test opens its gate;
  * `mirage` gets pages that look like a profile and are not one; every other name is not found anywhere.
  */
 function sites(base: string, gate: Promise<unknown>) {
   const answers: Record<string, (name: string) => FakeAnswer> = {
-    profile: (name) => (name === 'ghopper' ? { status: 200, body: PROFILE } : NOT_FOUND),
+    profile: (name) => (name === 'ghopper' || name === 'latecomer' ? { status: 200, body: PROFILE } : NOT_FOUND),
     board: () => ({ status: 200, body: '<p>No member goes by that name.</p>' }),
     moved: (name) => ({ status: 302, headers: { location: `/moved-away/missing?user=${name}` } }),
     cloudy: (name) =>
@@ -170,6 +186,9 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
       matched_on: ['username'],
       sources: ['site:Profile'],
     });
+    expect(res.body.source_summary).toEqual(
+      summary({ found: 1, not_found: 6, blocked: 2, rate_limited: 1, timeout: 1, error: 1 }),
+    );
     expect(res.body.credits_remaining).toBe(SIGNUP - 1);
     expect(res.headers.get('x-credits-spent')).toBe('1');
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
@@ -223,16 +242,59 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
   });
 
-  it('answers 202 when the wait runs out, goes on checking, and serves the finished search later', async () => {
+  it("answers within the caller's wait (ADR 0049): a site still running is timeout, what was found is kept and charged", async () => {
+    // Late holds `latecomer` until the gate opens (next test): the wait ends first.
+    const { key, accountId } = await api.register(SIGNUP);
+    const res = await api.post<Envelope>(
+      '/v1/search/person',
+      { username: 'latecomer' },
+      { key, headers: { prefer: 'wait=2' } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.sources.find((s) => s.provider === 'site:Late')).toMatchObject({ outcome: 'timeout' });
+    expect(res.body.source_summary).toEqual(summary({ found: 1, not_found: 9, skipped: 1, timeout: 1 }));
+    expect(res.body.results).toEqual([
+      expect.objectContaining({
+        usernames: ['latecomer'],
+        accounts: [{ service: 'Profile', username: 'latecomer', url: `${fake.url}/profile/latecomer` }],
+      }),
+    ]);
+    expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
+  });
+
+  it('goes on checking after a respond-async 202, shows the accounts found so far while pending, and serves the finished search', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     const pending = await api.post<Envelope>(
       '/v1/search/person',
       { username: 'latecomer' },
-      { key, headers: { prefer: 'wait=1' } },
+      { key, headers: { prefer: 'respond-async' } },
     );
     expect(pending.status).toBe(202);
-    expect(pending.body).toMatchObject({ status: 'pending', credits_remaining: SIGNUP - 1 });
     const id = pending.body.search_id;
+
+    // Every site but Late has answered: the worker writes that onto the search, and the search is still pending.
+    const progressing = await waitFor(
+      () => api.get<Envelope>(`/v1/searches/${id}`, { key }),
+      (r) => r.body.progress?.sources_pending === 1,
+      { timeoutMs: 10_000, what: `search ${id} to show every site but Late answered` },
+    );
+    expect(progressing.status).toBe(202);
+    expect(progressing.body).toEqual({
+      status: 'pending',
+      search_id: id,
+      credits_remaining: SIGNUP - 1,
+      progress: {
+        results: [
+          expect.objectContaining({
+            usernames: ['latecomer'],
+            accounts: [{ service: 'Profile', username: 'latecomer', url: `${fake.url}/profile/latecomer` }],
+          }),
+        ],
+        source_summary: summary({ found: 1, not_found: 9, skipped: 1 }),
+        sources_pending: 1,
+        updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    });
 
     openGate();
     const done = await waitFor(
@@ -241,11 +303,15 @@ describe('username presence over HTTP (gateway + worker, fake sites on loopback)
       { timeoutMs: 20_000, what: `search ${id} to finish` },
     );
     expect(done.status).toBe(200);
-    expect(done.body.sources.find((s) => s.provider === 'site:Late')).toMatchObject({ outcome: 'found' });
+    expect(done.body).not.toHaveProperty('progress');
+    expect(done.body.source_summary).toEqual(summary({ found: 2, not_found: 9, skipped: 1 }));
     expect(done.body.results).toEqual([
       expect.objectContaining({
         usernames: ['latecomer'],
-        accounts: [{ service: 'Late', username: 'latecomer', url: `${fake.url}/late/latecomer` }],
+        accounts: [
+          { service: 'Profile', username: 'latecomer', url: `${fake.url}/profile/latecomer` },
+          { service: 'Late', username: 'latecomer', url: `${fake.url}/late/latecomer` },
+        ],
       }),
     ]);
     expect(done.body.credits_remaining).toBe(SIGNUP - 1);

@@ -16,6 +16,7 @@ import { LookupsController } from './lookups/lookups.controller';
 import { LookupsService } from './lookups/lookups.service';
 import { ResultWaiterService } from './lookups/result-waiter.service';
 import { QueuePressureService } from './lookups/queue-pressure.service';
+import { UsernameSitesService } from './lookups/username-sites.service';
 import { HealthController } from './health/health.controller';
 import { ProviderStatusService } from './health/provider-status.service';
 import { OpenApiController } from './openapi/openapi.controller';
@@ -70,6 +71,7 @@ export class GatewayModule {
         LookupsService,
         ResultWaiterService,
         QueuePressureService,
+        UsernameSitesService,
         OpenApiService,
         MetricsService,
         MetricsServerService,

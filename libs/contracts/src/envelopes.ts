@@ -1,4 +1,4 @@
-import type { SourceReport } from './lookup-result.schema';
+import { sourceSummary, type SearchProgress, type SourceReport, type SourceSummary } from './lookup-result.schema';
 
 /**
  * The envelopes a search and a batch are answered with — by `GET /v1/searches/{id}`'s shape, in a
@@ -14,6 +14,8 @@ export interface SearchSnapshot {
   result_total?: number | null;
   sources: SourceReport[] | null;
   error: { code: string; message: string } | null;
+  /** What a pending search has found so far (ADR 0049); null or absent: nothing written. */
+  progress?: SearchProgress | null;
   /** The account's balance when it was read. */
   balance: number;
 }
@@ -32,8 +34,9 @@ export type SearchEnvelope =
       total_results?: number;
       credits_remaining: number;
       sources: SourceReport[];
+      source_summary: SourceSummary;
     }
-  | { status: 'pending'; search_id: string; credits_remaining: number }
+  | { status: 'pending'; search_id: string; credits_remaining: number; progress?: SearchProgress }
   | { status: 'error'; error: ItemError; search_id?: string; credits_remaining?: number };
 
 type Success = Extract<SearchEnvelope, { status: 'success' }>;
@@ -41,7 +44,8 @@ type Pending = Extract<SearchEnvelope, { status: 'pending' }>;
 
 /**
  * The success envelope (a lookup's 200, `GET /v1/searches/{id}` of a finished search, a batch item), with
- * `total_results` where the search counted its items (a person search: ADR 0047).
+ * `total_results` where the search counted its items (a person search: ADR 0047), and `sources` counted by
+ * outcome (`source_summary`, ADR 0049).
  */
 export function successBody(
   searchId: string,
@@ -57,19 +61,25 @@ export function successBody(
     ...(total === null ? {} : { total_results: total }),
     credits_remaining: balance,
     sources,
+    source_summary: sourceSummary(sources),
   };
 }
 
-/** The pending envelope (a lookup's 202, a batch item still running). */
-export function pendingBody(searchId: string, balance: number): Pending {
-  return { status: 'pending', search_id: searchId, credits_remaining: balance };
+/** The pending envelope (a lookup's 202, a batch item still running), with what it found so far when known. */
+export function pendingBody(searchId: string, balance: number, progress: SearchProgress | null = null): Pending {
+  return {
+    status: 'pending',
+    search_id: searchId,
+    credits_remaining: balance,
+    ...(progress === null ? {} : { progress }),
+  };
 }
 
 /** A search as its envelope: success, pending, or (failed, nothing charged) the error envelope. */
 export function searchEnvelope(search: SearchSnapshot): SearchEnvelope {
   switch (search.status) {
     case 'pending':
-      return pendingBody(search.id, search.balance);
+      return pendingBody(search.id, search.balance, search.progress ?? null);
     case 'failed':
       return {
         status: 'error',

@@ -23,6 +23,12 @@ export const personInputSchema = z
     limit: z.number().int().min(1).max(PERSON_LIMIT_MAX).optional(),
     /** Items scoring below this are not answered, nor counted. */
     min_score: z.number().min(0).max(1).optional(),
+    /** Username presence (ADR 0049): only the sites of these names (any case)… */
+    sites: z.array(z.string().min(1)).min(1).optional(),
+    /** …carrying any of these tags… */
+    tags: z.array(z.string().min(1)).min(1).optional(),
+    /** …the `top` most popular of them. */
+    top: z.number().int().min(1).optional(),
   })
   .strict();
 

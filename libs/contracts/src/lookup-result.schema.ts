@@ -152,6 +152,46 @@ export const sourceReportSchema = z.object({
   detail: z.string().optional(),
 });
 
+/** How many of an answer's `sources` had each outcome: every outcome, 0 where none had it (ADR 0049). */
+export const sourceSummarySchema = z
+  .object(
+    Object.fromEntries(SOURCE_OUTCOMES.map((o) => [o, z.number().int().min(0)])) as Record<
+      (typeof SOURCE_OUTCOMES)[number],
+      z.ZodNumber
+    >,
+  )
+  .describe(
+    'How many entries of `sources` had each outcome (every outcome, 0 where none had it): a username search ' +
+      'checks hundreds of sites, one entry each.',
+  );
+export type SourceSummary = z.infer<typeof sourceSummarySchema>;
+
+/** The counts of `sources` by outcome. */
+export function sourceSummary(sources: readonly Pick<SourceReport, 'outcome'>[]): SourceSummary {
+  const counts = Object.fromEntries(SOURCE_OUTCOMES.map((o) => [o, 0])) as SourceSummary;
+  for (const s of sources) counts[s.outcome]++;
+  return counts;
+}
+
+/**
+ * What a pending search has found so far (ADR 0049): the worker writes it while a username search's sites
+ * answer, at most once a second; `GET /v1/searches/{id}` shows it with `status: "pending"`. Gone once the search
+ * is done: its answer replaces it.
+ */
+export const searchProgressSchema = z.object({
+  results: z
+    .array(personResultSchema)
+    .describe(
+      'The items found so far, as `results` will hold them (username presence: the one item whose `accounts` ' +
+        'are the profiles found so far); the finished search may answer more, or fewer (its other sources ' +
+        'merged in, its limit applied).',
+    ),
+  source_summary: sourceSummarySchema.describe('How many sources (sites) have answered so far, by outcome.'),
+  sources_pending: z.number().int().min(0).describe('How many sources (sites) have still to answer.'),
+  updated_at: z.string().describe('When the worker wrote this (RFC 3339).'),
+});
+export type SearchProgress = z.infer<typeof searchProgressSchema>;
+
 export type PersonRecordItem = z.infer<typeof personRecordSchema>;
 export type PersonResultItem = z.infer<typeof personResultSchema>;
 export type SharedIdentifier = z.infer<typeof sharedIdentifierSchema>;

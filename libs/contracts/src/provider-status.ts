@@ -60,3 +60,22 @@ export function describeStatus(status: ProviderStatus): string {
       .join(', ') || 'none';
   return `on: ${status.on.join(', ') || 'none'}; off: ${listed(status.off)}; unreachable: ${listed(status.unreachable)}`;
 }
+
+/**
+ * WARNING — wire contract, see QUEUE_NAMES: the username sites a person worker checks (ADR 0049) — each site's
+ * name, tags and popularity rank, in its list's order — kept in Redis (`usernameSitesKey`) beside its provider
+ * report, on the same refresh and expiry, so that a gateway can refuse a search's `sites` and `tags` that no site
+ * has before anything is charged. Evolve through `v`.
+ */
+export const usernameSitesReportSchema = z.object({
+  v: z.literal(1),
+  checked_at: z.string(),
+  worker: z.string(),
+  sites: z.array(z.object({ name: z.string(), tags: z.array(z.string()), rank: z.number().int().nullable() })),
+});
+export type UsernameSitesReport = z.infer<typeof usernameSitesReportSchema>;
+
+/** WARNING — wire contract, see QUEUE_NAMES. The Redis key of the person workers' username sites. */
+export function usernameSitesKey(prefix: string): string {
+  return `${prefix}:username-sites`;
+}

@@ -12,3 +12,4 @@ export * from './memory-local-index';
 export * from './suppression';
 export * from './text';
 export * from './instant';
+export * from './site-selection';

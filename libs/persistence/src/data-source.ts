@@ -36,6 +36,7 @@ import { CompanyNameKeys2050000000000 } from './migrations/2050000000000-company
 import { ApiKeysByRevocation2080000000000 } from './migrations/2080000000000-api-keys-by-revocation';
 import { PersonLocationKeys2110000000000 } from './migrations/2110000000000-person-location-keys';
 import { SearchResultTotal2120000000000 } from './migrations/2120000000000-search-result-total';
+import { SearchProgress2149000000000 } from './migrations/2149000000000-search-progress';
 
 export const ENTITIES = [
   AccountEntity,
@@ -78,6 +79,7 @@ export const MIGRATIONS = [
   ApiKeysByRevocation2080000000000,
   PersonLocationKeys2110000000000,
   SearchResultTotal2120000000000,
+  SearchProgress2149000000000,
 ];
 
 export interface DataSourceOptions {

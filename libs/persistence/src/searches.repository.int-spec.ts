@@ -159,6 +159,34 @@ describe('SearchesRepository against the real Postgres', () => {
     expect(state.pending).toBe(0);
   });
 
+  it("keeps a pending search's progress until it settles (ADR 0049): gone then, and never written on a settled search", async () => {
+    const id = await account(3);
+    const s = search(id);
+    await searches.reserve(s);
+    const progress = {
+      results: [],
+      source_summary: {
+        found: 1,
+        not_found: 2,
+        unknown: 0,
+        rate_limited: 0,
+        blocked: 0,
+        timeout: 0,
+        error: 0,
+        skipped: 0,
+      },
+      sources_pending: 7,
+      updated_at: '2026-12-06T23:00:00.000Z',
+    };
+    await searches.recordProgress(s.id, progress);
+    expect((await searches.findForAccount(s.id, id, null))?.progress).toEqual(progress);
+    await searches.settle(s.id, { status: 'succeeded', results: [], sources: [], charge: false });
+    expect((await searches.findForAccount(s.id, id, null))?.progress).toBeNull();
+    // A write that comes late (a progress under way while the job settled) leaves the answer alone.
+    await searches.recordProgress(s.id, progress);
+    expect((await searches.findForAccount(s.id, id, null))?.progress).toBeNull();
+  });
+
   it('settles a batch in one statement: captures, releases credited per account, repeats and strangers untouched', async () => {
     const a = await account(5);
     const b = await account(5);

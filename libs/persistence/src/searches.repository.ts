@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Coalescer, type ApiKeyMode, type LookupKind, type SearchStatus } from '@dossier/domain';
-import type { SourceReport } from '@dossier/contracts';
+import type { SearchProgress, SourceReport } from '@dossier/contracts';
 import {
   IDEMPOTENCY_TTL_HOURS,
   creditsOf,
@@ -44,6 +44,8 @@ export interface SearchView {
   result_total: number | null;
   sources: SourceReport[] | null;
   error: { code: string; message: string } | null;
+  /** What it has found so far while pending (ADR 0049); null when nothing was written, and once settled. */
+  progress: SearchProgress | null;
   request_hash: string | null;
   created_at: Date;
   completed_at: Date | null;
@@ -146,7 +148,8 @@ export async function settleAll(
        UPDATE searches x
           SET status = i.status, results = i.results::json, result_count = json_array_length(i.results::json),
               result_total = i.total,
-              sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now()
+              sources = i.sources::json, error = i.error::jsonb, charged = i.capture, completed_at = now(),
+              progress = NULL
          FROM i
         WHERE x.id = i.id AND x.status = 'pending'
         RETURNING x.id, x.account_id, x.kind, x.cost, i.capture, x.batch_id
@@ -204,7 +207,7 @@ const RESERVE_BATCH_MAX = 64;
 const RESERVE_BATCHES_IN_FLIGHT = 2;
 
 const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.result_total, s.sources, s.error,
-  s.request_hash, s.created_at, s.completed_at, a.balance`;
+  s.progress, s.request_hash, s.created_at, s.completed_at, a.balance`;
 
 type SearchRow = Omit<SearchView, 'balance'> & { balance: string };
 const viewOf = (row: SearchRow): SearchView => ({ ...row, balance: creditsOf(row.balance) });
@@ -289,6 +292,17 @@ export class SearchesRepository {
     );
     for (const m of moved) this.credits(m);
     return results;
+  }
+
+  /**
+   * Writes what a pending search has found so far (ADR 0049); a search settled meanwhile keeps its answer
+   * alone (settling clears it). One statement, on the search's row only.
+   */
+  async recordProgress(id: string, progress: SearchProgress): Promise<void> {
+    await queryRows(this.db, `UPDATE searches SET progress = $2::json WHERE id = $1 AND status = 'pending'`, [
+      id,
+      JSON.stringify(progress),
+    ]);
   }
 
   /** A search of this account made with a key of this mode (another mode's is not found; null: any mode). */

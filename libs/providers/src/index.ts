@@ -1,7 +1,7 @@
 export * from './provider';
 export * from './registry';
 export { libphonenumberProvider } from './libphonenumber/libphonenumber.provider';
-export { createUsernameProvider } from './username/username.provider';
+export { createUsernameProvider, usernameSiteCatalog } from './username/username.provider';
 export * from './merge';
 export {
   MAX_HOLDERS,

@@ -107,10 +107,30 @@ export type UpstreamCall = <T>(
   call: (signal: AbortSignal) => Promise<T>,
 ) => Promise<T>;
 
+/**
+ * What a provider that checks several upstreams itself (username presence) knows while it runs: the items and
+ * reports so far, and how many of its upstreams have still to answer.
+ */
+export interface ProviderProgress {
+  items: ProviderItemByKind[LookupKind][];
+  reports: SourceReport[];
+  pending: number;
+}
+
 /** Per-call context: the deadline, this provider's resolved settings, and the guards for its own upstreams. */
 export interface ProviderContext {
   /** Aborts at this call's deadline: the request's remaining wait, never longer than the provider's timeout. */
   signal: AbortSignal;
+  /**
+   * That deadline, epoch ms (absent: the provider's own timeout from now). A provider that checks several
+   * upstreams itself ends them a little before it, so that its answer carries each one's report.
+   */
+  deadlineAt?: number;
+  /**
+   * For a provider that checks several upstreams itself: told each time one of them answered, with a way to read
+   * what it knows so far, which the fan-out reads when it writes the search's progress (ADR 0049).
+   */
+  progress?: (snapshot: () => ProviderProgress) => void;
   settings: Readonly<Record<string, string | undefined>>;
   /**
    * For a provider that fans out itself: each of its upstream calls through the same guards as a
@@ -138,9 +158,8 @@ export interface Provider<K extends LookupKind = LookupKind> {
   readonly transport: 'none' | 'dns' | 'smtp' | 'http' | 'database';
   /**
    * `request` (default): a call also ends when the request's synchronous wait does. `own`: the provider
-   * keeps its own timeout even after the caller got its 202 (username presence: the check goes on; the
-   * providers that make the one item a phone or e-mail lookup always answers: libphonenumber, email,
-   * sandbox).
+   * keeps its own timeout even after the caller got its 202 (the providers that make the one item a phone or
+   * e-mail lookup always answers: libphonenumber, email, sandbox).
    */
   readonly deadline?: 'request' | 'own';
   /** The vendor's published limit, shared by every worker; `<ID>_RATE_LIMIT` (`600/300s`) overrides it. */

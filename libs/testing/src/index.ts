@@ -21,3 +21,4 @@ export * from './crash-stack';
 export * from './phones';
 export * from './blackhole';
 export * from './openapi-requests';
+export * from './loopback-sites';

@@ -28,6 +28,7 @@ describe('BatchService: a batch whose queueing failed', () => {
     const lookups = {
       requestHash: () => null,
       checkPurpose: () => {},
+      checkSites: () => {},
       assertRoom: () => {},
       costOf: () => 1,
       enqueueJob: async (_req: unknown, searchId: string) => {

@@ -37,7 +37,16 @@ type Planned = (PlannedItem & { search: NewSearch; request: AnyLookupRequest }) 
 
 /** A search known only to have been reserved. */
 function pendingSnapshot(id: string, balance: number): SearchSnapshot {
-  return { id, status: 'pending', results: null, result_total: null, sources: null, error: null, balance };
+  return {
+    id,
+    status: 'pending',
+    results: null,
+    result_total: null,
+    sources: null,
+    error: null,
+    progress: null,
+    balance,
+  };
 }
 
 /** A batch as it stands, and whether this answer replays an earlier request with the same Idempotency-Key. */
@@ -199,6 +208,7 @@ export class BatchService {
       const { kind, input } = parseBody(batchItemBody, item, `requests.${index}`, 'input');
       const request = LOOKUP_OF[kind](input, this.config.defaultRegion);
       this.lookups.checkPurpose(request);
+      this.lookups.checkSites(request);
       this.lookups.assertRoom(kind);
       return {
         request,

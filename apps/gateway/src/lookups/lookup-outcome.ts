@@ -1,5 +1,5 @@
 import { DomainError, creditsSpent } from '@dossier/domain';
-import type { SourceReport } from '@dossier/contracts';
+import type { SearchProgress, SourceReport } from '@dossier/contracts';
 import type { SearchView } from '@dossier/persistence';
 
 /**
@@ -28,16 +28,23 @@ export type LookupOutcome =
       reserved: number;
       balance: number;
       replayed: boolean;
+      /** What it has found so far (ADR 0049), null when the worker has written nothing. */
+      progress: SearchProgress | null;
     };
 
 /** What an outcome needs from a search: the stored row, or what a completion event carried. */
 export type SearchState = Pick<
   SearchView,
-  'id' | 'status' | 'cost' | 'charged' | 'results' | 'result_total' | 'sources' | 'error' | 'balance'
+  'id' | 'status' | 'cost' | 'charged' | 'results' | 'result_total' | 'sources' | 'error' | 'progress' | 'balance'
 >;
 
-export function pendingOutcome(searchId: string, reserved: number, balance: number): LookupOutcome {
-  return { status: 'pending', searchId, reserved, balance, replayed: false };
+export function pendingOutcome(
+  searchId: string,
+  reserved: number,
+  balance: number,
+  progress: SearchProgress | null = null,
+): LookupOutcome {
+  return { status: 'pending', searchId, reserved, balance, replayed: false, progress };
 }
 
 /**
@@ -47,7 +54,7 @@ export function pendingOutcome(searchId: string, reserved: number, balance: numb
 export function outcomeOf(search: SearchState, opts: { replayed: boolean; retryable: boolean }): LookupOutcome {
   switch (search.status) {
     case 'pending':
-      return { ...pendingOutcome(search.id, search.cost, search.balance), replayed: opts.replayed };
+      return { ...pendingOutcome(search.id, search.cost, search.balance, search.progress), replayed: opts.replayed };
     case 'failed':
       throw new DomainError('unavailable', search.error?.message ?? 'the lookup failed; nothing was charged', {
         retryAfterS: opts.retryable ? 1 : undefined,

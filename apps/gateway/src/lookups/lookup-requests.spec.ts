@@ -157,3 +157,61 @@ describe("the generic search's query, routed by its shape (ADR 0051)", () => {
     ]);
   });
 });
+
+describe("a username search's choice of sites (ADR 0049)", () => {
+  it('carries sites, tags (lower case) and top onto the person search, from either endpoint', () => {
+    const selection = { sites: [' GitHub ', 'Steam'], tags: ['Coding'], top: 20 };
+    expect(personLookup({ username: 'ghopper', ...selection }, 'US').input).toEqual({
+      username: 'ghopper',
+      sites: ['GitHub', 'Steam'],
+      tags: ['coding'],
+      top: 20,
+    });
+    expect(searchLookup({ type: 'username', query: 'ghopper', ...selection }, 'US').input).toEqual({
+      username: 'ghopper',
+      sites: ['GitHub', 'Steam'],
+      tags: ['coding'],
+      top: 20,
+    });
+    expect(searchLookup({ type: 'person', query: '@ghopper', top: 5 }, 'US').input).toEqual({
+      username: '@ghopper',
+      top: 5,
+    });
+  });
+
+  it('is refused without a username to check, naming each field', () => {
+    expect(detailsOf(() => personLookup({ name: 'Grace Hopper', sites: ['GitHub'], top: 3 }, 'US'))).toEqual([
+      {
+        field: 'sites',
+        issue: 'applies only to a search with username (it chooses the sites the username is checked on)',
+      },
+      {
+        field: 'top',
+        issue: 'applies only to a search with username (it chooses the sites the username is checked on)',
+      },
+    ]);
+    expect(detailsOf(() => searchLookup({ type: 'person', query: 'Grace Hopper', tags: ['coding'] }, 'US'))).toEqual([
+      {
+        field: 'tags',
+        issue: 'applies only to a search with username (it chooses the sites the username is checked on)',
+      },
+    ]);
+    expect(detailsOf(() => searchLookup({ type: 'email', query: 'g@example.com', sites: ['GitHub'] }, 'US'))).toEqual([
+      {
+        field: 'sites',
+        issue: 'applies only to a username search (type username, or person with an @handle as query)',
+      },
+    ]);
+  });
+
+  it('is refused when malformed, naming the field', () => {
+    const details = (selection: Record<string, unknown>) =>
+      detailsOf(() => personLookup({ username: 'ghopper', ...selection }, 'US'));
+    expect(details({ sites: [] })).toEqual([{ field: 'sites', issue: 'must name at least one site' }]);
+    expect(details({ sites: 'GitHub' })).toEqual([{ field: 'sites', issue: 'must be an array of site names' }]);
+    expect(details({ sites: ['GitHub', ' '] })).toEqual([{ field: 'sites.1', issue: 'must be a non-empty string' }]);
+    expect(details({ tags: [] })).toEqual([{ field: 'tags', issue: 'must name at least one tag' }]);
+    expect(details({ top: 0 })).toEqual([{ field: 'top', issue: 'must be a whole number from 1 to 10000' }]);
+    expect(details({ top: 2.5 })).toEqual([{ field: 'top', issue: 'must be a whole number from 1 to 10000' }]);
+  });
+});

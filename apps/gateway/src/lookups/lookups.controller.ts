@@ -21,9 +21,12 @@ import {
   personSuccessEnvelope,
   phoneSuccessEnvelope,
   searchBody,
+  usernameSitesResponse,
   verifyEmailBody,
   verifyPhoneBody,
+  type UsernameSitesResponse,
 } from './lookups.schema';
+import { UsernameSitesService } from './username-sites.service';
 
 const lookupDoc = (
   summary: string,
@@ -69,6 +72,7 @@ const lookupDoc = (
 export class LookupsController {
   constructor(
     private readonly lookups: LookupsService,
+    private readonly sites: UsernameSitesService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -84,7 +88,8 @@ export class LookupsController {
         'company: a registration number (at least four digits, after at most three letters: `SC012345`, ' +
         '`HRB 12345`) → registration_number, a domain or a URL on one → domain, anything else → company_name. ' +
         'email → email, phone → phone (with `country` as default region), username → a person search by ' +
-        'username. Errors name `query`; `matched_on` names the field it went to.',
+        'username (`sites`, `tags` and `top` choose its sites, as on the person search). Errors name `query`; ' +
+        '`matched_on` names the field it went to.',
     ),
   )
   search(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
@@ -99,7 +104,10 @@ export class LookupsController {
       personSuccessEnvelope,
       'At least one of name, email, phone, username. `phone` in any format: a national number is read in the ' +
         "region of `country`, else of the country `location` names, else the operator's default region. " +
-        'Results carry match_score and matched_on, best first.',
+        'Results carry match_score and matched_on, best first. With `username`, every site of ' +
+        '`GET /v1/username/sites` is checked for a profile (one `sources` entry `site:<Name>` each, counted in ' +
+        '`source_summary`) unless `sites`, `tags` or `top` choose; the check answers within the wait, the sites ' +
+        'not done `timeout`, and a pending search shows the accounts found so far in `progress`.',
       sandboxExamples('person'),
     ),
   )
@@ -170,6 +178,31 @@ export class LookupsController {
     respond(res, await this.lookups.get(id, auth));
   }
 
+  @Get('username/sites')
+  @ApiDoc({
+    tag: 'lookups',
+    summary: 'The sites a username search checks',
+    description:
+      'The sites username presence checks (a person search with `username`, or `POST /v1/search` with `type: ' +
+      'username`), as the person workers report them: what `sites`, `tags` and `top` choose from. By default a ' +
+      'search checks every one. Costs nothing. `503` while no person worker runs.',
+    status: 200,
+    response: usernameSitesResponse,
+    errors: ['unauthorized', 'rate_limited', 'unavailable'],
+  })
+  async usernameSites(): Promise<UsernameSitesResponse> {
+    const report = await this.sites.list();
+    const carried = new Map<string, number>();
+    for (const site of report.sites) for (const tag of site.tags) carried.set(tag, (carried.get(tag) ?? 0) + 1);
+    return {
+      status: 'success',
+      sites: report.sites,
+      tags: [...carried]
+        .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+        .map(([tag, sites]) => ({ tag, sites })),
+    };
+  }
+
   private async run(lookup: AnyLookupRequest, call: LookupCall, res: FastifyReply): Promise<void> {
     const outcome = await this.lookups.submit(lookup, call);
     if (call.prefer.respondAsync) void res.header('Preference-Applied', 'respond-async');
@@ -188,7 +221,7 @@ function respond(res: FastifyReply, outcome: LookupOutcome): void {
     void res
       .status(202)
       .headers({ Location: `/v1/searches/${outcome.searchId}`, 'Retry-After': '1' })
-      .send(pendingBody(outcome.searchId, outcome.balance));
+      .send(pendingBody(outcome.searchId, outcome.balance, outcome.progress));
     return;
   }
   void res

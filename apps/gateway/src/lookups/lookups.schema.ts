@@ -7,7 +7,10 @@ import {
   emailResultSchema,
   personResultSchema,
   phoneResultSchema,
+  searchProgressSchema,
   sourceReportSchema,
+  sourceSummary,
+  sourceSummarySchema,
 } from '@dossier/contracts';
 import { anyOfRequired, matchesTrimmed, serverCheck, trimmedText } from '../http/validation';
 
@@ -92,6 +95,58 @@ export const HANDLE = /^@?(?!\.{1,2}$)[^\s@/]+$/;
 
 export const SEARCH_TYPES = ['person', 'company', 'email', 'phone', 'username'] as const;
 
+/** The most sites and tags a search may name, and the largest `top`: far beyond any site list. */
+const MAX_SITES = 1000;
+const MAX_TAGS = 100;
+const TOP_MAX = 10_000;
+const TOP_ISSUE = `must be a whole number from 1 to ${TOP_MAX}`;
+
+/**
+ * Username presence's choice of sites (ADR 0049), as Maigret chooses: the sites named, of those the ones
+ * carrying any of the tags, of those the `top` most popular — each only when given. Names and tags the
+ * worker's site list does not have are refused (`GET /v1/username/sites` lists them).
+ */
+const siteSelection = {
+  sites: z
+    .array(trimmedText(100), { error: 'must be an array of site names' })
+    .min(1, 'must name at least one site')
+    .max(MAX_SITES, `must name at most ${MAX_SITES} sites`)
+    .optional()
+    .describe(
+      'Username presence: check only these sites (names as `GET /v1/username/sites` lists them, in any case); ' +
+        'a name no site has is a 400 naming it.',
+    ),
+  tags: z
+    .array(trimmedText(50).toLowerCase(), { error: 'must be an array of tags' })
+    .min(1, 'must name at least one tag')
+    .max(MAX_TAGS, `must name at most ${MAX_TAGS} tags`)
+    .optional()
+    .describe(
+      'Username presence: check only the sites carrying any of these tags — categories such as `coding`, ' +
+        "`gaming`, `social`, or country codes such as `de`, `jp` (Maigret's); a tag no site carries is a 400.",
+    ),
+  top: z
+    .number({ error: TOP_ISSUE })
+    .int(TOP_ISSUE)
+    .min(1, TOP_ISSUE)
+    .max(TOP_MAX, TOP_ISSUE)
+    .optional()
+    .describe(
+      "Username presence: check only the N most popular of the sites chosen (by Maigret's popularity rank; " +
+        'unranked sites last). Without `sites`, `tags` or `top`, every site of the list is checked.',
+    ),
+};
+const SITE_SELECTION_KEYS = ['sites', 'tags', 'top'] as const;
+
+/** `sites`, `tags` and `top` choose username sites: without a username to check they mean nothing, and are refused. */
+const selectionNeedsUsername =
+  (usernameGiven: (body: Record<string, unknown>) => boolean, issue: string) =>
+  (body: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    if (usernameGiven(body)) return;
+    for (const key of SITE_SELECTION_KEYS)
+      if (body[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: issue });
+  };
+
 export const searchBody = z
   .object({
     query: trimmedText(256)
@@ -117,8 +172,15 @@ export const searchBody = z
           '(username presence on sites is not narrowed).',
       ),
     permissible_purpose: permissiblePurpose.optional(),
+    ...siteSelection,
   })
   .strict()
+  .superRefine(
+    selectionNeedsUsername(
+      (body) => body['type'] === 'username' || body['type'] === 'person',
+      'applies only to a username search (type username, or person with an @handle as query)',
+    ),
+  )
   .meta({ examples: [{ query: '+14155552671', type: 'phone' }] });
 
 const atLeastOne =
@@ -186,9 +248,16 @@ export const personBody = z
       .optional()
       .describe('Items whose `match_score` is below this are neither answered nor counted (default 0).'),
     permissible_purpose: permissiblePurpose.optional(),
+    ...siteSelection,
   })
   .strict()
   .superRefine(atLeastOne(PERSON_KEYS, 'name'))
+  .superRefine(
+    selectionNeedsUsername(
+      (body) => body['username'] !== undefined,
+      'applies only to a search with username (it chooses the sites the username is checked on)',
+    ),
+  )
   .meta({
     ...anyOfRequired(PERSON_KEYS),
     examples: [{ name: 'Gonzalo Halvorson', location: 'South Jillville, NM', permissible_purpose: 'employment' }],
@@ -265,6 +334,7 @@ function successEnvelopeOf<T extends z.ZodType>(
       ...(counted ? { total_results: totalResults } : {}),
       credits_remaining: z.number().int(),
       sources: z.array(sourceReportSchema),
+      source_summary: sourceSummarySchema,
     })
     .meta({
       examples: [
@@ -275,6 +345,7 @@ function successEnvelopeOf<T extends z.ZodType>(
           ...(counted ? { total_results: 1 } : {}),
           credits_remaining: 99,
           sources: sources(providers, 3),
+          source_summary: sourceSummary(sources(providers, 3)),
         },
       ],
     });
@@ -381,5 +452,49 @@ export const pendingEnvelope = z
     status: z.literal('pending'),
     search_id: z.string(),
     credits_remaining: z.number().int(),
+    progress: searchProgressSchema
+      .optional()
+      .describe(
+        'What the search has found so far, while its sources answer (a username search: the accounts found on ' +
+          'the sites that have answered); absent until the worker has written some, at most once a second.',
+      ),
   })
   .meta({ examples: [{ status: 'pending', search_id: EXAMPLE_SEARCH_ID, credits_remaining: 99 }] });
+
+/** `GET /v1/username/sites` (ADR 0049): the sites a username search can choose, as the person workers report them. */
+export const usernameSitesResponse = z
+  .object({
+    status: z.literal('success'),
+    sites: z
+      .array(
+        z.object({
+          name: z.string().describe('what `sites` names it by (in any case), and its `site:<name>` in `sources`'),
+          tags: z.array(z.string()).describe('categories and country codes `tags` chooses by'),
+          rank: z
+            .number()
+            .int()
+            .nullable()
+            .describe("popularity rank, 1 the most visited (Maigret's), as `top` orders sites; null: unranked"),
+        }),
+      )
+      .describe("the sites checked, in the list's order"),
+    tags: z
+      .array(z.object({ tag: z.string(), sites: z.number().int().describe('how many sites carry it') }))
+      .describe('every tag some site carries, the most carried first'),
+  })
+  .meta({
+    examples: [
+      {
+        status: 'success',
+        sites: [
+          { name: 'GitHub', tags: ['coding'], rank: 10 },
+          { name: 'Steam', tags: ['gaming'], rank: 244 },
+        ],
+        tags: [
+          { tag: 'coding', sites: 1 },
+          { tag: 'gaming', sites: 1 },
+        ],
+      },
+    ],
+  });
+export type UsernameSitesResponse = z.infer<typeof usernameSitesResponse>;

@@ -7,6 +7,7 @@ import { SearchesRepository, type NewSearch, type SearchView, type Settlement } 
 import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING } from '../infra/tokens';
 import { parsePrefer } from '../http/prefer';
 import { LookupsService, type LookupCall, type LookupRequest } from './lookups.service';
+import { UsernameSitesService } from './username-sites.service';
 import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService } from './result-waiter.service';
 import { SettledEventsService } from '../webhooks/settled-events.service';
@@ -34,6 +35,7 @@ class FakeSearches {
       charged: null,
       results: null,
       result_total: null,
+      progress: null,
       sources: null,
       error: null,
       request_hash: s.requestHash,
@@ -186,6 +188,8 @@ describe('LookupsService', () => {
           provide: SettledEventsService,
           useValue: { searchSettled: async (searchId: string) => void announced.push(searchId) },
         },
+        // No worker has reported its username sites: every search's names go through.
+        { provide: UsernameSitesService, useValue: { check: () => {} } },
       ],
     }).compile();
     return { service: moduleRef.get(LookupsService), waiter: moduleRef.get(ResultWaiterService) };
@@ -239,6 +243,7 @@ describe('LookupsService', () => {
       reserved: 1,
       balance: 9,
       replayed: false,
+      progress: null,
     });
   });
 

@@ -19,6 +19,7 @@ import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
 import { idempotencyConflict, outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
 import { hashRequest } from './request-hash';
 import { SettledEventsService } from '../webhooks/settled-events.service';
+import { UsernameSitesService } from './username-sites.service';
 
 /** A lookup to run: its kind, the normalised input its job carries, and why it is made. */
 export interface LookupRequest<K extends LookupKind> {
@@ -56,10 +57,12 @@ export class LookupsService {
     private readonly waiter: ResultWaiterService,
     private readonly pressure: QueuePressureService,
     private readonly events: SettledEventsService,
+    private readonly sites: UsernameSitesService,
   ) {}
 
   async submit<K extends LookupKind>(req: LookupRequest<K>, call: LookupCall): Promise<LookupOutcome> {
     this.checkPurpose(req);
+    this.checkSites(req);
     const requestHash = this.requestHash(call);
     if (call.idempotencyKey !== null) {
       const existing = await this.searches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey);
@@ -128,6 +131,11 @@ export class LookupsService {
     if (this.config.requirePermissiblePurpose && req.kind === 'person' && req.purpose === null) {
       throw DomainError.validation([{ field: 'permissible_purpose', issue: 'is required for person searches' }]);
     }
+  }
+
+  /** A username search naming sites or tags that no site of the workers' list has is refused (ADR 0049; nothing charged). */
+  checkSites(req: { kind: LookupKind; input: unknown }): void {
+    this.sites.check(req);
   }
 
   /** Whether the lookup may be queued now (its queue has room): throws `unavailable` when not. */
@@ -326,6 +334,7 @@ function carried(event: LookupJobResult, cost: number): SearchState {
     result_total: outcome.total ?? null,
     sources: outcome.sources,
     error: null,
+    progress: null,
     balance: outcome.balance,
   };
 }

@@ -10,7 +10,7 @@ import {
   type Provider,
   type ProviderAnswer,
 } from '@dossier/providers';
-import { FakeDns, FakeSmtp, FakeUpstream, personItem } from '@dossier/testing';
+import { FakeDns, FakeSmtp, FakeUpstream, personItem, waitFor } from '@dossier/testing';
 import { FanOut, narrowed } from './fan-out';
 import { ProviderMetrics } from './provider-metrics';
 import { UpstreamGuards } from './upstream-guards';
@@ -209,7 +209,7 @@ describe('FanOut', () => {
     expect(result.charge).toBe(true);
   });
 
-  it("keeps each site's report when a username check's own deadline comes: what it found, and the rest timeout", async () => {
+  it("ends a username check within the request's wait (ADR 0049), each site's report kept: what it found, and the rest timeout", async () => {
     const fake = await FakeUpstream.start();
     const dir = mkdtempSync(join(tmpdir(), 'dossier-fan-out-'));
     try {
@@ -217,9 +217,9 @@ describe('FanOut', () => {
       const file = join(dir, 'sites.json');
       const site = (path: string) => ({ url: `${fake.url}/${path}/{}`, urlMain: fake.url, errorType: 'status_code' });
       writeFileSync(file, JSON.stringify({ GitHub: site('hub'), Slow: site('slow') }));
-      const { fan } = fanOut({ USERNAME_SITES_FILE: file });
-      // The caller's wait (100 ms) does not end it; its own timeout (3 s) does, a little before the guards would.
-      const result = await fan.run('person', { username: 'ghopper' }, [createUsernameProvider(3000)], Date.now() + 100);
+      const { fan } = fanOut({ USERNAME_SITES_FILE: file, USERNAME_TIMEOUT_MS: '60000' });
+      // Its own timeout (60 s) and the site's do not end it: the caller's wait does, a little before the guards would.
+      const result = await fan.run('person', { username: 'ghopper' }, [createUsernameProvider()], Date.now() + 600);
       expect(result.sources).toEqual([
         { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
         {
@@ -236,6 +236,81 @@ describe('FanOut', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("publishes a running lookup's progress as its answer will be (merged, the other providers' parts with it), never after its answer", async () => {
+    const fake = await FakeUpstream.start();
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-fan-out-'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      fake.reply((req) =>
+        req.url.startsWith('/hub/') ? { status: 200, body: '<h1>ghopper</h1>' } : { status: 404, after: held },
+      );
+      const file = join(dir, 'sites.json');
+      const site = (path: string) => ({ url: `${fake.url}/${path}/{}`, urlMain: fake.url, errorType: 'status_code' });
+      writeFileSync(file, JSON.stringify({ GitHub: site('hub'), Slow: site('slow') }));
+      const { fan } = fanOut({ USERNAME_SITES_FILE: file });
+      const partials: { items: PersonResultItem[]; sources: unknown[]; pending: number }[] = [];
+      let written = 0;
+      const answer = fan.run(
+        'person',
+        { username: 'ghopper' },
+        [
+          createUsernameProvider(),
+          provider('local', () => Promise.resolve({ outcome: 'not_found', items: [] })),
+          provider('silent', () => held.then(() => ({ outcome: 'not_found' as const, items: [] })), {
+            timeoutMs: 60_000,
+          }),
+        ],
+        null,
+        {
+          progress: {
+            everyMs: 20,
+            // A slow write: the answer waits for the one under way.
+            publish: async (partial) => {
+              partials.push(partial);
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              written++;
+            },
+          },
+        },
+      );
+      await waitFor(
+        () => Promise.resolve(partials.length),
+        (n) => n > 0,
+        { timeoutMs: 5000, what: 'a progress published' },
+      );
+      // GitHub answered, Slow has not; `local` is done, `silent` still runs and reports nothing: two sources pending.
+      expect(partials[0]).toEqual(
+        expect.objectContaining({
+          items: [
+            expect.objectContaining({
+              usernames: ['ghopper'],
+              accounts: [expect.objectContaining({ service: 'GitHub' })],
+            }),
+          ],
+          sources: [
+            { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+            { provider: 'local', outcome: 'not_found', took_ms: expect.any(Number) },
+          ],
+          pending: 2,
+        }),
+      );
+      release();
+      const result = await answer;
+      expect(written).toBe(partials.length);
+      expect(result.sources.map((s) => [s.provider, s.outcome])).toEqual([
+        ['site:GitHub', 'found'],
+        ['site:Slow', 'not_found'],
+        ['local', 'not_found'],
+        ['silent', 'not_found'],
+      ]);
+    } finally {
+      release();
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 10_000);
 
   it('charges only when a source found something: nothing found, or nothing known, is free', async () => {
     const { fan } = fanOut();

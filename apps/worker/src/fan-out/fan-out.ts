@@ -18,6 +18,7 @@ import {
   type Contribution,
   type Provider,
   type ProviderContext,
+  type ProviderProgress,
 } from '@dossier/providers';
 import type { ProviderMetrics } from './provider-metrics';
 import type { UpstreamGuards } from './upstream-guards';
@@ -74,6 +75,25 @@ export function narrowed<K extends LookupKind>(
   return { ...outcomeOf(passed.slice(0, limit) as ResultItemByKind[K][], outcome.sources), total: passed.length };
 }
 
+/**
+ * Where a lookup's progress goes while it runs (ADR 0049): what its providers know so far, merged as its answer
+ * will be, written at most every `everyMs` — only for a lookup one of whose providers reports progress (username
+ * presence), once something changed since the last write.
+ */
+export interface FanOutProgress<K extends LookupKind> {
+  everyMs: number;
+  /** `pending`: the sources that have still to answer. A failure is its own: the lookup goes on. */
+  publish(partial: FanOutResult<K> & { pending: number }): Promise<void>;
+}
+
+/** One provider's part of a lookup: its items (and their identities) and its reports. */
+interface Run<K extends LookupKind> {
+  precedence: number;
+  items: ProviderItemByKind[K][];
+  identities?: string[][];
+  reports: SourceReport[];
+}
+
 export interface FanOutOptions {
   /** The local index, for the providers that search it. */
   localIndex?: LocalIndex;
@@ -108,17 +128,40 @@ export class FanOut {
     input: LookupInputByKind[K],
     providers: readonly Provider<K>[],
     deadlineAt: number | null,
-    { live = true }: { live?: boolean } = {},
+    { live = true, progress }: { live?: boolean; progress?: FanOutProgress<K> } = {},
   ): Promise<FanOutResult<K>> {
     // A job taken after its deadline (it waited in a backlog, or for a worker to start) has a caller that
     // already got its 202 and will poll: its providers get their own timeouts, as an asynchronous
     // lookup's do. Cut to the 250 ms floor, every slower source would answer `timeout`, and the lookup
     // would come back empty (and free) for nothing but the queue's length.
     const deadline = deadlineAt !== null && deadlineAt > Date.now() ? deadlineAt : null;
-    const called = await Promise.all(providers.map((p) => this.call(kind, input, p, deadline)));
+    const tracker = progress
+      ? new ProgressTracker<K>(providers.length, progress.everyMs, async (runs, pending) => {
+          const partial = await this.merged(kind, runs, live);
+          await progress.publish({ ...partial, pending });
+        })
+      : null;
+    const called = await Promise.all(
+      providers.map((p, i) =>
+        this.call(kind, input, p, deadline, tracker?.reporter(i, p.precedence ?? 0)).then((run) => {
+          tracker?.finished(i, run);
+          return run;
+        }),
+      ),
+    );
+    await tracker?.stop();
     const runs = called.filter((r) => r !== null);
+    for (const report of runs.flatMap((r) => r.reports)) this.metrics.observe(report);
+    return this.merged(kind, runs, live);
+  }
+
+  /** The lookup's outcome from its providers' parts: their items merged, their reports in provider order. */
+  private async merged<K extends LookupKind>(
+    kind: K,
+    runs: readonly Run<K>[],
+    live: boolean,
+  ): Promise<FanOutResult<K>> {
     const sources = runs.flatMap((r) => r.reports);
-    for (const report of sources) this.metrics.observe(report);
     const contributions: Contribution<K>[] = runs.map((r) => ({
       precedence: r.precedence,
       items: r.items,
@@ -146,12 +189,8 @@ export class FanOut {
     input: LookupInputByKind[K],
     provider: Provider<K>,
     deadlineAt: number | null,
-  ): Promise<{
-    precedence: number;
-    items: ProviderItemByKind[K][];
-    identities?: string[][];
-    reports: SourceReport[];
-  } | null> {
+    progress?: ProviderContext['progress'],
+  ): Promise<Run<K> | null> {
     const precedence = provider.precedence ?? 0;
     const started = Date.now();
     try {
@@ -164,7 +203,7 @@ export class FanOut {
           reports: [{ provider: provider.id, outcome: 'skipped', took_ms: 0, detail: configured }],
         };
       }
-      return await this.answer(kind, input, provider, deadlineAt, started);
+      return await this.answer(kind, input, provider, deadlineAt, started, progress);
     } catch (error) {
       const report = reportOfFailure(provider.id, error, Date.now() - started);
       if (report.outcome === 'error' && !(error instanceof ProviderError))
@@ -179,12 +218,8 @@ export class FanOut {
     provider: Provider<K>,
     deadlineAt: number | null,
     started: number,
-  ): Promise<{
-    precedence: number;
-    items: ProviderItemByKind[K][];
-    identities?: string[][];
-    reports: SourceReport[];
-  }> {
+    progress?: ProviderContext['progress'],
+  ): Promise<Run<K>> {
     const precedence = provider.precedence ?? 0;
     const own = started + provider.defaultTimeoutMs;
     const until =
@@ -193,6 +228,8 @@ export class FanOut {
         : Math.min(own, Math.max(deadlineAt, started + MIN_CALL_MS));
     const ctx = (signal: AbortSignal): ProviderContext => ({
       signal,
+      deadlineAt: until,
+      ...(progress ? { progress } : {}),
       settings: this.settings,
       upstream: (upstream, call) => this.guards.run(upstream, until, call, { ownTimeoutAt: own }),
       ...(this.options.localIndex ? { localIndex: this.options.localIndex } : {}),
@@ -221,6 +258,76 @@ export class FanOut {
       ...(answer.identities ? { identities: answer.identities } : {}),
       reports,
     };
+  }
+}
+
+/**
+ * A lookup's progress while it runs (FanOutProgress): the parts of the providers done, and what the running
+ * ones that report progress know so far. Writes start once one of them reports, every `everyMs` at most, one at
+ * a time, only after a change; `stop` waits for the write under way, so none comes after the lookup's answer.
+ */
+class ProgressTracker<K extends LookupKind> {
+  private readonly done = new Map<number, Run<K> | null>();
+  private readonly running = new Map<number, { precedence: number; snapshot: () => ProviderProgress }>();
+  private changed = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | null = null;
+
+  constructor(
+    private readonly providers: number,
+    private readonly everyMs: number,
+    private readonly write: (runs: Run<K>[], pending: number) => Promise<void>,
+  ) {}
+
+  /** What provider `i` calls each time one of its upstreams answered. */
+  reporter(i: number, precedence: number): ProviderContext['progress'] {
+    return (snapshot) => {
+      if (this.stopped || this.done.has(i)) return;
+      this.running.set(i, { precedence, snapshot });
+      this.changed = true;
+      this.timer ??= setInterval(() => this.tick(), this.everyMs).unref();
+    };
+  }
+
+  finished(i: number, run: Run<K> | null): void {
+    this.running.delete(i);
+    this.done.set(i, run);
+    this.changed = true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.writing;
+  }
+
+  private tick(): void {
+    if (this.stopped || !this.changed || this.writing) return;
+    this.changed = false;
+    // In the providers' order, as the answer lists them; a provider still running that reports nothing counts as
+    // one source pending.
+    const runs: Run<K>[] = [];
+    let pending = 0;
+    for (let i = 0; i < this.providers; i++) {
+      const done = this.done.get(i);
+      const running = this.running.get(i);
+      if (done) runs.push(done);
+      else if (running) {
+        const now = running.snapshot();
+        pending += now.pending;
+        runs.push({
+          precedence: running.precedence,
+          items: now.items as ProviderItemByKind[K][],
+          reports: now.reports,
+        });
+      } else if (done === undefined) pending++;
+    }
+    this.writing = this.write(runs, pending)
+      .catch(() => undefined)
+      .finally(() => {
+        this.writing = null;
+      });
   }
 }
 

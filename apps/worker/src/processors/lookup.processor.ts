@@ -7,16 +7,20 @@ import {
   INLINE_OUTCOME_MAX_BYTES,
   LOOKUP_RESULT_VERSION,
   anyLookupJobSchema,
+  sourceSummary,
   type LookupJobOf,
   type LookupJobResult,
+  type SearchProgress,
   type SourceReport,
 } from '@dossier/contracts';
 import type { Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
-import { narrowed, type FanOut } from '../fan-out/fan-out';
+import { narrowed, type FanOut, type FanOutProgress } from '../fan-out/fan-out';
 import type { SuppressionFilter } from '../fan-out/suppression';
 
 const SETTLE_BATCH_MAX = 100;
+/** How often at most a running search's progress is written (ADR 0049): what `GET /v1/searches/{id}` shows. */
+export const PROGRESS_EVERY_MS = 1000;
 /** Settle statements of one process running at once; calls made meanwhile wait and go together. */
 const SETTLE_BATCHES_IN_FLIGHT = 2;
 
@@ -81,6 +85,7 @@ export class LookupProcessor<K extends LookupKind> {
     const test = data.mode === 'test';
     const fanned = await this.fanOut.run(this.kind, data.input, test ? this.sandbox : this.providers, deadlineAt, {
       live: !test,
+      progress: this.progress(data, test),
     });
     // Opted-out subjects go before anything is stored, answered or charged (ADR 0015). A test key's
     // synthetic answer is neither the operator's data nor charged: it stays as the docs list it.
@@ -132,6 +137,39 @@ export class LookupProcessor<K extends LookupKind> {
     return Buffer.byteLength(JSON.stringify(inline)) <= INLINE_OUTCOME_MAX_BYTES
       ? { ...this.pointer(data, 'succeeded'), outcome: inline }
       : this.pointer(data, 'succeeded');
+  }
+
+  /**
+   * Where the lookup's progress goes (ADR 0049): onto its search, as its answer will be — suppressed subjects
+   * left out, its min_score and limit applied — for `GET /v1/searches/{id}` to show while it is pending. Best
+   * effort: a write that fails is logged and the lookup goes on.
+   */
+  private progress(data: LookupJobOf<K>, test: boolean): FanOutProgress<K> {
+    return {
+      everyMs: PROGRESS_EVERY_MS,
+      publish: async (partial) => {
+        try {
+          const kept = narrowed(
+            this.kind,
+            data.input,
+            test ? partial : await this.suppression.apply(this.kind, data.input, partial),
+          );
+          const progress: SearchProgress = {
+            results: kept.items as SearchProgress['results'],
+            source_summary: sourceSummary(kept.sources),
+            sources_pending: partial.pending,
+            updated_at: new Date().toISOString(),
+          };
+          await this.searches.recordProgress(data.search_id, progress);
+        } catch (err) {
+          this.logger.warn({
+            msg: `search ${data.search_id}: could not write its progress: ${String(err)}`,
+            search_id: data.search_id,
+            request_id: data.request_id,
+          });
+        }
+      },
+    };
   }
 
   /** Called when a job has failed for good (attempts exhausted, unrecoverable, stalled too often). */

@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { LookupKind, SearchStatus } from '@dossier/domain';
-import type { SourceReport } from '@dossier/contracts';
+import type { SearchProgress, SourceReport } from '@dossier/contracts';
 
 /** One lookup: its input, outcome and charge. Also the audit trail (account, key, request id, purpose, time). */
 @Entity({ name: 'searches' })
@@ -59,6 +59,10 @@ export class SearchEntity {
 
   @Column({ type: 'json', nullable: true })
   sources!: SourceReport[] | null;
+
+  /** What it has found so far while pending (ADR 0049); null once settled. */
+  @Column({ type: 'json', nullable: true })
+  progress!: SearchProgress | null;
 
   @Column({ type: 'jsonb', nullable: true })
   error!: { code: string; message: string } | null;

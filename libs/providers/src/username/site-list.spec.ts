@@ -42,10 +42,21 @@ describe('the site list shipped in the repository (a copy of Sherlock’s data.j
 
   it('is the default, without NSFW sites unless USERNAME_INCLUDE_NSFW=true', () => {
     const safe = usernameSettings({});
-    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 32, maxConnections: 256 });
+    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 100, maxConnections: 256 });
     expect(safe.sites).toHaveLength(481 - 19);
     expect(safe.sites.some((s) => s.nsfw)).toBe(false);
     expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true' }).sites).toHaveLength(481);
+  });
+
+  it("gives its sites Maigret's popularity ranks and tags (site-meta), which Sherlock's list does not have", () => {
+    const sites = loadSiteList(DEFAULT_SITES_FILE);
+    const byName = new Map(sites.map((s) => [s.name, s]));
+    expect(byName.get('GitHub')).toMatchObject({ rank: 10, tags: expect.arrayContaining(['coding']) });
+    expect(byName.get('YouTube')).toMatchObject({ rank: 3 });
+    expect(byName.get('VK')?.tags).toEqual(['ru', 'social']);
+    // A site Maigret does not have: neither ranked nor tagged.
+    expect(byName.get('SpaceHey')).toMatchObject({ rank: null, tags: [] });
+    expect(sites.filter((s) => s.rank !== null).length).toBeGreaterThan(300);
   });
 
   it("reads Python's {,n} quantifier as {0,n}, as Sherlock's patterns mean it", () => {
@@ -95,6 +106,21 @@ describe('usernameSettings', () => {
       timeoutMs: 2500,
       concurrency: 4,
     });
+  });
+
+  it("gives another list's sites the shipped ranks and tags by name, and a site's own tags (Sherlock's) over them", () => {
+    const f = listFile({
+      github: site(),
+      Chess: site({ tags: ['Gaming', 'gaming'] }),
+      Homebrew: site({ tags: 'adult' }),
+    });
+    expect(
+      usernameSettings({ USERNAME_SITES_FILE: f }).sites.map(({ name, rank, tags }) => ({ name, rank, tags })),
+    ).toEqual([
+      { name: 'github', rank: 10, tags: expect.arrayContaining(['coding']) },
+      { name: 'Chess', rank: 3078, tags: ['gaming'] },
+      { name: 'Homebrew', rank: null, tags: ['adult'] },
+    ]);
   });
 
   it('reads a file once: a change to it is not seen by later lookups', () => {

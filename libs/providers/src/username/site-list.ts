@@ -33,9 +33,10 @@ const siteEntrySchema = z
     request_payload: z.record(z.string(), z.unknown()).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     isNSFW: z.boolean().optional(),
+    /** Sherlock's categories (its schema knows `adult` and `gaming`); a search's `tags` choose by them. */
+    tags: oneOrMany(z.string().min(1)).optional(),
     // Read by Sherlock's own tests and tooling, not by the check.
     username_claimed: z.string().optional(),
-    tags: z.unknown().optional(),
     response_url: z.string().optional(),
     __comment__: z.string().optional(),
   })
@@ -81,6 +82,10 @@ export interface Site {
   payload: Record<string, unknown> | null;
   headers: Readonly<Record<string, string>>;
   nsfw: boolean;
+  /** Its categories and countries, lower case: its own `tags`, else those site-meta gives its name. */
+  tags: readonly string[];
+  /** Its popularity rank (1 is the most visited), from site-meta; null: unranked. */
+  rank: number | null;
 }
 
 const list = <T>(value: T | T[] | undefined): T[] =>
@@ -94,6 +99,34 @@ export const DEFAULT_SITES_FILE = join(
   'data.json',
 );
 
+/** Ranks and tags by site name (lower case), for lists whose sites have none: Maigret's, for Sherlock's sites. */
+export const SITE_META_FILE = join(
+  typeof __dirname === 'string' ? __dirname : resolve('libs/providers/src/username'),
+  'site-meta',
+  'sites.json',
+);
+
+const siteMetaSchema = z.object({
+  sites: z.record(
+    z.string(),
+    z.object({ rank: z.number().int().min(1).nullable(), tags: z.array(z.string().min(1)) }).strict(),
+  ),
+});
+
+type SiteMeta = ReadonlyMap<string, { rank: number | null; tags: readonly string[] }>;
+let siteMeta: SiteMeta | undefined;
+
+/** The ranks and tags shipped (read once); a broken file is an error naming it. */
+function siteMetaByName(): SiteMeta {
+  if (!siteMeta) {
+    const parsed = siteMetaSchema.safeParse(readJson(SITE_META_FILE, 'site ranks and tags'));
+    if (!parsed.success)
+      throw new Error(`${SITE_META_FILE}: invalid site ranks and tags: ${parsed.error.issues[0]!.message}`);
+    siteMeta = new Map(Object.entries(parsed.data.sites).map(([name, meta]) => [name.toLowerCase(), meta]));
+  }
+  return siteMeta;
+}
+
 const loaded = new Map<string, readonly Site[]>();
 
 /** Every site of a list file, in the file's order; read and validated once per file (then cached). */
@@ -101,23 +134,23 @@ export function loadSiteList(file: string): readonly Site[] {
   const path = resolve(file);
   const cached = loaded.get(path);
   if (cached) return cached;
-  const sites = parseSiteList(readList(path), path);
+  const sites = parseSiteList(readJson(path, 'site list'), path);
   loaded.set(path, sites);
   return sites;
 }
 
-function readList(path: string): unknown {
+function readJson(path: string, what: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new Error(`${path}: cannot read the site list (${typeof code === 'string' ? code : 'read error'})`);
+    throw new Error(`${path}: cannot read the ${what} (${typeof code === 'string' ? code : 'read error'})`);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`${path}: the site list is not JSON (${(error as Error).message})`);
+    throw new Error(`${path}: the ${what} is not JSON (${(error as Error).message})`);
   }
 }
 
@@ -136,6 +169,8 @@ export function parseSiteList(data: unknown, origin: string): Site[] {
       continue;
     }
     const site = parsed.data;
+    const meta = siteMetaByName().get(name.toLowerCase());
+    const own = list(site.tags).map((tag) => tag.toLowerCase());
     sites.push({
       name,
       url: site.url,
@@ -149,6 +184,8 @@ export function parseSiteList(data: unknown, origin: string): Site[] {
       payload: site.request_payload ?? null,
       headers: site.headers ?? {},
       nsfw: site.isNSFW ?? false,
+      tags: own.length > 0 ? [...new Set(own)] : (meta?.tags ?? []),
+      rank: meta?.rank ?? null,
     });
   }
   if (problems.length > 0) {
@@ -171,8 +208,12 @@ export interface UsernameSettings {
 }
 
 const DEFAULT_TIMEOUT_MS = 8000;
-const DEFAULT_CONCURRENCY = 32;
-/** Eight lookups' worth at USERNAME_CONCURRENCY's default; at the person queue's default 16 jobs, 16 each. */
+/**
+ * Maigret's default (`--max-connections 100`): the shipped list's sites, 100–800 ms each with 5% hanging, are all
+ * answered within the default 10 s wait (at 32, a fifth of them were not reached before it: ADR 0049).
+ */
+const DEFAULT_CONCURRENCY = 100;
+/** Two and a half lookups' worth at USERNAME_CONCURRENCY's default; at the person queue's default 16 jobs, 16 each. */
 const DEFAULT_MAX_CONNECTIONS = 256;
 /**
  * Parallel lookups walk the list in the same order: at the person queue's 16 jobs, each site had 16

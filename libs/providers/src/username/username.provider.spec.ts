@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeUpstream, waitFor, type FakeAnswer, type SeenRequest } from '@dossier/testing';
-import { SkippedCall, unguardedContext, type ProviderContext } from '../provider';
+import { SkippedCall, unguardedContext, type ProviderContext, type ProviderProgress } from '../provider';
 import { PageBudget } from './site-check';
 import { createUsernameProvider, USERNAME_MATCH_SCORE, usernameItemId, usernameProvider } from './username.provider';
 
@@ -449,6 +449,100 @@ describe('username presence', () => {
       },
     ]);
     expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['GitHub']);
+  });
+
+  it("ends its checks before the call's deadline (deadlineAt, any fraction of a ms): the sites still running timeout, what was found kept", async () => {
+    routes = { hub: { status: 200, body: PROFILE }, slow: { hang: true } };
+    // A site's own timeout far beyond the test's: the answer can only come from the call's deadline.
+    const settings = sitesAt({ GitHub: { path: 'hub' }, Slow: { path: 'slow' } }, { USERNAME_TIMEOUT_MS: '60000' });
+    const ctx = { ...unguardedContext(new AbortController().signal, settings), deadlineAt: Date.now() + 1000.5 };
+    const answer = await lookup('ghopper', ctx);
+    expect(answer.reports).toEqual([
+      { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+      {
+        provider: 'site:Slow',
+        outcome: 'timeout',
+        took_ms: expect.any(Number),
+        detail: 'site:Slow: no answer before the deadline',
+      },
+    ]);
+    expect(answer.items[0]!.accounts.map((a) => a.service)).toEqual(['GitHub']);
+  });
+
+  it('checks the sites a search chooses (sites, tags, top) most popular first, reports them in the list order, and says which names it lacks', async () => {
+    // Ranks and tags by name from site-meta: YouTube 3, GitHub 10 (coding), Chess 3078 (gaming); Zeta none of its own.
+    const settings = sitesAt(
+      {
+        Zeta: { path: 'zeta', tags: ['gaming'] },
+        Chess: { path: 'chess' },
+        GitHub: { path: 'hub' },
+        YouTube: { path: 'tube' },
+      },
+      { USERNAME_CONCURRENCY: '1' },
+    );
+    const search = async (selection: Record<string, unknown>) => {
+      const before = fake.requests.length;
+      const answer = await usernameProvider.lookup('person', { username: 'ghopper', ...selection }, within(settings));
+      const asked = fake.requests.slice(before).map((r) => r.url.split('/')[1]);
+      return { asked, reports: answer.reports!.map((r) => [r.provider, r.outcome]) };
+    };
+
+    expect(await search({})).toEqual({
+      asked: ['tube', 'hub', 'chess', 'zeta'],
+      reports: ['Zeta', 'Chess', 'GitHub', 'YouTube'].map((name) => [`site:${name}`, 'not_found']),
+    });
+    expect((await search({ tags: ['gaming'] })).reports).toEqual([
+      ['site:Zeta', 'not_found'],
+      ['site:Chess', 'not_found'],
+    ]);
+    expect(await search({ top: 2 })).toEqual({
+      asked: ['tube', 'hub'],
+      reports: [
+        ['site:GitHub', 'not_found'],
+        ['site:YouTube', 'not_found'],
+      ],
+    });
+    const named = await usernameProvider.lookup(
+      'person',
+      { username: 'ghopper', sites: ['github', 'Myspace'] },
+      within(settings),
+    );
+    expect(named.reports).toEqual([
+      { provider: 'site:GitHub', outcome: 'not_found', took_ms: expect.any(Number) },
+      {
+        provider: 'site:Myspace',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: 'site:Myspace: no site of that name is checked here',
+      },
+    ]);
+    expect(await search({ sites: ['Chess'], tags: ['coding'] })).toEqual({
+      asked: [],
+      reports: [['username', 'skipped']],
+    });
+  });
+
+  it('tells the fan-out, as each site answers, what it knows so far: the profiles found, the reports, the sites still to answer', async () => {
+    const gate = new Gate();
+    routes = { hub: { status: 200, body: PROFILE }, gated: gate.route };
+    const settings = sitesAt({ Slow: { path: 'gated' }, GitHub: { path: 'hub' } });
+    const seen: ProviderProgress[] = [];
+    const ctx: ProviderContext = { ...within(settings), progress: (snapshot) => void seen.push(snapshot()) };
+    const pending = lookup('ghopper', ctx);
+    await waitFor(
+      () => Promise.resolve(seen.length),
+      (n) => n === 1,
+      { timeoutMs: 5000, what: "GitHub's answer told" },
+    );
+    expect(seen[0]).toEqual({
+      items: [expect.objectContaining({ usernames: ['ghopper'], sources: ['site:GitHub'] })],
+      reports: [{ provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) }],
+      pending: 1,
+    });
+    await gate.letThrough(1);
+    const answer = await pending;
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toEqual({ items: answer.items, reports: answer.reports, pending: 0 });
   });
 
   it('checks at most USERNAME_CONCURRENCY sites at once', async () => {

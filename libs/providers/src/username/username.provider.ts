@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bareHandle, mapLimit, Slots } from '@dossier/domain';
+import { bareHandle, byPopularity, mapLimit, selectSites, Slots } from '@dossier/domain';
 import type { PersonInput, PersonRecordItem, SourceReport } from '@dossier/contracts';
 import type { UpstreamRequest } from '../http';
 import { reportOfFailure, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
@@ -7,8 +7,20 @@ import { decide, exchange, PAGE_BUDGET_BYTES, PageBudget, probeRequest, profileU
 import { usernameSettings, type Site } from './site-list';
 
 const ID = 'username';
-/** The whole check's longest run; it goes on after the caller got its 202 (`deadline: 'own'`). */
+/**
+ * The whole check's longest run: a search that waits for its answer gets it within its wait (the rest of the
+ * sites `timeout`); an asynchronous one (`Prefer: respond-async`, or a job taken after its caller's wait had
+ * passed) within this.
+ */
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * How long before its deadline the check ends the sites still running: time to make their reports and the
+ * item before the fan-out's deadline cuts the whole provider (a tenth of what is left, at most half a second).
+ */
+function marginMs(leftMs: number): number {
+  return Math.min(500, Math.floor(leftMs / 10));
+}
 
 /**
  * How sure the item is about its subject: the handle matches exactly — the one thing the caller gave —
@@ -154,7 +166,7 @@ export function createUsernameProvider(
 ): Provider<'person'> {
   // The sites still running when the check's time is up are cut a little before the fan-out's own
   // deadline, so that the answer carries each site's report rather than one `timeout` for the provider.
-  const budgetMs = defaultTimeoutMs - Math.min(1000, defaultTimeoutMs / 10);
+  const budgetMs = defaultTimeoutMs - marginMs(defaultTimeoutMs);
   return {
     id: ID,
     kinds: ['person'],
@@ -169,7 +181,6 @@ export function createUsernameProvider(
     ],
     defaultTimeoutMs,
     transport: 'http',
-    deadline: 'own',
     validateSettings: (settings) => void usernameSettings(settings),
     isConfigured(settings) {
       let sites: readonly Site[];
@@ -183,34 +194,77 @@ export function createUsernameProvider(
     appliesTo: (input) => handleOf(input) !== null,
 
     async lookup(_kind, input: PersonInput, ctx: ProviderContext): Promise<ProviderAnswer<'person'>> {
+      const started = Date.now();
       const handle = handleOf(input);
       const { sites, timeoutMs, concurrency, maxConnections, maxPerHost } = usernameSettings(ctx.settings);
-      const probes = sites.flatMap((site) => {
+      const chosen = selectSites(sites, input);
+      // Names the gateway could not check (no worker had reported its list yet): said, not silently dropped.
+      const unknown = chosen.unknownSites.map((name): SourceReport => {
+        const id = siteId({ name });
+        return { provider: id, outcome: 'skipped', took_ms: 0, detail: `${id}: no site of that name is checked here` };
+      });
+      // Checked most popular first (a check its deadline cuts short has asked those), reported in the list's order.
+      const at = new Map(chosen.sites.map((site, i) => [site, i]));
+      const probes = byPopularity(chosen.sites).flatMap((site) => {
         const req = handle === null ? null : probeRequest(site, handle);
-        return req ? [{ site, req }] : [];
+        return req ? [{ site, req, at: at.get(site)! }] : [];
       });
       if (handle === null || probes.length === 0) {
-        const detail = 'no configured site accepts this username (each refuses it by its regexCheck or its address)';
-        return { outcome: 'unknown', items: [], reports: [{ provider: ID, outcome: 'skipped', took_ms: 0, detail }] };
+        const detail =
+          chosen.sites.length === 0
+            ? 'no configured site is among the sites and tags asked for'
+            : 'no configured site accepts this username (each refuses it by its regexCheck or its address)';
+        return {
+          outcome: 'unknown',
+          items: [],
+          reports: [{ provider: ID, outcome: 'skipped', took_ms: 0, detail }, ...unknown],
+        };
       }
-      const budget = AbortSignal.any([ctx.signal, AbortSignal.timeout(budgetMs)]);
-      const reports = await mapLimit(probes, concurrency, (probe) =>
-        checkSite(probe, handle, ctx, {
+      const own = started + budgetMs;
+      const end =
+        ctx.deadlineAt === undefined ? own : Math.min(own, ctx.deadlineAt - marginMs(ctx.deadlineAt - started));
+      const budget = AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(1, Math.floor(end - started)))]);
+      const answered: { at: number; site: Site; report: SourceReport }[] = [];
+      const snapshot = () => listed(handle, answered, probes.length - answered.length);
+      await mapLimit(probes, concurrency, async (probe) => {
+        const report = await checkSite(probe, handle, ctx, {
           timeoutMs,
           budget,
           slots: slotsOf(maxConnections),
           hostSlots: hostSlotsOf(maxPerHost, probe.req.url),
           pages,
-        }),
-      );
-      const found = probes.flatMap(({ site }, i) =>
-        reports[i]!.outcome === 'found' ? [{ site, report: reports[i]! }] : [],
-      );
-      if (found.length > 0) return { outcome: 'found', items: [usernameItem(handle, found)], reports };
+        });
+        answered.push({ at: probe.at, site: probe.site, report });
+        ctx.progress?.(snapshot);
+      });
+      const { items, reports } = listed(handle, answered, 0);
+      if (items.length > 0) return { outcome: 'found', items, reports: [...reports, ...unknown] };
       const nothing = reports.every((r) => r.outcome === 'not_found');
-      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports };
+      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports: [...reports, ...unknown] };
     },
   };
+}
+
+/** The sites answered so far in the list's order: their reports, and the item of the profiles found (if any). */
+function listed(
+  handle: string,
+  answered: readonly { at: number; site: Site; report: SourceReport }[],
+  pending: number,
+): { items: PersonRecordItem[]; reports: SourceReport[]; pending: number } {
+  const inOrder = [...answered].sort((a, b) => a.at - b.at);
+  const found = inOrder.filter(({ report }) => report.outcome === 'found');
+  return {
+    items: found.length > 0 ? [usernameItem(handle, found)] : [],
+    reports: inOrder.map(({ report }) => report),
+    pending,
+  };
+}
+
+/** The sites a worker checks, as a search chooses them (ADR 0049): names, tags and ranks, in the list's order. */
+export function usernameSiteCatalog(
+  settings: Readonly<Record<string, string | undefined>>,
+): { name: string; tags: readonly string[]; rank: number | null }[] {
+  return usernameSettings(settings).sites.map(({ name, tags, rank }) => ({ name, tags, rank }));
 }
 
 export const usernameProvider = createUsernameProvider();
