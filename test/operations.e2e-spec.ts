@@ -27,6 +27,7 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/verify/phone',
   'GET /v1/searches',
   'GET /v1/searches/{id}',
+  'GET /v1/username/sites',
   'POST /v1/webhooks',
   'GET /v1/webhooks',
   'DELETE /v1/webhooks/{id}',
