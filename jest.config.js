@@ -25,4 +25,8 @@ module.exports = {
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker that holds more than this once a suite ends is replaced: the modules every suite loads anew under
+  // --experimental-vm-modules are not all freed, and one process running every unit and integration suite
+  // reached Node's 4 GiB heap limit (scripts/test.mjs runs each lane in one such worker).
+  workerIdleMemoryLimit: '1536MB',
 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm test`'s Jest step: two lanes at once, each one suite at a time (`--runInBand`).
+ * `npm test`'s Jest step: two lanes at once, each one suite at a time.
  *
  *   - e2e: `test/**\/*.e2e-spec.ts`, which start the apps as processes and mostly wait on them;
  *   - the rest: unit and integration suites, mostly Jest's own CPU.
@@ -21,7 +21,9 @@ const JEST = [
   '--experimental-vm-modules',
   '--disable-warning=ExperimentalWarning',
   join(ROOT, 'node_modules/jest/bin/jest.js'),
-  '--runInBand',
+  // One suite at a time, in one worker process that jest replaces when it grows (workerIdleMemoryLimit in
+  // jest.config.js); --runInBand would keep every suite's leftovers in this lane's own process.
+  '--maxWorkers=1',
 ];
 const E2E = 'test/.*\\.e2e-spec\\.ts$';
 const args = process.argv.slice(2);

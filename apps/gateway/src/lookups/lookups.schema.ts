@@ -106,11 +106,16 @@ const TOP_ISSUE = `must be a whole number from 1 to ${TOP_MAX}`;
  * carrying any of the tags, of those the `top` most popular — each only when given. Names and tags the
  * worker's site list does not have are refused (`GET /v1/username/sites` lists them).
  */
+/** The cross-field rule on `sites`, `tags` and `top`: they choose the sites a username is checked on. */
+const ONLY_WITH_A_USERNAME =
+  'any value on a search without a username to check (`username`, or `POST /v1/search` of type `username` or ' +
+  '`person` with an @handle)';
 const siteSelection = {
   sites: z
     .array(trimmedText(100), { error: 'must be an array of site names' })
     .min(1, 'must name at least one site')
     .max(MAX_SITES, `must name at most ${MAX_SITES} sites`)
+    .meta(serverCheck(`${ONLY_WITH_A_USERNAME}; a name no site of the person workers' list has`))
     .optional()
     .describe(
       'Username presence: check only these sites (names as `GET /v1/username/sites` lists them, in any case); ' +
@@ -120,6 +125,7 @@ const siteSelection = {
     .array(trimmedText(50).toLowerCase(), { error: 'must be an array of tags' })
     .min(1, 'must name at least one tag')
     .max(MAX_TAGS, `must name at most ${MAX_TAGS} tags`)
+    .meta(serverCheck(`${ONLY_WITH_A_USERNAME}; a tag no site of the person workers' list carries`))
     .optional()
     .describe(
       'Username presence: check only the sites carrying any of these tags — categories such as `coding`, ' +
@@ -130,6 +136,7 @@ const siteSelection = {
     .int(TOP_ISSUE)
     .min(1, TOP_ISSUE)
     .max(TOP_MAX, TOP_ISSUE)
+    .meta(serverCheck(ONLY_WITH_A_USERNAME))
     .optional()
     .describe(
       "Username presence: check only the N most popular of the sites chosen (by Maigret's popularity rank; " +
