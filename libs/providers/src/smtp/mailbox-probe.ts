@@ -382,13 +382,13 @@ const POLICY_TEXT =
 
 /**
  * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full", 4.2.2 too) full; 5.7.x a
- * policy refusal (a blocked client, not a word on the mailbox); 5.2.1 (RFC 3463 "mailbox disabled") or another
- * 5xx outside 5.1.x whose text says disabled, deactivated, suspended or inactive: disabled; 5.1.x no such mailbox, and so Exchange
- * Online's 5.4.1 "Recipient address rejected" (its directory-based edge blocking refuses every address not
- * in the directory so, "Access denied" though it says); a 550/551/553 without either is no such mailbox
- * unless its text names a block list, a policy or the client (then a policy refusal: a blocked probe must
- * not read as an undeliverable address); any other 4xx deferred (greylisting, a full queue); the rest
- * says nothing about the mailbox.
+ * policy refusal (a blocked client, not a word on the mailbox); 5.2.1 (RFC 3463 "mailbox disabled, not
+ * accepting messages") disabled; 5.1.x no such mailbox, and so Exchange Online's 5.4.1 "Recipient address
+ * rejected" (its directory-based edge blocking refuses every address not in the directory so, "Access denied"
+ * though it says); a 5xx without either whose text names a block list, a policy or the client is a policy
+ * refusal (a blocked probe must not read as an undeliverable address), one whose text says disabled,
+ * deactivated, suspended or inactive a disabled mailbox (ADR 0057), a 550/551/553 otherwise no such mailbox;
+ * any other 4xx deferred (greylisting, a full queue); the rest says nothing about the mailbox.
  */
 function classify(reply: SmtpReply): RcptAnswer {
   const [, subject, detail] = reply.enhanced?.split('.') ?? [];
@@ -401,12 +401,13 @@ function classify(reply: SmtpReply): RcptAnswer {
   // RFC 3463 X.2.1 "mailbox disabled, not accepting messages" (ADR 0057).
   if (subject === '2' && detail === '1') return 'disabled';
   if (subject === '1') return 'rejected';
-  if (DISABLED_TEXT.test(reply.lines.join(' '))) return 'disabled';
   // Before the policy words: its "Access denied" is about the recipient, not the client.
   if (subject === '4' && detail === '1' && /\bRecipient address rejected\b/i.test(reply.lines.join(' '))) {
     return 'rejected';
   }
   if (POLICY_TEXT.test(reply.lines.join(' '))) return 'policy';
+  // After the policy words: a blocked probe must not read as a disabled mailbox either.
+  if (DISABLED_TEXT.test(reply.lines.join(' '))) return 'disabled';
   if ([550, 551, 553].includes(reply.code)) return 'rejected';
   return 'other';
 }
