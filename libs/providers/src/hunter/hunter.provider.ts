@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseEmail, type Deliverability } from '@dossier/domain';
-import type { EmailInput, EmailResultItem } from '@dossier/contracts';
+import type { EmailInput, EmailResultItem, EmailSubStatus } from '@dossier/contracts';
 import { PLAIN_SUB_STATUS, emailItem, hasValidSyntax } from '../email-item';
 import { baseUrlOf, checkBaseUrl, expectJson, parsesAs, request, retryAfterMs, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
@@ -66,24 +66,28 @@ function said(data: Verification): string {
   return `${data.status ?? data.result}${typeof data.score === 'number' ? ` (score ${data.score})` : ''}`;
 }
 
+/** Hunter's status as a sub-status: its verdict's plain one, `disposable` and `inconclusive` (`unknown`) its own. */
+function hunterSubStatus(data: Verification, deliverability: Deliverability): EmailSubStatus {
+  if (deliverability === 'risky' && data.status === 'disposable') return 'disposable';
+  return deliverability === 'unknown' ? 'inconclusive' : PLAIN_SUB_STATUS[deliverability];
+}
+
 /**
  * Hunter's answer as an e-mail item: its verdict and score (in `reason`), and the facts it adds — a catch-all
  * server (`accept_all`, or the status `accept_all`) and whether it reached an SMTP server (`smtp_server`),
  * which the SMTP probe's own facts outrank in the merge. Its sub-status is its verdict's plain one
- * (PLAIN_SUB_STATUS), `catch_all` or `disposable` where its status says so (ADR 0057).
+ * (hunterSubStatus, ADR 0057).
  */
 function hunterItem(email: string, data: Verification): EmailResultItem {
   const deliverability = verdictOf(data);
-  const disposable = data.disposable === true || data.status === 'disposable';
   return emailItem(email, ID, {
     deliverability,
     reason: `Hunter: ${said(data)}`,
-    disposable,
+    disposable: data.disposable === true || data.status === 'disposable',
     free_provider: data.webmail === true || data.status === 'webmail',
-    is_catch_all: data.accept_all ?? (data.status === 'accept_all' ? true : null),
+    is_catch_all: data.status === 'accept_all' ? true : (data.accept_all ?? null),
     can_connect_smtp: data.smtp_server ?? null,
-    sub_status:
-      deliverability === 'risky' && data.status === 'disposable' ? 'disposable' : PLAIN_SUB_STATUS[deliverability],
+    sub_status: hunterSubStatus(data, deliverability),
   });
 }
 
