@@ -240,6 +240,11 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
     'mailbox_not_found',
     probed(null),
   ),
+  email('disabled', 'a disabled mailbox', 'undeliverable', 'mailbox disabled', 'mailbox_disabled', {
+    ...probed(null),
+    is_disabled: true,
+  }),
+  email('full', 'a full mailbox', 'risky', 'mailbox full', 'mailbox_full', { ...probed(null), has_full_inbox: true }),
   email(
     'nobody',
     'any other address: its syntax, deliverability unknown',
