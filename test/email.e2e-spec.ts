@@ -68,6 +68,7 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
           'temp@mailinator.com': 'accept',
           'full@acme.example': { code: 552, message: '5.2.2 mailbox full' },
           'later@acme.example': { code: 451, message: '4.7.1 greylisted, try again later' },
+          'off@acme.example': { code: 550, message: '5.2.1 The email account that you tried to reach is disabled' },
           '@catchall.example': 'accept',
         },
       }),
@@ -132,6 +133,13 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
         { service: 'tumblr', username: 'amazinggrace', url: 'https://amazinggrace.tumblr.com' },
       ],
       sources: expect.arrayContaining(['email', 'smtp', 'gravatar']),
+      // ADR 0057: the probe's facts (a made-up address refused: no catch-all), the sub-status and its score.
+      is_catch_all: false,
+      has_full_inbox: false,
+      is_disabled: false,
+      can_connect_smtp: true,
+      score: 95,
+      sub_status: 'accepted',
     });
     expect((item['sources'] as string[]).length).toBe(3);
     // Hunter (licensed) is listed as skipped until its key is set.
@@ -246,6 +254,25 @@ describe('e-mail verification over HTTP (fake DNS, fake SMTP server, fake Gravat
     expect(outcomes(res)).toEqual(sources);
     // Every source that could not tell says why.
     for (const s of res.body.sources) if (s.outcome === 'unknown') expect(s.detail).toEqual(expect.any(String));
+  });
+
+  it.each([
+    // address, sub_status, score, is_catch_all, has_full_inbox, is_disabled, can_connect_smtp (ADR 0057)
+    ['grace hopper@acme.example', 'invalid_syntax', 0, null, null, null, null],
+    ['grace@null-mx.example', 'no_mail_host', 0, null, null, null, null],
+    ['nobody@acme.example', 'mailbox_not_found', 0, null, false, false, true],
+    ['off@acme.example', 'mailbox_disabled', 0, null, false, true, true],
+    ['temp@mailinator.com', 'disposable', 20, false, false, false, true],
+    ['full@acme.example', 'mailbox_full', 30, null, true, false, true],
+    ['anyone@catchall.example', 'catch_all', 50, true, false, false, true],
+    ['info@acme.example', 'role_account', 70, false, false, false, true],
+    ['grace@broken.example', 'dns_failure', 10, null, null, null, null],
+    ['later@acme.example', 'inconclusive', 40, null, null, null, true],
+    ['grace@blocked.example', 'smtp_unreachable', 30, null, null, null, false],
+  ])('%s: sub_status %s, score %i, and the probe facts', async (address, sub_status, score, ...facts) => {
+    const item = (await verify(address)).body.results[0]!;
+    const [is_catch_all, has_full_inbox, is_disabled, can_connect_smtp] = facts;
+    expect(item).toMatchObject({ sub_status, score, is_catch_all, has_full_inbox, is_disabled, can_connect_smtp });
   });
 
   it('says honestly that port 25 may be blocked when the mail host cannot be connected to', async () => {

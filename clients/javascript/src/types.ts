@@ -138,7 +138,35 @@ export interface EmailResult {
   did_you_mean: string | null;
   accounts: { service: string; username: string | null; url: string | null }[];
   sources: string[];
+  /** The domain accepts mail for any address; `null` when no probe could tell. */
+  is_catch_all: boolean | null;
+  /** The mailbox is full; `null` when no probe could tell. */
+  has_full_inbox: boolean | null;
+  /** The mailbox exists but is disabled; `null` when no probe could tell. */
+  is_disabled: boolean | null;
+  /** A mail host held an SMTP session; `null` when no probe ran. */
+  can_connect_smtp: boolean | null;
+  /** 0–100: how likely mail reaches a person, the score of `sub_status`. */
+  score: number;
+  /** Why the address has its `deliverability`. */
+  sub_status: EmailSubStatus;
 }
+
+export type EmailSubStatus =
+  | 'accepted'
+  | 'invalid_syntax'
+  | 'no_domain'
+  | 'no_mail_host'
+  | 'mailbox_not_found'
+  | 'mailbox_disabled'
+  | 'disposable'
+  | 'mailbox_full'
+  | 'catch_all'
+  | 'role_account'
+  | 'dns_failure'
+  | 'smtp_unreachable'
+  | 'inconclusive'
+  | 'not_probed';
 
 export type LineType =
   | 'mobile'
@@ -155,12 +183,7 @@ export type LineType =
   | 'unknown';
 
 export type PhoneValidationError =
-  | 'TOO_SHORT'
-  | 'TOO_LONG'
-  | 'INVALID_LENGTH'
-  | 'INVALID_COUNTRY_CODE'
-  | 'NOT_A_NUMBER'
-  | 'INVALID_BUT_POSSIBLE';
+  'TOO_SHORT' | 'TOO_LONG' | 'INVALID_LENGTH' | 'INVALID_COUNTRY_CODE' | 'NOT_A_NUMBER' | 'INVALID_BUT_POSSIBLE';
 
 export interface PhoneResult {
   input: string;

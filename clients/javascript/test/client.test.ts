@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { Client, DossierError, SearchResult, VERSION } from '../src/index.js';
 import type { SourceReport } from '../src/index.js';
-import { FAST, PHONE_RESULT, startFake, success, type FakeServer, type Recorded } from './fake-server.js';
+import { EMAIL_RESULT, FAST, PHONE_RESULT, startFake, success, type FakeServer, type Recorded } from './fake-server.js';
 
 const KEY = 'dsk_unit_test_key_0123456789abcdefghij';
 
@@ -52,6 +52,12 @@ describe('Client basics', () => {
           },
         };
       }
+      if (
+        req.path === '/v1/verify/email' &&
+        req.body !== undefined &&
+        (req.body as { email?: string }).email === EMAIL_RESULT.email
+      )
+        return { status: 200, body: success([EMAIL_RESULT], 40) };
       if (req.path.startsWith('/v1/searches/'))
         return { status: 200, body: success([], 5, req.path.slice('/v1/searches/'.length)) };
       return {
@@ -190,6 +196,18 @@ describe('Client basics', () => {
     };
     assert.equal(pkg.name, '@dossier/client');
     assert.equal(VERSION, pkg.version);
+  });
+
+  test("an e-mail result carries the probe's facts, its score and sub-status", async () => {
+    const result = await client.verifyEmail(EMAIL_RESULT.email);
+    const item = result.results[0]!;
+    assert.equal(item.is_catch_all, true);
+    assert.equal(item.has_full_inbox, false);
+    assert.equal(item.is_disabled, false);
+    assert.equal(item.can_connect_smtp, true);
+    assert.equal(item.score, 50);
+    assert.equal(item.sub_status, 'catch_all');
+    assert.deepEqual(result.raw, success([EMAIL_RESULT], 40));
   });
 
   test('a lookup result exposes the wire fields, camelCase aliases and the raw body', async () => {

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Client } from '../src/index.js';
+import type { Client, EmailResult } from '../src/index.js';
 
 export interface Recorded {
   method: string;
@@ -157,6 +157,29 @@ export const PHONE_RESULT = {
   international_format: '+1 415 555 2671',
   sources: ['libphonenumber'],
 };
+
+/** An e-mail item as the gateway answers it (the SMTP probe's facts, score and sub-status: ADR 0057). */
+export const EMAIL_RESULT = {
+  email: 'Grace.Hopper@Example.org',
+  normalized: 'Grace.Hopper@example.org',
+  syntax_valid: true,
+  domain: 'example.org',
+  mx_records: ['mx1.example.org'],
+  deliverability: 'risky',
+  reason: 'mx1.example.org accepts mail for any address at example.org (catch-all)',
+  disposable: false,
+  free_provider: false,
+  role_account: false,
+  did_you_mean: null,
+  accounts: [],
+  sources: ['smtp', 'email'],
+  is_catch_all: true,
+  has_full_inbox: false,
+  is_disabled: false,
+  can_connect_smtp: true,
+  score: 50,
+  sub_status: 'catch_all',
+} satisfies EmailResult;
 
 /** Fast retry settings for tests. */
 export const FAST = { retryBaseDelayMs: 5, retryMaxDelayMs: 20, pollIntervalMs: 10 } as const;

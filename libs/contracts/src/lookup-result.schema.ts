@@ -80,6 +80,53 @@ export const companyResultSchema = z.object({
   sources: z.array(z.string()),
 });
 
+/**
+ * Why an e-mail item has its `deliverability` (ADR 0057, docs/providers.md "score and sub_status"): each value
+ * belongs to one deliverability, after Reacher's `is_reachable` and Hunter's `status`.
+ */
+export const EMAIL_SUB_STATUSES = [
+  // deliverable
+  'accepted',
+  // undeliverable
+  'invalid_syntax',
+  'no_domain',
+  'no_mail_host',
+  'mailbox_not_found',
+  'mailbox_disabled',
+  // risky
+  'disposable',
+  'mailbox_full',
+  'catch_all',
+  'role_account',
+  // unknown
+  'dns_failure',
+  'smtp_unreachable',
+  'inconclusive',
+  'not_probed',
+] as const;
+export type EmailSubStatus = (typeof EMAIL_SUB_STATUSES)[number];
+
+/**
+ * The `score` (0–100) of each sub-status (ADR 0057): how likely mail to the address reaches a person, in
+ * bands by deliverability — deliverable 95; risky 20–70; unknown 10–40; undeliverable 0.
+ */
+export const EMAIL_SCORES: Readonly<Record<EmailSubStatus, number>> = {
+  accepted: 95,
+  role_account: 70,
+  catch_all: 50,
+  mailbox_full: 30,
+  disposable: 20,
+  not_probed: 40,
+  inconclusive: 40,
+  smtp_unreachable: 30,
+  dns_failure: 10,
+  invalid_syntax: 0,
+  no_domain: 0,
+  no_mail_host: 0,
+  mailbox_not_found: 0,
+  mailbox_disabled: 0,
+};
+
 export const emailResultSchema = z.object({
   email: z.string(),
   normalized: z.string(),
@@ -94,6 +141,13 @@ export const emailResultSchema = z.object({
   did_you_mean: nstr,
   accounts: z.array(accountSchema),
   sources: z.array(z.string()),
+  // Additions of ADR 0057: the SMTP probe's facts (null: not asked, or the probe could not tell), and a grade.
+  is_catch_all: z.boolean().nullable(),
+  has_full_inbox: z.boolean().nullable(),
+  is_disabled: z.boolean().nullable(),
+  can_connect_smtp: z.boolean().nullable(),
+  score: z.number().int().min(0).max(100),
+  sub_status: z.enum(EMAIL_SUB_STATUSES),
 });
 
 /**

@@ -1,5 +1,5 @@
 import type { CompanyRecord, LookupKind, PersonRecord } from '@dossier/domain';
-import type { ResultItemByKind } from './lookup-result.schema';
+import { EMAIL_SCORES, type EmailSubStatus, type ResultItemByKind } from './lookup-result.schema';
 
 /**
  * THE synthetic data set test keys are answered from (ADR 0021, ADR 0045), by the worker's sandbox provider.
@@ -78,15 +78,30 @@ const phone = (line: string, valid: boolean): ResultItemByKind['phone'] => ({
   sources: SRC,
 });
 
+type MailboxFacts = Pick<
+  ResultItemByKind['email'],
+  'is_catch_all' | 'has_full_inbox' | 'is_disabled' | 'can_connect_smtp'
+>;
+
+/** What a probe that reached the mail host says of a mailbox it accepted, refused or found on a catch-all domain. */
+const probed = (is_catch_all: boolean | null): MailboxFacts => ({
+  is_catch_all,
+  has_full_inbox: false,
+  is_disabled: false,
+  can_connect_smtp: true,
+});
+
 /**
- * An e-mail case: the address at example.com, its deliverability and the reason given; `unknown` for an address
- * the sandbox knows nothing about (no MX either).
+ * An e-mail case: the address at example.com, its deliverability, the reason given, its sub-status and the
+ * probe's facts (ADR 0057); `unknown` for an address the sandbox knows nothing about (no MX, no probe either).
  */
 const email = (
   user: string,
   answer: string,
   deliverability: ResultItemByKind['email']['deliverability'],
   reason: string | null,
+  sub_status: EmailSubStatus,
+  facts: MailboxFacts,
   outcome: 'found' | 'unknown' = 'found',
 ): SandboxCheckCase<'email'> => ({
   kind: 'email',
@@ -108,6 +123,9 @@ const email = (
       did_you_mean: null,
       accounts: [],
       sources: SRC,
+      ...facts,
+      score: EMAIL_SCORES[sub_status],
+      sub_status,
     },
   ],
 });
@@ -212,10 +230,30 @@ export const SANDBOX_CASES: readonly SandboxCase[] = [
     ],
     outcome: 'unknown',
   },
-  email('deliverable', 'a deliverable address', 'deliverable', null),
-  email('risky', 'a risky address (accepts every address)', 'risky', 'accept-all domain'),
-  email('undeliverable', 'an undeliverable address', 'undeliverable', 'mailbox does not exist'),
-  email('nobody', 'any other address: its syntax, deliverability unknown', 'unknown', SANDBOX_UNLISTED, 'unknown'),
+  email('deliverable', 'a deliverable address', 'deliverable', null, 'accepted', probed(false)),
+  email('risky', 'a risky address (accepts every address)', 'risky', 'accept-all domain', 'catch_all', probed(true)),
+  email(
+    'undeliverable',
+    'an undeliverable address',
+    'undeliverable',
+    'mailbox does not exist',
+    'mailbox_not_found',
+    probed(null),
+  ),
+  email('disabled', 'a disabled mailbox', 'undeliverable', 'mailbox disabled', 'mailbox_disabled', {
+    ...probed(null),
+    is_disabled: true,
+  }),
+  email('full', 'a full mailbox', 'risky', 'mailbox full', 'mailbox_full', { ...probed(null), has_full_inbox: true }),
+  email(
+    'nobody',
+    'any other address: its syntax, deliverability unknown',
+    'unknown',
+    SANDBOX_UNLISTED,
+    'not_probed',
+    { is_catch_all: null, has_full_inbox: null, is_disabled: null, can_connect_smtp: null },
+    'unknown',
+  ),
   search(
     'person',
     'a person with namesakes (three people of that name)',

@@ -1,5 +1,5 @@
 import { parseEmail } from '@dossier/domain';
-import { addressFacts, verdictOf, type EmailChecks, type MailboxProbe } from './email-checks';
+import { addressFacts, checkedEmailItem, verdictOf, type EmailChecks, type MailboxProbe } from './email-checks';
 import type { MailRoute } from './mail-host';
 
 describe('addressFacts', () => {
@@ -135,5 +135,208 @@ describe('verdictOf: the first rule that applies wins', () => {
     const verdict = verdictOf(input);
     expect(verdict.deliverability).toBe(deliverability);
     expect(verdict.reason).toContain(reason);
+  });
+});
+
+describe('checkedEmailItem: sub_status, score and the probe facts (ADR 0057)', () => {
+  const MX: MailRoute = { kind: 'mx', hosts: [{ host: 'mx1.acme.example', preference: 10 }] };
+  const probe = (result: MailboxProbe['result'], more: Partial<MailboxProbe> = {}): MailboxProbe => ({
+    result,
+    reason: `the probe said ${result}`,
+    ...more,
+  });
+  const item = (address: string, more: Partial<EmailChecks> = {}) => {
+    const parsed = parseEmail(address);
+    return checkedEmailItem(address, 'smtp', { parsed, facts: addressFacts(parsed), route: MX, ...more });
+  };
+  const grade = (i: ReturnType<typeof item>) => ({
+    deliverability: i.deliverability,
+    sub_status: i.sub_status,
+    score: i.score,
+    is_catch_all: i.is_catch_all,
+    has_full_inbox: i.has_full_inbox,
+    is_disabled: i.is_disabled,
+    can_connect_smtp: i.can_connect_smtp,
+  });
+  // deliverability, sub_status, score, is_catch_all, has_full_inbox, is_disabled, can_connect_smtp
+  type Row = [string, ReturnType<typeof item>, string, string, number, ...(boolean | null)[]];
+
+  it.each<Row>([
+    [
+      'bad syntax',
+      item('grace@@acme.example', { route: undefined }),
+      'undeliverable',
+      'invalid_syntax',
+      0,
+      null,
+      null,
+      null,
+      null,
+    ],
+    [
+      'NXDOMAIN',
+      item('grace@acme.example', { route: { kind: 'no-domain' } }),
+      'undeliverable',
+      'no_domain',
+      0,
+      null,
+      null,
+      null,
+      null,
+    ],
+    [
+      'a null MX',
+      item('grace@acme.example', { route: { kind: 'null-mx' } }),
+      'undeliverable',
+      'no_mail_host',
+      0,
+      null,
+      null,
+      null,
+      null,
+    ],
+    [
+      'a refused mailbox',
+      item('grace@acme.example', { probe: probe('rejected') }),
+      'undeliverable',
+      'mailbox_not_found',
+      0,
+      null,
+      false,
+      false,
+      true,
+    ],
+    [
+      'a disabled mailbox',
+      item('grace@acme.example', { probe: probe('disabled') }),
+      'undeliverable',
+      'mailbox_disabled',
+      0,
+      null,
+      false,
+      true,
+      true,
+    ],
+    [
+      'a disabled role mailbox',
+      item('info@acme.example', { probe: probe('disabled') }),
+      'undeliverable',
+      'mailbox_disabled',
+      0,
+      null,
+      false,
+      true,
+      true,
+    ],
+    [
+      'a disposable domain',
+      item('grace@mailinator.com', { probe: probe('accepted', { catchAll: false }) }),
+      'risky',
+      'disposable',
+      20,
+      false,
+      false,
+      false,
+      true,
+    ],
+    [
+      'a full mailbox',
+      item('grace@acme.example', { probe: probe('full') }),
+      'risky',
+      'mailbox_full',
+      30,
+      null,
+      true,
+      false,
+      true,
+    ],
+    [
+      'a catch-all domain',
+      item('grace@acme.example', { probe: probe('catch-all') }),
+      'risky',
+      'catch_all',
+      50,
+      true,
+      false,
+      false,
+      true,
+    ],
+    [
+      'a role the server accepts',
+      item('info@acme.example', { probe: probe('accepted', { catchAll: false }) }),
+      'risky',
+      'role_account',
+      70,
+      false,
+      false,
+      false,
+      true,
+    ],
+    [
+      'an accepted mailbox, the domain no catch-all',
+      item('grace@acme.example', { probe: probe('accepted', { catchAll: false }) }),
+      'deliverable',
+      'accepted',
+      95,
+      false,
+      false,
+      false,
+      true,
+    ],
+    [
+      'an accepted mailbox, the catch-all check failed',
+      item('grace@acme.example', { probe: probe('accepted') }),
+      'deliverable',
+      'accepted',
+      95,
+      null,
+      false,
+      false,
+      true,
+    ],
+    [
+      'DNS that could not tell',
+      item('grace@acme.example', { route: { kind: 'dns-failure', detail: 'SERVFAIL' } }),
+      'unknown',
+      'dns_failure',
+      10,
+      null,
+      null,
+      null,
+      null,
+    ],
+    [
+      'no host held a session',
+      item('grace@acme.example', { probe: probe('inconclusive', { noSession: true }) }),
+      'unknown',
+      'smtp_unreachable',
+      30,
+      null,
+      null,
+      null,
+      false,
+    ],
+    [
+      'a probe that could not tell (greylisted)',
+      item('grace@acme.example', { probe: probe('inconclusive') }),
+      'unknown',
+      'inconclusive',
+      40,
+      null,
+      null,
+      null,
+      true,
+    ],
+    ['a mail host and no probe', item('grace@acme.example'), 'unknown', 'not_probed', 40, null, null, null, null],
+  ])('%s', (_name, actual, deliverability, sub_status, score, catchAll, full, disabled, connect) => {
+    expect(grade(actual)).toEqual({
+      deliverability,
+      sub_status,
+      score,
+      is_catch_all: catchAll,
+      has_full_inbox: full,
+      is_disabled: disabled,
+      can_connect_smtp: connect,
+    });
   });
 });

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { POPULAR_DOMAINS, run as suggestDomain } from '@zootools/email-spell-checker';
 import { distance } from 'fastest-levenshtein';
 import type { Deliverability, ParsedEmail } from '@dossier/domain';
-import type { EmailResultItem } from '@dossier/contracts';
+import type { EmailResultItem, EmailSubStatus } from '@dossier/contracts';
 import { emailItem } from './email-item';
 import type { MailRoute } from './mail-host';
 
@@ -124,9 +124,16 @@ function oneSlipApart(typed: string, meant: string): boolean {
 
 /** What an SMTP probe of the mailbox concluded, with a reason for people. */
 export interface MailboxProbe {
-  /** `accepted` 250; `rejected` 550/551/553 (no such mailbox); `full` 552; `catch-all` a random address accepted too. */
-  result: 'accepted' | 'rejected' | 'full' | 'catch-all' | 'inconclusive';
+  /**
+   * `accepted` 250; `rejected` 550/551/553 (no such mailbox); `disabled` X.2.1 (the mailbox exists but takes no
+   * mail); `full` 552; `catch-all` a random address accepted too.
+   */
+  result: 'accepted' | 'rejected' | 'disabled' | 'full' | 'catch-all' | 'inconclusive';
   reason: string;
+  /** `accepted`: whether a made-up address at the domain was refused (false) — absent when that could not tell. */
+  catchAll?: false;
+  /** `inconclusive` because no mail host held an SMTP session (none could be connected to, or each refused it). */
+  noSession?: true;
   /**
    * `inconclusive` because a mail server did not answer in time (a connection or a session past its
    * deadline): the probe's source reports `timeout`, not `unknown`. The address's deliverability is `unknown`
@@ -138,6 +145,8 @@ export interface MailboxProbe {
 export interface Verdict {
   deliverability: Deliverability;
   reason: string;
+  /** Why, as a code (EMAIL_SUB_STATUSES; its score is EMAIL_SCORES's). */
+  sub_status: EmailSubStatus;
 }
 
 /** Everything a verdict is drawn from; `route` is absent only when the syntax is invalid (nothing to ask DNS). */
@@ -155,17 +164,19 @@ type Rule = (checks: EmailChecks) => Verdict | null;
  * an address that cannot receive mail is `undeliverable`; one that can but is disposable, a full mailbox,
  * on a catch-all domain or a role is `risky`; only a mailbox probe's 250 is `deliverable`; everything else —
  * DNS that could not answer, a probe that could not tell, no probe at all — is `unknown`, with the reason.
+ * Each rule names its `sub_status` (the table in docs/providers.md, ADR 0057).
  */
 const RULES: readonly Rule[] = [
-  ({ parsed }) => (parsed.syntaxValid ? null : undeliverable(`the address ${parsed.reason ?? 'is not valid'}`)),
+  ({ parsed }) =>
+    parsed.syntaxValid ? null : undeliverable('invalid_syntax', `the address ${parsed.reason ?? 'is not valid'}`),
   ({ parsed, route }) => {
     switch (route?.kind) {
       case 'no-domain':
-        return undeliverable(`the domain ${parsed.domain} does not exist (NXDOMAIN)`);
+        return undeliverable('no_domain', `the domain ${parsed.domain} does not exist (NXDOMAIN)`);
       case 'null-mx':
-        return undeliverable(`the domain ${parsed.domain} accepts no mail (null MX, RFC 7505)`);
+        return undeliverable('no_mail_host', `the domain ${parsed.domain} accepts no mail (null MX, RFC 7505)`);
       case 'no-mail-host':
-        return undeliverable(`the domain ${parsed.domain} has no mail host (no MX, A or AAAA record)`);
+        return undeliverable('no_mail_host', `the domain ${parsed.domain} has no mail host (no MX, A or AAAA record)`);
       case 'mx':
       case 'implicit':
       case 'dns-failure':
@@ -173,14 +184,25 @@ const RULES: readonly Rule[] = [
         return null;
     }
   },
-  ({ probe }) => (probe?.result === 'rejected' ? undeliverable(probe.reason) : null),
-  ({ parsed, facts }) => (facts.disposable ? risky(`${parsed.domain} hands out disposable addresses`) : null),
-  ({ probe }) => (probe?.result === 'full' || probe?.result === 'catch-all' ? risky(probe.reason) : null),
+  ({ probe }) => (probe?.result === 'rejected' ? undeliverable('mailbox_not_found', probe.reason) : null),
+  ({ probe }) => (probe?.result === 'disabled' ? undeliverable('mailbox_disabled', probe.reason) : null),
   ({ parsed, facts }) =>
-    facts.role_account ? risky(`"${parsed.local}" is a role address (a group or a function, not a person)`) : null,
-  ({ probe }) => (probe?.result === 'accepted' ? { deliverability: 'deliverable', reason: probe.reason } : null),
-  ({ route }) => (route?.kind === 'dns-failure' ? unknown(`DNS could not tell: ${route.detail}`) : null),
-  ({ probe }) => (probe?.result === 'inconclusive' ? unknown(probe.reason) : null),
+    facts.disposable ? risky('disposable', `${parsed.domain} hands out disposable addresses`) : null,
+  ({ probe }) => (probe?.result === 'full' ? risky('mailbox_full', probe.reason) : null),
+  ({ probe }) => (probe?.result === 'catch-all' ? risky('catch_all', probe.reason) : null),
+  ({ parsed, facts }) =>
+    facts.role_account
+      ? risky('role_account', `"${parsed.local}" is a role address (a group or a function, not a person)`)
+      : null,
+  ({ probe }) =>
+    probe?.result === 'accepted'
+      ? { deliverability: 'deliverable', reason: probe.reason, sub_status: 'accepted' }
+      : null,
+  ({ route }) => (route?.kind === 'dns-failure' ? unknown('dns_failure', `DNS could not tell: ${route.detail}`) : null),
+  ({ probe }) =>
+    probe?.result === 'inconclusive'
+      ? unknown(probe.noSession ? 'smtp_unreachable' : 'inconclusive', probe.reason)
+      : null,
 ];
 
 export function verdictOf(checks: EmailChecks): Verdict {
@@ -190,14 +212,48 @@ export function verdictOf(checks: EmailChecks): Verdict {
   }
   const host = checks.route && 'hosts' in checks.route ? checks.route.hosts[0]?.host : undefined;
   return unknown(
+    'not_probed',
     `${checks.parsed.domain} has a mail host${host ? ` (${host})` : ''}; ` +
       'whether the mailbox exists takes a mailbox probe',
   );
 }
 
-const undeliverable = (reason: string): Verdict => ({ deliverability: 'undeliverable', reason });
-const risky = (reason: string): Verdict => ({ deliverability: 'risky', reason });
-const unknown = (reason: string): Verdict => ({ deliverability: 'unknown', reason });
+const undeliverable = (sub_status: EmailSubStatus, reason: string): Verdict => ({
+  deliverability: 'undeliverable',
+  reason,
+  sub_status,
+});
+const risky = (sub_status: EmailSubStatus, reason: string): Verdict => ({
+  deliverability: 'risky',
+  reason,
+  sub_status,
+});
+const unknown = (sub_status: EmailSubStatus, reason: string): Verdict => ({
+  deliverability: 'unknown',
+  reason,
+  sub_status,
+});
+
+/** The probe's facts that Reacher reports (ADR 0057): null where the probe did not run or could not tell. */
+type ProbeFacts = Pick<EmailResultItem, 'is_catch_all' | 'has_full_inbox' | 'is_disabled' | 'can_connect_smtp'>;
+
+/**
+ * What a probe found about the mailbox: a host held a session (`can_connect_smtp`) unless none did; the
+ * domain takes any address (`is_catch_all`: true when a made-up address was accepted too, false when it was
+ * refused); the mailbox is full or disabled. Whatever a RCPT TO answer settles (accepted, catch-all,
+ * refused, full, disabled) is true or false; what a probe that could not tell leaves open is null.
+ */
+export function probeFacts(probe: MailboxProbe | undefined): ProbeFacts {
+  if (probe === undefined)
+    return { is_catch_all: null, has_full_inbox: null, is_disabled: null, can_connect_smtp: null };
+  const answered = probe.result !== 'inconclusive';
+  return {
+    is_catch_all: probe.result === 'catch-all' ? true : probe.result === 'accepted' ? (probe.catchAll ?? null) : null,
+    has_full_inbox: answered ? probe.result === 'full' : null,
+    is_disabled: answered ? probe.result === 'disabled' : null,
+    can_connect_smtp: probe.noSession !== true,
+  };
+}
 
 /** The e-mail item of a provider that ran these checks: the list facts, the MX hosts and the verdict. */
 export function checkedEmailItem(email: string, source: string, checks: EmailChecks): EmailResultItem {
@@ -206,5 +262,6 @@ export function checkedEmailItem(email: string, source: string, checks: EmailChe
     ...checks.facts,
     mx_records: route?.kind === 'mx' ? route.hosts.map((h) => h.host) : [],
     ...verdictOf(checks),
+    ...probeFacts(checks.probe),
   });
 }

@@ -1,10 +1,11 @@
 import { normalizeDomain, registerOf, registrationKey, type LookupKind } from '@dossier/domain';
-import type {
-  CompanyResultItem,
-  EmailResultItem,
-  PhoneResultItem,
-  ProviderItemByKind,
-  ResultItemByKind,
+import {
+  EMAIL_SCORES,
+  type CompanyResultItem,
+  type EmailResultItem,
+  type PhoneResultItem,
+  type ProviderItemByKind,
+  type ResultItemByKind,
 } from '@dossier/contracts';
 import { bestFirst, firstKnown, keyOrNone, mergeSubject, unionSources, type Ranked } from './merge-fields';
 import { resolvePeople, type PersonCandidate, type SharedIdentifiers } from './identity/resolve-people';
@@ -88,7 +89,10 @@ const SEVERITY: Record<EmailResultItem['deliverability'], number> = {
 /**
  * Facts add up (any list that marks the address disposable, free or a role; every associated account);
  * the verdict comes from the highest precedence that could tell, the most severe one there: the offline
- * checks and the SMTP probe first, a vendor's opinion (Hunter) only where neither could tell.
+ * checks and the SMTP probe first, a vendor's opinion (Hunter) only where neither could tell. The mailbox
+ * facts (catch-all, full, disabled, connectable) come from the highest precedence that knows them — the SMTP
+ * probe first; null where none does. `sub_status` goes with the verdict (the highest precedence's where none
+ * could tell), and `score` is always its sub-status's (EMAIL_SCORES, ADR 0057).
  */
 function mergeEmail(ranked: Ranked<EmailResultItem>): EmailResultItem {
   const items = ranked.map((r) => r.item);
@@ -96,6 +100,7 @@ function mergeEmail(ranked: Ranked<EmailResultItem>): EmailResultItem {
   const verdict = ranked
     .filter((r) => r.precedence === top && r.item.deliverability !== 'unknown')
     .sort((a, b) => SEVERITY[b.item.deliverability] - SEVERITY[a.item.deliverability])[0]?.item;
+  const subStatus = (verdict ?? ranked[0]!.item).sub_status;
   const accounts = new Map<string, EmailResultItem['accounts'][number]>();
   for (const account of items.flatMap((i) => i.accounts)) {
     accounts.set(`${account.service}\u0000${account.username ?? ''}\u0000${account.url ?? ''}`, account);
@@ -114,6 +119,12 @@ function mergeEmail(ranked: Ranked<EmailResultItem>): EmailResultItem {
     did_you_mean: firstKnown(ranked, 'did_you_mean'),
     accounts: [...accounts.values()],
     sources: unionSources(items),
+    is_catch_all: firstKnown(ranked, 'is_catch_all'),
+    has_full_inbox: firstKnown(ranked, 'has_full_inbox'),
+    is_disabled: firstKnown(ranked, 'is_disabled'),
+    can_connect_smtp: firstKnown(ranked, 'can_connect_smtp'),
+    score: EMAIL_SCORES[subStatus],
+    sub_status: subStatus,
   };
 }
 

@@ -52,6 +52,13 @@ export const API_RESULT_FIELDS = {
     'did_you_mean',
     'accounts',
     'sources',
+    // Additions of ADR 0057: the SMTP probe's mailbox facts, a score and a sub-status.
+    'is_catch_all',
+    'has_full_inbox',
+    'is_disabled',
+    'can_connect_smtp',
+    'score',
+    'sub_status',
   ],
   PhoneResult: [
     'input',

@@ -136,10 +136,12 @@ export class LookupsController {
       verifyEmailBody,
       emailSuccessEnvelope,
       'Always one result describing the address. `deliverability`: `undeliverable` (bad syntax; a domain that ' +
-        'does not exist, has a null MX or no mail host; a mailbox its server refuses), `risky` (a disposable domain, ' +
+        'does not exist, has a null MX or no mail host; a mailbox its server refuses or says is disabled), `risky` (a disposable domain, ' +
         'a role address, a full mailbox, a catch-all domain), `deliverable` only when the mailbox server accepted ' +
         'the address (the SMTP probe, opt-in), else `unknown` (DNS or the server could not tell, or no probe ran); ' +
-        '`reason` says why. Charged when a source found something: nothing is charged when every source could not tell.',
+        "`reason` says why, `sub_status` as a code, and `score` (0–100) is that code's. `is_catch_all`, `has_full_inbox`, " +
+        "`is_disabled` and `can_connect_smtp` are the probe's findings, `null` when it did not run or could not tell. " +
+        'Charged when a source found something: nothing is charged when every source could not tell.',
       sandboxExamples('email'),
     ),
   )

@@ -481,6 +481,12 @@ describe('FanOut', () => {
       did_you_mean: null,
       accounts: [],
       sources: [],
+      is_catch_all: null,
+      has_full_inbox: null,
+      is_disabled: null,
+      can_connect_smtp: null,
+      score: 40,
+      sub_status: 'not_probed',
       ...over,
     });
     const answer = (item: EmailResultItem) => () => Promise.resolve({ outcome: 'found' as const, items: [item] });

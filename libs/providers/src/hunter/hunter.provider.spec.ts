@@ -97,6 +97,23 @@ describe('hunterProvider', () => {
     expect((await lookup()).items[0]).toMatchObject({ disposable: true, free_provider: true });
   });
 
+  it('gives its catch-all and SMTP-server facts, and a sub-status from its status (ADR 0057)', async () => {
+    const grade = async () => {
+      const { is_catch_all, can_connect_smtp, sub_status, score } = (await lookup()).items[0]!;
+      return { is_catch_all, can_connect_smtp, sub_status, score };
+    };
+    fake.reply(verified({ status: 'accept_all', accept_all: true, smtp_server: true }));
+    expect(await grade()).toEqual({ is_catch_all: true, can_connect_smtp: true, sub_status: 'catch_all', score: 50 });
+    fake.reply(verified({ status: 'valid', accept_all: false, smtp_server: true }));
+    expect(await grade()).toEqual({ is_catch_all: false, can_connect_smtp: true, sub_status: 'accepted', score: 95 });
+    fake.reply(verified({ status: 'disposable', accept_all: undefined, smtp_server: undefined }));
+    expect(await grade()).toEqual({ is_catch_all: null, can_connect_smtp: null, sub_status: 'disposable', score: 20 });
+    fake.reply(verified({ status: 'invalid', smtp_server: false }));
+    expect(await grade()).toMatchObject({ can_connect_smtp: false, sub_status: 'mailbox_not_found', score: 0 });
+    fake.reply(verified({ status: 'unknown', result: undefined }));
+    expect(await grade()).toMatchObject({ sub_status: 'inconclusive', score: 40 });
+  });
+
   it.each([
     [202, 'hunter: the verification is still running (202); ask again later'],
     [222, 'hunter: the mail server answered unexpectedly (222); ask again later'],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseEmail, type Deliverability } from '@dossier/domain';
-import type { EmailInput, EmailResultItem } from '@dossier/contracts';
-import { emailItem, hasValidSyntax } from '../email-item';
+import type { EmailInput, EmailResultItem, EmailSubStatus } from '@dossier/contracts';
+import { PLAIN_SUB_STATUS, emailItem, hasValidSyntax } from '../email-item';
 import { baseUrlOf, checkBaseUrl, expectJson, parsesAs, request, retryAfterMs, type UpstreamResponse } from '../http';
 import { ProviderError, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 
@@ -39,6 +39,8 @@ const verificationSchema = z.object({
       disposable: z.boolean().nullish(),
       webmail: z.boolean().nullish(),
       smtp_check: z.boolean().nullish(),
+      smtp_server: z.boolean().nullish(),
+      accept_all: z.boolean().nullish(),
       block: z.boolean().nullish(),
     })
     .refine((d) => d.status || d.result, 'neither a status nor a result'),
@@ -64,13 +66,28 @@ function said(data: Verification): string {
   return `${data.status ?? data.result}${typeof data.score === 'number' ? ` (score ${data.score})` : ''}`;
 }
 
-/** Hunter's answer as an e-mail item: its verdict and score (in `reason`), and the facts it adds. */
+/** Hunter's status as a sub-status: its verdict's plain one, `disposable` and `inconclusive` (`unknown`) its own. */
+function hunterSubStatus(data: Verification, deliverability: Deliverability): EmailSubStatus {
+  if (deliverability === 'risky' && data.status === 'disposable') return 'disposable';
+  return deliverability === 'unknown' ? 'inconclusive' : PLAIN_SUB_STATUS[deliverability];
+}
+
+/**
+ * Hunter's answer as an e-mail item: its verdict and score (in `reason`), and the facts it adds — a catch-all
+ * server (`accept_all`, or the status `accept_all`) and whether it reached an SMTP server (`smtp_server`),
+ * which the SMTP probe's own facts outrank in the merge. Its sub-status is its verdict's plain one
+ * (hunterSubStatus, ADR 0057).
+ */
 function hunterItem(email: string, data: Verification): EmailResultItem {
+  const deliverability = verdictOf(data);
   return emailItem(email, ID, {
-    deliverability: verdictOf(data),
+    deliverability,
     reason: `Hunter: ${said(data)}`,
     disposable: data.disposable === true || data.status === 'disposable',
     free_provider: data.webmail === true || data.status === 'webmail',
+    is_catch_all: data.status === 'accept_all' ? true : (data.accept_all ?? null),
+    can_connect_smtp: data.smtp_server ?? null,
+    sub_status: hunterSubStatus(data, deliverability),
   });
 }
 

@@ -253,6 +253,8 @@ async function dialogue(
       return catchAllCheck(session, host, recipient, said);
     case 'rejected':
       return { result: 'rejected', reason: `${host} refused the mailbox: ${said}` };
+    case 'disabled':
+      return { result: 'disabled', reason: `the mailbox is disabled: ${said}` };
     case 'full':
       return { result: 'full', reason: `the mailbox is full: ${said}` };
     case 'deferred':
@@ -357,14 +359,18 @@ async function catchAllCheck(
       reason: `${host} accepts mail for any address at ${recipient.domain} (catch-all: a made-up address was accepted too), so this mailbox may not exist`,
     };
   }
-  if (verdict === 'rejected') return { result: 'accepted', reason: `${host} accepted the mailbox (${said})` };
+  if (verdict === 'rejected')
+    return { result: 'accepted', reason: `${host} accepted the mailbox (${said})`, catchAll: false };
   return {
     result: 'accepted',
     reason: `${host} accepted the mailbox (${said}); whether it accepts any address is not known (${describeReply(other)})`,
   };
 }
 
-type RcptAnswer = 'accepted' | 'rejected' | 'full' | 'deferred' | 'policy' | 'other';
+type RcptAnswer = 'accepted' | 'rejected' | 'disabled' | 'full' | 'deferred' | 'policy' | 'other';
+
+/** A permanent refusal that says the mailbox exists but is turned off ("550 5.2.1 The account is disabled"). */
+const DISABLED_TEXT = /\b(?:disabled|deactivated|suspended|inactive)\b/i;
 
 /**
  * What a refusal without an enhanced code says when it is about the client, not the mailbox: a block list,
@@ -376,12 +382,13 @@ const POLICY_TEXT =
 
 /**
  * A `RCPT TO` reply: 250/251 accepted; 552 or X.2.2 (RFC 3463 "mailbox full", 4.2.2 too) full; 5.7.x a
- * policy refusal (a blocked client, not a word on the mailbox); 5.1.x no such mailbox, and so Exchange
- * Online's 5.4.1 "Recipient address rejected" (its directory-based edge blocking refuses every address not
- * in the directory so, "Access denied" though it says); a 550/551/553 without either is no such mailbox
- * unless its text names a block list, a policy or the client (then a policy refusal: a blocked probe must
- * not read as an undeliverable address); any other 4xx deferred (greylisting, a full queue); the rest
- * says nothing about the mailbox.
+ * policy refusal (a blocked client, not a word on the mailbox); 5.2.1 (RFC 3463 "mailbox disabled, not
+ * accepting messages") disabled; 5.1.x no such mailbox, and so Exchange Online's 5.4.1 "Recipient address
+ * rejected" (its directory-based edge blocking refuses every address not in the directory so, "Access denied"
+ * though it says); a 5xx without either whose text names a block list, a policy or the client is a policy
+ * refusal (a blocked probe must not read as an undeliverable address), one whose text says disabled,
+ * deactivated, suspended or inactive a disabled mailbox (ADR 0057), a 550/551/553 otherwise no such mailbox;
+ * any other 4xx deferred (greylisting, a full queue); the rest says nothing about the mailbox.
  */
 function classify(reply: SmtpReply): RcptAnswer {
   const [, subject, detail] = reply.enhanced?.split('.') ?? [];
@@ -391,12 +398,16 @@ function classify(reply: SmtpReply): RcptAnswer {
   if (reply.code >= 400 && reply.code < 500) return 'deferred';
   if (reply.code < 500 || reply.code >= 600) return 'other';
   if (subject === '7') return 'policy';
+  // RFC 3463 X.2.1 "mailbox disabled, not accepting messages" (ADR 0057).
+  if (subject === '2' && detail === '1') return 'disabled';
   if (subject === '1') return 'rejected';
   // Before the policy words: its "Access denied" is about the recipient, not the client.
   if (subject === '4' && detail === '1' && /\bRecipient address rejected\b/i.test(reply.lines.join(' '))) {
     return 'rejected';
   }
   if (POLICY_TEXT.test(reply.lines.join(' '))) return 'policy';
+  // After the policy words: a blocked probe must not read as a disabled mailbox either.
+  if (DISABLED_TEXT.test(reply.lines.join(' '))) return 'disabled';
   if ([550, 551, 553].includes(reply.code)) return 'rejected';
   return 'other';
 }
@@ -404,6 +415,11 @@ function classify(reply: SmtpReply): RcptAnswer {
 /** A probe that could not tell; `timedOut`, because a server did not answer in time (see MailboxProbe). */
 function inconclusive(reason: string, timedOut = false): MailboxProbe {
   return timedOut ? { result: 'inconclusive', reason, timedOut } : { result: 'inconclusive', reason };
+}
+
+/** An `inconclusive` probe in which no mail host held an SMTP session (`can_connect_smtp` false). */
+function noSession(reason: string, timedOut: boolean): MailboxProbe {
+  return { ...inconclusive(reason, timedOut), noSession: true };
 }
 
 /**
@@ -415,16 +431,16 @@ function noHostAsked(failures: HostFailure[], port: number, triedConnecting: boo
   const texts = failures.map((f) => f.text);
   const timedOut = failures.some((f) => f.timedOut === true);
   if (!failures.some((f) => f.kind === 'session')) return cannotConnect(texts, port, triedConnecting, timedOut);
-  if (failures.length === 1) return inconclusive(texts[0]!, timedOut);
+  if (failures.length === 1) return noSession(texts[0]!, timedOut);
   const said = failures.map((f) => (f.kind === 'connect' ? `could not connect to port ${port} of ${f.text}` : f.text));
-  return inconclusive(`no mail host could be asked: ${said.join('; ')}`, timedOut);
+  return noSession(`no mail host could be asked: ${said.join('; ')}`, timedOut);
 }
 
 function cannotConnect(unreachable: string[], port: number, triedConnecting: boolean, timedOut: boolean): MailboxProbe {
   const hint = triedConnecting
     ? `. Outbound port ${port} is blocked on many networks (most cloud providers and home ISPs); the probe needs it open`
     : '';
-  return inconclusive(
+  return noSession(
     `could not connect to port ${port} of ${unreachable.join('; ') || 'any mail host'}${hint}`,
     timedOut,
   );
