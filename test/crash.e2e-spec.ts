@@ -114,7 +114,8 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
       await waitFor(
         () => queues.job(PHONE_QUEUE, id),
         (j) => j.state === 'active' && j.stalledCounter >= kill - 1,
-        { timeoutMs: 15_000, what: `job ${id} to be active for doomed worker ${kill}` },
+        // A liveness bound: the lock expires in 2 s and the check runs every second, on a machine that may be busy.
+        { timeoutMs: 60_000, what: `job ${id} to be active for doomed worker ${kill}` },
       );
       expect(await doomed.stop('SIGKILL')).toBeNull();
     }
@@ -128,7 +129,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     expect(done.status).toBe(503);
     expect(done.body).toMatchObject({ error: { code: 'unavailable' } });
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 1, captures: 0, releases: 1 }));
-  });
+  }, 240_000); // four workers started in turn, three killed: minutes on a busy machine
 
   it('finishes the active job on SIGTERM before exiting cleanly', async () => {
     const { key, accountId } = await api.register(SIGNUP);
