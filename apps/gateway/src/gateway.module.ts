@@ -30,7 +30,6 @@ import { SearchHistoryService } from './history/search-history.service';
 import { SuppressionsService } from './admin/suppressions.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
-import { SettledEventsService } from './webhooks/settled-events.service';
 import { BatchController } from './batch/batch.controller';
 import { BatchService } from './batch/batch.service';
 
@@ -79,7 +78,6 @@ export class GatewayModule {
         SearchHistoryService,
         SuppressionsService,
         WebhooksService,
-        SettledEventsService,
         BatchService,
         ProviderStatusService,
       ],

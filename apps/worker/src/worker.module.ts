@@ -42,6 +42,7 @@ import { FanOut } from './fan-out/fan-out';
 import { ProviderMetrics } from './fan-out/provider-metrics';
 import { UpstreamGuards } from './fan-out/upstream-guards';
 import { WebhookDeliveryService } from './webhooks/webhook-delivery.service';
+import { OutboxRelayService } from './webhooks/outbox-relay.service';
 
 /**
  * Every provider's settings, read once; a malformed `<ID>_RATE_LIMIT`, or a setting a provider refuses
@@ -151,6 +152,7 @@ export class WorkerModule implements OnApplicationShutdown {
             ),
         },
         WebhookDeliveryService,
+        OutboxRelayService,
         WorkerHostService,
         ReconcilerService,
         RetentionService,

@@ -79,15 +79,12 @@ describe('config', () => {
     });
   });
 
-  it('ignores the test hold and the test event failure outside NODE_ENV=test', () => {
+  it('ignores the test hold outside NODE_ENV=test', () => {
     expect(loadWorkerConfig({ WORKER_TEST_HOLD: 'before:100' }).testHold).toBeNull();
     expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_HOLD: 'after:100' }).testHold).toEqual({
       at: 'after',
       ms: 100,
     });
-    expect(loadWorkerConfig({ WORKER_TEST_FAIL_EVENTS: 'true' }).testFailEvents).toBe(false);
-    expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_FAIL_EVENTS: 'true' }).testFailEvents).toBe(true);
-    expect(loadWorkerConfig({ NODE_ENV: 'test' }).testFailEvents).toBe(false);
   });
 
   it.each([

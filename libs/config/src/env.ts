@@ -559,17 +559,6 @@ const workerSchema = z.object({
     .regex(/^(before|after):\d+$/)
     .optional()
     .describe('test-only fault injection (`before:<ms>` / `after:<ms>`), ignored unless `NODE_ENV=test`'),
-  /**
-   * Test-only fault injection: `true` fails every lookup job's queueing of its webhook events, after it settled
-   * its search (as a Redis failure then would): the job fails and waits for its retry (ignored unless NODE_ENV=test).
-   */
-  WORKER_TEST_FAIL_EVENTS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .describe(
-      "test-only fault injection: `true` fails each lookup job's queueing of its webhook events after it " +
-        'settled its search (the job then waits for its retry), ignored unless `NODE_ENV=test`',
-    ),
 });
 
 const cliSchema = z.object({ ...common, ...phoneRegion, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
@@ -810,7 +799,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
-    testFailEvents: e.NODE_ENV === 'test' && e.WORKER_TEST_FAIL_EVENTS === 'true',
   };
 }
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

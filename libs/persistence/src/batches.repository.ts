@@ -197,7 +197,7 @@ export class BatchesRepository {
       inTransaction(this.db, async (sql) => {
         const settled = await settleAll(
           sql,
-          searchIds.map((searchId) => ({ searchId, outcome })),
+          searchIds.map((searchId) => ({ searchId, outcome, announce: false })),
         );
         const all = whole && settled.results.every((r) => r.settled);
         await beforeDelete();
@@ -215,7 +215,7 @@ export class BatchesRepository {
    * no searches): the same for every completer however late it reads, so the `batch.completed` one queues
    * and the time another marks agree — or null while some run (or when there is no such batch). Read after each of its searches settles (and again on a redelivery): the read made after the last
    * settle commits sees every search settled. The batch is marked (markCompleted) only once its
-   * `batch.completed` is queued (queueBatchCompletion): until then the reconciler still finds it.
+   * `batch.completed` is queued (the worker's outbox relay, ADR 0062).
    */
   async settledState(id: string): Promise<{ account_id: string; completed_at: Date; marked: boolean } | null> {
     const rows = await queryRows<{ account_id: string; completed_at: Date; marked: boolean }>(
@@ -234,24 +234,6 @@ export class BatchesRepository {
   /** Marks the batch completed at `at` (settledState's time), unless it already is. */
   async markCompleted(id: string, at: Date): Promise<void> {
     await queryRows(this.db, `UPDATE batches SET completed_at = COALESCE(completed_at, $2) WHERE id = $1`, [id, at]);
-  }
-
-  /**
-   * Batches older than `olderThanS` seconds, not completed, none of whose searches is pending any more
-   * (at most `limit`, oldest first): their last searches were settled without a completion check after
-   * them (a gateway that released them when queueing failed), so the reconciler completes them.
-   */
-  async findSettledOpen(olderThanS: number, limit: number): Promise<string[]> {
-    const rows = await queryRows<{ id: string }>(
-      this.db,
-      `SELECT b.id FROM batches b
-        WHERE b.completed_at IS NULL AND b.created_at < now() - make_interval(secs => $1)
-          AND NOT EXISTS (SELECT 1 FROM searches s WHERE s.batch_id = b.id AND s.status = 'pending')
-        ORDER BY b.created_at
-        LIMIT $2`,
-      [olderThanS, limit],
-    );
-    return rows.map((r) => r.id);
   }
 
   /**

@@ -9,6 +9,7 @@ import { CompanyRecordEntity } from './entities/company-record.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
 import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
 import { BatchEntity } from './entities/batch.entity';
+import { OutboxEntity } from './entities/outbox.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
@@ -37,6 +38,7 @@ import { ApiKeysByRevocation2080000000000 } from './migrations/2080000000000-api
 import { PersonLocationKeys2110000000000 } from './migrations/2110000000000-person-location-keys';
 import { SearchResultTotal2120000000000 } from './migrations/2120000000000-search-result-total';
 import { SearchProgress2149000000000 } from './migrations/2149000000000-search-progress';
+import { Outbox2150000000000 } from './migrations/2150000000000-outbox';
 
 export const ENTITIES = [
   AccountEntity,
@@ -50,6 +52,7 @@ export const ENTITIES = [
   WebhookEntity,
   WebhookDeliveryEntity,
   BatchEntity,
+  OutboxEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,
@@ -80,6 +83,7 @@ export const MIGRATIONS = [
   PersonLocationKeys2110000000000,
   SearchResultTotal2120000000000,
   SearchProgress2149000000000,
+  Outbox2150000000000,
 ];
 
 export interface DataSourceOptions {

@@ -21,5 +21,5 @@ export * from './credit-metrics';
 export * from './webhooks.repository';
 export * from './entities/batch.entity';
 export * from './batches.repository';
-export * from './batch-completion';
-export * from './settled-events';
+export * from './outbox.repository';
+export * from './entities/outbox.entity';

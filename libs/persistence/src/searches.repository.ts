@@ -60,10 +60,20 @@ export interface SettleResult {
   /** The account's balance right after settling (null when this call did not settle). */
   balance: number | null;
   /**
-   * Whether settling it may send events: its account has a webhook, or it belongs to a batch (read in
-   * the same statement, so a lookup nobody listens for costs no further query).
+   * Whether settling it wrote an outbox row (ADR 0062): its account has a webhook, or it belongs to a batch
+   * (read in the same statement). The relay sends its events; a caller in the worker wakes the relay at once.
    */
   notify: boolean;
+}
+
+/**
+ * A search to settle. `announce` false: its `search.failed` is not sent — the gateway that releases it
+ * answers it itself (a 503, or its batch's item error) — only its batch's completion is checked.
+ */
+export interface SettleItem {
+  searchId: string;
+  outcome: Settlement;
+  announce?: boolean;
 }
 
 export type Settlement =
@@ -121,11 +131,13 @@ export async function reserveAll(sql: Sql, items: readonly NewSearch[]): Promise
  * (`locked`), the order reservations lock them in: settles on many accounts, and reservations, never hold
  * one another's rows in a cycle (a deadlock). Two settles naming the same searches (a redelivered job
  * beside the reconciler) still can, on the search rows: the caller runs it again (`retryingDeadlocks`).
- * `moved`: what it captured and released, to tell the CreditObserver once it is committed.
+ * `moved`: what it captured and released, to tell the CreditObserver once it is committed. A search that
+ * may send events (its account has a webhook, or it is a batch's) gets its outbox row in the same statement
+ * (ADR 0062): committed with the settle, or not at all.
  */
 export async function settleAll(
   sql: Sql,
-  items: readonly { searchId: string; outcome: Settlement }[],
+  items: readonly SettleItem[],
 ): Promise<{ results: SettleResult[]; moved: CreditMovement[] }> {
   const first = new Map<string, number>();
   items.forEach((item, k) => {
@@ -142,8 +154,8 @@ export async function settleAll(
     notify: boolean;
   }>(
     `WITH i AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::int[])
-                  AS t(id, status, results, sources, error, capture, total)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::int[], $8::bool[])
+                  AS t(id, status, results, sources, error, capture, total, announce)
      ), s AS (
        UPDATE searches x
           SET status = i.status, results = i.results::json, result_count = json_array_length(i.results::json),
@@ -152,7 +164,14 @@ export async function settleAll(
               progress = NULL
          FROM i
         WHERE x.id = i.id AND x.status = 'pending'
-        RETURNING x.id, x.account_id, x.kind, x.cost, i.capture, x.batch_id
+        RETURNING x.id, x.account_id, x.kind, x.cost, x.batch_id, i.status, i.capture, i.announce
+     ), n AS (
+       SELECT s.*, s.batch_id IS NOT NULL OR EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id) AS notify
+         FROM s
+     ), ob AS (
+       INSERT INTO outbox (search_id, event, announce)
+       SELECT id, CASE WHEN status = 'succeeded' THEN 'search.completed' ELSE 'search.failed' END, announce
+         FROM n WHERE notify AND (announce OR batch_id IS NOT NULL)
      ), led AS (
        INSERT INTO credit_ledger (account_id, search_id, phase, amount)
        SELECT account_id, id, CASE WHEN capture THEN 'capture' ELSE 'release' END, CASE WHEN capture THEN 0 ELSE cost END
@@ -168,11 +187,11 @@ export async function settleAll(
         WHERE a.id = t.account_id AND a.id IN (SELECT id FROM locked)
         RETURNING a.id, a.balance
      )
-     SELECT s.id, s.kind, s.cost, s.capture,
-            COALESCE((SELECT balance FROM credit c WHERE c.id = s.account_id),
-                     (SELECT balance FROM accounts WHERE id = s.account_id)) AS balance,
-            s.batch_id IS NOT NULL OR EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id) AS notify
-       FROM s`,
+     SELECT n.id, n.kind, n.cost, n.capture,
+            COALESCE((SELECT balance FROM credit c WHERE c.id = n.account_id),
+                     (SELECT balance FROM accounts WHERE id = n.account_id)) AS balance,
+            n.notify AND (n.announce OR n.batch_id IS NOT NULL) AS notify
+       FROM n`,
     [
       unique.map((u) => u.searchId),
       unique.map((u) => u.outcome.status),
@@ -181,6 +200,7 @@ export async function settleAll(
       unique.map((u) => (u.outcome.status === 'failed' ? JSON.stringify(u.outcome.error) : null)),
       unique.map((u) => capture(u.outcome)),
       unique.map((u) => (u.outcome.status === 'succeeded' ? (u.outcome.total ?? null) : null)),
+      unique.map((u) => u.announce ?? true),
     ],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -276,8 +296,8 @@ export class SearchesRepository {
    * release otherwise. A second call for the same search (redelivered job) changes nothing.
    * Returns whether this call did the settling, whether it charged, and the account's balance after.
    */
-  async settle(searchId: string, outcome: Settlement): Promise<SettleResult> {
-    const [result] = await this.settleMany([{ searchId, outcome }]);
+  async settle(searchId: string, outcome: Settlement, announce = true): Promise<SettleResult> {
+    const [result] = await this.settleMany([{ searchId, outcome, announce }]);
     return result!;
   }
 
@@ -286,7 +306,7 @@ export class SearchesRepository {
    * couple of milliseconds): `settleAll`, run again when Postgres aborts it as a deadlock (it rolled back
    * whole: a search settles once either way).
    */
-  async settleMany(items: { searchId: string; outcome: Settlement }[]): Promise<SettleResult[]> {
+  async settleMany(items: SettleItem[]): Promise<SettleResult[]> {
     const { results, moved } = await retryingDeadlocks(() =>
       settleAll((text, params) => queryRows(this.db, text, params), items),
     );

@@ -4,7 +4,6 @@ import type { BatchesRepository, NewSearch, PlannedItem, SearchesRepository } fr
 import { parsePrefer } from '../http/prefer';
 import type { LookupCall, LookupsService } from '../lookups/lookups.service';
 import type { ResultWaiterService } from '../lookups/result-waiter.service';
-import type { SettledEventsService } from '../webhooks/settled-events.service';
 import { BatchService } from './batch.service';
 
 /** The last task of this turn of the event loop has run: every promise settled by then has had its turn. */
@@ -65,7 +64,6 @@ describe('BatchService: a batch whose queueing failed', () => {
       {} as ResultWaiterService,
       batches as unknown as BatchesRepository,
       {} as SearchesRepository,
-      {} as SettledEventsService,
     );
 
     const item = { kind: 'email', input: { email: 'someone@example.com' } };

@@ -12,7 +12,6 @@ import {
 import type { GatewayConfig } from '@dossier/config';
 import type { AuthContext } from '../auth/auth-context';
 import { GATEWAY_CONFIG } from '../infra/tokens';
-import { SettledEventsService } from '../webhooks/settled-events.service';
 import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
@@ -70,7 +69,6 @@ export class BatchService {
     private readonly waiter: ResultWaiterService,
     @Inject(BatchesRepository) private readonly batches: BatchesRepository,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
-    private readonly events: SettledEventsService,
   ) {}
 
   async submit(raw: unknown, call: LookupCall): Promise<BatchOutcome> {
@@ -158,28 +156,22 @@ export class BatchService {
    * released here (one transaction: BatchesRepository.releaseUnqueued); true then. False when a worker runs an
    * item's job (that search is its job's: not released), when an add did reach Redis and its job settled its
    * search first, or when Postgres failed too: the batch stands, with its key. A batch that stands is
-   * completed here once none of its searches is pending (a released search's job, taken back, never checks
-   * it), after the events of each search settled by a job taken back (SettledEventsService.searchSettled).
+   * completed by the outbox relay (the releases write their rows, ADR 0062) once none of its searches runs.
    */
   private async releaseUnqueued(batchId: string, reserved: readonly NewSearch[], call: LookupCall): Promise<boolean> {
     const hold = this.config.testHoldBatchVoidMs;
     const jobs = await Promise.all(reserved.map((s) => this.lookups.withdraw(s.kind, s.id, call)));
-    const unqueued = reserved.flatMap((s, i) => (jobs[i] === 'running' ? [] : [{ id: s.id, job: jobs[i] }]));
+    const unqueued = reserved.filter((_, i) => jobs[i] !== 'running');
     if (unqueued.length === 0) return false; // every job runs: each settles its search and checks the batch
     try {
-      const { released, voided } = await this.batches.releaseUnqueued(
+      const { voided } = await this.batches.releaseUnqueued(
         batchId,
         unqueued.map((s) => s.id),
         UNQUEUED_ERROR,
         unqueued.length === reserved.length,
         hold === null ? undefined : () => sleep(hold),
       );
-      if (voided) return true;
-      // Settled by its job before the release, and that job is gone: it may have failed to queue its events.
-      const settledByJob = unqueued.filter((s, i) => s.job === 'removed' && !released[i]);
-      for (const s of settledByJob) await this.events.searchSettled(s.id, call.requestId);
-      await this.events.batchSettled(batchId, call.requestId);
-      return false;
+      return voided;
     } catch (e) {
       this.logger.error(
         `request_id=${call.requestId}: releasing unqueued batch ${batchId} failed (its jobs or the reconciler settle its searches): ${String(e)}`,

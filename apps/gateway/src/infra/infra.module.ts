@@ -85,7 +85,7 @@ export class InfraModule implements OnApplicationShutdown {
               throttledErrorLog((message) => new Logger('queues').warn(message)),
             ),
         },
-        // Used only when adds fail: the gateway queues what a taken-back job would have (SettledEventsService).
+        // For the Bull board: the worker's outbox relay fills it (ADR 0062).
         {
           provide: WEBHOOK_DELIVERY,
           inject: [REDIS_CONNECTIONS],

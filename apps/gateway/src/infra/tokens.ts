@@ -3,10 +3,7 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const REDIS = Symbol('REDIS');
 export const LOOKUP_QUEUES = Symbol('LOOKUP_QUEUES');
-/**
- * The webhook-delivery queue: the gateway queues the `batch.completed` of a batch it completes itself, and the
- * events of a search whose job it took back after that job settled it (SettledEventsService).
- */
+/** The webhook-delivery queue, for the Bull board (the worker's outbox relay fills it, ADR 0062). */
 export const WEBHOOK_DELIVERY = Symbol('WEBHOOK_DELIVERY');
 /** The process's Redis connections (one server or a cluster): RedisConnections from @dossier/config. */
 export const REDIS_CONNECTIONS = Symbol('REDIS_CONNECTIONS');

@@ -10,7 +10,6 @@ import { LookupsService, type LookupCall, type LookupRequest } from './lookups.s
 import { UsernameSitesService } from './username-sites.service';
 import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService } from './result-waiter.service';
-import { SettledEventsService } from '../webhooks/settled-events.service';
 
 /** Postgres's side of the searches, in memory: the edge LookupsService talks to. */
 class FakeSearches {
@@ -105,8 +104,6 @@ describe('LookupsService', () => {
   let workerRuns: boolean;
   /** The queued jobs, by id (the search id), as BullMQ holds them. */
   let jobs: Map<string, 'waiting' | 'active'>;
-  /** The searches whose webhook events the gateway queued itself (SettledEventsService.searchSettled). */
-  let announced: string[];
 
   const auth = { keyId: 'key_test', accountId: 'acct_test', mode: 'live' as const };
   const phone: LookupRequest<'phone'> = { kind: 'phone', input: { phone: '+14155552671' }, purpose: null };
@@ -142,7 +139,6 @@ describe('LookupsService', () => {
     loseReply = false;
     workerRuns = true;
     jobs = new Map();
-    announced = [];
     work = (job) => complete(job, [{ e164: '+14155552671' }], true);
     const down = () => new Error("Stream isn't writeable and enableOfflineQueue options is false");
     const queue = {
@@ -184,10 +180,6 @@ describe('LookupsService', () => {
         { provide: STARTING, useValue: new AbortController().signal },
         { provide: LOOKUP_QUEUES, useValue: queues },
         { provide: SearchesRepository, useValue: searches },
-        {
-          provide: SettledEventsService,
-          useValue: { searchSettled: async (searchId: string) => void announced.push(searchId) },
-        },
         // No worker has reported its username sites: every search's names go through.
         { provide: UsernameSitesService, useValue: { check: () => {} } },
       ],
@@ -337,20 +329,6 @@ describe('LookupsService', () => {
     expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'succeeded', charged: true })]);
   });
 
-  it('queues the events of a search its job settled, when it takes that job back (it may have failed to queue them)', async () => {
-    loseReply = true;
-    // The job settled the search, then failed to queue its events: no longer locked, it waits for its retry.
-    work = (job) => {
-      complete(job, [{ e164: '+14155552671' }], true);
-      jobs.set(job.search_id, 'waiting');
-    };
-    const outcome = await service.submit(phone, call());
-    expect(outcome).toMatchObject({ status: 'succeeded', results: [{ e164: '+14155552671' }] });
-    expect(jobs.size).toBe(0);
-    expect(announced).toEqual([outcome.searchId]);
-    expect(searches.balance).toBe(9);
-  });
-
   it('takes back the job of an add whose reply was lost before releasing its search: 503, and the job never runs', async () => {
     loseReply = true;
     workerRuns = false;
@@ -359,7 +337,6 @@ describe('LookupsService', () => {
     expect(jobs.size).toBe(0);
     expect(searches.balance).toBe(10);
     expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'failed', charged: false })]);
-    expect(announced).toEqual([]);
   });
 
   it('leaves a search whose job a worker runs when its add fails to that job, and answers its outcome, not 503', async () => {
@@ -370,8 +347,6 @@ describe('LookupsService', () => {
     expect(outcome).toMatchObject({ status: 'succeeded', results: [{ e164: '+14155552671' }] });
     expect(searches.balance).toBe(9);
     expect([...searches.rows.values()]).toEqual([expect.objectContaining({ status: 'succeeded', charged: true })]);
-    // Its job runs on: it queues the events itself.
-    expect(announced).toEqual([]);
   });
 
   it('answers pending, not 503, when the add fails and Postgres fails the release too (nobody can tell yet)', async () => {

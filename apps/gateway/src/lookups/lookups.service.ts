@@ -18,7 +18,6 @@ import { QueuePressureService } from './queue-pressure.service';
 import { ResultWaiterService, type SearchWatch } from './result-waiter.service';
 import { idempotencyConflict, outcomeOf, pendingOutcome, type LookupOutcome, type SearchState } from './lookup-outcome';
 import { hashRequest } from './request-hash';
-import { SettledEventsService } from '../webhooks/settled-events.service';
 import { UsernameSitesService } from './username-sites.service';
 
 /** A lookup to run: its kind, the normalised input its job carries, and why it is made. */
@@ -56,7 +55,6 @@ export class LookupsService {
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
     private readonly waiter: ResultWaiterService,
     private readonly pressure: QueuePressureService,
-    private readonly events: SettledEventsService,
     private readonly sites: UsernameSitesService,
   ) {}
 
@@ -170,8 +168,8 @@ export class LookupsService {
    * Queues the reserved search's job. When the add fails, its job is taken back (an add whose reply was lost
    * to a timeout or a reset did reach Redis: see withdraw), then the reservation goes back and the caller gets
    * a 503 ("nothing charged") — unless a worker already runs the job, or the job already settled the search:
-   * the lookup then stands, and the caller gets its outcome as for any other (a job taken back after it
-   * settled the search may not have queued its webhook events: they are queued here). When Postgres fails
+   * the lookup then stands, and the caller gets its outcome as for any other (its events are in the outbox
+   * since its settle, ADR 0062). When Postgres fails
    * too, nobody can tell yet: the search stays pending (the reconciler releases it) and the caller gets it as
    * pending.
    */
@@ -193,8 +191,6 @@ export class LookupsService {
       const release = await this.releaseUnqueued(searchId);
       if (release === 'released')
         throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
-      // Its job settled it, then was taken back: it may have been waiting to retry queueing the events.
-      if (release === 'settled' && job === 'removed') await this.events.searchSettled(searchId, call.requestId);
       this.logger.warn(
         `request_id=${call.requestId}: queueing ${searchId} failed but its search is ${release === 'settled' ? 'settled by its job' : 'not yet released'}; answering the search as it stands: ${String(err)}`,
       );
@@ -248,11 +244,8 @@ export class LookupsService {
    */
   async releaseUnqueued(searchId: string): Promise<'released' | 'settled' | 'unknown'> {
     try {
-      const result = await this.searches.settle(searchId, {
-        status: 'failed',
-        error: UNQUEUED_ERROR,
-        sources: [],
-      });
+      // Answered here (a 503): no search.failed is sent for it (announce false).
+      const result = await this.searches.settle(searchId, { status: 'failed', error: UNQUEUED_ERROR, sources: [] }, false);
       return result.settled ? 'released' : 'settled';
     } catch (e) {
       this.logger.error(`release after failed enqueue of ${searchId} failed: ${String(e)}`);

@@ -41,16 +41,8 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly fanOut: FanOut,
     private readonly suppression: SuppressionFilter,
     private readonly testHold: WorkerConfig['testHold'],
-    /**
-     * Called once the search is settled (and again on a redelivery): queues its webhook events. `announce`
-     * false: the search was released before this job ran (answered in the gateway's own response), so only
-     * its batch's completion is checked, and no search event is queued.
-     */
-    private readonly onSettled: (
-      searchId: string,
-      status: 'succeeded' | 'failed',
-      announce: boolean,
-    ) => Promise<void> = async () => {},
+    /** Called when a settle wrote an outbox row (ADR 0062): wakes the relay that queues its events. */
+    private readonly onSettled: () => void = () => {},
   ) {
     this.logger = new Logger(`${kind}-lookup`);
     this.settles = new Coalescer((items) => searches.settleMany(items), SETTLE_BATCH_MAX, SETTLE_BATCHES_IN_FLIGHT);
@@ -67,12 +59,10 @@ export class LookupProcessor<K extends LookupKind> {
     const data = parsed.data as LookupJobOf<K>;
     const startedAt = performance.now();
     if (job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0) {
-      // A retry or a redelivery after a crash: the search may already be settled.
+      // A retry or a redelivery after a crash: the search may already be settled (its events are in the
+      // outbox since that settle committed: nothing to queue again).
       const status = await this.searches.statusOf(data.search_id);
       if (status === 'succeeded' || status === 'failed') {
-        // The first run may have died between settling and queuing the events: queue them (again). A failed
-        // search was not settled by a run of this job (a run only settles succeeded): see settledElsewhere.
-        await this.settledElsewhere(data.search_id, status);
         this.logJob(job, data, startedAt, { outcome: 'already_settled' });
         return this.pointer(data, status);
       }
@@ -115,12 +105,7 @@ export class LookupProcessor<K extends LookupKind> {
       },
     });
     await this.hold('after');
-    // A failure here fails the job: its retry finds the search settled and queues the events again.
-    if (settled.settled && settled.notify) await this.onSettled(data.search_id, 'succeeded', true);
-    if (!settled.settled) {
-      const status = await this.searches.statusOf(data.search_id);
-      if (status === 'succeeded' || status === 'failed') await this.settledElsewhere(data.search_id, status);
-    }
+    if (settled.notify) this.onSettled();
     this.logJob(job, data, startedAt, {
       outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
       results: outcome.items.length,
@@ -181,10 +166,7 @@ export class LookupProcessor<K extends LookupKind> {
       error: { code: 'unavailable', message: 'the lookup failed; nothing was charged' },
       sources: [],
     });
-    if (settled.settled && settled.notify)
-      await this.onSettled(searchId, 'failed', true).catch((err: unknown) =>
-        this.logger.error(`search ${searchId}: could not queue its webhook events: ${String(err)}`),
-      );
+    if (settled.notify) this.onSettled();
     this.logger.warn({
       msg: `search ${searchId} failed for good and was released: ${reason}`,
       queue: job.queueName,
@@ -193,18 +175,6 @@ export class LookupProcessor<K extends LookupKind> {
       request_id: requestIdOf(job),
       outcome: 'failed',
     });
-  }
-
-  /**
-   * A search this job found settled. `succeeded`: by an earlier run of this job, which may have died before
-   * queueing its events — queued (again). `failed`: released before this job ran, by a gateway whose add's
-   * reply was lost (the job was queued all the same) — the gateway answered it itself, a 503 naming no search
-   * or its batch's item error, so no `search.failed` is sent for it; only its batch's completion, which that
-   * release did not check, is. (The reconciler, the other releaser, releases only searches without a live job
-   * and queues their events itself.)
-   */
-  private async settledElsewhere(searchId: string, status: 'succeeded' | 'failed'): Promise<void> {
-    await this.onSettled(searchId, status, status === 'succeeded');
   }
 
   /**

@@ -6,7 +6,6 @@ import { loadWorkerConfig, redisOptionsFromUrl } from '@dossier/config';
 import { QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
 import {
   AccountsRepository,
-  BatchesRepository,
   SearchesRepository,
   openDataSource,
   queryRows,
@@ -23,7 +22,7 @@ import {
   uniquePrefix,
   waitFor,
 } from '@dossier/testing';
-import type { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
+import type { OutboxRelayService } from '../webhooks/outbox-relay.service';
 import { ReconcilerService } from './reconciler.service';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -64,10 +63,9 @@ describe('ReconcilerService (real Postgres and Redis)', () => {
       // RECONCILE_AFTER_S is at least 5 when set from the environment.
       { ...loadWorkerConfig({ DATABASE_URL: database.url }), reconcileAfterS: 0 },
       new SearchesRepository(db),
-      new BatchesRepository(db),
       { phone: probe.queue(QUEUE_NAMES.phone), company: probe.queue(QUEUE_NAMES.company) } as unknown as LookupQueues,
       new WorkerMetrics(new Registry()),
-      {} as WebhookDeliveryService, // nothing here has a webhook or a batch: no events to send
+      { wake: () => {} } as OutboxRelayService, // nothing here has a webhook or a batch: no events to send
     );
   const statusOf = async (id: string) =>
     (

@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { WorkerConfig } from '@dossier/config';
 import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
 import { goneLookupJobs, type LookupQueues } from '@dossier/contracts';
-import { BatchesRepository, SearchesRepository, type SearchPosition } from '@dossier/persistence';
+import { SearchesRepository, type SearchPosition } from '@dossier/persistence';
 import { LOOKUP_QUEUES, WORKER_CONFIG } from '../infra/tokens';
-import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
+import { OutboxRelayService } from '../webhooks/outbox-relay.service';
 import { WorkerMetrics, type MaintenanceAction } from './worker-metrics';
 
 /**
@@ -25,7 +25,7 @@ const EXPIRED = 'the lookup was not run within RESULTS_TTL_DAYS (no worker took 
 /**
  * Finds searches left pending with no live job — a gateway that died between reserving and enqueueing, a
  * job removed on the Bull board or lost with Redis's data, a failure whose release could not reach
- * Postgres — fails them and releases their credits, and queues the events a settled search sends. Settling
+ * Postgres — fails them and releases their credits (their events go through the outbox, ADR 0062). Settling
  * is idempotent, so several workers may run this at once.
  *
  * A search is a candidate once it is RECONCILE_AFTER_S old (the time a gateway may take between reserving it
@@ -47,10 +47,9 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searches: SearchesRepository,
-    private readonly batches: BatchesRepository,
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly metrics: WorkerMetrics,
-    private readonly webhooks: WebhookDeliveryService,
+    private readonly relay: OutboxRelayService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -72,12 +71,6 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
         released += await this.reconcile(stale);
         this.after = stale.length === PAGE ? stale.at(-1)!.position : null;
         if (this.after === null) break;
-      }
-      // Batches whose last searches were settled with no completion check after them (a gateway that
-      // released them when queueing failed): completed here, with their batch.completed event.
-      for (const id of await this.batches.findSettledOpen(this.config.reconcileAfterS, PAGE)) {
-        await this.webhooks.batchProgress(id);
-        this.logger.warn(`completed batch ${id}, whose searches had all settled without completing it`);
       }
     } catch (err) {
       this.logger.warn(`reconcile pass failed: ${String(err)}`);
@@ -125,8 +118,8 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * Settles a search `failed` with `message` (its credits released, once: a search settles once) and queues
-   * its search.failed event and its batch's completion; 1 when this call settled it.
+   * Settles a search `failed` with `message` (its credits released, once: a search settles once; its
+   * search.failed event and its batch's completion go through the outbox); 1 when this call settled it.
    */
   private async fail(id: string, state: string, action: MaintenanceAction, message: string): Promise<number> {
     const { settled, notify } = await this.searches.settle(id, {
@@ -138,10 +131,7 @@ export class ReconcilerService implements OnApplicationBootstrap, OnApplicationS
     this.metrics.reconciled(action, 1);
     this.logger.warn(`${action === 'expired' ? 'expired' : 'released stale'} search ${id} (job ${state})`);
     // Its search.failed event, and its batch's completion when it was the last one running.
-    if (notify)
-      await this.webhooks
-        .searchSettled(id, 'failed')
-        .catch((err: unknown) => this.logger.error(`search ${id}: could not queue its webhook events: ${String(err)}`));
+    if (notify) this.relay.wake();
     return 1;
   }
 }

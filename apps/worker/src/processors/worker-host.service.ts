@@ -24,7 +24,7 @@ import { SuppressionFilter } from '../fan-out/suppression';
 import { LookupProcessor, searchIdOf } from './lookup.processor';
 import { WorkerMetrics } from './worker-metrics';
 import { closeWithin } from './close-workers';
-import { WebhookDeliveryService } from '../webhooks/webhook-delivery.service';
+import { OutboxRelayService } from '../webhooks/outbox-relay.service';
 
 /** One queue's consumer in this process, and when it last finished a job (completed or failed). */
 interface Consumer {
@@ -80,7 +80,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
     @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
     private readonly fanOut: FanOut,
     private readonly metrics: WorkerMetrics,
-    private readonly webhooks: WebhookDeliveryService,
+    private readonly relay: OutboxRelayService,
     @Inject(STARTING) private readonly starting: AbortSignal,
   ) {
     this.suppressions = new SuppressionsRepository(db);
@@ -142,9 +142,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id)),
       ),
       this.config.testHold,
-      this.config.testFailEvents
-        ? () => Promise.reject(new Error('test: queueing the webhook events failed (WORKER_TEST_FAIL_EVENTS)'))
-        : (searchId, status, announce) => this.webhooks.searchSettled(searchId, status, announce),
+      () => this.relay.wake(),
     );
     const worker = new Worker(
       QUEUE_NAMES[kind],

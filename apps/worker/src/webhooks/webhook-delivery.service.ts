@@ -24,15 +24,7 @@ import {
   type ResolveHost,
   type WebhookJob,
 } from '@dossier/contracts';
-import {
-  BatchesRepository,
-  SearchesRepository,
-  WebhooksRepository,
-  queueBatchCompletion,
-  queueSettledEvents,
-  type DeliveryAttempt,
-  type SettledEventRepos,
-} from '@dossier/persistence';
+import { WebhooksRepository, type DeliveryAttempt } from '@dossier/persistence';
 import { DATA_SOURCE, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';
 import { postPinned, type PostResult } from './webhook-post';
 import { FINISHED_STATES, WAITING_STATES, jobsAddedBefore } from './jobs-added-before';
@@ -52,7 +44,7 @@ const INTERRUPTED = 'interrupted: the worker stopped during the attempt';
 const EXPIRED = 'expired: not delivered within RESULTS_TTL_DAYS, so its body was erased with the results it carried';
 
 /**
- * Webhooks in the worker (ADR 0020): `searchSettled` puts one delivery job per subscribed webhook on the
+ * Webhooks in the worker (ADR 0020): the outbox relay (OutboxRelayService) puts one delivery job per subscribed webhook on the
  * `webhook-delivery` queue; this process's consumer of that queue POSTs them, signed, to the pinned
  * address, records every attempt and lets BullMQ retry with exponential backoff and jitter for at least
  * 24 hours. The consumer has its own concurrency: a slow receiver never takes a lookup's slot.
@@ -65,8 +57,6 @@ export class WebhookDeliveryService
   /** The queue's and the consumer's connection errors: one line per 10 s while Redis is away. */
   private readonly logRedisError = throttledErrorLog((message) => this.logger.warn(message));
   private readonly webhooks: WebhooksRepository;
-  /** What queueing a settled search's events reads (queueSettledEvents). */
-  private readonly repos: SettledEventRepos;
   /** The delivery queue (retention cleans its finished jobs: each holds a lookup's envelope). */
   readonly queue: Queue<WebhookJob>;
   private readonly attempts: number;
@@ -80,34 +70,13 @@ export class WebhookDeliveryService
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(DATA_SOURCE) db: DataSource,
     @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
-    searches: SearchesRepository,
     @Inject(STARTING) private readonly starting: AbortSignal,
   ) {
     this.webhooks = new WebhooksRepository(db);
-    this.repos = { webhooks: this.webhooks, batches: new BatchesRepository(db), searches };
     this.attempts = webhookAttemptsOf(config.webhooks);
     this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
     this.queue = openWebhookQueue(config.queuePrefix, redis.queues(), this.attempts, config.jobRetention);
     this.queue.on('error', (err) => this.logRedisError(WEBHOOK_QUEUE, err));
-  }
-
-  /**
-   * Queues the search's event for every webhook of its account that takes it, and its batch's completion
-   * (queueSettledEvents). Called after the search settled, and again by a retried or redelivered lookup job:
-   * the job id (webhook + event) makes that a no-op. `announce` false: no search event (the gateway answered
-   * the search itself), only its batch's progress.
-   */
-  async searchSettled(searchId: string, status: 'succeeded' | 'failed', announce = true): Promise<void> {
-    await queueSettledEvents(this.repos, this.queue, searchId, status, announce);
-  }
-
-  /**
-   * After one of a batch's searches settled: once none is pending, the batch is marked completed and its
-   * `batch.completed` event (the body `GET /v1/batches/{id}` gives) queued for the account's webhooks.
-   * Checked after every settle of the batch (and on redeliveries); the event's job id keeps it to one.
-   */
-  async batchProgress(batchId: string): Promise<void> {
-    await queueBatchCompletion(this.repos, this.queue, batchId);
   }
 
   /**
