@@ -183,7 +183,8 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       // its outbox row, and the worker's relay completes the batch and queues its batch.completed (ADR 0062).
       expect(await queues.state(QUEUE_NAMES.company, companySearch)).toBe('missing');
       await waitFor(
-        () => sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batch.body.batch_id]),
+        () =>
+          sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batch.body.batch_id]),
         ([row]) => row!.completed_at !== null,
         { timeoutMs: 10_000, what: 'the batch to be completed' },
       );

@@ -14,6 +14,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { LookupsController } from './lookups/lookups.controller';
 import { LookupsService } from './lookups/lookups.service';
+import { SubmissionService } from './lookups/submission.service';
 import { ResultWaiterService } from './lookups/result-waiter.service';
 import { QueuePressureService } from './lookups/queue-pressure.service';
 import { UsernameSitesService } from './lookups/username-sites.service';
@@ -68,6 +69,7 @@ export class GatewayModule {
         { provide: KeyRevocations, useClass: RedisKeyRevocations },
         RateLimiterService,
         LookupsService,
+        SubmissionService,
         ResultWaiterService,
         QueuePressureService,
         UsernameSitesService,

@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
 import type { ApiKeyMode } from '@dossier/domain';
 import type { BatchItemRef, ItemError } from '@dossier/contracts';
-import type { CreditObserver } from './credit-metrics';
-import { isUniqueViolation, retryingDeadlocks } from './pg-errors';
-import { reserveAll, settleAll, type NewSearch, type Settlement } from './searches.repository';
+import type { CreditObserver } from './credits/credit-metrics';
+import { isUniqueViolation } from './pg-errors';
+import { reserveAll, type NewSearch } from './credits/credits';
 import {
   creditsOf,
   expireIdempotencyKey,
@@ -169,44 +169,6 @@ export class BatchesRepository {
       [accountId, key],
     );
     return rows[0] ?? null;
-  }
-
-  /**
-   * Releases searches of a batch whose jobs could not be queued (each settled failed with `error`, nothing
-   * charged) and, when they are all of its searches (`whole`) and every one was released here, deletes the
-   * batch — in one transaction. The client is then answered 503 without the batch's id: its Idempotency-Key
-   * is free, so a retry with the key runs it again, and nothing completes it or sends its `batch.completed`.
-   * The delete commits with the releases: a job whose add did reach Redis (and that the gateway could not
-   * take back: Redis unreachable) settles, or checks the batch's completion, either before them (its search
-   * still pending among the others: not complete) or after (no batch row). A delete after the releases'
-   * commit left a moment in which such a job found the batch settled and announced it. The failed searches
-   * stay, naming the batch, as a refused lookup's search does. `released`: per search, whether this call
-   * released it (not: its job had settled it first; then the batch stays, `voided` false). `whole` false:
-   * some of the batch's searches are left to the jobs running them, and the batch stays.
-   * `beforeDelete`: test-only, a hold between the releases and the delete.
-   */
-  async releaseUnqueued(
-    id: string,
-    searchIds: readonly string[],
-    error: { code: string; message: string },
-    whole: boolean,
-    beforeDelete: () => Promise<void> = async () => {},
-  ): Promise<{ released: boolean[]; voided: boolean }> {
-    const outcome: Settlement = { status: 'failed', error, sources: [] };
-    const { results, moved, voided } = await retryingDeadlocks(() =>
-      inTransaction(this.db, async (sql) => {
-        const settled = await settleAll(
-          sql,
-          searchIds.map((searchId) => ({ searchId, outcome, announce: false })),
-        );
-        const all = whole && settled.results.every((r) => r.settled);
-        await beforeDelete();
-        if (all) await sql(`DELETE FROM batches WHERE id = $1`, [id]);
-        return { ...settled, voided: all };
-      }),
-    );
-    for (const m of moved) this.credits(m);
-    return { released: results.map((r) => r.settled), voided };
   }
 
   /**

@@ -39,6 +39,7 @@ import { PersonLocationKeys2110000000000 } from './migrations/2110000000000-pers
 import { SearchResultTotal2120000000000 } from './migrations/2120000000000-search-result-total';
 import { SearchProgress2149000000000 } from './migrations/2149000000000-search-progress';
 import { Outbox2150000000000 } from './migrations/2150000000000-outbox';
+import { SqlFunctions2151000000000 } from './migrations/2151000000000-sql-functions';
 
 export const ENTITIES = [
   AccountEntity,
@@ -84,6 +85,7 @@ export const MIGRATIONS = [
   SearchResultTotal2120000000000,
   SearchProgress2149000000000,
   Outbox2150000000000,
+  SqlFunctions2151000000000,
 ];
 
 export interface DataSourceOptions {

@@ -6,7 +6,8 @@ import { openDataSource } from './data-source';
 import { isDatabaseUnavailable } from './pg-errors';
 import { AccountsRepository } from './accounts.repository';
 import { BatchesRepository, PURGE_BATCH_HASHES } from './batches.repository';
-import { PURGE_SEARCHES, SearchesRepository, reserveAll, type NewSearch } from './searches.repository';
+import { PURGE_SEARCHES, SearchesRepository } from './searches.repository';
+import { reserveAll, type NewSearch } from './credits/credits';
 import { holdsIdempotencyKey, queryRows } from './sql';
 
 describe('SearchesRepository against the real Postgres', () => {

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, storableText, type LookupKind } from '@dossier/domain';
 import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
 import {
@@ -16,8 +15,8 @@ import { isBackingServiceDown } from '../http/unavailable';
 import { parseBody } from '../http/validation';
 import { companyLookup, emailLookup, personLookup, phoneLookup } from '../lookups/lookup-requests';
 import { idempotencyConflict } from '../lookups/lookup-outcome';
-import { LookupsService, UNQUEUED_ERROR, type AnyLookupRequest, type LookupCall } from '../lookups/lookups.service';
-import { ResultWaiterService, type SearchWatch } from '../lookups/result-waiter.service';
+import type { SearchWatch } from '../lookups/result-waiter.service';
+import { SubmissionService, type AnyLookupRequest, type LookupCall } from '../lookups/submission.service';
 import { batchBody, batchItemBody } from './batch.schema';
 
 /**
@@ -56,17 +55,13 @@ export interface BatchOutcome {
 
 /**
  * `POST /v1/batch` (ADR 0019): every item validated on its own, the valid ones reserved one by one and the
- * batch recorded in one transaction, one job per item on its kind's queue, then the same wait as a single
- * lookup — for all of them.
+ * batch recorded in one transaction, then the one submission sequence (SubmissionService) for all of them.
  */
 @Injectable()
 export class BatchService {
-  private readonly logger = new Logger(BatchService.name);
-
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    private readonly lookups: LookupsService,
-    private readonly waiter: ResultWaiterService,
+    private readonly submission: SubmissionService,
     @Inject(BatchesRepository) private readonly batches: BatchesRepository,
     @Inject(SearchesRepository) private readonly searches: SearchesRepository,
   ) {}
@@ -74,7 +69,7 @@ export class BatchService {
   async submit(raw: unknown, call: LookupCall): Promise<BatchOutcome> {
     // Each item's text is checked with the item (plan): a NUL in one item is that item's error, not the batch's.
     const { requests } = parseBody(batchBody, raw, 'body', 'requests');
-    const requestHash = this.lookups.requestHash(call);
+    const requestHash = this.submission.requestHash(call);
     if (call.idempotencyKey !== null) {
       const existing = await this.batches.findByIdempotencyKey(call.auth.accountId, call.idempotencyKey);
       if (existing) return this.replay(existing, requestHash, call);
@@ -83,7 +78,7 @@ export class BatchService {
     const planned = requests.map((item, index) => this.plan(item, index, call));
     const batchId = newId.batch();
     const searchIds = planned.flatMap((p) => ('search' in p ? [p.search.id] : []));
-    const watch = call.prefer.respondAsync || searchIds.length === 0 ? null : this.waiter.watch(...searchIds);
+    const watch = this.submission.watch(call, searchIds);
     try {
       const created = await this.batches.create(
         {
@@ -109,74 +104,24 @@ export class BatchService {
         const pending = new Map(created.reserved.map((s) => [s.id, pendingSnapshot(s.id, created.balance)] as const));
         return { body: bodyOf(batchId, created.items, pending, created.balance), replayed: false };
       };
+      // A batch whose every reservation went back (Redis down) goes with them: the 503 names no batch, its key is
+      // free, so retrying runs it again, and no batch.completed is ever sent for it. A batch that stands is
+      // answered as it is; its released items read failed (`unavailable`, nothing charged).
+      const reserved = created.reserved.map((search) => ({ search, request: requestOf.get(search.id)! }));
+      const queued = reserved.length === 0 || (await this.submission.enqueue(reserved, call, batchId)) === 'queued';
+      // `Prefer: respond-async` answers 202 at once (API.md), as a single lookup does, however fast the items run.
+      if (queued && call.prefer.respondAsync) return asQueued();
       try {
-        // Every add finishes, landed or failed, before any job is taken back: with the first failure alone,
-        // an add still in flight could reach Redis after the take-back, and its job run a released search.
-        const adds = await Promise.allSettled(
-          created.reserved.map((s) => this.lookups.enqueueJob(requestOf.get(s.id)!, s.id, call)),
-        );
-        const failed = adds.find((a): a is PromiseRejectedResult => a.status === 'rejected');
-        if (failed) throw failed.reason;
-        // `Prefer: respond-async` answers 202 at once (API.md), as a single lookup does, however fast the
-        // items run: reading them first answered 200 when they had all finished.
-        if (call.prefer.respondAsync) return asQueued();
-      } catch (err) {
-        if (await this.releaseUnqueued(batchId, created.reserved, call)) {
-          // Redis is down: every reservation went back, and the batch went with them (the 503 names no batch):
-          // its key is free, so retrying runs it again, and no batch.completed is ever sent for it.
-          throw DomainError.unavailable('the lookup queue is unavailable; nothing was charged', err);
-        }
-        // Some add did reach Redis and a worker runs its job, or its job already settled (or Postgres failed
-        // too, and the reconciler settles the rest): the batch stands, with its key, and is answered as it is.
-        // The released items read failed (`unavailable`, nothing charged); a retry with the same key replays it.
-        this.logger.warn(
-          `request_id=${call.requestId}: queueing batch ${batchId} failed but not all of its searches could be released; answering the batch as it stands: ${String(err)}`,
-        );
-      }
-      const batch = { id: batchId, items: created.items };
-      try {
-        return { body: await this.collect(batch, call, watch), replayed: false };
+        const costs = new Map(created.reserved.map((s) => [s.id, s.cost] as const));
+        return { body: await this.collect({ id: batchId, items: created.items }, call, watch, costs), replayed: false };
       } catch (err) {
         // Reserved and queued: the lookups go on and may be charged, so a 503 ("nothing charged") would be
         // wrong. Answer the batch pending, as far as it is known without Postgres; the client polls it.
         if (!isBackingServiceDown(err)) throw err;
-        this.logger.warn(
-          `request_id=${call.requestId}: waiting for batch ${batchId} failed, answering pending: ${String(err)}`,
-        );
         return asQueued();
       }
     } finally {
       watch?.dispose();
-    }
-  }
-
-  /**
-   * Takes back the jobs of a batch whose queueing failed (LookupsService.withdraw: an add whose reply was lost
-   * did reach Redis), releases the searches whose jobs no worker runs, and deletes the batch when every one was
-   * released here (one transaction: BatchesRepository.releaseUnqueued); true then. False when a worker runs an
-   * item's job (that search is its job's: not released), when an add did reach Redis and its job settled its
-   * search first, or when Postgres failed too: the batch stands, with its key. A batch that stands is
-   * completed by the outbox relay (the releases write their rows, ADR 0062) once none of its searches runs.
-   */
-  private async releaseUnqueued(batchId: string, reserved: readonly NewSearch[], call: LookupCall): Promise<boolean> {
-    const hold = this.config.testHoldBatchVoidMs;
-    const jobs = await Promise.all(reserved.map((s) => this.lookups.withdraw(s.kind, s.id, call)));
-    const unqueued = reserved.filter((_, i) => jobs[i] !== 'running');
-    if (unqueued.length === 0) return false; // every job runs: each settles its search and checks the batch
-    try {
-      const { voided } = await this.batches.releaseUnqueued(
-        batchId,
-        unqueued.map((s) => s.id),
-        UNQUEUED_ERROR,
-        unqueued.length === reserved.length,
-        hold === null ? undefined : () => sleep(hold),
-      );
-      return voided;
-    } catch (e) {
-      this.logger.error(
-        `request_id=${call.requestId}: releasing unqueued batch ${batchId} failed (its jobs or the reconciler settle its searches): ${String(e)}`,
-      );
-      return false;
     }
   }
 
@@ -186,7 +131,9 @@ export class BatchService {
       ? await this.batches.findForAccount(batchId, auth.accountId, auth.mode)
       : null;
     if (!batch) throw new DomainError('not_found', 'no such batch');
-    return this.read(batch, auth.accountId, new Map());
+    const ids = searchIdsOf(batch);
+    const found = await this.searches.findManyForAccount(ids, auth.accountId);
+    return this.bodyOf(batch, auth.accountId, new Map(found.map((s) => [s.id, s])));
   }
 
   /**
@@ -199,24 +146,13 @@ export class BatchService {
       // The input's text is checked by its endpoint's validator, which names its fields as the endpoint does.
       const { kind, input } = parseBody(batchItemBody, item, `requests.${index}`, 'input');
       const request = LOOKUP_OF[kind](input, this.config.defaultRegion);
-      this.lookups.checkPurpose(request);
-      this.lookups.checkSites(request);
-      this.lookups.assertRoom(kind);
-      return {
-        request,
-        search: {
-          id: newId.search(),
-          accountId: call.auth.accountId,
-          keyId: call.auth.keyId,
-          kind,
-          input: request.input,
-          cost: this.lookups.costOf(kind, call),
-          idempotencyKey: null,
-          requestHash: null,
-          requestId: call.requestId,
-          permissiblePurpose: request.purpose,
-        },
-      };
+      this.submission.check(request);
+      this.submission.assertRoom(kind);
+      const search = this.submission.searchOf(newId.search(), request, call, {
+        idempotencyKey: null,
+        requestHash: null,
+      });
+      return { request, search };
     } catch (err) {
       if (!isDomainError(err)) throw err;
       // Stored with the batch: a field named by the bad text it holds (`{"x\u0000": 1}`) is named storably.
@@ -232,11 +168,8 @@ export class BatchService {
   }
 
   private async replay(existing: BatchView, requestHash: string | null, call: LookupCall): Promise<BatchOutcome> {
-    if (existing.request_hash !== requestHash) {
-      throw idempotencyConflict();
-    }
-    const searchIds = existing.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
-    const watch = call.prefer.respondAsync || searchIds.length === 0 ? null : this.waiter.watch(...searchIds);
+    if (existing.request_hash !== requestHash) throw idempotencyConflict();
+    const watch = this.submission.watch(call, searchIdsOf(existing));
     try {
       return { body: await this.collect(existing, call, watch), replayed: true };
     } finally {
@@ -244,40 +177,28 @@ export class BatchService {
     }
   }
 
-  /** Waits until no item is pending or the request's wait runs out; the batch as it stands then. */
+  /** Waits until no item is pending or the request's wait runs out (SubmissionService.wait); the batch then. */
   private async collect(
     batch: Pick<BatchView, 'id' | 'items'>,
     call: LookupCall,
     watch: SearchWatch | null,
+    costs?: ReadonlyMap<string, number>,
   ): Promise<BatchBody> {
-    const deadline = Date.now() + this.lookups.waitS(call) * 1000;
-    const settled = new Map<string, SearchSnapshot>();
-    for (;;) {
-      const body = await this.read(batch, call.auth.accountId, settled);
-      const remaining = deadline - Date.now();
-      if (body.status !== 'pending' || watch === null || remaining <= 0) return body;
-      await watch.next(remaining);
-    }
+    const states = await this.submission.wait(searchIdsOf(batch), call, watch, costs);
+    return this.bodyOf(batch, call.auth.accountId, states);
   }
 
-  /**
-   * The batch's body, reading only the searches not already known settled (`settled` is filled as they
-   * settle: a 100-item batch re-reads only what still runs).
-   */
-  private async read(
+  /** The batch's body, with the account's latest balance: the batch's credits_remaining, and every item's. */
+  private async bodyOf(
     batch: Pick<BatchView, 'id' | 'items'>,
     accountId: string,
-    settled: Map<string, SearchSnapshot>,
+    states: ReadonlyMap<string, SearchSnapshot>,
   ): Promise<BatchBody> {
-    const unsettled = batch.items.flatMap((i) => ('search_id' in i && !settled.has(i.search_id) ? [i.search_id] : []));
-    const views = await this.searches.findManyForAccount(unsettled, accountId);
-    const current = new Map(settled);
-    for (const v of views) {
-      current.set(v.id, v);
-      if (v.status !== 'pending') settled.set(v.id, v);
-    }
-    // The latest balance: the batch's credits_remaining, and every item's (batchBody).
-    const balance = views[0]?.balance ?? (await this.searches.balanceOf(accountId)) ?? 0;
-    return bodyOf(batch.id, batch.items, current, balance);
+    const balance = (await this.searches.balanceOf(accountId)) ?? 0;
+    return bodyOf(batch.id, batch.items, states, balance);
   }
+}
+
+function searchIdsOf(batch: Pick<BatchView, 'items'>): string[] {
+  return batch.items.flatMap((i) => ('search_id' in i ? [i.search_id] : []));
 }

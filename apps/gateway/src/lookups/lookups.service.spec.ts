@@ -6,6 +6,7 @@ import type { LookupJob, LookupJobResult, LookupQueues } from '@dossier/contract
 import { SearchesRepository, type NewSearch, type SearchView, type Settlement } from '@dossier/persistence';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING } from '../infra/tokens';
 import { parsePrefer } from '../http/prefer';
+import { SubmissionService } from './submission.service';
 import { LookupsService, type LookupCall, type LookupRequest } from './lookups.service';
 import { UsernameSitesService } from './username-sites.service';
 import { QueuePressureService } from './queue-pressure.service';
@@ -61,6 +62,21 @@ class FakeSearches {
       error: outcome.status === 'failed' ? outcome.error : null,
     });
     return { settled: true, charged, balance: this.balance, notify: false };
+  }
+
+  async releaseUnqueued(ids: readonly string[], error: { code: string; message: string }, whole: boolean) {
+    const released = [];
+    for (const id of ids) released.push((await this.settle(id, { status: 'failed', error, sources: [] })).settled);
+    return { voided: whole && released.every(Boolean) };
+  }
+
+  async findManyForAccount(ids: readonly string[], accountId: string) {
+    const rows = [];
+    for (const id of ids) {
+      const row = await this.findForAccount(id, accountId);
+      if (row) rows.push(row);
+    }
+    return rows;
   }
 
   async findForAccount(id: string, accountId: string) {
@@ -172,6 +188,7 @@ describe('LookupsService', () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         LookupsService,
+        SubmissionService,
         ResultWaiterService,
         QueuePressureService,
         { provide: GATEWAY_CONFIG, useValue: loadGatewayConfig(env) },

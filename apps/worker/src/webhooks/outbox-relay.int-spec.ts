@@ -93,7 +93,9 @@ describe('outbox and relay (real Postgres and Redis)', () => {
     expect((await searches.settle(h, succeeded)).notify).toBe(true);
     // A second settle (a redelivered job) settles nothing and writes nothing.
     expect((await searches.settle(h, succeeded)).notify).toBe(false);
-    expect(await rows()).toEqual([expect.objectContaining({ search_id: h, event: 'search.completed', announce: true })]);
+    expect(await rows()).toEqual([
+      expect.objectContaining({ search_id: h, event: 'search.completed', announce: true }),
+    ]);
   });
 
   it('commits the row with the settle, or not at all: a settle rolled back leaves neither', async () => {
@@ -129,7 +131,11 @@ describe('outbox and relay (real Postgres and Redis)', () => {
     const { accountId, hookId } = await account(['batch.completed', 'search.failed']);
     const { batchId, ids } = await batchOf(accountId, 1);
     // Released by a gateway that answered it itself: no search.failed, only the batch's completion.
-    await searches.settle(ids[0]!, { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] }, false);
+    await searches.settle(
+      ids[0]!,
+      { status: 'failed', error: { code: 'unavailable', message: 'x' }, sources: [] },
+      false,
+    );
     expect(await rows()).toEqual([expect.objectContaining({ search_id: ids[0], announce: false })]);
 
     // Redis refuses the event (here: a queue whose connection is closed).
