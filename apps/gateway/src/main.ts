@@ -1,12 +1,13 @@
 // First: from here a stop signal is noted, not Node's default (ADR 0040); the modules below take ~0.5 s to load.
-import '@dossier/config/before-nest';
+import '@dossier/runtime/before-nest';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigError, StopWhileStarting, createRootLogger, loadGatewayConfig, tuneHeap } from '@dossier/config';
+import { ConfigError, loadGatewayConfig } from '@dossier/config';
+import { StopWhileStarting, createRootLogger, tuneHeap } from '@dossier/runtime';
 import { createOrExit } from '@dossier/persistence';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';

@@ -1,10 +1,11 @@
 // First: from here a stop signal is noted, not Node's default (ADR 0040); the modules below take ~0.5 s to load.
-import '@dossier/config/before-nest';
+import '@dossier/runtime/before-nest';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
-import { ConfigError, StopWhileStarting, createRootLogger, loadWorkerConfig, tuneHeap } from '@dossier/config';
+import { ConfigError, loadWorkerConfig } from '@dossier/config';
+import { StopWhileStarting, createRootLogger, tuneHeap } from '@dossier/runtime';
 import { createOrExit } from '@dossier/persistence';
 import { WorkerModule } from './worker.module';
 

@@ -3,15 +3,8 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import {
-  ConfigError,
-  RedisConnections,
-  RedisTokenBucket,
-  loadProviderSettings,
-  throttledErrorLog,
-  type RedisClient,
-  type WorkerConfig,
-} from '@dossier/config';
+import { ConfigError, loadProviderSettings, type WorkerConfig } from '@dossier/config';
+import { RedisConnections, RedisTokenBucket, throttledErrorLog, type RedisClient } from '@dossier/runtime';
 import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
 import { PROVIDERS, rateLimitOf, settingKeysOf, useUpstreamNetwork } from '@dossier/providers';
 import {

@@ -1,7 +1,8 @@
 import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { RedisConnections, throttledErrorLog, type GatewayConfig } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import { RedisConnections, throttledErrorLog } from '@dossier/runtime';
 import type { Queue } from 'bullmq';
 import {
   WEBHOOK_QUEUE,

@@ -2,13 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Worker, type Job } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { settledBefore, type LookupKind } from '@dossier/domain';
-import {
-  throttledErrorLog,
-  whenReady,
-  type RedisClient,
-  type RedisConnections,
-  type WorkerConfig,
-} from '@dossier/config';
+import type { WorkerConfig } from '@dossier/config';
+import { throttledErrorLog, whenReady, type RedisClient, type RedisConnections } from '@dossier/runtime';
 import {
   JOB_NAMES,
   LOOKUP_RESULT_VERSION,
