@@ -5,3 +5,6 @@ export * from './logger';
 export * from './internal-http';
 export * from './heap';
 export * from './stop-signals';
+export * from './tokens';
+export * from './runtime.module';
+export * from './app-start';
