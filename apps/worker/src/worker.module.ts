@@ -15,6 +15,8 @@ import {
 } from '@dossier/persistence';
 import { DATA_SOURCE, METRICS, PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
+import { LookupProcessors } from './processors/lookup-processors';
+import { ReplyPublisher } from './processors/reply-publisher';
 import { ReconcilerService } from './processors/reconciler.service';
 import { RetentionService } from './processors/retention.service';
 import { WorkerMetrics } from './processors/worker-metrics';
@@ -103,6 +105,8 @@ export class WorkerModule {
         },
         WebhookDeliveryService,
         OutboxRelayService,
+        LookupProcessors,
+        ReplyPublisher,
         WorkerHostService,
         ReconcilerService,
         RetentionService,
