@@ -25,7 +25,7 @@ FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 # V8's young generation, AsyncLocalStorage's implementation and glibc's malloc arenas are chosen before
 # the apps' code runs: every launcher sets these (appNodeFlags and APP_PROCESS_ENV in
-# libs/config/src/heap.ts; ADR 0029, ADR 0033). A NODE_OPTIONS of your own replaces this one: keep the
+# libs/runtime/src/heap.ts; ADR 0029, ADR 0033). A NODE_OPTIONS of your own replaces this one: keep the
 # flags in it. Node 24 and later refuse --experimental-async-context-frame (they always do what it asks).
 ENV NODE_OPTIONS="--max-semi-space-size=8 --experimental-async-context-frame" MALLOC_ARENA_MAX=2
 WORKDIR /app

@@ -23,7 +23,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@dossier/*/*', '!@dossier/config/before-nest', '**/libs/*/src/*', '../../libs/**'],
+              group: ['@dossier/*/*', '!@dossier/runtime/before-nest', '**/libs/*/src/*', '../../libs/**'],
               message: 'import a lib through @dossier/<lib>',
             },
           ],

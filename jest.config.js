@@ -3,7 +3,7 @@
  * ESM and `npm test` starts node with --experimental-vm-modules. See docs/adr/0009-node-22-and-tests-as-esm.md.
  * @type {import('jest').Config}
  */
-const aliases = ['domain', 'contracts', 'providers', 'persistence', 'config', 'testing'];
+const aliases = ['domain', 'contracts', 'providers', 'persistence', 'config', 'runtime', 'testing'];
 
 module.exports = {
   rootDir: '.',
@@ -19,7 +19,7 @@ module.exports = {
   },
   moduleNameMapper: {
     ...Object.fromEntries(aliases.map((a) => [`^@dossier/${a}$`, `<rootDir>/libs/${a}/src/index.ts`])),
-    '^@dossier/config/before-nest$': '<rootDir>/libs/config/src/before-nest.ts',
+    '^@dossier/runtime/before-nest$': '<rootDir>/libs/runtime/src/before-nest.ts',
   },
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',

@@ -5,7 +5,8 @@
  */
 import IORedis, { type Redis } from 'ioredis';
 import { Client } from 'pg';
-import { redisOptionsFromUrl, type BenchConfig } from '@dossier/config';
+import type { BenchConfig } from '@dossier/config';
+import { redisOptionsFromUrl } from '@dossier/runtime';
 import { AppProcess, runCli, type StartOptions } from '@dossier/testing';
 import { Accounting } from './accounting';
 import type { BenchOptions } from './options';

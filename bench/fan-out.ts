@@ -5,7 +5,7 @@
  * same lookup against one such upstream is measured alongside as the floor.
  */
 import { Registry } from 'prom-client';
-import { RedisTokenBucket } from '@dossier/config';
+import { RedisTokenBucket } from '@dossier/runtime';
 import { request, type Provider } from '@dossier/providers';
 import { FakeUpstream, personItem } from '@dossier/testing';
 import { FanOut } from '../apps/worker/src/fan-out/fan-out';

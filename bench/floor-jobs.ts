@@ -4,7 +4,7 @@
  * job options, and its completion seen through one QueueEvents listener.
  */
 import { Queue, QueueEvents } from 'bullmq';
-import { blockingRedisOptions, failFastRedisOptions } from '@dossier/config';
+import { blockingRedisOptions, failFastRedisOptions } from '@dossier/runtime';
 import { JOB_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
 import type { Outcome } from './drive';
 

@@ -5,7 +5,7 @@
  * the apps themselves.
  */
 import { Queue } from 'bullmq';
-import { failFastRedisOptions } from '@dossier/config';
+import { failFastRedisOptions } from '@dossier/runtime';
 import { lookupQueueOptions } from '@dossier/contracts';
 import type { BenchContext } from './context';
 import { percentile } from './drive';

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Worker, type Job } from 'bullmq';
-import { blockingRedisOptions } from '@dossier/config';
+import { blockingRedisOptions } from '@dossier/runtime';
 import { runBenchProcess } from './bench-process';
 
 const { values } = parseArgs({

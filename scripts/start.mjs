@@ -86,8 +86,8 @@ async function main() {
   const healthHost = setting('WORKER_HEALTH_HOST', '127.0.0.1');
   if (process.env.LOOKUP_QUEUES)
     say(`ignoring LOOKUP_QUEUES=${process.env.LOOKUP_QUEUES}: npm start runs one worker for every lookup kind`);
-  // The Node options and environment every launcher starts the apps with (libs/config, ADR 0029), from the build.
-  const launch = await import(pathToFileURL(join(ROOT, 'dist/libs/config/src/heap.js')).href);
+  // The Node options and environment every launcher starts the apps with (libs/runtime, ADR 0029), from the build.
+  const launch = await import(pathToFileURL(join(ROOT, 'dist/libs/runtime/src/heap.js')).href);
   const { LOOKUP_QUEUES: _all, ...env } = { ...launch.APP_PROCESS_ENV, ...process.env };
   // The apps write to this script's pipes: on a terminal, ask them for readable lines rather than JSON.
   if (process.stdout.isTTY && !process.env.LOG_FORMAT) env.LOG_FORMAT = 'pretty';

@@ -18,7 +18,8 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import { PROVIDERS, settingKeysOf } from '@dossier/providers';
-import { APP_NODE_FLAGS, APP_PROCESS_ENV, appNodeFlags, loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
+import { loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV, appNodeFlags } from '@dossier/runtime';
 import {
   Api,
   AppProcess,
@@ -298,7 +299,7 @@ describe('the Dockerfile and its build context', () => {
     };
     const env = Object.entries(APP_PROCESS_ENV).map(([name, value]) => `${name}=\${${name}:-${value}}`);
     // The flags come from the build, for the `node` on the PATH (Node 24 refuses one of Node 22's).
-    const flags = `$(node -p "require('./dist/libs/config/src/heap.js').APP_NODE_FLAGS.join(' ')")`;
+    const flags = `$(node -p "require('./dist/libs/runtime/src/heap.js').APP_NODE_FLAGS.join(' ')")`;
     const dir = mkdtempSync(join(tmpdir(), 'dossier-scripts-'));
     try {
       const probe = join(dir, 'probe.js');

@@ -5,7 +5,8 @@ import { Queue } from 'bullmq';
 import { LOOKUP_KINDS } from '@dossier/domain';
 import { PROVIDERS } from '@dossier/providers';
 import { JOB_NAMES, QUEUE_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
-import { loadCliConfig, loadGatewayConfig, loadWorkerConfig, redisOptionsFromUrl } from '@dossier/config';
+import { loadCliConfig, loadGatewayConfig, loadWorkerConfig } from '@dossier/config';
+import { redisOptionsFromUrl } from '@dossier/runtime';
 import {
   K8S_DIR,
   REPO_ROOT,

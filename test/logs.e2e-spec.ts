@@ -8,7 +8,7 @@ import { Api, REPO_ROOT, Stack, TcpProxy, testEnv, waitFor, type AppProcess } fr
 const run = promisify(execFile);
 /** The compiled logger factory both apps start with, logging one line the way a component does. */
 const logOneLine = (format: string) =>
-  `require(${JSON.stringify(join(REPO_ROOT, 'dist/libs/config/src/logger.js'))}).createRootLogger('gateway', 'info', { format: '${format}' }).info({ context: 'probe' }, 'hello from the probe')`;
+  `require(${JSON.stringify(join(REPO_ROOT, 'dist/libs/runtime/src/logger.js'))}).createRootLogger('gateway', 'info', { format: '${format}' }).info({ context: 'probe' }, 'hello from the probe')`;
 
 /** One parsed log line (pino JSON). */
 type Line = Record<string, unknown> & { level: string; msg: string; service: string };

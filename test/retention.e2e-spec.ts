@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
-import { redisOptionsFromUrl } from '@dossier/config';
+import { redisOptionsFromUrl } from '@dossier/runtime';
 import {
   MAINTENANCE_QUEUE,
   QUEUE_NAMES,

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/config';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/runtime';
 import {
   Api,
   LOOPBACK_PROVIDER_ENV,

@@ -1,8 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '@dossier/config';
+import { openDataSource } from '@dossier/persistence';
+import { RuntimeModule } from '@dossier/runtime';
 import { InfraModule } from './infra/infra.module';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthController } from './auth/auth.controller';
@@ -44,9 +45,10 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [
-        InfraModule.forRoot(config, starting),
+        // Each request starts in its own I/O callback: one write a turn carries all their commands (ADR 0026).
+        RuntimeModule.forRoot({ service: 'gateway', config, logger, starting, flush: 'turn', openDataSource }),
+        InfraModule.forRoot(config),
         DiscoveryModule,
-        LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
       ],
       controllers: [
         AuthController,

@@ -1,12 +1,13 @@
 // First: from here a stop signal is noted, not Node's default (ADR 0040); the modules below take ~0.5 s to load.
-import '@dossier/config/before-nest';
+import '@dossier/runtime/before-nest';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
+import { PinoLogger } from 'nestjs-pino';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigError, StopWhileStarting, createRootLogger, loadGatewayConfig, tuneHeap } from '@dossier/config';
+import { ConfigError, loadGatewayConfig } from '@dossier/config';
+import { startApp } from '@dossier/runtime';
 import { createOrExit } from '@dossier/persistence';
 import { GatewayModule } from './gateway.module';
 import { ErrorEnvelopeFilter } from './http/error.filter';
@@ -19,8 +20,8 @@ import { RateLimiterService } from './rate-limit/rate-limiter.service';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
-  tuneHeap(config.heapGrowingPercent);
-  const logger = createRootLogger('gateway', config.logLevel, { format: config.logFormat });
+  // Heap settings, the logger, and the stop signals: a stop while the app is created closes it once it is.
+  const { logger, stops, create } = startApp('gateway', config);
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, timeoutCheckIntervalMs } = config.http;
   const routes = new RouteTable();
   const errors = new ErrorEnvelopeFilter(routes);
@@ -62,22 +63,19 @@ async function bootstrap(): Promise<void> {
   });
   installJsonBodyParser(fastify);
 
-  // The app's logger from the first line, not a buffer: what starting up logs (waiting for Redis, a failure)
-  // is a JSON line as it happens. A failure reaches the catch below (abortOnError: false) to be named.
-  const params = { pinoHttp: { logger }, useExisting: true as const };
-  // A stop while the app is created (Postgres slow to answer) closes it once it is, with exit 0.
-  const starting = new StopWhileStarting();
+  // A failure reaches the catch below (abortOnError: false) to be named.
   const app = await createOrExit(
     () =>
-      NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger, starting.signal), adapter, {
-        bodyParser: false,
-        logger: new PinoNestLogger(new PinoLogger(params), params),
-        abortOnError: false,
-      }),
+      create((nestLogger) =>
+        NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot(config, logger, stops.signal), adapter, {
+          bodyParser: false,
+          logger: nestLogger,
+          abortOnError: false,
+        }),
+      ),
     config.databaseUrl,
     (message) => logger.fatal(message),
   );
-  app.useLogger(app.get(PinoNestLogger));
   // Whatever is logged while a request is handled (guards, services, the error filter) carries its
   // request id: each request runs in a logging context of its own from its first hook on.
   const context = await app.resolve(PinoLogger);
@@ -89,7 +87,7 @@ async function bootstrap(): Promise<void> {
   // The bootstrap hooks run here, while a stop still ends their waits (the reply channel waits for Redis):
   // once Nest's shutdown hooks are on, a stop during them would wait for them, for as long as Redis is away.
   await app.init();
-  await starting.handOver(app, (message) => new Logger('gateway').log(message));
+  await stops.handOver(app, (message) => new Logger('gateway').log(message));
   await app.listen(config.port, config.host);
   new Logger('gateway').log(`listening on ${await app.getUrl()}`);
 }

@@ -1,35 +1,31 @@
 // First: from here a stop signal is noted, not Node's default (ADR 0040); the modules below take ~0.5 s to load.
-import '@dossier/config/before-nest';
+import '@dossier/runtime/before-nest';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
-import { ConfigError, StopWhileStarting, createRootLogger, loadWorkerConfig, tuneHeap } from '@dossier/config';
+import { ConfigError, loadWorkerConfig } from '@dossier/config';
+import { startApp } from '@dossier/runtime';
 import { createOrExit } from '@dossier/persistence';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig();
-  tuneHeap(config.heapGrowingPercent);
-  const logger = createRootLogger('worker', config.logLevel, { format: config.logFormat });
-  // The app's logger from the first line, not a buffer: starting up runs the bootstrap hooks (they wait
-  // for Redis), and a worker started before Redis would otherwise say nothing until it came.
-  const params = { pinoHttp: { logger } };
-  // Starting up ends once Redis answers, and Nest's shutdown hooks wait for it: a stop before then ends the
-  // start-up waits instead, and the worker closes once created.
-  const starting = new StopWhileStarting();
+  // Heap settings, the logger (a worker started before Redis says so as it waits), and the stop signals:
+  // starting up ends once Redis answers, and a stop before then ends the start-up waits instead.
+  const { logger, stops, create } = startApp('worker', config);
   const app = await createOrExit(
     () =>
-      NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger, starting.signal), {
-        logger: new PinoNestLogger(new PinoLogger(params), params),
-        abortOnError: false,
-      }),
+      create((nestLogger) =>
+        NestFactory.createApplicationContext(WorkerModule.forRoot(config, logger, stops.signal), {
+          logger: nestLogger,
+          abortOnError: false,
+        }),
+      ),
     config.databaseUrl,
     (message) => logger.fatal(message),
   );
-  app.useLogger(app.get(PinoNestLogger));
   // From here a stop exits 0 once the active jobs have finished.
-  await starting.handOver(app, (message) => new Logger('worker').log(message));
+  await stops.handOver(app, (message) => new Logger('worker').log(message));
   new Logger('worker').log(`ready: ${config.kinds.join(', ')}`);
 }
 

@@ -1,18 +1,9 @@
-import { Inject, Logger as NestLogger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
+import { Logger as NestLogger, Module, type DynamicModule } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import {
-  ConfigError,
-  RedisConnections,
-  RedisTokenBucket,
-  loadProviderSettings,
-  throttledErrorLog,
-  type RedisClient,
-  type WorkerConfig,
-} from '@dossier/config';
-import { closeLookupQueues, openLookupQueues, type LookupQueues } from '@dossier/contracts';
+import { ConfigError, loadProviderSettings, type WorkerConfig } from '@dossier/config';
+import { RedisTokenBucket, RuntimeModule, type RedisClient } from '@dossier/runtime';
 import { PROVIDERS, rateLimitOf, settingKeysOf, useUpstreamNetwork } from '@dossier/providers';
 import {
   BatchesRepository,
@@ -22,17 +13,10 @@ import {
   creditCounter,
   openDataSource,
 } from '@dossier/persistence';
-import {
-  DATA_SOURCE,
-  LOOKUP_QUEUES,
-  METRICS,
-  PROVIDER_SETTINGS,
-  REDIS,
-  REDIS_CONNECTIONS,
-  STARTING,
-  WORKER_CONFIG,
-} from './infra/tokens';
+import { DATA_SOURCE, METRICS, PROVIDER_SETTINGS, REDIS, WORKER_CONFIG } from './infra/tokens';
 import { WorkerHostService } from './processors/worker-host.service';
+import { LookupProcessors } from './processors/lookup-processors';
+import { ReplyPublisher } from './processors/reply-publisher';
 import { ReconcilerService } from './processors/reconciler.service';
 import { RetentionService } from './processors/retention.service';
 import { WorkerMetrics } from './processors/worker-metrics';
@@ -62,13 +46,7 @@ function providerSettings(): Record<string, string | undefined> {
 }
 
 @Module({})
-export class WorkerModule implements OnApplicationShutdown {
-  constructor(
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
-    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
-    @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
-  ) {}
-
+export class WorkerModule {
   /**
    * `logger`: the process's pino logger, which every Nest `Logger` writes through; `starting`: aborts when
    * a stop comes before the worker is up (STARTING).
@@ -78,38 +56,12 @@ export class WorkerModule implements OnApplicationShutdown {
     useUpstreamNetwork(config.upstreamNetwork);
     return {
       module: WorkerModule,
-      imports: [LoggerModule.forRoot({ pinoHttp: { logger } })],
+      // Commands follow replies read together, and BullMQ fetches jobs in a chain: flush each tick (ADR 0026).
+      // The runtime's connections close after this module's services: the workers first (WorkerHostService).
+      imports: [RuntimeModule.forRoot({ service: 'worker', config, logger, starting, flush: 'tick', openDataSource })],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
-        { provide: STARTING, useValue: starting },
         { provide: PROVIDER_SETTINGS, useValue: providerSettings() },
-        {
-          provide: DATA_SOURCE,
-          useFactory: () =>
-            openDataSource({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'dossier-worker' }),
-        },
-        // Commands follow replies read together, and BullMQ fetches jobs in a chain: flush each tick (ADR 0026).
-        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis, 'tick') },
-        { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
-        {
-          provide: LOOKUP_QUEUES,
-          inject: [REDIS_CONNECTIONS],
-          useFactory: (c: RedisConnections) =>
-            openLookupQueues(
-              config.queuePrefix,
-              c.queues(),
-              config.jobRetention,
-              throttledErrorLog((message) => new NestLogger('queues').warn(message)),
-            ),
-        },
-        {
-          provide: METRICS,
-          useFactory: () => {
-            const registry = new Registry();
-            collectDefaultMetrics({ register: registry });
-            return registry;
-          },
-        },
         { provide: WorkerMetrics, inject: [METRICS], useFactory: (registry: Registry) => new WorkerMetrics(registry) },
         {
           provide: SearchesRepository,
@@ -153,6 +105,8 @@ export class WorkerModule implements OnApplicationShutdown {
         },
         WebhookDeliveryService,
         OutboxRelayService,
+        LookupProcessors,
+        ReplyPublisher,
         WorkerHostService,
         ReconcilerService,
         RetentionService,
@@ -160,12 +114,5 @@ export class WorkerModule implements OnApplicationShutdown {
         ProviderStatusService,
       ],
     };
-  }
-
-  /** Runs after the workers have closed (Nest shuts providers down before their module). */
-  async onApplicationShutdown(): Promise<void> {
-    await closeLookupQueues(this.queues);
-    this.redis.close();
-    if (this.db.isInitialized) await this.db.destroy();
   }
 }

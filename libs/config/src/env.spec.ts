@@ -6,7 +6,6 @@ import {
   loadProviderSettings,
   loadWorkerConfig,
 } from './env';
-import { redisOptionsFromUrl } from './redis';
 import { RATE_FORMAT } from '@dossier/domain';
 
 describe('config', () => {
@@ -335,16 +334,5 @@ describe('config', () => {
   it('rejects unknown lookup kinds', () => {
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: 'phone,fax' })).toThrow(/LOOKUP_QUEUES.*fax/s);
     expect(() => loadWorkerConfig({ LOOKUP_QUEUES: ',' })).toThrow(/LOOKUP_QUEUES/);
-  });
-
-  it('parses Redis URLs', () => {
-    expect(redisOptionsFromUrl('redis://user:p%40ss@cache:6380/2')).toMatchObject({
-      host: 'cache',
-      port: 6380,
-      db: 2,
-      username: 'user',
-      password: 'p@ss',
-    });
-    expect(redisOptionsFromUrl('rediss://h')).toMatchObject({ host: 'h', port: 6379, tls: {} });
   });
 });

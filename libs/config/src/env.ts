@@ -2,7 +2,12 @@ import { Resolver } from 'node:dns';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LOOKUP_KINDS, RATE_FORMAT, countryKey, isPhoneRegion, parseRate, type LookupKind } from '@dossier/domain';
-import type { RedisTarget } from './redis';
+
+/** Where Redis is: one server (`url`), or a Redis Cluster (`clusterNodes`; credentials and TLS still from `url`). */
+export interface RedisTarget {
+  url: string;
+  clusterNodes: { host: string; port: number }[] | null;
+}
 
 /** Thrown at boot when the environment is wrong; the message names every bad variable. */
 export class ConfigError extends Error {

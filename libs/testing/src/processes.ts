@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/config';
+import { APP_NODE_FLAGS, APP_PROCESS_ENV } from '@dossier/runtime';
 import { testEnv, uniquePrefix } from './test-env';
 import { LOOPBACK_PROVIDER_ENV } from './loopback-env';
 import { DIST } from './dist';

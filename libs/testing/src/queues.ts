@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { redisOptionsFromUrl } from '@dossier/config';
+import { redisOptionsFromUrl } from '@dossier/runtime';
 import { testEnv } from './test-env';
 
 export interface JobSnapshot {

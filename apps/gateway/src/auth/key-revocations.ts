@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { GatewayConfig, RedisClient } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import type { RedisClient } from '@dossier/runtime';
 import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 import { KEY_CACHE_TTL_MS, KeyCache } from './key-cache';
 

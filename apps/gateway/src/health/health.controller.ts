@@ -1,4 +1,4 @@
-import type { RedisClient } from '@dossier/config';
+import type { RedisClient } from '@dossier/runtime';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { DataSource } from 'typeorm';

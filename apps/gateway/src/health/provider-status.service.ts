@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { LOOKUP_KINDS, type LookupKind } from '@dossier/domain';
-import type { GatewayConfig, RedisClient } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import type { RedisClient } from '@dossier/runtime';
 import { describeStatus, providerReportKey, providerReportSchema, type ProviderReport } from '@dossier/contracts';
 import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 

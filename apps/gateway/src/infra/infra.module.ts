@@ -1,17 +1,10 @@
-import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { RedisConnections, throttledErrorLog, type GatewayConfig } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import type { Queue } from 'bullmq';
-import {
-  WEBHOOK_QUEUE,
-  closeLookupQueues,
-  openLookupQueues,
-  openWebhookQueue,
-  webhookAttemptsOf,
-  type LookupQueues,
-  type WebhookJob,
-} from '@dossier/contracts';
+import { WEBHOOK_QUEUE, openWebhookQueue, webhookAttemptsOf, type WebhookJob } from '@dossier/contracts';
 import {
   AccountsRepository,
   ApiKeysRepository,
@@ -22,35 +15,19 @@ import {
   WebhooksRepository,
   creditCounter,
   type CreditObserver,
-  openDataSource,
 } from '@dossier/persistence';
-import {
-  CREDIT_OBSERVER,
-  DATA_SOURCE,
-  GATEWAY_CONFIG,
-  LOOKUP_QUEUES,
-  METRICS,
-  REDIS,
-  REDIS_CONNECTIONS,
-  STARTING,
-  WEBHOOK_DELIVERY,
-} from './tokens';
+import { CREDIT_OBSERVER, DATA_SOURCE, GATEWAY_CONFIG, METRICS, REDIS_CONNECTIONS, WEBHOOK_DELIVERY } from './tokens';
 
 /**
- * Connections (Postgres, Redis, the four lookup queues and the webhook-delivery queue), the metrics registry,
- * and the repositories built on them.
+ * The gateway's own infrastructure on top of RuntimeModule's connections (which the gateway module imports):
+ * its config, the webhook-delivery queue, and the repositories. Not global: it shuts down before the runtime,
+ * so the webhook queue closes before the Redis connections it shares.
  */
-@Global()
 @Module({})
 export class InfraModule implements OnApplicationShutdown {
-  constructor(
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
-    @Inject(REDIS_CONNECTIONS) private readonly redis: RedisConnections,
-    @Inject(LOOKUP_QUEUES) private readonly queues: LookupQueues,
-    @Inject(WEBHOOK_DELIVERY) private readonly webhookQueue: Queue<WebhookJob>,
-  ) {}
+  constructor(@Inject(WEBHOOK_DELIVERY) private readonly webhookQueue: Queue<WebhookJob>) {}
 
-  static forRoot(config: GatewayConfig, starting: AbortSignal): DynamicModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
     const repository = <T>(Repo: new (db: DataSource) => T) => ({
       provide: Repo,
       inject: [DATA_SOURCE],
@@ -60,31 +37,6 @@ export class InfraModule implements OnApplicationShutdown {
       module: InfraModule,
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
-        { provide: STARTING, useValue: starting },
-        {
-          provide: DATA_SOURCE,
-          useFactory: () =>
-            openDataSource({
-              url: config.databaseUrl,
-              poolSize: config.dbPoolSize,
-              applicationName: 'dossier-gateway',
-            }),
-        },
-        // Each request starts in its own I/O callback: one write a turn carries all their commands (ADR 0026).
-        { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis, 'turn') },
-        { provide: REDIS, inject: [REDIS_CONNECTIONS], useFactory: (c: RedisConnections) => c.commands() },
-        // The producer's connection fails fast: a Redis outage is a 503 in milliseconds, not a hung request.
-        {
-          provide: LOOKUP_QUEUES,
-          inject: [REDIS_CONNECTIONS],
-          useFactory: (c: RedisConnections) =>
-            openLookupQueues(
-              config.queuePrefix,
-              c.queues(),
-              config.jobRetention,
-              throttledErrorLog((message) => new Logger('queues').warn(message)),
-            ),
-        },
         // For the Bull board: the worker's outbox relay fills it (ADR 0062).
         {
           provide: WEBHOOK_DELIVERY,
@@ -103,14 +55,6 @@ export class InfraModule implements OnApplicationShutdown {
         },
         repository(AccountsRepository),
         repository(ApiKeysRepository),
-        {
-          provide: METRICS,
-          useFactory: () => {
-            const registry = new Registry();
-            collectDefaultMetrics({ register: registry });
-            return registry;
-          },
-        },
         { provide: CREDIT_OBSERVER, inject: [METRICS], useFactory: (metrics: Registry) => creditCounter(metrics) },
         {
           provide: SearchesRepository,
@@ -128,13 +72,7 @@ export class InfraModule implements OnApplicationShutdown {
       ],
       exports: [
         GATEWAY_CONFIG,
-        STARTING,
-        DATA_SOURCE,
-        REDIS,
-        REDIS_CONNECTIONS,
-        LOOKUP_QUEUES,
         WEBHOOK_DELIVERY,
-        METRICS,
         AccountsRepository,
         ApiKeysRepository,
         BatchesRepository,
@@ -147,8 +85,6 @@ export class InfraModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([closeLookupQueues(this.queues), this.webhookQueue.close()]);
-    this.redis.close();
-    if (this.db.isInitialized) await this.db.destroy();
+    await this.webhookQueue.close().catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { RedisConnections, loadGatewayConfig } from '@dossier/config';
+import { loadGatewayConfig } from '@dossier/config';
+import { RedisConnections } from '@dossier/runtime';
 import { DomainError, LOOKUP_KINDS } from '@dossier/domain';
 import type { LookupJob, LookupJobResult, LookupQueues } from '@dossier/contracts';
 import { SearchesRepository, type NewSearch, type SearchView, type Settlement } from '@dossier/persistence';

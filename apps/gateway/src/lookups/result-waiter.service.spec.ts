@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { RedisConnections, loadGatewayConfig } from '@dossier/config';
+import { loadGatewayConfig } from '@dossier/config';
+import { RedisConnections } from '@dossier/runtime';
 import { newId } from '@dossier/domain';
 import type { LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';

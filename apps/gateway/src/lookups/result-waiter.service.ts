@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { randomBase62, settledBefore } from '@dossier/domain';
-import { throttledErrorLog, type GatewayConfig, type RedisClient, type RedisConnections } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import { throttledErrorLog, type RedisClient, type RedisConnections } from '@dossier/runtime';
 import { lookupJobResultSchema, replyChannel, type LookupJobResult } from '@dossier/contracts';
 import { SearchesRepository } from '@dossier/persistence';
 import { GATEWAY_CONFIG, REDIS_CONNECTIONS, STARTING } from '../infra/tokens';

@@ -1,5 +1,6 @@
 import { DomainError } from '@dossier/domain';
-import { loadGatewayConfig, type RedisClient } from '@dossier/config';
+import { loadGatewayConfig } from '@dossier/config';
+import type { RedisClient } from '@dossier/runtime';
 import { usernameSitesKey, type UsernameSitesReport } from '@dossier/contracts';
 import { UsernameSitesService } from './username-sites.service';
 

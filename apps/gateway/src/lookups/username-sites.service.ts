@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DomainError, selectSites, selectsSites, type FieldIssue, type LookupKind } from '@dossier/domain';
-import type { GatewayConfig, RedisClient } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import type { RedisClient } from '@dossier/runtime';
 import {
   usernameSitesKey,
   usernameSitesReportSchema,

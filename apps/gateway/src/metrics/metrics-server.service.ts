@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { InternalHttpServer, pathOf, type GatewayConfig } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import { InternalHttpServer, pathOf } from '@dossier/runtime';
 import { GATEWAY_CONFIG } from '../infra/tokens';
 import { MetricsService } from './metrics.service';
 

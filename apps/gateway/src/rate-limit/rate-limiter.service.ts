@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@dossier/domain';
-import { RedisTokenBucket, type GatewayConfig, type RedisClient } from '@dossier/config';
+import type { GatewayConfig } from '@dossier/config';
+import { RedisTokenBucket, type RedisClient } from '@dossier/runtime';
 import { GATEWAY_CONFIG, REDIS } from '../infra/tokens';
 
 export interface RateDecision {

@@ -1,7 +1,7 @@
 import IORedis, { type Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { CircuitState } from 'cockatiel';
-import { RedisTokenBucket } from '@dossier/config';
+import { RedisTokenBucket } from '@dossier/runtime';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROVIDERS, ProviderError, SkippedCall, unguardedContext } from '@dossier/providers';

@@ -11,7 +11,7 @@ import {
   type IBackoff,
 } from 'cockatiel';
 import { untilAborted } from '@dossier/domain';
-import type { RedisTokenBucket } from '@dossier/config';
+import type { RedisTokenBucket } from '@dossier/runtime';
 import { ProviderError, SkippedCall, type RateLimit } from '@dossier/providers';
 
 export interface GuardSettings {

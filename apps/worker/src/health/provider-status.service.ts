@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { RedisClient, WorkerConfig } from '@dossier/config';
+import type { WorkerConfig } from '@dossier/config';
+import type { RedisClient } from '@dossier/runtime';
 import {
   PROVIDER_REPORT_REFRESH_MS,
   PROVIDER_REPORT_TTL_MS,

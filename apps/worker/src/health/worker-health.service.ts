@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { probe, untilAborted } from '@dossier/domain';
-import { InternalHttpServer, pathOf, type WorkerConfig } from '@dossier/config';
+import type { WorkerConfig } from '@dossier/config';
+import { InternalHttpServer, pathOf } from '@dossier/runtime';
 import { DATA_SOURCE, METRICS, WORKER_CONFIG } from '../infra/tokens';
 import { WorkerHostService } from '../processors/worker-host.service';
 

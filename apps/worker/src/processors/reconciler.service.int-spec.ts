@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import { loadWorkerConfig, redisOptionsFromUrl } from '@dossier/config';
+import { loadWorkerConfig } from '@dossier/config';
+import { redisOptionsFromUrl } from '@dossier/runtime';
 import { QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
 import {
   AccountsRepository,

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import { LOOKUP_KINDS, settledBefore } from '@dossier/domain';
-import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
+import type { WorkerConfig } from '@dossier/config';
+import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
 import { LOOKUP_QUEUES, REDIS_CONNECTIONS, STARTING, WORKER_CONFIG } from '../infra/tokens';

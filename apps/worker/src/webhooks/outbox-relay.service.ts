@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { throttledErrorLog } from '@dossier/config';
+import { throttledErrorLog } from '@dossier/runtime';
 import {
   batchBody,
   batchEventId,

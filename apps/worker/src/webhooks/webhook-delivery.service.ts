@@ -8,7 +8,8 @@ import {
 } from '@nestjs/common';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { throttledErrorLog, type RedisConnections, type WorkerConfig } from '@dossier/config';
+import type { WorkerConfig } from '@dossier/config';
+import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import {
   SIGNATURE_HEADER,
   WEBHOOK_QUEUE,

@@ -3,12 +3,7 @@ import IORedis, { Cluster, type ClusterOptions, type Redis } from 'ioredis';
 import { StandaloneConnector } from 'ioredis/built/connectors/index.js';
 import type { Duplex } from 'node:stream';
 import { hasSocketErrorCode } from '@dossier/domain';
-
-/** Where Redis is: one server (`url`), or a Redis Cluster (`clusterNodes`; credentials and TLS still from `url`). */
-export interface RedisTarget {
-  url: string;
-  clusterNodes: { host: string; port: number }[] | null;
-}
+import type { RedisTarget } from '@dossier/config';
 
 /** A command connection: one server or a cluster (both run the same commands and Lua scripts). */
 export type RedisClient = Redis | Cluster;

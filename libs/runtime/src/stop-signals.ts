@@ -11,7 +11,7 @@ interface Closable {
 /**
  * A stop asked for while an app is being created. Until Nest's shutdown hooks are on, Node's default ends
  * the process by the signal, which a supervisor reads as a crash; from the start of `main`, this takes the
- * stop signals instead (over from `@dossier/config/before-nest`, which noted one that came while the
+ * stop signals instead (over from `@dossier/runtime/before-nest`, which noted one that came while the
  * modules loaded): they abort `signal` (the start-up waits end on it), and `handOver` then closes the app
  * and exits 0.
  */

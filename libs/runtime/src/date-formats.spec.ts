@@ -6,7 +6,7 @@ import { deferDateFormats } from './date-formats';
 
 const REAL = Intl.DateTimeFormat;
 const OPTIONS: Intl.DateTimeFormatOptions = { timeZone: 'UTC', dateStyle: 'full', timeStyle: 'long' };
-const BUILT = join(REPO_ROOT, 'dist/libs/config/src/date-formats.js');
+const BUILT = join(REPO_ROOT, 'dist/libs/runtime/src/date-formats.js');
 const INSTANT = Date.UTC(2026, 10, 23, 18, 30, 5);
 
 describe('deferDateFormats', () => {

@@ -1,6 +1,6 @@
 /**
  * The stop signals from an app's first line (ADR 0040). Each app's `main` imports this (through
- * `@dossier/config/before-nest`) before anything else, so a stop that comes while its modules load — about
+ * `@dossier/runtime/before-nest`) before anything else, so a stop that comes while its modules load — about
  * half a second in which Node's default would end the process by the signal, read by a supervisor as a
  * crash — is only noted; `StopWhileStarting` then takes it over. It imports nothing.
  */

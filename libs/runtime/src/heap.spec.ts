@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '@dossier/testing';
 import { APP_NODE_FLAGS, appNodeFlags } from './heap';
 
-const BUILT = join(REPO_ROOT, 'dist/libs/config/src/heap.js');
+const BUILT = join(REPO_ROOT, 'dist/libs/runtime/src/heap.js');
 
 /**
  * In a fresh process running the build of heap.ts: 2,000 functions run often enough to get baseline

@@ -1,5 +1,18 @@
 import { jest } from '@jest/globals';
-import { throttledErrorLog } from './redis';
+import { redisOptionsFromUrl, throttledErrorLog } from './redis';
+
+describe('redisOptionsFromUrl', () => {
+  it('parses Redis URLs', () => {
+    expect(redisOptionsFromUrl('redis://user:p%40ss@cache:6380/2')).toMatchObject({
+      host: 'cache',
+      port: 6380,
+      db: 2,
+      username: 'user',
+      password: 'p@ss',
+    });
+    expect(redisOptionsFromUrl('rediss://h')).toMatchObject({ host: 'h', port: 6379, tls: {} });
+  });
+});
 
 describe('throttledErrorLog', () => {
   afterEach(() => jest.useRealTimers());
