@@ -183,14 +183,12 @@ export class BatchesRepository {
    * stay, naming the batch, as a refused lookup's search does. `released`: per search, whether this call
    * released it (not: its job had settled it first; then the batch stays, `voided` false). `whole` false:
    * some of the batch's searches are left to the jobs running them, and the batch stays.
-   * `beforeDelete`: test-only, a hold between the releases and the delete.
    */
   async releaseUnqueued(
     id: string,
     searchIds: readonly string[],
     error: { code: string; message: string },
     whole: boolean,
-    beforeDelete: () => Promise<void> = async () => {},
   ): Promise<{ released: boolean[]; voided: boolean }> {
     const outcome: Settlement = { status: 'failed', error, sources: [] };
     const { results, moved, voided } = await retryingDeadlocks(() =>
@@ -200,7 +198,6 @@ export class BatchesRepository {
           searchIds.map((searchId) => ({ searchId, outcome })),
         );
         const all = whole && settled.results.every((r) => r.settled);
-        await beforeDelete();
         if (all) await sql(`DELETE FROM batches WHERE id = $1`, [id]);
         return { ...settled, voided: all };
       }),

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BATCH_ID_PATTERN, DomainError, isDomainError, newId, storableText, type LookupKind } from '@dossier/domain';
 import { batchBody as bodyOf, type BatchBody, type ItemError, type SearchSnapshot } from '@dossier/contracts';
@@ -162,7 +161,6 @@ export class BatchService {
    * it), after the events of each search settled by a job taken back (SettledEventsService.searchSettled).
    */
   private async releaseUnqueued(batchId: string, reserved: readonly NewSearch[], call: LookupCall): Promise<boolean> {
-    const hold = this.config.testHoldBatchVoidMs;
     const jobs = await Promise.all(reserved.map((s) => this.lookups.withdraw(s.kind, s.id, call)));
     const unqueued = reserved.flatMap((s, i) => (jobs[i] === 'running' ? [] : [{ id: s.id, job: jobs[i] }]));
     if (unqueued.length === 0) return false; // every job runs: each settles its search and checks the batch
@@ -172,7 +170,6 @@ export class BatchService {
         unqueued.map((s) => s.id),
         UNQUEUED_ERROR,
         unqueued.length === reserved.length,
-        hold === null ? undefined : () => sleep(hold),
       );
       if (voided) return true;
       // Settled by its job before the release, and that job is gone: it may have failed to queue its events.

@@ -8,7 +8,7 @@ import {
   closeLookupQueues,
   openLookupQueues,
   openWebhookQueue,
-  webhookAttemptsOf,
+  webhookAttempts,
   type LookupQueues,
   type WebhookJob,
 } from '@dossier/contracts';
@@ -93,7 +93,7 @@ export class InfraModule implements OnApplicationShutdown {
             const queue = openWebhookQueue(
               config.queuePrefix,
               c.queues(),
-              webhookAttemptsOf(config.webhooks),
+              webhookAttempts(config.webhooks.retryBaseMs),
               config.jobRetention,
             );
             const log = throttledErrorLog((message) => new Logger('queues').warn(message));

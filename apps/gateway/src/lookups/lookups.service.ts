@@ -203,8 +203,6 @@ export class LookupsService {
 
   /** Queues the reserved search's job (the search id is its job id, so a second add is a no-op). */
   async enqueueJob<K extends LookupKind>(req: LookupRequest<K>, searchId: string, call: LookupCall): Promise<void> {
-    // Test-only: a window between reservation and enqueue to kill the gateway in (crash tests).
-    if (this.config.testHoldEnqueueMs !== null) await new Promise((r) => setTimeout(r, this.config.testHoldEnqueueMs!));
     const now = Date.now();
     await enqueueLookup(this.queues, {
       v: LOOKUP_JOB_VERSION,
@@ -219,11 +217,6 @@ export class LookupsService {
       mode: call.auth.mode,
       reply_to: this.waiter.replyTo,
     });
-    // Test-only: the job is queued, but its reply is "lost" (money tests).
-    if (this.config.testLoseEnqueueReplyMs !== null) {
-      await new Promise((r) => setTimeout(r, this.config.testLoseEnqueueReplyMs!));
-      throw new Error('Command timed out (test: the reply to the add was lost)');
-    }
   }
 
   /**

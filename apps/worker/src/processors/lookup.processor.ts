@@ -1,8 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { Coalescer, SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
-import type { WorkerConfig } from '@dossier/config';
 import {
   INLINE_OUTCOME_MAX_BYTES,
   LOOKUP_RESULT_VERSION,
@@ -40,7 +38,6 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly searches: SearchesRepository,
     private readonly fanOut: FanOut,
     private readonly suppression: SuppressionFilter,
-    private readonly testHold: WorkerConfig['testHold'],
     /**
      * Called once the search is settled (and again on a redelivery): queues its webhook events. `announce`
      * false: the search was released before this job ran (answered in the gateway's own response), so only
@@ -77,7 +74,6 @@ export class LookupProcessor<K extends LookupKind> {
         return this.pointer(data, status);
       }
     }
-    await this.hold('before');
 
     // Upstream failures do not fail the job: they are reported in `sources`, and a lookup that found
     // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
@@ -114,7 +110,6 @@ export class LookupProcessor<K extends LookupKind> {
         total: outcome.total ?? null,
       },
     });
-    await this.hold('after');
     // A failure here fails the job: its retry finds the search settled and queues the events again.
     if (settled.settled && settled.notify) await this.onSettled(data.search_id, 'succeeded', true);
     if (!settled.settled) {
@@ -237,11 +232,6 @@ export class LookupProcessor<K extends LookupKind> {
 
   private pointer(data: { search_id: string }, status: LookupJobResult['status']): LookupJobResult {
     return { v: LOOKUP_RESULT_VERSION, search_id: data.search_id, status };
-  }
-
-  /** Test-only fault injection point (NODE_ENV=test and WORKER_TEST_HOLD set): widens a crash window. */
-  private async hold(at: 'before' | 'after'): Promise<void> {
-    if (this.testHold?.at === at) await sleep(this.testHold.ms);
   }
 }
 

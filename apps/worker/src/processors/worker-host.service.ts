@@ -141,7 +141,6 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
         this.suppressions,
         new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id)),
       ),
-      this.config.testHold,
       this.config.testFailEvents
         ? () => Promise.reject(new Error('test: queueing the webhook events failed (WORKER_TEST_FAIL_EVENTS)'))
         : (searchId, status, announce) => this.webhooks.searchSettled(searchId, status, announce),

@@ -17,7 +17,7 @@ import {
   openWebhookQueue,
   resolverAt,
   signatureHeader,
-  webhookAttemptsOf,
+  webhookAttempts,
   webhookBackoffMs,
   webhookJobKeysSchema,
   webhookJobSchema,
@@ -85,8 +85,8 @@ export class WebhookDeliveryService
   ) {
     this.webhooks = new WebhooksRepository(db);
     this.repos = { webhooks: this.webhooks, batches: new BatchesRepository(db), searches };
-    this.attempts = webhookAttemptsOf(config.webhooks);
-    this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
+    this.attempts = webhookAttempts(config.webhooks.retryBaseMs);
+    this.resolveHost = config.webhooks.dnsServers ? resolverAt(config.webhooks.dnsServers) : undefined;
     this.queue = openWebhookQueue(config.queuePrefix, redis.queues(), this.attempts, config.jobRetention);
     this.queue.on('error', (err) => this.logRedisError(WEBHOOK_QUEUE, err));
   }
