@@ -29,11 +29,11 @@ function announce(fault: string): void {
   process.stderr.write(`test fault: ${fault}\n`);
 }
 
-/** Replaces `target[name]` (a method) with what `wrap` makes of it. */
+/** Replaces `target[name]` (a method) with what `wrap` makes of it; the wrapper's `faultWrapped` is the original. */
 function wrapMethod(target: Patchable, name: string, wrap: (original: Method) => Method): void {
   const original = target[name];
   if (typeof original !== 'function') throw new Error(`test faults: no method ${name} to wrap`);
-  target[name] = wrap(original as Method);
+  target[name] = Object.defineProperty(wrap(original as Method), 'faultWrapped', { value: original });
 }
 
 /** Calls `patch` with a compiled app module's exports once the app has loaded it (requiring it first would change its start). */
@@ -41,10 +41,13 @@ function whenLoaded(file: string, patch: (exports: Patchable) => void): void {
   if (!existsSync(file)) throw new Error(`test faults: ${file} is missing (moved? move its fault with it)`);
   const loader = Module as unknown as { _load: Method };
   const load = loader._load;
+  let patched = false;
   loader._load = function (this: unknown, ...args: unknown[]) {
     const exports = load.apply(this, args);
     const loaded = require.cache[file];
-    if (loaded?.loaded) {
+    // Once: the loads that were under way when it was loaded (its importers') come back through here too.
+    if (!patched && loaded?.loaded) {
+      patched = true;
       loader._load = load;
       patch(loaded.exports as Patchable);
     }
