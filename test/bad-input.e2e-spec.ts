@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
-import { Api, Stack, ledgerState, settled, sql, waitFor, type LedgerState } from '@dossier/testing';
+import { Api, Stack, ledgerState, settled, sql, waitFor, type LedgerState, withFaults } from '@dossier/testing';
 
 type ErrorBody = { status: string; error: { code: string; details?: { field: string; issue: string }[] } };
 
@@ -637,7 +637,7 @@ describe('a lookup pipelined ahead of a request Node cannot parse is answered be
     stack = await Stack.start({
       label: 'pipelined',
       env: { SIGNUP_CREDITS: String(SIGNUP) },
-      workerEnv: { LOOKUP_QUEUES: 'phone', WORKER_TEST_HOLD: 'before:500' },
+      workerEnv: { LOOKUP_QUEUES: 'phone', ...withFaults({ holdLookups: { at: 'before', ms: 500 } }) },
     });
     port = Number(new URL(stack.baseUrl).port);
     api = new Api(stack.baseUrl);

@@ -13,6 +13,7 @@ import {
   sql,
   testEnv,
   waitFor,
+  withFaults,
 } from '@dossier/testing';
 
 const PHONE = CRASH_PHONE;
@@ -65,7 +66,10 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
 
   it('redelivers a job whose worker was SIGKILLed mid-lookup, and charges it once', async () => {
     const { key, accountId } = await api.register(SIGNUP);
-    const doomed = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:3000' });
+    const doomed = await stack.startWorker({
+      ...ONLY_PHONE,
+      ...withFaults({ holdLookups: { at: 'before', ms: 3000 } }),
+    });
     const id = await submitAsync(key);
     await waitForJob(id, 'active');
     expect(await doomed.stop('SIGKILL')).toBeNull();
@@ -83,7 +87,10 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
 
   it('does not charge twice nor release when the worker dies after settling and the job is redelivered', async () => {
     const { key, accountId } = await api.register(SIGNUP);
-    const doomed = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'after:3000' });
+    const doomed = await stack.startWorker({
+      ...ONLY_PHONE,
+      ...withFaults({ holdLookups: { at: 'after', ms: 3000 } }),
+    });
     const id = await submitAsync(key);
     await waitFor(
       () => ledgerState(accountId),
@@ -110,7 +117,10 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     // worker finds it stalled a third time and BullMQ fails it when that worker takes it, and the worker
     // releases it then (the reconciler leaves searches with a live job alone).
     for (let kill = 1; kill <= 3; kill++) {
-      const doomed = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:60000' });
+      const doomed = await stack.startWorker({
+        ...ONLY_PHONE,
+        ...withFaults({ holdLookups: { at: 'before', ms: 60000 } }),
+      });
       await waitFor(
         () => queues.job(PHONE_QUEUE, id),
         (j) => j.state === 'active' && j.stalledCounter >= kill - 1,
@@ -121,7 +131,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     }
     expect(await ledgerState(accountId)).toMatchObject({ reserves: 1, captures: 0, releases: 0, pending: 1 });
 
-    await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:60000' });
+    await stack.startWorker({ ...ONLY_PHONE, ...withFaults({ holdLookups: { at: 'before', ms: 60000 } }) });
     const job = await waitForJob(id, 'failed');
     expect(job.failedReason).toMatch(/stalled more than allowable limit/);
     // A failed search is answered with the error envelope (API.md), saying nothing was charged.
@@ -133,7 +143,10 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
 
   it('finishes the active job on SIGTERM before exiting cleanly', async () => {
     const { key, accountId } = await api.register(SIGNUP);
-    const worker = await stack.startWorker({ ...ONLY_PHONE, WORKER_TEST_HOLD: 'before:1500' });
+    const worker = await stack.startWorker({
+      ...ONLY_PHONE,
+      ...withFaults({ holdLookups: { at: 'before', ms: 1500 } }),
+    });
     const id = await submitAsync(key);
     await waitForJob(id, 'active');
     const exitCode = await worker.stop('SIGTERM');
@@ -152,7 +165,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     const { key, accountId } = await api.register(SIGNUP);
     const worker = await stack.startWorker({
       ...ONLY_PHONE,
-      WORKER_TEST_HOLD: 'before:60000',
+      ...withFaults({ holdLookups: { at: 'before', ms: 60000 } }),
       WORKER_SHUTDOWN_GRACE_MS: '1000',
     });
     const id = await submitAsync(key);

@@ -9,6 +9,7 @@ import {
   sql,
   waitFor,
   type ApiResponse,
+  withFaults,
 } from '@dossier/testing';
 
 const PHONE = { phone: '+14155552671' };
@@ -72,7 +73,11 @@ describe('searches whose job is gone are failed and released within 60 s; live j
       probe = new QueueProbe(stack.env['QUEUE_PREFIX']!, redis.url);
       // One slot, each job held 4 s before it runs: one lookup runs while the others wait behind it.
       // RECONCILE_AFTER_S and RECONCILE_INTERVAL_MS are left at their defaults.
-      await stack.startWorker({ LOOKUP_QUEUES: 'phone', WORKER_CONCURRENCY: '1', WORKER_TEST_HOLD: 'before:4000' });
+      await stack.startWorker({
+        LOOKUP_QUEUES: 'phone',
+        WORKER_CONCURRENCY: '1',
+        ...withFaults({ holdLookups: { at: 'before', ms: 4000 } }),
+      });
     });
     afterAll(async () => {
       await probe?.close();
@@ -126,7 +131,7 @@ describe('searches whose job is gone are failed and released within 60 s; live j
       await stack.startWorker({
         LOOKUP_QUEUES: 'phone',
         WORKER_CONCURRENCY: '1',
-        WORKER_TEST_HOLD: 'before:10000',
+        ...withFaults({ holdLookups: { at: 'before', ms: 10000 } }),
         RECONCILE_AFTER_S: '5',
         RECONCILE_INTERVAL_MS: '500',
       });

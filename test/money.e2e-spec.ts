@@ -15,6 +15,8 @@ import {
   sql,
   testEnv,
   waitFor,
+  type TestFaults,
+  withFaults,
 } from '@dossier/testing';
 
 const PHONE = CRASH_PHONE;
@@ -63,11 +65,11 @@ describe('money under failures (gateways + workers as processes, real Redis and 
   afterAll(() => fixture?.close());
 
   /** Another gateway, whose queue adds reach Redis but "fail" `ms` later, as a reply lost to a timeout or a reset would. */
-  const losingReplies = async (ms: number, env: Record<string, string> = {}): Promise<Api> =>
+  const losingReplies = async (ms: number, env: Record<string, string> = {}, faults: TestFaults = {}): Promise<Api> =>
     new Api(
       (
         await stack.startGateway({
-          GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: String(ms),
+          ...withFaults({ loseEnqueueReplyMs: ms, ...faults }),
           WEBHOOK_ALLOW_PRIVATE: 'true',
           ...env,
         })
@@ -91,7 +93,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
 
   it('finds a search whose gateway was SIGKILLed between reserving and queueing it, then fails and releases it', async () => {
     const { key, accountId } = await api.register(SIGNUP);
-    const doomed = await stack.startGateway({ GATEWAY_TEST_HOLD_ENQUEUE_MS: '60000' });
+    const doomed = await stack.startGateway(withFaults({ holdEnqueueMs: 60000 }));
     void new Api(doomed.baseUrl)
       .post('/v1/verify/phone', PHONE, { key, headers: { prefer: 'respond-async' } })
       .catch(() => undefined);
@@ -254,7 +256,7 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       await stack.startWorker({
         LOOKUP_QUEUES: 'phone',
         WEBHOOK_ALLOW_PRIVATE: 'true',
-        WORKER_TEST_HOLD: 'before:2000',
+        ...withFaults({ holdLookups: { at: 'before', ms: 2000 } }),
       });
       const requests = [
         { kind: 'phone', input: PHONE },
@@ -284,15 +286,12 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       // is cut before it can take the jobs back: it releases both searches all the same and holds 3 s before
       // it deletes the batch. The worker (its own connection) took both jobs at once and held them 2 s: their
       // settles and completion checks fall inside that hold, after the releases.
-      const voiding = await losingReplies(1000, {
-        REDIS_URL: redis.url(testEnv.redisUrl),
-        GATEWAY_TEST_HOLD_BATCH_VOID_MS: '3000',
-      });
+      const voiding = await losingReplies(1000, { REDIS_URL: redis.url(testEnv.redisUrl) }, { holdBatchVoidMs: 3000 });
       const webhookId = await voiding.webhook(key, hook.url, ['batch.completed']);
       await stack.startWorker({
         LOOKUP_QUEUES: 'phone',
         WEBHOOK_ALLOW_PRIVATE: 'true',
-        WORKER_TEST_HOLD: 'before:2000',
+        ...withFaults({ holdLookups: { at: 'before', ms: 2000 } }),
       });
       const requests = [
         { kind: 'phone', input: PHONE },
@@ -315,6 +314,8 @@ describe('money under failures (gateways + workers as processes, real Redis and 
       redis.cut();
       const refused = await answer;
       expect(refused.status).toBe(503);
+      // The fault fired (its statement is still the one that deletes the batch): the race above was provoked.
+      expect(stack.logs).toContain('test fault: statement "DELETE FROM batches WHERE id = $1" held 3000 ms');
       for (const s of voided) {
         await waitFor(
           () => queues.job(QUEUE_NAMES.phone, s.id),
@@ -460,7 +461,10 @@ describe('money under failures (gateways + workers as processes, real Redis and 
     const { key, accountId } = await api.register(SIGNUP);
     const pg = await TcpProxy.forUrl(testEnv.databaseUrl).start();
     try {
-      await stack.startWorker({ DATABASE_URL: pg.url(testEnv.databaseUrl), WORKER_TEST_HOLD: 'before:1000' });
+      await stack.startWorker({
+        DATABASE_URL: pg.url(testEnv.databaseUrl),
+        ...withFaults({ holdLookups: { at: 'before', ms: 1000 } }),
+      });
       const ids = await Promise.all(Array.from({ length: 6 }, () => submitAsync(key)));
       await waitFor(
         () => Promise.all(ids.map((id) => queues.state(QUEUE_NAMES.phone, id))),

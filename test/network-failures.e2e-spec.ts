@@ -45,9 +45,9 @@ describe('lookups behind a resolver that lies and a keyless upstream that cannot
       env: {
         SIGNUP_CREDITS: '100',
         // Every name the worker resolves goes to the resolver that answers NXDOMAIN for all of them: the
-        // e-mail checks' (DNS_SERVERS) and the HTTP upstreams' (the test-only UPSTREAM_TEST_DNS_SERVERS).
+        // e-mail checks' (DNS_SERVERS) and the HTTP upstreams' (UPSTREAM_DNS_SERVERS).
         DNS_SERVERS: lying.server,
-        UPSTREAM_TEST_DNS_SERVERS: lying.server,
+        UPSTREAM_DNS_SERVERS: lying.server,
         GRAVATAR_ENABLED: 'true',
         GRAVATAR_BASE_URL: 'http://api.gravatar.test',
         // GLEIF at a port that never completes a connection (no network, a firewall dropping packets).

@@ -68,7 +68,7 @@ describe('the OpenAPI document drives a fuzz run against the real gateway and wo
         SYNC_WAIT_DEFAULT_S: '1',
         SYNC_WAIT_MAX_S: '1',
         // Webhook hosts resolve on loopback, where nothing answers, and give up soon.
-        WEBHOOK_TEST_DNS_SERVERS: '127.0.0.1:9',
+        WEBHOOK_DNS_SERVERS: '127.0.0.1:9',
         WEBHOOK_TIMEOUT_MS: '200',
       },
     });

@@ -14,6 +14,7 @@ import {
   testEnv,
   waitFor,
   type ApiResponse,
+  withFaults,
 } from '@dossier/testing';
 
 const PHONE = { phone: '+14155552671' };
@@ -70,7 +71,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
       env: { SIGNUP_CREDITS: String(SIGNUP) },
       gatewayEnv: { REDIS_URL: redisProxy.url(testEnv.redisUrl), DATABASE_URL: pgProxy.url(testEnv.databaseUrl) },
       // Each job takes a second, so a test can cut a connection while a lookup is in flight.
-      workerEnv: { WORKER_TEST_HOLD: 'before:1000' },
+      workerEnv: withFaults({ holdLookups: { at: 'before', ms: 1000 } }),
     });
     api = new Api(stack.baseUrl);
     queues = new QueueProbe(stack.env['QUEUE_PREFIX']!);
@@ -92,7 +93,7 @@ describe('Redis and Postgres outages (gateway behind loopback proxies, worker di
     await pgProxy?.close();
   });
 
-  /** The account's one pending search, once the worker holds its job (for a second: WORKER_TEST_HOLD). */
+  /** The account's one pending search, once the worker holds its job (held a second by its fault: holdLookups). */
   async function activeSearchOf(accountId: string): Promise<string> {
     const [row] = await waitFor(
       () => sql<{ id: string }>(`SELECT id FROM searches WHERE account_id = $1 AND status = 'pending'`, [accountId]),

@@ -1,5 +1,5 @@
 import { QUEUE_NAMES } from '@dossier/contracts';
-import { Api, QueueProbe, RedisServer, Stack, freePort, sql, waitFor } from '@dossier/testing';
+import { Api, QueueProbe, RedisServer, Stack, freePort, sql, waitFor, withFaults } from '@dossier/testing';
 
 const PHONE = { phone: '+14155552671' };
 
@@ -101,7 +101,7 @@ describe('worker health: a Redis restart (its own redis-server), and jobs that w
       ready = await startWorker(stack, {
         LOOKUP_QUEUES: 'phone',
         WORKER_CONCURRENCY: '1',
-        WORKER_TEST_HOLD: 'before:3000',
+        ...withFaults({ holdLookups: { at: 'before', ms: 3000 } }),
         WORKER_READY_STALL_MS: '2000',
       });
     });
@@ -171,7 +171,7 @@ describe('worker health: a Redis restart (its own redis-server), and jobs that w
       ready = await startWorker(stack, {
         LOOKUP_QUEUES: 'phone',
         WORKER_CONCURRENCY: '1',
-        WORKER_TEST_HOLD: 'before:6000',
+        ...withFaults({ holdLookups: { at: 'before', ms: 6000 } }),
         WORKER_READY_STALL_MS: '1000',
       });
     });

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { Api, Stack, testEnv, waitFor } from '@dossier/testing';
+import { Api, Stack, testEnv, waitFor, withFaults } from '@dossier/testing';
 
 interface Envelope {
   status: string;
@@ -23,7 +23,7 @@ describe('reply channels (two gateways + a worker as processes, real Redis and P
   const heard: { channel: string; searchId: string }[] = [];
 
   beforeAll(async () => {
-    stack = await Stack.start({ label: 'replies', workerEnv: { WORKER_TEST_HOLD: 'before:300' } });
+    stack = await Stack.start({ label: 'replies', workerEnv: withFaults({ holdLookups: { at: 'before', ms: 300 } }) });
     a = new Api(stack.baseUrl);
     b = new Api((await stack.startGateway()).baseUrl);
     listener = new Redis(testEnv.redisUrl);

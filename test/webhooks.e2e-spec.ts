@@ -13,6 +13,7 @@ import {
   receiver,
   sql,
   waitFor,
+  withFaults,
 } from '@dossier/testing';
 
 type Created = {
@@ -246,7 +247,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const short = await Stack.start({
       label: 'webhooks-fail',
       env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
-      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '3' },
+      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_RETRY_BASE_MS: '50', ...withFaults({ webhookAttempts: 3 }) },
     });
     const hook = await receiver([500, 502, 503, 200]);
     try {
@@ -282,7 +283,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const split = await Stack.start({
       label: 'webhooks-recheck',
       gatewayEnv: { WEBHOOK_ALLOW_PRIVATE: 'true' },
-      workerEnv: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_TEST_ATTEMPTS: '1' },
+      workerEnv: { WEBHOOK_ALLOW_PRIVATE: 'false', ...withFaults({ webhookAttempts: 1 }) },
     });
     const hook = await receiver([]);
     try {
@@ -312,7 +313,7 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const dns = await FakeDns.start({ 'silent.test': 'timeout' });
     const slow = await Stack.start({
       label: 'webhooks-slow-dns-register',
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TEST_DNS_SERVERS: dns.server, WEBHOOK_TIMEOUT_MS: '500' },
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DNS_SERVERS: dns.server, WEBHOOK_TIMEOUT_MS: '500' },
     });
     try {
       const other = new Api(slow.baseUrl);
@@ -340,8 +341,8 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const hook = await receiver([]);
     const slow = await Stack.start({
       label: 'webhooks-slow-dns',
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TEST_DNS_SERVERS: dns.server },
-      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_TEST_ATTEMPTS: '1' },
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DNS_SERVERS: dns.server },
+      workerEnv: { WEBHOOK_TIMEOUT_MS: '500', ...withFaults({ webhookAttempts: 1 }) },
     });
     try {
       const other = new Api(slow.baseUrl);
@@ -377,8 +378,8 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const dns = await FakeDns.start({ 'hooks.test': { a: ['127.0.0.2', '127.0.0.1'] } });
     const multi = await Stack.start({
       label: 'webhooks-addresses',
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TEST_DNS_SERVERS: dns.server },
-      workerEnv: { WEBHOOK_TEST_ATTEMPTS: '1' },
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DNS_SERVERS: dns.server },
+      workerEnv: { ...withFaults({ webhookAttempts: 1 }) },
     });
     try {
       const other = new Api(multi.baseUrl);
@@ -401,7 +402,11 @@ describe('webhooks (gateway + worker processes, real Redis and Postgres, a recei
     const split = await Stack.start({
       label: 'webhooks-other-key',
       env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
-      workerEnv: { WEBHOOK_SECRET_KEY: 'ab'.repeat(32), WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '2' },
+      workerEnv: {
+        WEBHOOK_SECRET_KEY: 'ab'.repeat(32),
+        WEBHOOK_RETRY_BASE_MS: '50',
+        ...withFaults({ webhookAttempts: 2 }),
+      },
     });
     const hook = await receiver([]);
     try {

@@ -1,5 +1,6 @@
 import {
   ConfigError,
+  ENV_NAMES,
   loadBenchConfig,
   loadCliConfig,
   loadGatewayConfig,
@@ -67,23 +68,6 @@ describe('config', () => {
       timeoutCheckIntervalMs: 50,
     });
     expect(loadGatewayConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000' }).http.timeoutCheckIntervalMs).toBe(500);
-  });
-
-  it('serves metrics with the API unless METRICS_PORT names a port of their own', () => {
-    expect(loadGatewayConfig({}).metrics).toBeNull();
-    expect(loadGatewayConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '0.0.0.0' });
-    expect(loadGatewayConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics).toEqual({
-      port: 9464,
-      host: '10.0.0.5',
-    });
-  });
-
-  it('ignores the test hold outside NODE_ENV=test', () => {
-    expect(loadWorkerConfig({ WORKER_TEST_HOLD: 'before:100' }).testHold).toBeNull();
-    expect(loadWorkerConfig({ NODE_ENV: 'test', WORKER_TEST_HOLD: 'after:100' }).testHold).toEqual({
-      at: 'after',
-      ms: 100,
-    });
   });
 
   it.each([
@@ -169,7 +153,7 @@ describe('config', () => {
   });
 
   it("names a worker variable's bad value too, and a long one cut short", () => {
-    expect(() => loadWorkerConfig({ WORKER_TEST_HOLD: 'during:5' })).toThrow(/WORKER_TEST_HOLD: .*, got "during:5"/);
+    expect(() => loadWorkerConfig({ WORKER_MAINTENANCE: 'maybe' })).toThrow(/WORKER_MAINTENANCE: .*, got "maybe"/);
     const long = 'x'.repeat(500);
     expect(() => loadWorkerConfig({ WORKER_CONCURRENCY: long })).toThrow(`got "${'x'.repeat(80)}…" (500 characters)`);
   });
@@ -254,9 +238,8 @@ describe('config', () => {
       key: Buffer.from(hex, 'hex'),
       allowPrivate: false,
       timeoutMs: 10_000,
-      testDnsServers: null,
+      dnsServers: null,
       retryBaseMs: 30_000,
-      testAttempts: null,
     });
     const b64 = Buffer.alloc(32, 7).toString('base64');
     expect(loadWorkerConfig({ WEBHOOK_SECRET_KEY: b64, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks).toEqual({
@@ -265,39 +248,54 @@ describe('config', () => {
       timeoutMs: 10_000,
       retryBaseMs: 30_000,
       concurrency: 16,
-      testAttempts: null,
-      testDnsServers: null,
+      dnsServers: null,
     });
-    expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2' }).webhooks.testAttempts).toBeNull();
-    expect(loadWorkerConfig({ WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks.testAttempts).toBe(2);
-    // The gateway queues the batch.completed of a batch it completes itself, with the same attempts.
-    expect(
-      loadGatewayConfig({ WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TEST_ATTEMPTS: '2', NODE_ENV: 'test' }).webhooks,
-    ).toMatchObject({ retryBaseMs: 50, testAttempts: 2 });
+    // The gateway queues the batch.completed of a batch it completes itself, retried as long.
+    expect(loadGatewayConfig({ WEBHOOK_RETRY_BASE_MS: '50' }).webhooks).toMatchObject({ retryBaseMs: 50 });
     expect(loadGatewayConfig({}).webhooks.key).toBeNull();
-    const dns = { WEBHOOK_TEST_DNS_SERVERS: '127.0.0.1:5353, [::1]:53' };
-    expect(loadWorkerConfig(dns).webhooks.testDnsServers).toBeNull();
-    expect(loadGatewayConfig({ ...dns, NODE_ENV: 'test' }).webhooks.testDnsServers).toEqual([
-      '127.0.0.1:5353',
-      '[::1]:53',
-    ]);
-    expect(() => loadWorkerConfig({ WEBHOOK_TEST_DNS_SERVERS: 'dns.example:53', NODE_ENV: 'test' })).toThrow(
-      /WEBHOOK_TEST_DNS_SERVERS: expected IP addresses/,
+  });
+
+  it('resolves webhook hosts through WEBHOOK_DNS_SERVERS when set (IP addresses, a port or not), in every NODE_ENV', () => {
+    const dns = { WEBHOOK_DNS_SERVERS: '127.0.0.1:5353, [::1]:53,192.0.2.53' };
+    const servers = ['127.0.0.1:5353', '[::1]:53', '192.0.2.53'];
+    expect(loadGatewayConfig(dns).webhooks.dnsServers).toEqual(servers);
+    expect(loadWorkerConfig({ ...dns, NODE_ENV: 'production' }).webhooks.dnsServers).toEqual(servers);
+    expect(() => loadWorkerConfig({ WEBHOOK_DNS_SERVERS: 'dns.example:53' })).toThrow(
+      /WEBHOOK_DNS_SERVERS: expected IP addresses/,
     );
+  });
+
+  it('has no test switches: the former test-only variables are unknown, and ignored', () => {
+    const former = {
+      WEBHOOK_TEST_ATTEMPTS: '2',
+      WEBHOOK_TEST_DNS_SERVERS: '127.0.0.1:5353',
+      UPSTREAM_TEST_DNS_SERVERS: '127.0.0.1:5353',
+      WORKER_TEST_HOLD: 'before:100',
+      GATEWAY_TEST_HOLD_ENQUEUE_MS: '100',
+      GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: '100',
+      GATEWAY_TEST_HOLD_BATCH_VOID_MS: '100',
+      WORKER_TEST_FAIL_EVENTS: 'true',
+      NODE_ENV: 'test',
+    };
+    expect(loadGatewayConfig(former)).toEqual(loadGatewayConfig({ NODE_ENV: 'test' }));
+    expect(loadWorkerConfig(former)).toEqual(loadWorkerConfig({ NODE_ENV: 'test' }));
+    for (const name of Object.keys(former).filter((n) => n !== 'NODE_ENV')) {
+      expect([...ENV_NAMES.gateway, ...ENV_NAMES.worker]).not.toContain(name);
+    }
     expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY: 'abcd' })).toThrow(/WEBHOOK_SECRET_KEY: must be 32 bytes/);
     expect(() => loadWorkerConfig({ WEBHOOK_SECRET_KEY: Buffer.alloc(16).toString('base64') })).toThrow(ConfigError);
   });
 
-  it('connects to HTTP upstreams within UPSTREAM_CONNECT_TIMEOUT_MS (3 s by default), through the system resolver outside tests', () => {
+  it("connects to HTTP upstreams within UPSTREAM_CONNECT_TIMEOUT_MS (3 s by default), through UPSTREAM_DNS_SERVERS or the system's resolver", () => {
     expect(loadWorkerConfig({}).upstreamNetwork).toEqual({ connectTimeoutMs: 3000, dnsServers: null });
     expect(loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: '500' }).upstreamNetwork.connectTimeoutMs).toBe(500);
     for (const bad of ['99', '60001', '2s', '0x10'])
       expect(() => loadWorkerConfig({ UPSTREAM_CONNECT_TIMEOUT_MS: bad })).toThrow(/UPSTREAM_CONNECT_TIMEOUT_MS/);
-    const dns = { UPSTREAM_TEST_DNS_SERVERS: '127.0.0.1:5353' };
-    expect(loadWorkerConfig(dns).upstreamNetwork.dnsServers).toBeNull();
-    expect(loadWorkerConfig({ ...dns, NODE_ENV: 'test' }).upstreamNetwork.dnsServers).toEqual(['127.0.0.1:5353']);
-    expect(() => loadWorkerConfig({ UPSTREAM_TEST_DNS_SERVERS: 'dns.example', NODE_ENV: 'test' })).toThrow(
-      /UPSTREAM_TEST_DNS_SERVERS: expected IP addresses/,
+    expect(loadWorkerConfig({ UPSTREAM_DNS_SERVERS: '127.0.0.1:5353' }).upstreamNetwork.dnsServers).toEqual([
+      '127.0.0.1:5353',
+    ]);
+    expect(() => loadWorkerConfig({ UPSTREAM_DNS_SERVERS: 'dns.example' })).toThrow(
+      /UPSTREAM_DNS_SERVERS: expected IP addresses/,
     );
   });
 

@@ -220,15 +220,13 @@ const webhooks = {
         'answer together (past it the attempt counts as failed and is retried); at registration, longest the ' +
         'host lookup may take (past it: `400` on `url`)',
     ),
-  /**
-   * Test-only: `host:port,…` DNS servers a webhook URL's host is resolved through instead of the system's
-   * resolver, so that a test can put a local one behind it (ignored unless NODE_ENV=test).
-   */
-  WEBHOOK_TEST_DNS_SERVERS: dnsServerList()
+  /** `host:port,…` DNS servers a webhook URL's host is resolved through; unset: the system's resolver. */
+  WEBHOOK_DNS_SERVERS: dnsServerList()
     .optional()
     .describe(
-      "test-only: `host:port,…` of DNS servers a webhook URL's host is resolved through instead of the " +
-        "system's resolver, ignored unless `NODE_ENV=test`",
+      "DNS servers a webhook URL's host is resolved through, at registration and at each delivery, instead of " +
+        "the system's resolver (`/etc/hosts`, then its DNS): IP addresses as `host:port,…` (a bare address: " +
+        "port 53; IPv6 with a port as `[::1]:53`); unset: the system's",
     ),
   /**
    * The first retry's wait; each next one doubles (capped at an hour), for at least 24 h in all. The gateway
@@ -239,12 +237,6 @@ const webhooks = {
     .describe(
       "wait before a webhook delivery's first retry; each next one doubles (up to an hour), plus up to 25 % " +
         'jitter, for at least 24 hours in all (the gateway: for a batch it completes itself)',
-    ),
-  /** Test-only: attempts per webhook event instead of those spanning 24 h (ignored unless NODE_ENV=test). */
-  WEBHOOK_TEST_ATTEMPTS: int(1, 100)
-    .optional()
-    .describe(
-      'test-only: attempts per webhook event instead of those spanning 24 hours, ignored unless `NODE_ENV=test`',
     ),
 };
 
@@ -259,13 +251,11 @@ function isDnsServerList(servers: string[]): boolean {
 }
 
 function webhooksOf(e: {
-  NODE_ENV: 'development' | 'production' | 'test';
   WEBHOOK_SECRET_KEY?: string | undefined;
   WEBHOOK_ALLOW_PRIVATE: 'true' | 'false';
   WEBHOOK_TIMEOUT_MS: number;
-  WEBHOOK_TEST_DNS_SERVERS?: string[] | undefined;
+  WEBHOOK_DNS_SERVERS?: string[] | undefined;
   WEBHOOK_RETRY_BASE_MS: number;
-  WEBHOOK_TEST_ATTEMPTS?: number | undefined;
 }) {
   return {
     /** null: webhooks cannot be registered (gateway) nor delivered (worker). */
@@ -273,9 +263,8 @@ function webhooksOf(e: {
     allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     /** null: the system's resolver. */
-    testDnsServers: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_DNS_SERVERS ?? null) : null,
+    dnsServers: e.WEBHOOK_DNS_SERVERS ?? null,
     retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
-    testAttempts: e.NODE_ENV === 'test' ? (e.WEBHOOK_TEST_ATTEMPTS ?? null) : null,
   };
 }
 
@@ -416,34 +405,6 @@ const gatewaySchema = z.object({
       'how long an idle keep-alive connection stays open; keep it above the idle timeout of a load balancer ' +
         'in front (AWS ALB: 60 s)',
     ),
-  /** Test-only fault injection: hold each lookup this long between its reservation and its enqueue (ignored unless NODE_ENV=test). */
-  GATEWAY_TEST_HOLD_ENQUEUE_MS: int(0, 600_000)
-    .optional()
-    .describe(
-      'test-only fault injection: hold each lookup this long between reserving and queueing it, ignored ' +
-        'unless `NODE_ENV=test`',
-    ),
-  /**
-   * Test-only fault injection: queue each lookup's job, then fail its add this long after, as a Redis reply
-   * lost to a timeout or a reset would (the job runs anyway; ignored unless NODE_ENV=test).
-   */
-  GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS: int(0, 600_000)
-    .optional()
-    .describe(
-      "test-only fault injection: queue each lookup's job, then fail its add this many ms later as a lost " +
-        'Redis reply would (the job stays queued, so the gateway takes it back unless a worker already runs ' +
-        'it), ignored unless `NODE_ENV=test`',
-    ),
-  /**
-   * Test-only fault injection: when a batch's adds fail, hold this long between releasing its searches and
-   * deleting it (inside that transaction; ignored unless NODE_ENV=test).
-   */
-  GATEWAY_TEST_HOLD_BATCH_VOID_MS: int(0, 600_000)
-    .optional()
-    .describe(
-      "test-only fault injection: when a batch's adds fail, hold this many ms between releasing its " +
-        'searches and deleting it (inside that transaction), ignored unless `NODE_ENV=test`',
-    ),
 });
 
 const workerSchema = z.object({
@@ -520,15 +481,12 @@ const workerSchema = z.object({
         '`timeout`; the default lets one lost SYN be sent again (Linux waits 1 s) and a TLS handshake across an ' +
         'ocean finish',
     ),
-  /**
-   * Test-only: `host:port,…` DNS servers that HTTP upstreams' host names are resolved through instead of the
-   * system's resolver, so that a test can put a local one behind them (ignored unless NODE_ENV=test).
-   */
-  UPSTREAM_TEST_DNS_SERVERS: dnsServerList()
+  /** `host:port,…` DNS servers HTTP upstreams' host names are resolved through; unset: the system's resolver. */
+  UPSTREAM_DNS_SERVERS: dnsServerList()
     .optional()
     .describe(
-      "test-only: `host:port,…` of DNS servers HTTP upstreams' host names are resolved through instead of the " +
-        "system's resolver, ignored unless `NODE_ENV=test`",
+      "DNS servers HTTP upstreams' host names are resolved through instead of the system's resolver: as " +
+        "`WEBHOOK_DNS_SERVERS`; unset: the system's. E-mail checks use their own (`DNS_SERVERS`)",
     ),
   /** Port of the worker's /health/live and /health/ready (off when unset; 0 picks a free port). */
   WORKER_HEALTH_PORT: int(0, 65535)
@@ -558,12 +516,6 @@ const workerSchema = z.object({
   RETENTION_INTERVAL_MS: int(100, 86_400_000)
     .default(3_600_000)
     .describe('how often the retention job runs (one schedule for all workers; the last worker to start sets it)'),
-  /** Test-only fault injection: hold each job this long `before` or `after` settling (ignored unless NODE_ENV=test). */
-  WORKER_TEST_HOLD: z
-    .string()
-    .regex(/^(before|after):\d+$/)
-    .optional()
-    .describe('test-only fault injection (`before:<ms>` / `after:<ms>`), ignored unless `NODE_ENV=test`'),
 });
 
 const cliSchema = z.object({ ...common, ...phoneRegion, SIGNUP_CREDITS: gatewaySchema.shape.SIGNUP_CREDITS });
@@ -743,9 +695,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env) {
     trustProxy: e.TRUST_PROXY,
     http: httpTimeoutsOf(e),
     webhooks: webhooksOf(e),
-    testHoldEnqueueMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_ENQUEUE_MS ?? null) : null,
-    testLoseEnqueueReplyMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_LOSE_ENQUEUE_REPLY_MS ?? null) : null,
-    testHoldBatchVoidMs: e.NODE_ENV === 'test' ? (e.GATEWAY_TEST_HOLD_BATCH_VOID_MS ?? null) : null,
   };
 }
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
@@ -772,7 +721,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     LookupKind,
     number
   >;
-  const hold = e.NODE_ENV === 'test' && e.WORKER_TEST_HOLD ? e.WORKER_TEST_HOLD.split(':') : null;
   return {
     ...commonOf(e),
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
@@ -793,7 +741,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     upstreamNetwork: {
       connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
       /** null: the system's resolver. */
-      dnsServers: e.NODE_ENV === 'test' ? (e.UPSTREAM_TEST_DNS_SERVERS ?? null) : null,
+      dnsServers: e.UPSTREAM_DNS_SERVERS ?? null,
     },
     healthPort: e.WORKER_HEALTH_PORT ?? null,
     healthHost: e.WORKER_HEALTH_HOST,
@@ -803,7 +751,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
       ...webhooksOf(e),
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
-    testHold: hold ? { at: hold[0] as 'before' | 'after', ms: Number(hold[1]) } : null,
   };
 }
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

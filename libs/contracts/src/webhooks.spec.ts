@@ -111,7 +111,7 @@ describe('webhook addresses (SSRF defence)', () => {
     });
   });
 
-  describe('through a DNS server on loopback (WEBHOOK_TEST_DNS_SERVERS)', () => {
+  describe('through a DNS server on loopback (resolverAt: WEBHOOK_DNS_SERVERS)', () => {
     let dns: FakeDns;
     beforeAll(async () => {
       dns = await FakeDns.start({

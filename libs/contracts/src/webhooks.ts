@@ -49,7 +49,7 @@ export function webhookJobId(webhookId: string, eventId: string): string {
 /**
  * The delivery queue, as whoever queues events opens it: the worker (a search settled, a batch completed)
  * and the gateway (a batch it completed by releasing the searches it could not queue). Every event's job gets
- * `attempts` (webhookAttemptsOf) and the finished-job retention of JOB_KEEP_* (`retention`), whoever queued it.
+ * `attempts` (webhookAttempts) and the finished-job retention of JOB_KEEP_* (`retention`), whoever queued it.
  */
 export function openWebhookQueue(
   prefix: string,
@@ -138,11 +138,6 @@ export function webhookBackoffMs(attemptsMade: number, baseMs: number, random: (
   return Math.round(plain * (1 + random() / 4));
 }
 
-/** An event's attempts: WEBHOOK_TEST_ATTEMPTS in tests, else those spanning a day at WEBHOOK_RETRY_BASE_MS. */
-export function webhookAttemptsOf(settings: { retryBaseMs: number; testAttempts: number | null }): number {
-  return settings.testAttempts ?? webhookAttempts(settings.retryBaseMs);
-}
-
 /** Attempts whose waits (jitter left out: it only lengthens them) add up to at least WEBHOOK_RETRY_SPAN_MS. */
 export function webhookAttempts(baseMs: number): number {
   let waited = 0;
@@ -217,7 +212,7 @@ export const systemResolve: ResolveHost = (host) => lookup(host, { all: true, ve
 
 /**
  * A host's A and AAAA records from these DNS servers (`host:port`), not the system's resolver: what
- * WEBHOOK_TEST_DNS_SERVERS points at a local DNS server in tests. Each lookup has its own resolver,
+ * WEBHOOK_DNS_SERVERS and UPSTREAM_DNS_SERVERS name. Each lookup has its own resolver,
  * cancelled when the signal aborts.
  */
 export function resolverAt(servers: readonly string[]): ResolveHost {

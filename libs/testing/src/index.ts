@@ -22,3 +22,4 @@ export * from './phones';
 export * from './blackhole';
 export * from './openapi-requests';
 export * from './loopback-sites';
+export * from './faults';

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { GatewayConfig } from '@dossier/config';
 import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import type { Queue } from 'bullmq';
-import { WEBHOOK_QUEUE, openWebhookQueue, webhookAttemptsOf, type WebhookJob } from '@dossier/contracts';
+import { WEBHOOK_QUEUE, openWebhookQueue, webhookAttempts, type WebhookJob } from '@dossier/contracts';
 import {
   AccountsRepository,
   ApiKeysRepository,
@@ -45,7 +45,7 @@ export class InfraModule implements OnApplicationShutdown {
             const queue = openWebhookQueue(
               config.queuePrefix,
               c.queues(),
-              webhookAttemptsOf(config.webhooks),
+              webhookAttempts(config.webhooks.retryBaseMs),
               config.jobRetention,
             );
             const log = throttledErrorLog((message) => new Logger('queues').warn(message));

@@ -160,8 +160,6 @@ export class SubmissionService {
 
   /** Queues one reserved search's job. */
   private async enqueueJob({ search, request }: Reserved, call: LookupCall): Promise<void> {
-    // Test-only: a window between reservation and enqueue to kill the gateway in (crash tests).
-    if (this.config.testHoldEnqueueMs !== null) await new Promise((r) => setTimeout(r, this.config.testHoldEnqueueMs!));
     const now = Date.now();
     await enqueueLookup(this.queues, {
       v: LOOKUP_JOB_VERSION,
@@ -176,11 +174,6 @@ export class SubmissionService {
       mode: call.auth.mode,
       reply_to: this.waiter.replyTo,
     });
-    // Test-only: the job is queued, but its reply is "lost" (money tests).
-    if (this.config.testLoseEnqueueReplyMs !== null) {
-      await new Promise((r) => setTimeout(r, this.config.testLoseEnqueueReplyMs!));
-      throw new Error('Command timed out (test: the reply to the add was lost)');
-    }
   }
 
   /**

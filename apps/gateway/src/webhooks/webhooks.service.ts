@@ -54,7 +54,7 @@ export class WebhooksService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
   ) {
-    this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
+    this.resolveHost = config.webhooks.dnsServers ? resolverAt(config.webhooks.dnsServers) : undefined;
   }
 
   async create({ accountId, mode }: AuthContext, body: { url: string; events?: WebhookEvent[] | undefined }) {

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { LookupKind } from '@dossier/domain';
-import type { WorkerConfig } from '@dossier/config';
 import { PROVIDERS, providersFor } from '@dossier/providers';
 import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
-import { DATA_SOURCE, WORKER_CONFIG } from '../infra/tokens';
+import { DATA_SOURCE } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
 import { OutboxRelayService } from '../webhooks/outbox-relay.service';
@@ -19,7 +18,6 @@ export class LookupProcessors {
   private readonly accountsOnly = new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id));
 
   constructor(
-    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     private readonly searches: SearchesRepository,
     @Inject(DATA_SOURCE) db: DataSource,
     private readonly fanOut: FanOut,
@@ -36,7 +34,6 @@ export class LookupProcessors {
       this.searches,
       this.fanOut,
       new SuppressionFilter(this.suppressions, this.accountsOnly),
-      this.config.testHold,
       () => this.relay.wake(),
     );
   }

@@ -1,8 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { Coalescer, SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
-import type { WorkerConfig } from '@dossier/config';
 import {
   INLINE_OUTCOME_MAX_BYTES,
   LOOKUP_RESULT_VERSION,
@@ -40,7 +38,6 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly searches: SearchesRepository,
     private readonly fanOut: FanOut,
     private readonly suppression: SuppressionFilter,
-    private readonly testHold: WorkerConfig['testHold'],
     /** Called when a settle wrote an outbox row (ADR 0062): wakes the relay that queues its events. */
     private readonly onSettled: () => void = () => {},
   ) {
@@ -67,7 +64,6 @@ export class LookupProcessor<K extends LookupKind> {
         return this.pointer(data, status);
       }
     }
-    await this.hold('before');
 
     // Upstream failures do not fail the job: they are reported in `sources`, and a lookup that found
     // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
@@ -104,7 +100,6 @@ export class LookupProcessor<K extends LookupKind> {
         total: outcome.total ?? null,
       },
     });
-    await this.hold('after');
     if (settled.notify) this.onSettled();
     this.logJob(job, data, startedAt, {
       outcome: !settled.settled ? 'already_settled' : settled.charged ? 'charged' : 'free',
@@ -207,11 +202,6 @@ export class LookupProcessor<K extends LookupKind> {
 
   private pointer(data: { search_id: string }, status: LookupJobResult['status']): LookupJobResult {
     return { v: LOOKUP_RESULT_VERSION, search_id: data.search_id, status };
-  }
-
-  /** Test-only fault injection point (NODE_ENV=test and WORKER_TEST_HOLD set): widens a crash window. */
-  private async hold(at: 'before' | 'after'): Promise<void> {
-    if (this.testHold?.at === at) await sleep(this.testHold.ms);
   }
 }
 

@@ -18,7 +18,7 @@ import {
   openWebhookQueue,
   resolverAt,
   signatureHeader,
-  webhookAttemptsOf,
+  webhookAttempts,
   webhookBackoffMs,
   webhookJobKeysSchema,
   webhookJobSchema,
@@ -74,8 +74,8 @@ export class WebhookDeliveryService
     @Inject(STARTING) private readonly starting: AbortSignal,
   ) {
     this.webhooks = new WebhooksRepository(db);
-    this.attempts = webhookAttemptsOf(config.webhooks);
-    this.resolveHost = config.webhooks.testDnsServers ? resolverAt(config.webhooks.testDnsServers) : undefined;
+    this.attempts = webhookAttempts(config.webhooks.retryBaseMs);
+    this.resolveHost = config.webhooks.dnsServers ? resolverAt(config.webhooks.dnsServers) : undefined;
     this.queue = openWebhookQueue(config.queuePrefix, redis.queues(), this.attempts, config.jobRetention);
     this.queue.on('error', (err) => this.logRedisError(WEBHOOK_QUEUE, err));
   }
