@@ -2,7 +2,7 @@ import { resolverAt } from '@dossier/contracts';
 import { FakeDns, FakeUpstream } from '@dossier/testing';
 import { ProviderError, outcomeOfError } from '../provider';
 import { decide, exchange, PageBudget, probeRequest, type SiteExchange } from './site-check';
-import { DEFAULT_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
+import { SHERLOCK_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
 
 /** A site parsed from a Sherlock entry, as a list file would give it. */
 function siteOf(entry: Record<string, unknown>, name = 'Example'): Site {
@@ -261,7 +261,7 @@ describe('the request for a site', () => {
         expect([name, probeRequest(site, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
     }
     // The shipped list's such sites without a regexCheck of their own.
-    const shipped = loadSiteList(DEFAULT_SITES_FILE).filter((site) =>
+    const shipped = loadSiteList(SHERLOCK_SITES_FILE).filter((site) =>
       ['tumblr', 'tistory', 'Tiendanube', 'Empretienda AR'].includes(site.name),
     );
     expect(shipped.map((site) => [site.name, site.regexCheck])).toHaveLength(4);

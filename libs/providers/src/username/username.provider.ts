@@ -156,9 +156,9 @@ async function checkHeld(
 }
 
 /**
- * Username presence on public sites (Sherlock's site list format): one `site:<Name>` report per site
- * checked, and the profiles found as `accounts[]` of one person item of their own. Sites whose
- * `regexCheck` refuses the handle are not checked and not listed.
+ * Username presence on public sites (Maigret's or Sherlock's site list format): one `site:<Name>` report per
+ * site checked, and the profiles found as `accounts[]` of one person item of their own. Sites whose
+ * `regexCheck` (or address) refuses the handle are not checked: one `username` report, `skipped`, counts and names them.
  */
 export function createUsernameProvider(
   defaultTimeoutMs = DEFAULT_TIMEOUT_MS,
@@ -205,10 +205,27 @@ export function createUsernameProvider(
       });
       // Checked most popular first (a check its deadline cuts short has asked those), reported in the list's order.
       const at = new Map(chosen.sites.map((site, i) => [site, i]));
+      const refused: Site[] = [];
       const probes = byPopularity(chosen.sites).flatMap((site) => {
         const req = handle === null ? null : probeRequest(site, handle);
+        if (!req) refused.push(site);
         return req ? [{ site, req, at: at.get(site)! }] : [];
       });
+      /** The sites that cannot have the handle, said in one report (they are not checked, so have no `site:` entry). */
+      const refusing = (all: readonly Site[], checked: number): SourceReport[] =>
+        refused.length === 0
+          ? []
+          : [
+              {
+                provider: ID,
+                outcome: 'skipped',
+                took_ms: 0,
+                detail: `${refused.length} of ${all.length} sites not checked (${checked} checked): their regexCheck or address refuses this username (${refused
+                  .slice(0, 10)
+                  .map((site) => site.name)
+                  .join(', ')}${refused.length > 10 ? ', …' : ''})`,
+              },
+            ];
       if (handle === null || probes.length === 0) {
         const detail =
           chosen.sites.length === 0
@@ -238,9 +255,10 @@ export function createUsernameProvider(
         ctx.progress?.(snapshot);
       });
       const { items, reports } = listed(handle, answered, 0);
-      if (items.length > 0) return { outcome: 'found', items, reports: [...reports, ...unknown] };
+      const others = [...refusing(chosen.sites, probes.length), ...unknown];
+      if (items.length > 0) return { outcome: 'found', items, reports: [...reports, ...others] };
       const nothing = reports.every((r) => r.outcome === 'not_found');
-      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports: [...reports, ...unknown] };
+      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports: [...reports, ...others] };
     },
   };
 }
