@@ -240,7 +240,7 @@ describe("every site of Maigret's database the loader takes, against its own def
         const ctx = unguardedContext(AbortSignal.timeout(60_000), settings);
         const answer = await usernameProvider.lookup('person', { username: handle, sites: names }, ctx);
         return names.map((name) => {
-          const report = answer.reports.find((r) => r.provider === `site:${name}`);
+          const report = answer.reports?.find((r) => r.provider === `site:${name}`);
           return { name, plan, outcome: report?.outcome, detail: report?.detail };
         });
       })
