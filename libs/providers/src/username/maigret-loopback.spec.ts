@@ -227,7 +227,7 @@ describe("every site of Maigret's database the loader takes, against its own def
     const checked = runs.filter((run) => !shared.has(run.site.name));
 
     // One search per username (sites share their test names: 2,500 sites, some 770 names), of the sites it is theirs on.
-    const settings = { USERNAME_SITES_FILE: file, USERNAME_INCLUDE_NSFW: 'true' };
+    const settings = { USERNAME_SITES_FILE: file, USERNAME_INCLUDE_NSFW: 'true', USERNAME_TOP: 'all' };
     const searches = new Map<string, { plan: Plan; handle: string; sites: string[] }>();
     for (const run of checked) {
       const key = `${run.plan} ${run.handle}`;

@@ -112,13 +112,41 @@ describe("Maigret's database, shipped in the repository: the default list", () =
     ]);
   });
 
-  it('is the default, without its porn and erotic sites unless USERNAME_INCLUDE_NSFW=true', () => {
+  it('is the default: its 500 most popular sites (USERNAME_TOP), none of its porn and erotic ones unless USERNAME_INCLUDE_NSFW=true', () => {
     const safe = usernameSettings({});
-    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 100, maxConnections: 256 });
+    expect(safe).toMatchObject({
+      file: DEFAULT_SITES_FILE,
+      timeoutMs: 8000,
+      concurrency: 100,
+      maxConnections: 256,
+      top: 500,
+    });
     expect(DEFAULT_SITES_FILE).toBe(MAIGRET_SITES_FILE);
-    expect(safe.sites).toHaveLength(2504 - 32);
-    expect(safe.sites.some((s) => s.tags.includes('porn') || s.tags.includes('erotic'))).toBe(false);
-    expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true' }).sites).toHaveLength(2504);
+    expect(safe.sites).toHaveLength(500);
+    const ranks = safe.sites.map((s) => s.rank ?? Infinity);
+    const all = usernameSettings({ USERNAME_TOP: 'all' }).sites;
+    expect(all).toHaveLength(2504 - 32);
+    // The 500 best ranked, in the file's order.
+    expect(Math.max(...ranks)).toBeLessThan(
+      Math.min(...all.filter((s) => !safe.sites.includes(s)).map((s) => s.rank ?? Infinity)),
+    );
+    expect(all.filter((s) => safe.sites.includes(s))).toEqual(safe.sites);
+    expect(all.some((s) => s.tags.includes('porn') || s.tags.includes('erotic'))).toBe(false);
+    expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true', USERNAME_TOP: 'ALL' }).sites).toHaveLength(2504);
+    expect(usernameSettings({ USERNAME_TOP: '50' }).sites).toHaveLength(50);
+  });
+
+  it('keeps every site USERNAME_SITES names (no USERNAME_TOP unless set), and refuses a USERNAME_TOP that is not a number or all', () => {
+    const named = usernameSettings({ USERNAME_SITES: 'GitHub,Kwejk' });
+    expect(named).toMatchObject({ top: null });
+    expect(named.sites.map((s) => s.name)).toEqual(['GitHub', 'Kwejk']);
+    expect(usernameSettings({ USERNAME_SITES: 'GitHub,Kwejk', USERNAME_TOP: '1' }).sites.map((s) => s.name)).toEqual([
+      'GitHub',
+    ]);
+    for (const bad of ['0', 'top', '-5'])
+      expect(() => usernameSettings({ USERNAME_TOP: bad })).toThrow(
+        `USERNAME_TOP: expected a whole number from 1, or all, got "${bad}"`,
+      );
   });
 
   it("gives each site its own rank and tags (categories and countries), and its engine's rules", () => {

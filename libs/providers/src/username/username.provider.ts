@@ -174,6 +174,7 @@ export function createUsernameProvider(
       'USERNAME_SITES_FILE',
       'USERNAME_SITES',
       'USERNAME_INCLUDE_NSFW',
+      'USERNAME_TOP',
       'USERNAME_TIMEOUT_MS',
       'USERNAME_CONCURRENCY',
       'USERNAME_MAX_CONNECTIONS',
