@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pythonRegex } from './python-regex';
-import type { Site } from './site-list';
+import type { Site } from './site';
 
 /**
  * Site definitions in Maigret's `data.json` format: `{ sites, engines, tags }` (Maigret's own database is in

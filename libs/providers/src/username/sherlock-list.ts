@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { pythonRegex } from './python-regex';
-import type { ErrorType, Site } from './site-list';
+import type { ErrorType, Site } from './site';
 
 /**
  * Site definitions in Sherlock's `data.json` format (Sherlock's own list is in `sherlock/` beside this file,
