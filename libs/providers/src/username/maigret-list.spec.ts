@@ -1,6 +1,5 @@
-import { ProviderError, outcomeOfError } from '../provider';
 import { pythonFormat } from './maigret-list';
-import { decide, probeRequest, type SiteExchange } from './site-check';
+import { probeRequest } from './site-check';
 import { parseAnySiteList, type Site } from './site-list';
 
 /** A Maigret database of these sites (and engines). */
@@ -172,83 +171,5 @@ describe("Maigret's format", () => {
     ]);
     expect(list.refused.find((s) => s.name === 'Stray')?.detail).toBe('url: a stray "{"');
     expect(list.refused.find((s) => s.name === 'Odd')?.detail).toBe('checkSum');
-  });
-});
-
-/** The outcome of the decision on an answer to /u/ghopper. */
-function verdict(site: Site, status: number, text: string, over: Partial<SiteExchange> = {}): string {
-  const ex: SiteExchange = {
-    requested: 'https://example.com/u/ghopper',
-    redirects: [],
-    url: over.redirects?.at(-1) ?? 'https://example.com/u/ghopper',
-    status,
-    headers: new Headers(),
-    text,
-    truncated: false,
-    ...over,
-  };
-  try {
-    return decide(site, 'ghopper', ex).outcome;
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    return `${outcomeOfError(error.code)}: ${error.message}`;
-  }
-}
-
-describe("the decision on a Maigret site's answer", () => {
-  const message = one(site({ checkType: 'message', absenceStrs: ['No such user'], presenseStrs: ['profile-header'] }));
-
-  it('message: found only with a sign of a profile and no sign of absence', () => {
-    expect(verdict(message, 200, '<div class="profile-header">ghopper</div>')).toBe('found');
-    expect(verdict(message, 200, '<p>No such user</p><div class="profile-header"></div>')).toBe('not_found');
-    expect(verdict(message, 200, '<p>Welcome to Example</p>')).toBe('not_found');
-    // A page cut off at 2 MiB without either sign could still carry one further down.
-    expect(verdict(message, 200, '<p>…</p>', { truncated: true })).toBe('unknown');
-  });
-
-  it('response_url: any redirect is no such profile, the profile a 2xx with its sign', () => {
-    const redirect = one(site({ checkType: 'response_url', presenseStrs: ['"user"'] }));
-    expect(verdict(redirect, 302, '', { redirects: ['https://example.com/u/ghopper/'] })).toBe('not_found');
-    expect(verdict(redirect, 200, '{"user": {}}')).toBe('found');
-    expect(verdict(redirect, 200, '{}')).toBe('not_found');
-    // Its presence sign is looked for in the whole page, not only the first 64 KiB.
-    expect(probeRequest(redirect, 'ghopper')?.maxBodyBytes).toBe(2 * 1024 * 1024);
-  });
-
-  it("errors: the site's own failure signs fail the check, by what they mean", () => {
-    const signs = one(
-      site({
-        errors: {
-          'Too many searches': 'Rate limited',
-          'Down for maintenance': 'Maintenance',
-          'tiktok-verify-page': 'Captcha detected',
-        },
-      }),
-    );
-    expect(verdict(signs, 200, 'Too many searches, wait')).toBe(
-      "rate_limited: site:Example: the site's own sign of a failure (Rate limited)",
-    );
-    expect(verdict(signs, 200, 'Down for maintenance')).toBe(
-      "error: site:Example: the site's own sign of a failure (Maintenance)",
-    );
-    expect(verdict(signs, 200, '<div id="tiktok-verify-page">')).toBe(
-      "blocked: site:Example: the site's own sign of a failure (Captcha detected)",
-    );
-    expect(verdict(signs, 200, '<p>ghopper</p>')).toBe('found');
-  });
-
-  it('ignore403: a 403 read by the rules — by a message rule as a 2xx, else not found — where others are walls', () => {
-    const forum = one(
-      site({
-        checkType: 'message',
-        absenceStrs: ['not found'],
-        presenseStrs: ['You must be logged-in to do that.'],
-        ignore403: true,
-      }),
-    );
-    expect(verdict(forum, 403, 'You must be logged-in to do that.')).toBe('found');
-    expect(verdict(forum, 403, 'The member was not found')).toBe('not_found');
-    expect(verdict(one(site({ ignore403: true })), 403, '')).toBe('not_found');
-    expect(verdict(one(site()), 403, '')).toBe('blocked: site:Example: forbidden (403)');
   });
 });
