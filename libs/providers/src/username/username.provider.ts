@@ -212,21 +212,6 @@ export function createUsernameProvider(
         if (!req) refused.push(site);
         return req ? [{ site, req, at: at.get(site)! }] : [];
       });
-      /** The sites that cannot have the handle, said in one report (they are not checked, so have no `site:` entry). */
-      const refusing = (all: readonly Site[], checked: number): SourceReport[] =>
-        refused.length === 0
-          ? []
-          : [
-              {
-                provider: ID,
-                outcome: 'skipped',
-                took_ms: 0,
-                detail: `${refused.length} of ${all.length} sites not checked (${checked} checked): their regexCheck or address refuses this username (${refused
-                  .slice(0, 10)
-                  .map((site) => site.name)
-                  .join(', ')}${refused.length > 10 ? ', …' : ''})`,
-              },
-            ];
       if (handle === null || probes.length === 0) {
         const detail =
           chosen.sites.length === 0
@@ -256,12 +241,30 @@ export function createUsernameProvider(
         ctx.progress?.(snapshot);
       });
       const { items, reports } = listed(handle, answered, 0);
-      const others = [...refusing(chosen.sites, probes.length), ...unknown];
+      const others = [...refusedReport(refused, chosen.sites.length), ...unknown];
       if (items.length > 0) return { outcome: 'found', items, reports: [...reports, ...others] };
       const nothing = reports.every((r) => r.outcome === 'not_found');
       return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports: [...reports, ...others] };
     },
   };
+}
+
+/**
+ * The sites that cannot have the handle (their regexCheck or address refuses it), said in one `username` report:
+ * they are not checked, so have no `site:` entry of their own. None when every chosen site was checked.
+ */
+function refusedReport(refused: readonly Site[], chosen: number): SourceReport[] {
+  if (refused.length === 0) return [];
+  const names = refused.slice(0, 10).map((site) => site.name);
+  const more = refused.length > 10 ? ', …' : '';
+  return [
+    {
+      provider: ID,
+      outcome: 'skipped',
+      took_ms: 0,
+      detail: `${refused.length} of ${chosen} sites not checked (${chosen - refused.length} checked): their regexCheck or address refuses this username (${names.join(', ')}${more})`,
+    },
+  ];
 }
 
 /** The sites answered so far in the list's order: their reports, and the item of the profiles found (if any). */
