@@ -251,6 +251,7 @@ describe('the Dockerfile and its build context', () => {
       expect(context).toContain(needed);
     }
     expect(context).toContain('apps/gateway/src/main.ts');
+    expect(context).toContain('libs/providers/src/username/maigret/data.json');
     expect(context).toContain('libs/providers/src/username/sherlock/data.json');
     expect(context).toContain('libs/providers/src/username/site-meta/sites.json');
     const unwanted = context.filter(
@@ -341,6 +342,8 @@ describe('the Dockerfile and its build context', () => {
       const entries = ['apps/gateway/src/main.js', 'apps/worker/src/main.js', 'apps/cli/src/main.js'];
       // and the username site list and its ranks and tags, which the provider reads from beside its compiled code
       const lists = [
+        'libs/providers/src/username/maigret/data.json',
+        'libs/providers/src/username/maigret/LICENSE',
         'libs/providers/src/username/sherlock/data.json',
         'libs/providers/src/username/site-meta/sites.json',
       ];

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REPO_ROOT } from './repo-root';
 
-/** The site list shipped for username presence (Sherlock's data.json). */
+/** Sherlock's site list, shipped for username presence beside Maigret's (the default): the one the loopback sites copy. */
 export const SHIPPED_SITES_FILE = resolve(REPO_ROOT, 'libs/providers/src/username/sherlock/data.json');
 
 /** What a loopback site does with the searched handle: show its profile, say it has none, or never answer. */

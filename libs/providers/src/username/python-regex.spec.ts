@@ -1,11 +1,11 @@
-import { DEFAULT_SITES_FILE, loadSiteList } from './site-list';
+import { SHERLOCK_SITES_FILE, loadSiteList } from './site-list';
 import { pythonRegex } from './python-regex';
 
 /**
  * Each expectation is what Python 3.11's `re.search(pattern, text) is not None` answers (Sherlock's own
  * test of a handle against a site's regexCheck), read off Python, not worked out by hand.
  */
-const shipped = new Map(loadSiteList(DEFAULT_SITES_FILE).map((site) => [site.name, site.regexCheck]));
+const shipped = new Map(loadSiteList(SHERLOCK_SITES_FILE).map((site) => [site.name, site.regexCheck]));
 
 describe("Sherlock's regexCheck patterns, read as Python reads them", () => {
   it.each([

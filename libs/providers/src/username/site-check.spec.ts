@@ -2,7 +2,7 @@ import { resolverAt } from '@dossier/contracts';
 import { FakeDns, FakeUpstream } from '@dossier/testing';
 import { ProviderError, outcomeOfError } from '../provider';
 import { decide, exchange, PageBudget, probeRequest, type SiteExchange } from './site-check';
-import { DEFAULT_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
+import { SHERLOCK_SITES_FILE, loadSiteList, parseSiteList, type Site } from './site-list';
 
 /** A site parsed from a Sherlock entry, as a list file would give it. */
 function siteOf(entry: Record<string, unknown>, name = 'Example'): Site {
@@ -261,7 +261,7 @@ describe('the request for a site', () => {
         expect([name, probeRequest(site, name)]).toEqual([name, expect.objectContaining({ method: 'GET' })]);
     }
     // The shipped list's such sites without a regexCheck of their own.
-    const shipped = loadSiteList(DEFAULT_SITES_FILE).filter((site) =>
+    const shipped = loadSiteList(SHERLOCK_SITES_FILE).filter((site) =>
       ['tumblr', 'tistory', 'Tiendanube', 'Empretienda AR'].includes(site.name),
     );
     expect(shipped.map((site) => [site.name, site.regexCheck])).toHaveLength(4);
@@ -605,5 +605,83 @@ describe('the exchange with a site', () => {
       code: 'malformed',
       message: 'site:Example: more than 5 redirects',
     });
+  });
+});
+
+/** A site of a Maigret database (site-list's other format), as the loader gives it. */
+function maigretSite(entry: Record<string, unknown>): Site {
+  return parseSiteList({ sites: { Example: entry }, engines: {} }, 'spec')[0]!;
+}
+
+const site = (over: Record<string, unknown> = {}) => ({
+  urlMain: 'https://example.com/',
+  url: '{urlMain}u/{username}',
+  checkType: 'status_code',
+  ...over,
+});
+
+/** The outcome of the decision, and the error's message where it fails. */
+function show(site: Site, status: number, text: string, over: Partial<SiteExchange> = {}): string {
+  const { outcome, detail } = verdict(site, answer(status, text, over));
+  return outcome === 'found' || outcome === 'not_found' || outcome === 'unknown' ? outcome : `${outcome}: ${detail}`;
+}
+
+describe("the decision on a Maigret site's answer", () => {
+  const message = maigretSite(
+    site({ checkType: 'message', absenceStrs: ['No such user'], presenseStrs: ['profile-header'] }),
+  );
+
+  it('message: found only with a sign of a profile and no sign of absence', () => {
+    expect(show(message, 200, '<div class="profile-header">ghopper</div>')).toBe('found');
+    expect(show(message, 200, '<p>No such user</p><div class="profile-header"></div>')).toBe('not_found');
+    expect(show(message, 200, '<p>Welcome to Example</p>')).toBe('not_found');
+    // A page cut off at 2 MiB without either sign could still carry one further down.
+    expect(show(message, 200, '<p>…</p>', { truncated: true })).toBe('unknown');
+  });
+
+  it('response_url: any redirect is no such profile, the profile a 2xx with its sign', () => {
+    const redirect = maigretSite(site({ checkType: 'response_url', presenseStrs: ['"user"'] }));
+    expect(show(redirect, 302, '', { redirects: ['https://example.com/u/ghopper/'] })).toBe('not_found');
+    expect(show(redirect, 200, '{"user": {}}')).toBe('found');
+    expect(show(redirect, 200, '{}')).toBe('not_found');
+    // Its presence sign is looked for in the whole page, not only the first 64 KiB.
+    expect(probeRequest(redirect, 'ghopper')?.maxBodyBytes).toBe(2 * 1024 * 1024);
+  });
+
+  it("errors: the site's own failure signs fail the check, by what they mean", () => {
+    const signs = maigretSite(
+      site({
+        errors: {
+          'Too many searches': 'Rate limited',
+          'Down for maintenance': 'Maintenance',
+          'tiktok-verify-page': 'Captcha detected',
+        },
+      }),
+    );
+    expect(show(signs, 200, 'Too many searches, wait')).toBe(
+      "rate_limited: site:Example: the site's own sign of a failure (Rate limited)",
+    );
+    expect(show(signs, 200, 'Down for maintenance')).toBe(
+      "error: site:Example: the site's own sign of a failure (Maintenance)",
+    );
+    expect(show(signs, 200, '<div id="tiktok-verify-page">')).toBe(
+      "blocked: site:Example: the site's own sign of a failure (Captcha detected)",
+    );
+    expect(show(signs, 200, '<p>ghopper</p>')).toBe('found');
+  });
+
+  it('ignore403: a 403 read by the rules — by a message rule as a 2xx, else not found — where others are walls', () => {
+    const forum = maigretSite(
+      site({
+        checkType: 'message',
+        absenceStrs: ['not found'],
+        presenseStrs: ['You must be logged-in to do that.'],
+        ignore403: true,
+      }),
+    );
+    expect(show(forum, 403, 'You must be logged-in to do that.')).toBe('found');
+    expect(show(forum, 403, 'The member was not found')).toBe('not_found');
+    expect(show(maigretSite(site({ ignore403: true })), 403, '')).toBe('not_found');
+    expect(show(maigretSite(site()), 403, '')).toBe('blocked: site:Example: forbidden (403)');
   });
 });

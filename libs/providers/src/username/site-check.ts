@@ -8,6 +8,7 @@ import {
   MAX_BODY_BYTES,
   rateLimited,
   redirected,
+  retryAfterMs,
   redirectOf,
   request,
   upstreamConnector,
@@ -38,12 +39,12 @@ const DEFAULT_HEADERS: Record<string, string> = {
 const MAX_REDIRECTS = 5;
 
 /**
- * How much of a site's page is read: a site whose rule is a message, up to MAX_BODY_BYTES (the message may
- * stand anywhere); any other, only the beginning the challenge and sign-in checks read (CHALLENGE_HEAD_BYTES):
+ * How much of a site's page is read: a site whose rule is a message or a sign of a profile, up to MAX_BODY_BYTES
+ * (either may stand anywhere); any other, only the beginning the challenge and sign-in checks read (CHALLENGE_HEAD_BYTES):
  * its status or its redirect is its answer, and nothing further in the page is looked at.
  */
-export function pageBytesOf(site: Pick<Site, 'errorTypes'>): number {
-  return site.errorTypes.includes('message') ? MAX_BODY_BYTES : CHALLENGE_HEAD_BYTES;
+export function pageBytesOf(site: Pick<Site, 'errorTypes' | 'presenceStrs'>): number {
+  return site.errorTypes.includes('message') || site.presenceStrs.length > 0 ? MAX_BODY_BYTES : CHALLENGE_HEAD_BYTES;
 }
 
 /** The page bytes the process's username checks may hold at once, every lookup's together (PageBudget). */
@@ -318,9 +319,11 @@ function unescape(text: string): string {
  * Whether a redirect goes to the site's own not-found page (`errorUrl`, the username put in): the same
  * page, or — for an errorUrl with a query, or written without a scheme — any address that starts with it.
  * An errorUrl that is the profile's own address (a few of Sherlock's entries) means "any redirect away
- * from the profile", as Sherlock reads every `response_url` site.
+ * from the profile", as Sherlock reads every `response_url` site. A Maigret `response_url` site
+ * (`redirectIsAbsence`) follows no redirect: any is its answer that there is no such profile.
  */
 function isErrorPage(site: Site, username: string, target: string): boolean {
+  if (site.redirectIsAbsence) return true;
   if (!site.errorTypes.includes('response_url') || site.errorUrl === null) return false;
   const key = pageKey(target);
   if (site.errorUrl === site.url) return key !== pageKey(profileUrl(site, username));
@@ -344,17 +347,20 @@ export type SiteVerdict = { outcome: 'found' | 'not_found' } | { outcome: 'unkno
  * What the site's answer says about the username, in this order (the first that holds decides):
  *
  * 1. 429 → `rate_limited` (with Retry-After); a WAF, bot challenge or captcha page, whatever its status
- *    → `blocked`; 5xx → `error` (retried by the guards).
- * 2. The site's own not-found rule: a redirect to its `errorUrl` (`response_url`), a status in its
- *    `errorCode`, or a body carrying one of its `errorMsg` (`message`) → `not_found`.
- *    A redirect to another host at a private address, not followed → `unknown`.
+ *    → `blocked`; a page with one of the site's own failure signs (Maigret's `errors`) → what the sign
+ *    means (failureOf); 5xx → `error` (retried by the guards).
+ * 2. The site's own not-found rule: a redirect to its `errorUrl` (`response_url`; any redirect for a
+ *    Maigret one), a status in its `errorCode`, or a body carrying one of its `errorMsg` (`message`)
+ *    → `not_found`. A redirect to another host at a private address, not followed → `unknown`.
  * 3. A login wall → `blocked`: a redirect to a login page, 401/407, or a page titled "Log in"/"Sign in";
- *    any other 403 → `blocked`.
+ *    any other 403 → `blocked`, but on a site whose 403 is an answer (Maigret's ignore403): judged as a 2xx
+ *    by a message rule, else `not_found`.
  * 4. 404 or 410 → `not_found` (whatever the site's rule).
  * 5. 2xx on the profile's own page (or the same page with another case, scheme or trailing slash)
- *    → `found`; a redirect elsewhere that the site's rule does not name → `unknown`, never `found`; so
- *    is a page cut off at MAX_BODY_BYTES on a site whose rule is a message (the message may come later),
- *    and one cut short by the process's PageBudget (any check it skipped could have told otherwise).
+ *    → `found`, if the site names signs of a profile (Maigret's presenseStrs) only with one of them
+ *    (else `not_found`); a redirect elsewhere that the site's rule does not name → `unknown`, never
+ *    `found`; so is a page cut off at MAX_BODY_BYTES on a site whose rule is a message or a sign (it may
+ *    come later), and one cut short by the process's PageBudget (any check it skipped could have told otherwise).
  * 6. Anything else → `unknown` with the status.
  *
  * Throws a ProviderError for the failures (the guards count, retry and report them).
@@ -365,6 +371,8 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
   if (status === 429) throw rateLimited(id, ex.headers);
   if (looksLikeChallenge(ex.text, ex.headers, { page: true }))
     throw new ProviderError('blocked', `${id}: a bot challenge or captcha page (${status})`);
+  const failure = site.failureSigns.find((sign) => ex.text.includes(sign.text));
+  if (failure) throw failureOf(id, failure.meaning, ex.headers);
   if (status >= 500) throw new ProviderError('unavailable', `${id}: site error (${status})`);
 
   const target = ex.redirects.at(-1);
@@ -381,10 +389,12 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
   if (target !== undefined && isLoginRedirect(target, ex.requested))
     throw new ProviderError('blocked', `${id}: a login wall (redirected to a sign-in page)`);
   if (status === 401 || status === 407) throw new ProviderError('blocked', `${id}: a login wall (${status})`);
-  if (status === 403) throw new ProviderError('blocked', `${id}: forbidden (403)`);
+  if (status === 403 && !site.ignore403) throw new ProviderError('blocked', `${id}: forbidden (403)`);
+  // Maigret's ignore403: a 403 is the site's answer — a page judged by its message rule, else a status that is not 2xx.
+  if (status === 403 && !site.errorTypes.includes('message')) return { outcome: 'not_found' };
   if (status === 404 || status === 410) return { outcome: 'not_found' };
 
-  if (status >= 200 && status <= 299) {
+  if ((status >= 200 && status <= 299) || status === 403) {
     if (pageKey(ex.url) !== pageKey(ex.requested))
       return {
         outcome: 'unknown',
@@ -397,12 +407,25 @@ export function decide(site: Site, username: string, ex: SiteExchange): SiteVerd
         outcome: 'unknown',
         detail: `${id}: only part of the page read, the process's page budget being held by other checks`,
       };
-    if (ex.truncated && site.errorTypes.includes('message'))
+    const signed = site.presenceStrs.length === 0 || site.presenceStrs.some((sign) => ex.text.includes(sign));
+    if (ex.truncated && (site.errorTypes.includes('message') || !signed))
       return {
         outcome: 'unknown',
-        detail: `${id}: a page over ${MAX_BODY_BYTES / 1024 / 1024} MiB, without the site's not-found sign in the part read`,
+        detail: `${id}: a page over ${MAX_BODY_BYTES / 1024 / 1024} MiB, without the site's ${site.errorTypes.includes('message') ? 'not-found sign' : 'sign of a profile'} in the part read`,
       };
-    return { outcome: 'found' };
+    return { outcome: signed ? 'found' : 'not_found' };
   }
   return { outcome: 'unknown', detail: `${id}: an answer the site's rules do not cover (${status})` };
+}
+
+/**
+ * A failure sign's meaning (Maigret's words: "Rate limited", "Captcha detected", "Site error", …) as the
+ * failure it is: a rate limit `rate_limited`, a site error or maintenance `unavailable` (retried), anything
+ * else — captchas, bans, login walls, censorship — `blocked`.
+ */
+function failureOf(id: string, meaning: string, headers: Headers): ProviderError {
+  const detail = `${id}: the site's own sign of a failure (${meaning})`;
+  if (/rate.?limit|too many/i.test(meaning)) return new ProviderError('rate_limited', detail, retryAfterMs(headers));
+  if (/error|maintenance|overload/i.test(meaning)) return new ProviderError('unavailable', detail);
+  return new ProviderError('blocked', detail);
 }

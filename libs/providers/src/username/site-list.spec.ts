@@ -1,7 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_SITES_FILE, loadSiteList, usernameSettings } from './site-list';
+import { createHash } from 'node:crypto';
+import {
+  DEFAULT_SITES_FILE,
+  loadSiteList,
+  MAIGRET_SITES_FILE,
+  SHERLOCK_SITES_FILE,
+  siteListReport,
+  usernameSettings,
+} from './site-list';
 
 let dir: string;
 let files = 0;
@@ -25,9 +33,9 @@ const site = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('the site list shipped in the repository (a copy of Sherlock’s data.json)', () => {
+describe("Sherlock's list, shipped in the repository", () => {
   it('loads every site, its MIT licence beside it', () => {
-    const sites = loadSiteList(DEFAULT_SITES_FILE);
+    const sites = loadSiteList(SHERLOCK_SITES_FILE);
     expect(sites).toHaveLength(481);
     expect(sites.filter((s) => s.nsfw)).toHaveLength(19);
     expect(sites.find((s) => s.name === 'GitHub')).toMatchObject({
@@ -35,21 +43,22 @@ describe('the site list shipped in the repository (a copy of Sherlock’s data.j
       errorTypes: ['status_code'],
       regexCheck: expect.any(RegExp),
     });
-    expect(readFileSync(join(DEFAULT_SITES_FILE, '../LICENSE'), 'utf8')).toMatch(
+    expect(readFileSync(join(SHERLOCK_SITES_FILE, '../LICENSE'), 'utf8')).toMatch(
       /MIT License\s+Copyright \(c\) 2019 Sherlock Project/,
     );
   });
 
-  it('is the default, without NSFW sites unless USERNAME_INCLUDE_NSFW=true', () => {
-    const safe = usernameSettings({});
-    expect(safe).toMatchObject({ file: DEFAULT_SITES_FILE, timeoutMs: 8000, concurrency: 100, maxConnections: 256 });
+  it('is chosen by USERNAME_SITES_FILE, without NSFW sites unless USERNAME_INCLUDE_NSFW=true', () => {
+    const safe = usernameSettings({ USERNAME_SITES_FILE: SHERLOCK_SITES_FILE });
     expect(safe.sites).toHaveLength(481 - 19);
     expect(safe.sites.some((s) => s.nsfw)).toBe(false);
-    expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true' }).sites).toHaveLength(481);
+    expect(
+      usernameSettings({ USERNAME_SITES_FILE: SHERLOCK_SITES_FILE, USERNAME_INCLUDE_NSFW: 'true' }).sites,
+    ).toHaveLength(481);
   });
 
   it("gives its sites Maigret's popularity ranks and tags (site-meta), which Sherlock's list does not have", () => {
-    const sites = loadSiteList(DEFAULT_SITES_FILE);
+    const sites = loadSiteList(SHERLOCK_SITES_FILE);
     const byName = new Map(sites.map((s) => [s.name, s]));
     expect(byName.get('GitHub')).toMatchObject({ rank: 10, tags: expect.arrayContaining(['coding']) });
     expect(byName.get('YouTube')).toMatchObject({ rank: 3 });
@@ -60,9 +69,101 @@ describe('the site list shipped in the repository (a copy of Sherlock’s data.j
   });
 
   it("reads Python's {,n} quantifier as {0,n}, as Sherlock's patterns mean it", () => {
-    const hackenproof = loadSiteList(DEFAULT_SITES_FILE).find((s) => s.name === 'HackenProof (Hackers)');
+    const hackenproof = loadSiteList(SHERLOCK_SITES_FILE).find((s) => s.name === 'HackenProof (Hackers)');
     expect(hackenproof?.regexCheck?.test('ghopper')).toBe(true);
     expect(hackenproof?.regexCheck?.test('x'.repeat(35))).toBe(false);
+  });
+});
+
+describe("Maigret's database, shipped in the repository: the default list", () => {
+  it('is the file Maigret publishes (its sha256), its MIT licence beside it', () => {
+    const bytes = readFileSync(MAIGRET_SITES_FILE);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(
+      '9083490ef224696e6b0f72997ee94d96b2a0d868d6aff7a67c910c8e3f024d56',
+    );
+    expect(readFileSync(join(MAIGRET_SITES_FILE, '../LICENSE'), 'utf8')).toMatch(
+      /MIT License\s+Copyright \(c\) 2020-2026 Soxoj/,
+    );
+  });
+
+  it('takes 2,504 of its 3,236 sites and counts every other one by why (the figures of ADR 0060)', () => {
+    const report = siteListReport(MAIGRET_SITES_FILE);
+    const counts = Object.fromEntries(Object.entries(report.refused).map(([why, names]) => [why, names.length]));
+    expect({ ...report, refused: counts }).toEqual({
+      file: MAIGRET_SITES_FILE,
+      format: 'maigret',
+      inFile: 3236,
+      accepted: 2504,
+      refused: {
+        disabled: 678,
+        'not a username': 25,
+        'not on the web': 12,
+        'similar names': 11,
+        'needs activation': 6,
+      },
+    });
+    expect(report.refused['needs activation']).toEqual([
+      'Twitter',
+      'Vimeo',
+      'Weibo',
+      'WikimapiaSearch',
+      'OnlyFans',
+      'ProtonMail',
+    ]);
+  });
+
+  it('is the default: its 500 most popular sites (USERNAME_TOP), none of its porn and erotic ones unless USERNAME_INCLUDE_NSFW=true', () => {
+    const safe = usernameSettings({});
+    expect(safe).toMatchObject({
+      file: DEFAULT_SITES_FILE,
+      timeoutMs: 8000,
+      concurrency: 100,
+      maxConnections: 256,
+      top: 500,
+    });
+    expect(DEFAULT_SITES_FILE).toBe(MAIGRET_SITES_FILE);
+    expect(safe.sites).toHaveLength(500);
+    const ranks = safe.sites.map((s) => s.rank ?? Infinity);
+    const all = usernameSettings({ USERNAME_TOP: 'all' }).sites;
+    expect(all).toHaveLength(2504 - 32);
+    // The 500 best ranked, in the file's order.
+    expect(Math.max(...ranks)).toBeLessThan(
+      Math.min(...all.filter((s) => !safe.sites.includes(s)).map((s) => s.rank ?? Infinity)),
+    );
+    expect(all.filter((s) => safe.sites.includes(s))).toEqual(safe.sites);
+    expect(all.some((s) => s.tags.includes('porn') || s.tags.includes('erotic'))).toBe(false);
+    expect(usernameSettings({ USERNAME_INCLUDE_NSFW: 'true', USERNAME_TOP: 'ALL' }).sites).toHaveLength(2504);
+    expect(usernameSettings({ USERNAME_TOP: '50' }).sites).toHaveLength(50);
+  });
+
+  it('keeps every site USERNAME_SITES names (no USERNAME_TOP unless set), and refuses a USERNAME_TOP that is not a number or all', () => {
+    const named = usernameSettings({ USERNAME_SITES: 'GitHub,Kwejk' });
+    expect(named).toMatchObject({ top: null });
+    expect(named.sites.map((s) => s.name)).toEqual(['GitHub', 'Kwejk']);
+    expect(usernameSettings({ USERNAME_SITES: 'GitHub,Kwejk', USERNAME_TOP: '1' }).sites.map((s) => s.name)).toEqual([
+      'GitHub',
+    ]);
+    for (const bad of ['0', 'top', '-5'])
+      expect(() => usernameSettings({ USERNAME_TOP: bad })).toThrow(
+        `USERNAME_TOP: expected a whole number from 1, or all, got "${bad}"`,
+      );
+  });
+
+  it("gives each site its own rank and tags (categories and countries), and its engine's rules", () => {
+    const byName = new Map(loadSiteList(MAIGRET_SITES_FILE).map((s) => [s.name, s]));
+    expect(byName.get('GitHub')).toMatchObject({
+      url: 'https://github.com/{}',
+      urlProbe: 'https://api.github.com/users/{}',
+      errorTypes: ['status_code'],
+      rank: expect.any(Number),
+      tags: expect.arrayContaining(['coding']),
+    });
+    const ru = [...byName.values()].filter((s) => s.tags.includes('ru'));
+    expect(ru.length).toBeGreaterThan(900);
+    // A XenForo forum: the engine's message rule, address and ignore403, on the forum's own urlMain.
+    const xenforo = [...byName.values()].find((s) => s.presenceStrs.includes('memberHeader-content'))!;
+    expect(xenforo).toMatchObject({ errorTypes: ['message'], ignore403: true });
+    expect(xenforo.url).toMatch(/^https?:\/\/[^/]+(\/[^{]*)?\/members\/\?username=\{\}$/);
   });
 });
 

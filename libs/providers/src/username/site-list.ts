@@ -1,142 +1,53 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
+import { byPopularity } from '@dossier/domain';
 import { checkSwitch, integerSetting } from '../http';
-import { pythonRegex } from './python-regex';
+import { isMaigretList, parseMaigretList, REFUSALS, type Refusal, type RefusedSite } from './maigret-list';
+import { parseSherlockList } from './sherlock-list';
+import type { Site } from './site';
 
 /**
- * Site definitions for username presence, in Sherlock's `data.json` format (the default list is a copy
- * of Sherlock's, in `sherlock/` beside this file with its MIT licence). Each file is read, validated
- * and compiled once per process; a broken one is an error that names the file, the site and the field.
+ * Site definitions for username presence, in Sherlock's `data.json` format or Maigret's (told apart by their
+ * shape: Maigret's has `sites` and `engines` at its top). The default list is Maigret's database, in `maigret/`
+ * beside this file with its MIT licence; Sherlock's is in `sherlock/`. Each file is read, validated and
+ * compiled once per process. A broken Sherlock site is an error naming the file, the site and the field; a
+ * Maigret site that cannot be checked is left out and counted by why (`siteListReport`).
  */
 
-const ERROR_TYPES = ['status_code', 'message', 'response_url'] as const;
-export type ErrorType = (typeof ERROR_TYPES)[number];
+export type { ErrorType, Site } from './site';
 
-const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
-const httpUrlTemplate = z
-  .string()
-  .regex(/^https?:\/\/[^/\s]+/i, 'must be an absolute http(s) URL (with {} where the username goes)');
-
-/** One entry of Sherlock's data.json: every field its schema (data.schema.json) allows, nothing else. */
-const siteEntrySchema = z
-  .object({
-    url: httpUrlTemplate,
-    urlMain: z.string(),
-    urlProbe: httpUrlTemplate.optional(),
-    errorType: oneOrMany(z.enum(ERROR_TYPES)),
-    errorMsg: oneOrMany(z.string().min(1)).optional(),
-    errorUrl: z.string().min(1).optional(),
-    errorCode: oneOrMany(z.number().int().min(100).max(599)).optional(),
-    regexCheck: z.string().optional(),
-    request_method: z.enum(['GET', 'POST', 'HEAD', 'PUT']).optional(),
-    request_payload: z.record(z.string(), z.unknown()).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    isNSFW: z.boolean().optional(),
-    /** Sherlock's categories (its schema knows `adult` and `gaming`); a search's `tags` choose by them. */
-    tags: oneOrMany(z.string().min(1)).optional(),
-    // Read by Sherlock's own tests and tooling, not by the check.
-    username_claimed: z.string().optional(),
-    response_url: z.string().optional(),
-    __comment__: z.string().optional(),
-  })
-  .strict()
-  .superRefine((site, ctx) => {
-    const types: readonly string[] = Array.isArray(site.errorType) ? site.errorType : [site.errorType];
-    const needs = (field: 'errorMsg' | 'errorUrl', type: ErrorType) => {
-      if (types.includes(type) && site[field] === undefined)
-        ctx.addIssue({ code: 'custom', path: [field], message: `is required when errorType is ${type}` });
-    };
-    needs('errorMsg', 'message');
-    needs('errorUrl', 'response_url');
-    // The answer to a HEAD has no body: the message is never in it, and every name would be found there.
-    if (types.includes('message') && site.request_method === 'HEAD')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['request_method'],
-        message: 'HEAD has no body to look for errorMsg in (errorType message)',
-      });
-    if (site.regexCheck !== undefined) {
-      try {
-        pythonRegex(site.regexCheck);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', path: ['regexCheck'], message: (error as Error).message });
-      }
-    }
-  });
-
-/** A site, ready to check: its rules normalised (lists for one-or-many fields, the regex compiled). */
-export interface Site {
-  name: string;
-  /** The profile's address: `{}` is the username. Reported in `accounts[].url`. */
-  url: string;
-  /** The address asked instead, where the site has one (an API, a lighter page). */
-  urlProbe: string | null;
-  errorTypes: readonly ErrorType[];
-  errorMsgs: readonly string[];
-  errorUrl: string | null;
-  errorCodes: readonly number[];
-  /** Usernames the site can have (its Python pattern, read as Python reads it); others are not checked there. */
-  regexCheck: RegExp | null;
-  method: 'GET' | 'POST' | 'HEAD' | 'PUT';
-  payload: Record<string, unknown> | null;
-  headers: Readonly<Record<string, string>>;
-  nsfw: boolean;
-  /** Its categories and countries, lower case: its own `tags`, else those site-meta gives its name. */
-  tags: readonly string[];
-  /** Its popularity rank (1 is the most visited), from site-meta; null: unranked. */
-  rank: number | null;
-}
-
-const list = <T>(value: T | T[] | undefined): T[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/** The list shipped in the repository (copied beside the compiled code by the build: nest-cli.json assets). */
-export const DEFAULT_SITES_FILE = join(
+const here = () =>
   // Jest runs the sources as ES modules, without __dirname; its working directory is the repository.
-  typeof __dirname === 'string' ? __dirname : resolve('libs/providers/src/username'),
-  'sherlock',
-  'data.json',
-);
+  typeof __dirname === 'string' ? __dirname : resolve('libs/providers/src/username');
 
-/** Ranks and tags by site name (lower case), for lists whose sites have none: Maigret's, for Sherlock's sites. */
-export const SITE_META_FILE = join(
-  typeof __dirname === 'string' ? __dirname : resolve('libs/providers/src/username'),
-  'site-meta',
-  'sites.json',
-);
+/** Maigret's database, shipped in the repository (copied beside the compiled code by the build: nest-cli.json assets). */
+export const MAIGRET_SITES_FILE = join(here(), 'maigret', 'data.json');
+/** Sherlock's list, shipped beside it: `USERNAME_SITES_FILE` chooses it. */
+export const SHERLOCK_SITES_FILE = join(here(), 'sherlock', 'data.json');
+/** The list read when USERNAME_SITES_FILE is not set (ADR 0060). */
+export const DEFAULT_SITES_FILE = MAIGRET_SITES_FILE;
 
-const siteMetaSchema = z.object({
-  sites: z.record(
-    z.string(),
-    z.object({ rank: z.number().int().min(1).nullable(), tags: z.array(z.string().min(1)) }).strict(),
-  ),
-});
-
-type SiteMeta = ReadonlyMap<string, { rank: number | null; tags: readonly string[] }>;
-let siteMeta: SiteMeta | undefined;
-
-/** The ranks and tags shipped (read once); a broken file is an error naming it. */
-function siteMetaByName(): SiteMeta {
-  if (!siteMeta) {
-    const parsed = siteMetaSchema.safeParse(readJson(SITE_META_FILE, 'site ranks and tags'));
-    if (!parsed.success)
-      throw new Error(`${SITE_META_FILE}: invalid site ranks and tags: ${parsed.error.issues[0]!.message}`);
-    siteMeta = new Map(Object.entries(parsed.data.sites).map(([name, meta]) => [name.toLowerCase(), meta]));
-  }
-  return siteMeta;
+/** What a list file holds: its format, its sites that can be checked, and every other one with why not. */
+export interface SiteList {
+  format: 'sherlock' | 'maigret';
+  sites: readonly Site[];
+  refused: readonly RefusedSite[];
 }
 
-const loaded = new Map<string, readonly Site[]>();
+const loaded = new Map<string, SiteList>();
 
-/** Every site of a list file, in the file's order; read and validated once per file (then cached). */
+/** Every site of a list file that can be checked, in the file's order; read and validated once per file (then cached). */
 export function loadSiteList(file: string): readonly Site[] {
+  return readSiteList(file).sites;
+}
+
+function readSiteList(file: string): SiteList {
   const path = resolve(file);
   const cached = loaded.get(path);
   if (cached) return cached;
-  const sites = parseSiteList(readJson(path, 'site list'), path);
-  loaded.set(path, sites);
-  return sites;
+  const list = parseAnySiteList(readJson(path, 'site list'), path);
+  loaded.set(path, list);
+  return list;
 }
 
 function readJson(path: string, what: string): unknown {
@@ -154,46 +65,44 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-/** Validates a parsed list; errors name the file, then each bad site and field (the first few). */
-export function parseSiteList(data: unknown, origin: string): Site[] {
+/** A parsed list in either format (Maigret's when it has `sites` and `engines` objects, else Sherlock's). */
+export function parseAnySiteList(data: unknown, origin: string): SiteList {
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new Error(`${origin}: the site list must be an object of site name → definition`);
-  const problems: string[] = [];
-  const sites: Site[] = [];
-  for (const [name, entry] of Object.entries(data)) {
-    if (name.startsWith('$')) continue; // "$schema"
-    const parsed = siteEntrySchema.safeParse(entry);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues)
-        problems.push(`site "${name}": ${issue.path.join('.') || 'definition'}: ${issue.message}`);
-      continue;
-    }
-    const site = parsed.data;
-    const meta = siteMetaByName().get(name.toLowerCase());
-    const own = list(site.tags).map((tag) => tag.toLowerCase());
-    sites.push({
-      name,
-      url: site.url,
-      urlProbe: site.urlProbe ?? null,
-      errorTypes: list(site.errorType),
-      errorMsgs: list(site.errorMsg),
-      errorUrl: site.errorUrl ?? null,
-      errorCodes: list(site.errorCode),
-      regexCheck: site.regexCheck === undefined ? null : pythonRegex(site.regexCheck),
-      method: site.request_method ?? 'GET',
-      payload: site.request_payload ?? null,
-      headers: site.headers ?? {},
-      nsfw: site.isNSFW ?? false,
-      tags: own.length > 0 ? [...new Set(own)] : (meta?.tags ?? []),
-      rank: meta?.rank ?? null,
-    });
-  }
-  if (problems.length > 0) {
-    const more = problems.length > 5 ? `\n    … and ${problems.length - 5} more` : '';
-    throw new Error(`${origin}: invalid site list:\n    ${problems.slice(0, 5).join('\n    ')}${more}`);
-  }
-  return sites;
+  const fields = data as Record<string, unknown>;
+  if (isMaigretList(fields)) return { format: 'maigret', ...parseMaigretList(fields, origin) };
+  return { format: 'sherlock', sites: parseSherlockList(fields, origin), refused: [] };
 }
+
+/** The sites of a parsed list that can be checked (a broken Sherlock site throws; see parseAnySiteList). */
+export function parseSiteList(data: unknown, origin: string): Site[] {
+  return [...parseAnySiteList(data, origin).sites];
+}
+
+/** What the loader makes of a list file: the sites in it, those it takes, and those it leaves out, by why. */
+export interface SiteListReport {
+  file: string;
+  format: SiteList['format'];
+  inFile: number;
+  accepted: number;
+  /** Per reason (REFUSALS), the sites left out, in the file's order. */
+  refused: Partial<Record<Refusal, string[]>>;
+}
+
+export function siteListReport(file: string): SiteListReport {
+  const list = readSiteList(file);
+  const refused: SiteListReport['refused'] = {};
+  for (const site of list.refused) (refused[site.reason] ??= []).push(site.name);
+  return {
+    file,
+    format: list.format,
+    inFile: list.sites.length + list.refused.length,
+    accepted: list.sites.length,
+    refused,
+  };
+}
+
+export { REFUSALS };
 
 export interface UsernameSettings {
   sites: readonly Site[];
@@ -205,6 +114,8 @@ export interface UsernameSettings {
   maxConnections: number;
   /** Of those, at most this many to one host (the probe's `host:port`), every lookup's together. */
   maxPerHost: number;
+  /** The sites kept: the file's N most popular (USERNAME_TOP); null: all of them. */
+  top: number | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 8000;
@@ -221,10 +132,17 @@ const DEFAULT_MAX_CONNECTIONS = 256;
  * (two at most in the shipped list: Genius's artists and users) go together, so one lookup is not slowed.
  */
 const DEFAULT_MAX_PER_HOST = 4;
+/**
+ * Maigret's own default (`--top-sites 500`), and what a search of every site answers within the default 10 s
+ * wait: of Maigret's 2,472 sites, 500 are (ADR 0060); all of them take about 30 s.
+ */
+const DEFAULT_TOP = 500;
 
 /**
- * The username settings, resolved: the list from `USERNAME_SITES_FILE` (default: the shipped one),
- * narrowed to `USERNAME_SITES` (names, case-insensitive), NSFW sites only with `USERNAME_INCLUDE_NSFW=true`.
+ * The username settings, resolved: the list from `USERNAME_SITES_FILE` (default: Maigret's, shipped),
+ * narrowed to `USERNAME_SITES` (names, case-insensitive), NSFW sites only with `USERNAME_INCLUDE_NSFW=true`,
+ * then to its `USERNAME_TOP` most popular (by rank, the unranked after them in the file's order; default 500,
+ * none when USERNAME_SITES names them, `all` for every one), kept in the file's order.
  * Throws an Error naming the variable (or the file, site and field) when something is wrong.
  */
 export function usernameSettings(settings: Readonly<Record<string, string | undefined>>): UsernameSettings {
@@ -249,14 +167,30 @@ export function usernameSettings(settings: Readonly<Record<string, string | unde
     const names = new Set(wanted.map((name) => name.toLowerCase()));
     sites = sites.filter((site) => names.has(site.name.toLowerCase()));
   }
+  const top = topOf(settings, wanted.length > 0);
+  if (top !== null && sites.length > top) {
+    const kept = new Set(byPopularity(sites).slice(0, top));
+    sites = sites.filter((site) => kept.has(site));
+  }
   return {
     sites,
     file,
+    top,
     timeoutMs: integerSetting(settings, 'USERNAME_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 100, 60_000),
     concurrency: integerSetting(settings, 'USERNAME_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 1000),
     maxConnections: integerSetting(settings, 'USERNAME_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, 1, 10_000),
     maxPerHost: integerSetting(settings, 'USERNAME_MAX_PER_HOST', DEFAULT_MAX_PER_HOST, 1, 1000),
   };
+}
+
+function topOf(settings: Readonly<Record<string, string | undefined>>, named: boolean): number | null {
+  const value = settings['USERNAME_TOP'];
+  if (value === undefined) return named ? null : DEFAULT_TOP;
+  if (value.trim().toLowerCase() === 'all') return null;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`USERNAME_TOP: expected a whole number from 1, or all, got "${value}"`);
+  return n;
 }
 
 function flag(settings: Readonly<Record<string, string | undefined>>, key: string): boolean {

@@ -85,7 +85,7 @@ const lookup = (username: string, ctx: ProviderContext) => usernameProvider.look
 const within = (settings: Record<string, string>) => unguardedContext(AbortSignal.timeout(10_000), settings);
 
 describe('username presence', () => {
-  it('reports each site it checks as site:<Name>, leaves out the sites whose regexCheck refuses the handle, and puts the profiles found on one item', async () => {
+  it('reports each site it checks as site:<Name>, counts the sites whose regexCheck refuses the handle in one skipped report, and puts the profiles found on one item', async () => {
     routes = {
       hub: { status: 200, body: PROFILE },
       lab: { status: 200, body: PROFILE },
@@ -114,6 +114,12 @@ describe('username presence', () => {
       },
       { provider: 'site:Gone', outcome: 'not_found', took_ms: expect.any(Number) },
       { provider: 'site:GitLab', outcome: 'found', took_ms: expect.any(Number) },
+      {
+        provider: 'username',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: '1 of 6 sites not checked (5 checked): their regexCheck or address refuses this username (Numbers)',
+      },
     ]);
     expect(answer.outcome).toBe('found');
     // The item's full shape is the result contract's (providers.contract.spec.ts checks it).
@@ -149,7 +155,7 @@ describe('username presence', () => {
     expect(usernameProvider.appliesTo!({ username: '@\t' })).toBe(false);
   });
 
-  it('does not check a site that puts the handle into its host name for www or a dotted handle: not listed', async () => {
+  it('does not check a site that puts the handle into its host name for www or a dotted handle: counted as skipped', async () => {
     routes = { hub: { status: 200, body: PROFILE } };
     const { port } = new URL(fake.url);
     const settings = sitesAt({
@@ -160,7 +166,15 @@ describe('username presence', () => {
       const answer = await lookup(name, within(settings));
       expect([name, answer.reports]).toEqual([
         name,
-        [{ provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) }],
+        [
+          { provider: 'site:GitHub', outcome: 'found', took_ms: expect.any(Number) },
+          {
+            provider: 'username',
+            outcome: 'skipped',
+            took_ms: 0,
+            detail: '1 of 2 sites not checked (1 checked): their regexCheck or address refuses this username (tumblr)',
+          },
+        ],
       ]);
     }
     const answer = await lookup('www', within(sitesAt({ tumblr: { path: '', url: `http://{}.localhost:${port}/` } })));
@@ -182,7 +196,15 @@ describe('username presence', () => {
     });
     const before = fake.requests.length;
     const answer = await lookup('Дмитрий', within(settings));
-    expect(answer.reports).toEqual([{ provider: 'site:DigitalSpy', outcome: 'found', took_ms: expect.any(Number) }]);
+    expect(answer.reports).toEqual([
+      { provider: 'site:DigitalSpy', outcome: 'found', took_ms: expect.any(Number) },
+      {
+        provider: 'username',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: '1 of 2 sites not checked (1 checked): their regexCheck or address refuses this username (GitHub)',
+      },
+    ]);
     expect(fake.requests.slice(before).map((r) => decodeURIComponent(r.url))).toEqual(['/spy/Дмитрий']);
   });
 

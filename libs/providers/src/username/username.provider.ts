@@ -156,9 +156,9 @@ async function checkHeld(
 }
 
 /**
- * Username presence on public sites (Sherlock's site list format): one `site:<Name>` report per site
- * checked, and the profiles found as `accounts[]` of one person item of their own. Sites whose
- * `regexCheck` refuses the handle are not checked and not listed.
+ * Username presence on public sites (Maigret's or Sherlock's site list format): one `site:<Name>` report per
+ * site checked, and the profiles found as `accounts[]` of one person item of their own. Sites whose
+ * `regexCheck` (or address) refuses the handle are not checked: one `username` report, `skipped`, counts and names them.
  */
 export function createUsernameProvider(
   defaultTimeoutMs = DEFAULT_TIMEOUT_MS,
@@ -174,6 +174,7 @@ export function createUsernameProvider(
       'USERNAME_SITES_FILE',
       'USERNAME_SITES',
       'USERNAME_INCLUDE_NSFW',
+      'USERNAME_TOP',
       'USERNAME_TIMEOUT_MS',
       'USERNAME_CONCURRENCY',
       'USERNAME_MAX_CONNECTIONS',
@@ -205,8 +206,10 @@ export function createUsernameProvider(
       });
       // Checked most popular first (a check its deadline cuts short has asked those), reported in the list's order.
       const at = new Map(chosen.sites.map((site, i) => [site, i]));
+      const refused: Site[] = [];
       const probes = byPopularity(chosen.sites).flatMap((site) => {
         const req = handle === null ? null : probeRequest(site, handle);
+        if (!req) refused.push(site);
         return req ? [{ site, req, at: at.get(site)! }] : [];
       });
       if (handle === null || probes.length === 0) {
@@ -238,11 +241,30 @@ export function createUsernameProvider(
         ctx.progress?.(snapshot);
       });
       const { items, reports } = listed(handle, answered, 0);
-      if (items.length > 0) return { outcome: 'found', items, reports: [...reports, ...unknown] };
+      const others = [...refusedReport(refused, chosen.sites.length), ...unknown];
+      if (items.length > 0) return { outcome: 'found', items, reports: [...reports, ...others] };
       const nothing = reports.every((r) => r.outcome === 'not_found');
-      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports: [...reports, ...unknown] };
+      return { outcome: nothing ? 'not_found' : 'unknown', items: [], reports: [...reports, ...others] };
     },
   };
+}
+
+/**
+ * The sites that cannot have the handle (their regexCheck or address refuses it), said in one `username` report:
+ * they are not checked, so have no `site:` entry of their own. None when every chosen site was checked.
+ */
+function refusedReport(refused: readonly Site[], chosen: number): SourceReport[] {
+  if (refused.length === 0) return [];
+  const names = refused.slice(0, 10).map((site) => site.name);
+  const more = refused.length > 10 ? ', …' : '';
+  return [
+    {
+      provider: ID,
+      outcome: 'skipped',
+      took_ms: 0,
+      detail: `${refused.length} of ${chosen} sites not checked (${chosen - refused.length} checked): their regexCheck or address refuses this username (${names.join(', ')}${more})`,
+    },
+  ];
 }
 
 /** The sites answered so far in the list's order: their reports, and the item of the profiles found (if any). */
