@@ -178,7 +178,7 @@ function latencyLine(latency: PhaseReport, e2e: number): string {
   const bound = Math.min(e2e, ceiling);
   const p = latency.latency;
   return (
-    `latency (person searches against a slow upstream, defaults as shipped): ${latency.rate.toFixed(0)} req/s` +
+    `latency (searches against a 250 ms upstream, defaults as shipped): ${latency.rate.toFixed(0)} req/s` +
     (p ? `  p50 ${p.p50.toFixed(0)} ms  p99 ${p.p99.toFixed(0)} ms` : '') +
     ` ÷ min(end to end ${e2e.toFixed(0)}, in flight ÷ upstream ${ceiling.toFixed(0)}) → latency_ratio=${(latency.rate / bound).toFixed(2)}`
   );
