@@ -165,17 +165,13 @@ export function latencyPhase(): Phase {
  * before its loop sends the next: the searches in flight stay --latency-inflight, not a backlog that grows
  * with every late answer. It counts as a failure (the answer was not synchronous); its sources are tallied.
  */
-async function untilDone(
-  baseUrl: string,
-  key: string,
-  accepted: string,
-  tally: SourceTally,
-  signal: AbortSignal,
-): Promise<Outcome> {
+async function untilDone(baseUrl: string, key: string, accepted: string, tally: SourceTally): Promise<Outcome> {
   const { search_id: id } = JSON.parse(accepted) as { search_id: string };
   for (;;) {
-    await sleep(POLL_MS, undefined, { signal });
-    const res = await fetch(`${baseUrl}/v1/searches/${id}`, { headers: { authorization: `Bearer ${key}` }, signal });
+    // No abort signal (a thousand loops would each add a listener): an interrupted bench stops the apps, and
+    // the poll then fails.
+    await sleep(POLL_MS);
+    const res = await fetch(`${baseUrl}/v1/searches/${id}`, { headers: { authorization: `Bearer ${key}` } });
     const text = await res.text();
     if (res.status === 200 && !text.startsWith('{"status":"pending"')) {
       tally.add(text);
@@ -220,7 +216,7 @@ async function measure(
         },
         async (i) => {
           const res = await post.post(load.bodies[i % load.bodies.length]!, key!);
-          if (res.status === 202) return untilDone(gateway.baseUrl, key!, res.text, tally, ctx.signal);
+          if (res.status === 202) return untilDone(gateway.baseUrl, key!, res.text, tally);
           if (res.status !== 200) return `HTTP ${res.status} ${errorCode(res.text)}`;
           return tally.add(res.text) || `HTTP 200 but ${res.text.slice(0, 40)}`;
         },
