@@ -33,8 +33,8 @@ import { measureWindow, runSweep, type Phase, type PhaseReport } from './phase';
 const UPSTREAM_MS = 250;
 const JITTER = 0.2;
 const SEARCHES = 500;
-/** How often a search answered `202` is polled until it is done. */
-const POLL_MS = 1000;
+/** How often a search answered `202` is polled until it is done (each poll reads Postgres: not more often). */
+const POLL_MS = 5000;
 
 /** A vendor's documented answer to a match: the adapter's own fixture (`libs/providers/src/<id>/fixtures/ok`). */
 function fixtureBody(provider: string, file: string): unknown {
