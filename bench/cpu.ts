@@ -49,6 +49,16 @@ export function procRss(pid: number): Rss | null {
   }
 }
 
+/** A process's peak resident memory so far (`VmHWM`) in MiB, or null when it is gone or unreadable. */
+export function procPeakRss(pid: number): number | null {
+  try {
+    const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? null : Number(kib) / 1024;
+  } catch {
+    return null;
+  }
+}
+
 /** `150.3 MiB (anon 92.1, file 58.2)`, or `?`. */
 export function formatRss(rss: Rss | null): string {
   return rss === null ? '?' : `${rss.total.toFixed(1)} MiB (anon ${rss.anon.toFixed(1)}, file ${rss.file.toFixed(1)})`;

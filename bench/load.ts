@@ -91,7 +91,7 @@ export function postOp(load: Poster, bodies: Buffer[], keys: string[]): (i: numb
 }
 
 /** The error envelope's code (or status), else the start of the body. */
-function errorCode(text: string): string {
+export function errorCode(text: string): string {
   try {
     const body = JSON.parse(text) as { error?: { code?: string }; status?: string };
     return String(body.error?.code ?? body.status);

@@ -30,6 +30,7 @@ import { BASE_PHONES, PHONES, phoneCountryCount } from './phones';
 import { httpFloor } from './http-floor';
 import { rawBullmq } from './raw-bullmq';
 import { fanOutParallelism } from './fan-out';
+import { latencyPhase } from './latency';
 import { localData } from './local-data';
 import { scaleOut } from './scale-out';
 import { usernamePresence } from './username';
@@ -44,6 +45,8 @@ const PHASES: readonly Phase[] = [
   // The same pair one at a time: latency, not throughput.
   rawBullmq({ key: 'raw-1', inflight: 1 }),
   e2eLookups({ key: 'e2e-1', inflight: 1 }),
+  // Person searches against a 250 ms upstream, 1,000 in flight: how much waiting the defaults overlap.
+  latencyPhase(),
   scaleOut(),
   e2eLookups({ key: 'email', kind: 'email' }),
   fanOutParallelism(),
@@ -150,6 +153,7 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
         ]
       : []),
     `at 1 in flight: raw ${one('raw-1')} — end to end ${one('e2e-1')}`,
+    ...(reports.has('latency') ? [latencyLine(reports.get('latency')!, rateOf(RATIO.numerator))] : []),
     ...(reports.has('scale-out')
       ? [
           `scale-out (2 gateways, 2 workers, same machine): ${reqs('scale-out')} against ${reqs(RATIO.numerator)} for one of each`,
@@ -163,6 +167,21 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
     took,
     `ratio=${(e2e / raw).toFixed(2)}`,
   ];
+}
+
+/**
+ * `latency_ratio = its req/s ÷ min(end-to-end req/s, in flight ÷ upstream latency)` (issue 43): the share of
+ * what this machine's CPU, or the upstream's latency, allows that the defaults reach. NaN without e2e.
+ */
+function latencyLine(latency: PhaseReport, e2e: number): string {
+  const ceiling = latency.ceiling ?? NaN;
+  const bound = Math.min(e2e, ceiling);
+  const p = latency.latency;
+  return (
+    `latency (searches against a 250 ms upstream, defaults as shipped): ${latency.rate.toFixed(0)} req/s` +
+    (p ? `  p50 ${p.p50.toFixed(0)} ms  p99 ${p.p99.toFixed(0)} ms` : '') +
+    ` ÷ min(end to end ${e2e.toFixed(0)}, in flight ÷ upstream ${ceiling.toFixed(0)}) → latency_ratio=${(latency.rate / bound).toFixed(2)}`
+  );
 }
 
 main().then(

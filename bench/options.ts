@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 export const USAGE = `usage: node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 16,64]
        [--raw-concurrency 16,64] [--client http|fetch] [--accounts 1] [--gateway-env K=V …] [--worker-env K=V …]
        [--profile DIR] [--count-wire] [--skip-raw] [--only raw,e2e,…] [--pg-set setting=value …] [--node-arg=--opt …]
+       [--latency-inflight 1000] [--latency-seconds 20] [--latency-concurrency default,64,…]
+       [--latency-kind person|company]
        [--data [--data-people 1000000]]   (only the local index at scale: import, search latency, index size)`;
 
 export interface BenchOptions {
@@ -40,6 +42,16 @@ export interface BenchOptions {
   pgSet: Record<string, string>;
   /** Extra node options for the gateway and worker processes (e.g. --perf-basic-prof for `perf`). */
   nodeArgs: string[];
+  /** The latency phase: person searches in flight, and its measured window (never shorter than --seconds). */
+  latencyInflight: number;
+  latencyMeasureMs: number;
+  /**
+   * The latency phase runs once per value: WORKER_CONCURRENCY_PERSON pinned to it, or null for the
+   * worker's shipped default (`default`); the first run is the phase's figure.
+   */
+  latencyConcurrency: (number | null)[];
+  /** The latency phase's searches: person (against PDL, its figure) or company (against GLEIF). */
+  latencyKind: 'person' | 'company';
   /** `--data [N]`: only the local-index phase, with N demo people (0: not run). */
   dataPeople: number;
 }
@@ -83,6 +95,10 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
       profile: { type: 'string' },
       data: { type: 'boolean', default: false },
       'data-people': { type: 'string', default: '1000000' },
+      'latency-inflight': { type: 'string', default: '1000' },
+      'latency-seconds': { type: 'string', default: '20' },
+      'latency-concurrency': { type: 'string', default: 'default' },
+      'latency-kind': { type: 'string', default: 'person' },
       'count-wire': { type: 'boolean', default: false },
       'skip-raw': { type: 'boolean', default: false },
       only: { type: 'string', default: '' },
@@ -94,6 +110,8 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
   });
   const client = flags.client;
   if (client !== 'http' && client !== 'fetch') throw new Error('--client is http or fetch');
+  const latencyKind = flags['latency-kind'];
+  if (latencyKind !== 'person' && latencyKind !== 'company') throw new Error('--latency-kind is person or company');
   const pgSet = envPairs('pg-set', flags['pg-set']);
   for (const [k, v] of Object.entries(pgSet)) {
     if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(v)) throw new Error(`--pg-set ${k}=${v}: not a plain setting`);
@@ -119,6 +137,13 @@ export function parseOptions(args: string[] = process.argv.slice(2)): BenchOptio
       .filter(Boolean),
     pgSet,
     nodeArgs: flags['node-arg'],
+    latencyInflight: Math.floor(positive('latency-inflight', flags['latency-inflight'])),
+    latencyMeasureMs:
+      Math.max(positive('latency-seconds', flags['latency-seconds'], 0.5), Number(flags.seconds)) * 1000,
+    latencyConcurrency: flags['latency-concurrency']
+      .split(',')
+      .map((s) => (s.trim() === 'default' ? null : Math.floor(positive('latency-concurrency', s.trim())))),
+    latencyKind,
     dataPeople: flags.data ? Math.floor(positive('data-people', flags['data-people'], 100)) : 0,
   };
 }

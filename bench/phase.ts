@@ -17,6 +17,11 @@ export interface PhaseReport {
   rate: number;
   /** Its successes' latency in the window, ms (phases that drive one operation at a time report it). */
   latency?: { p50: number; p99: number };
+  /**
+   * The most its rate could be if nothing but its upstream's latency bounded it (in flight ÷ the upstream's
+   * latency): the latency phase's ratio divides by the lower of this and the end-to-end rate.
+   */
+  ceiling?: number;
   /** RSS of its processes after the run, by label, for the summary line. */
   rss: { label: string; rss: Rss | null }[];
   /** More than 1% of its operations failed: the bench exits with 1. */
@@ -35,11 +40,11 @@ export interface Phase {
  * Measures a phase at every value of a sweep (`sweep`), or at the first alone, one after another; an
  * interrupted bench stops between runs.
  */
-export async function runSweep<R>(
+export async function runSweep<V, R>(
   ctx: BenchContext,
-  values: readonly number[],
+  values: readonly V[],
   sweep: boolean,
-  measure: (value: number) => Promise<R>,
+  measure: (value: V) => Promise<R>,
 ): Promise<R[]> {
   const runs: R[] = [];
   for (const value of sweep ? values : values.slice(0, 1)) {
@@ -58,6 +63,8 @@ export function bestRun<R extends { result: DriveResult }>(runs: readonly R[], w
 
 export interface WindowOptions {
   warmupMs: number;
+  /** The measured window, when not --seconds. */
+  measureMs?: number;
   inflight: number;
   /** The processes whose CPU the report shows, by label. */
   procs: Record<string, number>;
@@ -69,7 +76,7 @@ export interface WindowOptions {
   atEnd?: () => Promise<void>;
 }
 
-/** Drives `op` for a warm-up and --seconds; returns the result and the CPU and server lines of the window. */
+/** Drives `op` for a warm-up and --seconds (or `measureMs`); returns the result and the CPU and server lines of the window. */
 export async function measureWindow(
   ctx: BenchContext,
   options: WindowOptions,
@@ -78,7 +85,12 @@ export async function measureWindow(
   let a: Snapshot | undefined;
   let b: Snapshot | undefined;
   const result = await drive(
-    { warmupMs: options.warmupMs, measureMs: ctx.opts.measureMs, inflight: options.inflight, signal: ctx.signal },
+    {
+      warmupMs: options.warmupMs,
+      measureMs: options.measureMs ?? ctx.opts.measureMs,
+      inflight: options.inflight,
+      signal: ctx.signal,
+    },
     op,
     {
       atStart: async () => {

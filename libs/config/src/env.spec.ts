@@ -53,6 +53,14 @@ describe('config', () => {
     });
     expect(wk.kinds).toEqual(['phone', 'email']);
     expect(wk.concurrency).toEqual({ person: 4, company: 4, email: 4, phone: 32 });
+    // Unset, each kind has its own default: searches that wait on upstreams run many at once (ADR 0061).
+    expect(loadWorkerConfig({}).concurrency).toEqual({ person: 256, company: 256, email: 16, phone: 16 });
+    expect(loadWorkerConfig({ WORKER_CONCURRENCY_COMPANY: '8' }).concurrency).toEqual({
+      person: 256,
+      company: 8,
+      email: 16,
+      phone: 16,
+    });
   });
 
   it('reads the HTTP timeouts and checks them often enough to end a stalled request near its deadline', () => {

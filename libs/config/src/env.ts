@@ -407,6 +407,19 @@ const gatewaySchema = z.object({
     ),
 });
 
+/**
+ * Jobs of each kind a worker process runs at once when neither `WORKER_CONCURRENCY_<KIND>` nor
+ * `WORKER_CONCURRENCY` says (ADR 0061): person and company searches spend their time waiting on
+ * upstreams (People Data Labs, GLEIF, …: a few hundred ms each), so many overlap on one core; phone and
+ * e-mail checks are mostly the worker's own CPU, where more at once only queues them in the process.
+ */
+const KIND_CONCURRENCY: Readonly<Record<LookupKind, number>> = {
+  person: 256,
+  company: 256,
+  email: 16,
+  phone: 16,
+};
+
 const workerSchema = z.object({
   ...common,
   ...heap,
@@ -421,19 +434,34 @@ const workerSchema = z.object({
     .string()
     .default(LOOKUP_KINDS.join(','))
     .describe('comma-separated lookup kinds this worker consumes'),
-  WORKER_CONCURRENCY: int(1, 1000).default(16).describe('jobs processed in parallel per queue and process'),
+  WORKER_CONCURRENCY: int(1, 1000)
+    .optional()
+    .describe(
+      'jobs processed in parallel per queue and process, for every kind; unset, each kind has its own default ' +
+        '(`WORKER_CONCURRENCY_<KIND>`)',
+    ),
   WORKER_CONCURRENCY_PERSON: int(1, 1000)
     .optional()
-    .describe('per-kind override of `WORKER_CONCURRENCY` for the person queue'),
+    .describe(
+      `person jobs processed in parallel per process; unset, \`WORKER_CONCURRENCY\`, else ${KIND_CONCURRENCY.person} ` +
+        '(they wait on upstreams: ADR 0061)',
+    ),
   WORKER_CONCURRENCY_COMPANY: int(1, 1000)
     .optional()
-    .describe('per-kind override of `WORKER_CONCURRENCY` for the company queue'),
+    .describe(
+      `company jobs processed in parallel per process; unset, \`WORKER_CONCURRENCY\`, else ${KIND_CONCURRENCY.company} ` +
+        '(they wait on upstreams: ADR 0061)',
+    ),
   WORKER_CONCURRENCY_EMAIL: int(1, 1000)
     .optional()
-    .describe('per-kind override of `WORKER_CONCURRENCY` for the e-mail queue'),
+    .describe(
+      `e-mail jobs processed in parallel per process; unset, \`WORKER_CONCURRENCY\`, else ${KIND_CONCURRENCY.email}`,
+    ),
   WORKER_CONCURRENCY_PHONE: int(1, 1000)
     .optional()
-    .describe('per-kind override of `WORKER_CONCURRENCY` for the phone queue'),
+    .describe(
+      `phone jobs processed in parallel per process; unset, \`WORKER_CONCURRENCY\`, else ${KIND_CONCURRENCY.phone}`,
+    ),
   WORKER_LOCK_MS: int(1000, 600_000)
     .default(30_000)
     .describe(
@@ -717,10 +745,9 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env) {
     email: e.WORKER_CONCURRENCY_EMAIL,
     phone: e.WORKER_CONCURRENCY_PHONE,
   };
-  const concurrency = Object.fromEntries(LOOKUP_KINDS.map((k) => [k, perKind[k] ?? e.WORKER_CONCURRENCY])) as Record<
-    LookupKind,
-    number
-  >;
+  const concurrency = Object.fromEntries(
+    LOOKUP_KINDS.map((k) => [k, perKind[k] ?? e.WORKER_CONCURRENCY ?? KIND_CONCURRENCY[k]]),
+  ) as Record<LookupKind, number>;
   return {
     ...commonOf(e),
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,

@@ -50,16 +50,18 @@ export class FakeUpstream {
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly record: boolean,
   ) {}
 
-  static async start(): Promise<FakeUpstream> {
+  /** `record: false` keeps no `requests` (a load of many thousands a second would pile them up). */
+  static async start({ record = true }: { record?: boolean } = {}): Promise<FakeUpstream> {
     const handlers: { handle?: FakeUpstream['handle'] } = {};
     const server = createServer((req, res) => void handlers.handle?.(req, res));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const address = server.address();
     if (typeof address !== 'object' || address === null) throw new Error('fake upstream has no port');
-    const fake = new FakeUpstream(server, `http://127.0.0.1:${address.port}`);
+    const fake = new FakeUpstream(server, `http://127.0.0.1:${address.port}`, record);
     handlers.handle = (req, res) => fake.handle(req, res);
     return fake;
   }
@@ -84,7 +86,7 @@ export class FakeUpstream {
       headers: req.headers,
       body: Buffer.concat(chunks).toString(),
     };
-    this.requests.push(seen);
+    if (this.record) this.requests.push(seen);
     const answer = this.handler(seen);
     if (answer.hang) {
       this.hanging.add(res);
