@@ -29,7 +29,7 @@ export interface PhaseReport {
 }
 
 export interface Phase {
-  /** Its name in the summary (the final `ratio=` line divides `e2e` by `raw`). */
+  /** Its name in the summary (the final `ratio=` line divides `e2e` by `floor`). */
   readonly key: string;
   /** Whether this run measures it (flags such as --skip-raw). */
   enabled(opts: BenchOptions): boolean;
