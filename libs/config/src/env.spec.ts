@@ -6,6 +6,7 @@ import {
   loadGatewayConfig,
   loadProviderSettings,
   loadWorkerConfig,
+  queuePrefixFor,
 } from './env';
 import { RATE_FORMAT } from '@dossier/domain';
 
@@ -238,6 +239,26 @@ describe('config', () => {
     }
     expect(() => loadGatewayConfig({ REDIS_CLUSTER_NODES: 'r1' })).toThrow(/REDIS_CLUSTER_NODES/);
     expect(() => loadBenchConfig({ REDIS_CLUSTER_NODES: 'r1:7000' })).toThrow(/REDIS_CLUSTER_NODES/);
+  });
+
+  it("gives each queue a hash tag of its own on a cluster, and leaves one Redis's prefix as it is", () => {
+    const queues = ['person-lookup', 'company-lookup', 'email-lookup', 'phone-lookup', 'webhook-delivery'];
+    const prefixes = (env: Record<string, string>) =>
+      queues.map((queue) => queuePrefixFor(loadWorkerConfig(env), queue));
+    expect(prefixes({ REDIS_CLUSTER_NODES: 'r1:7000' })).toEqual([
+      '{dossier-person-lookup}',
+      '{dossier-company-lookup}',
+      '{dossier-email-lookup}',
+      '{dossier-phone-lookup}',
+      '{dossier-webhook-delivery}',
+    ]);
+    // The operator's text around the tag stays; only the tag (what the slot is hashed from) changes.
+    expect(
+      queuePrefixFor(loadGatewayConfig({ REDIS_CLUSTER_NODES: 'r1:7000', QUEUE_PREFIX: 'prod-{dq}x' }), 'maintenance'),
+    ).toBe('prod-{dq-maintenance}x');
+    // One Redis: every queue keeps QUEUE_PREFIX exactly, a hash tag in it included (no key moves).
+    expect(prefixes({})).toEqual(queues.map(() => 'dossier'));
+    expect(prefixes({ QUEUE_PREFIX: '{dossier}' })).toEqual(queues.map(() => '{dossier}'));
   });
 
   it('reads WEBHOOK_SECRET_KEY as 32 bytes of hex or base64, refusing any other length', () => {

@@ -80,7 +80,7 @@ const common = {
       'Redis connection (`rediss://` for TLS; user, password and db number from the URL, a path that is not ' +
         'a number refused); with `REDIS_CLUSTER_NODES` only its user, password and TLS are used',
     ),
-  /** Default `dossier`, or `{dossier}` with REDIS_CLUSTER_NODES (see queuePrefixOf). */
+  /** Default `dossier`, or `{dossier}` with REDIS_CLUSTER_NODES (see queuePrefixOf, queuePrefixFor). */
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'letters, digits, _ - { } only (no ":")')
@@ -88,7 +88,8 @@ const common = {
     .describe(
       'prefix of every BullMQ key and of the rate-limit buckets; letters, digits, `_ - { }`, no `:`. Unset: ' +
         '`dossier`, or `{dossier}` with `REDIS_CLUSTER_NODES`. With `REDIS_CLUSTER_NODES` it must hold a ' +
-        'non-empty `{hash tag}`, else the process refuses to start',
+        'non-empty `{hash tag}`, else the process refuses to start; each queue then gets a tag of its own, ' +
+        '`{dossier-person-lookup}:person-lookup:…` (see [Redis Cluster](operations.md#redis-cluster))',
     ),
   /** `host:port,…` of Redis Cluster nodes: when set, every connection is a cluster client and REDIS_URL's host is unused. */
   REDIS_CLUSTER_NODES: z
@@ -622,6 +623,21 @@ function queuePrefixOf(prefix: string | undefined, cluster: boolean): string {
     );
   }
   return prefix;
+}
+
+/**
+ * The BullMQ prefix of the queue named `queue`: QUEUE_PREFIX as is on one Redis (no key moves). With
+ * REDIS_CLUSTER_NODES each queue gets a hash tag of its own, the operator's tag with `-<queue>` inside it
+ * (`{dossier}` → `{dossier-person-lookup}`, `prod-{dq}` → `prod-{dq-person-lookup}`): all of a queue's keys,
+ * its events stream with them, stay in one slot as BullMQ's scripts need, and the queues hash to different
+ * slots, spread over the masters (ADR 0065). Every process and tool that opens a queue takes its prefix
+ * here; Dossier's own keys (rate limits, revocations, provider reports, reply channels) keep `queuePrefix`.
+ */
+export function queuePrefixFor(config: { queuePrefix: string; redis: RedisTarget }, queue: string): string {
+  const prefix = config.queuePrefix;
+  if (config.redis.clusterNodes === null) return prefix;
+  const close = prefix.indexOf('}', prefix.indexOf('{') + 1);
+  return `${prefix.slice(0, close)}-${queue}${prefix.slice(close)}`;
 }
 
 /** Redis's rule: the text between the first `{` and the next `}`, when not empty, is what the slot is hashed from. */

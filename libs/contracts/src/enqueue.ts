@@ -31,20 +31,23 @@ export function lookupJobOptions(retention: LookupJobRetention = DEFAULT_JOB_RET
 }
 
 /**
- * The four lookup queues, opened with the shared options and, for what they enqueue, the job options
- * of `retention` (close them with `closeLookupQueues`). Their connection errors go to `onError`: with no
+ * The four lookup queues, each under its own prefix (`prefixOf` its queue name: config's queuePrefixFor),
+ * opened with the shared options and, for what they enqueue, the job options of `retention` (close them
+ * with `closeLookupQueues`). Their connection errors go to `onError`: with no
  * listener, BullMQ prints each one to stderr as a raw stack trace, several a second while Redis is down.
  */
 export function openLookupQueues(
-  prefix: string,
+  prefixOf: (queue: string) => string,
   connection: ConnectionOptions,
   retention: LookupJobRetention = DEFAULT_JOB_RETENTION,
   onError: (queue: string, error: Error) => void = () => undefined,
 ): LookupQueues {
-  const options = { ...lookupQueueOptions(prefix, connection), defaultJobOptions: lookupJobOptions(retention) };
   return Object.fromEntries(
     LOOKUP_KINDS.map((kind) => {
-      const queue = new Queue<LookupJob, LookupJobResult, string>(QUEUE_NAMES[kind], options);
+      const queue = new Queue<LookupJob, LookupJobResult, string>(QUEUE_NAMES[kind], {
+        ...lookupQueueOptions(prefixOf(QUEUE_NAMES[kind]), connection),
+        defaultJobOptions: lookupJobOptions(retention),
+      });
       queue.on('error', (error) => onError(QUEUE_NAMES[kind], error));
       return [kind, queue];
     }),

@@ -3,7 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import type { RedisTarget } from '@dossier/config';
+import { queuePrefixFor, type RedisTarget } from '@dossier/config';
 import { closeLookupQueues, openLookupQueues, type LookupJobRetention, type LookupQueues } from '@dossier/contracts';
 import { RedisConnections, throttledErrorLog, type WriteFlush } from './redis';
 import { pinoParams } from './app-start';
@@ -69,7 +69,7 @@ export class RuntimeModule implements OnApplicationShutdown {
           inject: [REDIS_CONNECTIONS],
           useFactory: (c: RedisConnections) =>
             openLookupQueues(
-              config.queuePrefix,
+              (queue) => queuePrefixFor(config, queue),
               c.queues(),
               config.jobRetention,
               throttledErrorLog((message) => new Logger('queues').warn(message)),

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { LOOKUP_KINDS } from '@dossier/domain';
-import type { GatewayConfig } from '@dossier/config';
+import { queuePrefixFor, type GatewayConfig } from '@dossier/config';
 import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import { MAINTENANCE_QUEUE, type LookupQueues, type WebhookJob } from '@dossier/contracts';
 import { GATEWAY_CONFIG, LOOKUP_QUEUES, REDIS_CONNECTIONS, WEBHOOK_DELIVERY } from '../infra/tokens';
@@ -53,7 +53,7 @@ export class QueueBoardService implements OnModuleInit, OnApplicationShutdown {
         import('@bull-board/fastify'),
       ]);
       this.maintenance = new Queue(MAINTENANCE_QUEUE, {
-        prefix: this.config.queuePrefix,
+        prefix: queuePrefixFor(this.config, MAINTENANCE_QUEUE),
         connection: this.redis.queues(),
         skipMetasUpdate: true,
       });

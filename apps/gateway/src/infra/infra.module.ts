@@ -1,7 +1,7 @@
 import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-import type { GatewayConfig } from '@dossier/config';
+import { queuePrefixFor, type GatewayConfig } from '@dossier/config';
 import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import type { Queue } from 'bullmq';
 import { WEBHOOK_QUEUE, openWebhookQueue, webhookAttempts, type WebhookJob } from '@dossier/contracts';
@@ -43,7 +43,7 @@ export class InfraModule implements OnApplicationShutdown {
           inject: [REDIS_CONNECTIONS],
           useFactory: (c: RedisConnections) => {
             const queue = openWebhookQueue(
-              config.queuePrefix,
+              queuePrefixFor(config, WEBHOOK_QUEUE),
               c.queues(),
               webhookAttempts(config.webhooks.retryBaseMs),
               config.jobRetention,

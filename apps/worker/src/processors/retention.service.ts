@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import { LOOKUP_KINDS, settledBefore } from '@dossier/domain';
-import type { WorkerConfig } from '@dossier/config';
+import { queuePrefixFor, type WorkerConfig } from '@dossier/config';
 import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import { MAINTENANCE_QUEUE, RETENTION_JOB_NAME, RETENTION_SCHEDULER_ID, type LookupQueues } from '@dossier/contracts';
 import { BatchesRepository, SearchesRepository, WebhooksRepository } from '@dossier/persistence';
@@ -64,7 +64,7 @@ export class RetentionService implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationBootstrap(): Promise<void> {
     const maintenance = this.config.maintenance;
     if (!maintenance) return;
-    const prefix = this.config.queuePrefix;
+    const prefix = queuePrefixFor(this.config, MAINTENANCE_QUEUE);
     this.queue = new Queue(MAINTENANCE_QUEUE, { prefix, connection: this.redis.queues() });
     this.queue.on('error', (err) => this.logRedisError(MAINTENANCE_QUEUE, err));
     const scheduled = this.queue.upsertJobScheduler(

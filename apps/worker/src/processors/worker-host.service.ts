@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Worker, type Job } from 'bullmq';
 import { settledBefore, type LookupKind } from '@dossier/domain';
-import type { WorkerConfig } from '@dossier/config';
+import { queuePrefixFor, type WorkerConfig } from '@dossier/config';
 import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import { JOB_NAMES, QUEUE_NAMES, type LookupQueues } from '@dossier/contracts';
 import { PROVIDERS, providersFor } from '@dossier/providers';
@@ -97,7 +97,7 @@ export class WorkerHostService implements OnApplicationBootstrap, OnApplicationS
       },
       {
         connection: this.redis.consumers(),
-        prefix: this.config.queuePrefix,
+        prefix: queuePrefixFor(this.config, QUEUE_NAMES[kind]),
         concurrency: this.config.concurrency[kind],
         lockDuration: this.config.lockDurationMs,
         stalledInterval: this.config.stalledIntervalMs,

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import type { WorkerConfig } from '@dossier/config';
+import { queuePrefixFor, type WorkerConfig } from '@dossier/config';
 import { throttledErrorLog, type RedisConnections } from '@dossier/runtime';
 import {
   SIGNATURE_HEADER,
@@ -76,7 +76,12 @@ export class WebhookDeliveryService
     this.webhooks = new WebhooksRepository(db);
     this.attempts = webhookAttempts(config.webhooks.retryBaseMs);
     this.resolveHost = config.webhooks.dnsServers ? resolverAt(config.webhooks.dnsServers) : undefined;
-    this.queue = openWebhookQueue(config.queuePrefix, redis.queues(), this.attempts, config.jobRetention);
+    this.queue = openWebhookQueue(
+      queuePrefixFor(config, WEBHOOK_QUEUE),
+      redis.queues(),
+      this.attempts,
+      config.jobRetention,
+    );
     this.queue.on('error', (err) => this.logRedisError(WEBHOOK_QUEUE, err));
   }
 
@@ -118,7 +123,7 @@ export class WebhookDeliveryService
     const baseMs = this.config.webhooks.retryBaseMs;
     this.worker = new Worker<WebhookJob>(WEBHOOK_QUEUE, (job) => this.deliver(job), {
       connection: this.redis.consumers(),
-      prefix: this.config.queuePrefix,
+      prefix: queuePrefixFor(this.config, WEBHOOK_QUEUE),
       concurrency: this.config.webhooks.concurrency,
       lockDuration: this.config.lockDurationMs,
       stalledInterval: this.config.stalledIntervalMs,
