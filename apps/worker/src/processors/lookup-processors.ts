@@ -17,6 +17,8 @@ export class LookupProcessors {
   private readonly suppressions: SuppressionsRepository;
   /** The providers whose answer is only associated accounts (`findsOnly: 'accounts'`). */
   private readonly accountsOnly = new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id));
+  /** The providers whose items are sanctions-list entities (`findsOnly: 'watchlist_hits'`): never suppressed. */
+  private readonly listedOnly = new Set(PROVIDERS.filter((p) => p.findsOnly === 'watchlist_hits').map((p) => p.id));
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -35,7 +37,7 @@ export class LookupProcessors {
       providersFor(kind, PROVIDERS, 'test'),
       this.searches,
       this.fanOut,
-      new SuppressionFilter(this.suppressions, this.accountsOnly),
+      new SuppressionFilter(this.suppressions, this.accountsOnly, this.listedOnly),
       this.config.testHold,
       () => this.relay.wake(),
     );
