@@ -203,7 +203,8 @@ function watchlistsImportCommand(args: string[]): Command {
   if (!isWatchlist(list)) throw new UsageError(`${name}: the list is one of ${WATCHLISTS.join(', ')}, not "${list}"`);
   const format = values.get('format') ?? /\.(csv|xml|jsonl|json|ndjson)$/i.exec(file)?.[1]?.toLowerCase();
   const read = format === 'json' || format === 'ndjson' ? 'jsonl' : format;
-  if (read === undefined) throw new UsageError(`${name}: cannot tell the format of "${file}" from its name: give --format`);
+  if (read === undefined)
+    throw new UsageError(`${name}: cannot tell the format of "${file}" from its name: give --format`);
   if (!(LIST_FORMATS as readonly string[]).includes(read) || !FORMATS_OF[list].includes(read as ListFormat))
     throw new UsageError(`${name}: ${list} is read as ${FORMATS_OF[list].join(' or ')}, not "${read}"`);
   const aliases = values.get('aliases') ?? null;

@@ -10,7 +10,12 @@ import { SuppressionEntity } from './entities/suppression.entity';
 import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
 import { BatchEntity } from './entities/batch.entity';
 import { OutboxEntity } from './entities/outbox.entity';
-import { WatchlistEntity, WatchlistEntryEntity, WatchlistNameEntity } from './entities/watchlist.entity';
+import {
+  WatchlistEntity,
+  WatchlistEntryEntity,
+  WatchlistNameEntity,
+  WatchlistWordEntity,
+} from './entities/watchlist.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
@@ -59,6 +64,7 @@ export const ENTITIES = [
   WatchlistEntity,
   WatchlistEntryEntity,
   WatchlistNameEntity,
+  WatchlistWordEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,

@@ -3,18 +3,20 @@ import type { Watchlist, WatchlistIndex, WatchlistRow, WatchlistSearch } from '@
 import { inTransaction, queryRows, type Sql } from './sql';
 
 /**
- * Candidate entries for a searched name (ADR 0064), every path through an index: names holding one of its
- * words or their variants (GIN on the words: word order, a missing middle name, nicknames), or a word like
- * one of its words of three letters or more (`<%`, pg_trgm's word similarity on the GIN trigram index:
- * transliterations — "Aleksandr" and "Alexander", "Lukashenko" and "Lukashenka"). The most like the whole
- * name first; scoring is the provider's.
+ * Candidate entries for a searched name (ADR 0064), every path through an index: the listed words like each
+ * searched word of three letters or more ($5, pg_trgm similarity on watchlist_words: transliterations —
+ * "aleksandr" and "alexander", "lukashenko" and "lukashenka"), then the names holding one of those or of the
+ * searched words and their nicknames ($3: GIN on the words — word order, a missing middle name), the most like
+ * the whole name first. Scoring is the provider's.
  */
-export function findWatchlistEntriesSql(likeWords: number): string {
-  const like = Array.from({ length: likeWords }, (_, i) => ` OR $${5 + i}::text <% name_key`).join('');
-  return `
-  WITH named AS MATERIALIZED (
+export const FIND_WATCHLIST_ENTRIES = `
+  WITH alike AS MATERIALIZED (
+    SELECT coalesce(array_agg(DISTINCT w.word), '{}') AS words
+      FROM unnest($5::text[]) AS q(word) JOIN watchlist_words w ON w.word % q.word
+  ),
+  named AS MATERIALIZED (
     SELECT list, entry_id, max(similarity(name_key, $2)) AS sim FROM watchlist_names
-     WHERE entity_type = $1 AND (string_to_array(name_key, ' ') && $3::text[]${like})
+     WHERE entity_type = $1 AND string_to_array(name_key, ' ') && ($3::text[] || (SELECT words FROM alike))
      GROUP BY list, entry_id
      ORDER BY sim DESC
      LIMIT $4
@@ -23,7 +25,9 @@ export function findWatchlistEntriesSql(likeWords: number): string {
          (SELECT jsonb_agg(jsonb_build_object('name', n.name, 'name_key', n.name_key))
             FROM watchlist_names n WHERE n.list = e.list AND n.entry_id = e.entry_id) AS names
     FROM named h JOIN watchlist_entries e ON e.list = h.list AND e.entry_id = h.entry_id`;
-}
+
+/** Words shorter than this are found as written only: their trigrams say little. */
+const MIN_ALIKE = 3;
 
 const LISTS = `SELECT list FROM watchlists ORDER BY list`;
 
@@ -35,13 +39,13 @@ export class WatchlistRepository implements WatchlistIndex {
   }
 
   findEntries(search: WatchlistSearch, limit: number): Promise<WatchlistRow[]> {
-    const like = [...new Set(search.name_key.split(' ').filter((w) => w.length >= 3))];
-    return queryRows<WatchlistRow>(this.db, findWatchlistEntriesSql(like.length), [
+    const like = [...new Set(search.name_key.split(' ').filter((w) => w.length >= MIN_ALIKE))];
+    return queryRows<WatchlistRow>(this.db, FIND_WATCHLIST_ENTRIES, [
       search.entity_type,
       search.name_key,
       search.words,
       limit,
-      ...like,
+      like,
     ]);
   }
 }
@@ -72,6 +76,12 @@ const INSERT_NAMES = `
   INSERT INTO watchlist_names (list, entry_id, name_key, name, entity_type)
   SELECT $1, n.entry_id, n.name_key, n.name, n.entity_type
     FROM jsonb_to_recordset($2::jsonb) AS n(entry_id text, name_key text, name text, entity_type text)
+  ON CONFLICT DO NOTHING`;
+/** The words of the names, for the search's like-word step; a word no list holds any more finds nothing. */
+const INSERT_WORDS = `
+  INSERT INTO watchlist_words (word)
+  SELECT DISTINCT w FROM unnest($1::text[]) AS n(name_key), unnest(string_to_array(n.name_key, ' ')) AS w
+   WHERE length(w) >= ${MIN_ALIKE}
   ON CONFLICT DO NOTHING`;
 const COUNT_LIST = `
   UPDATE watchlists SET entries = (SELECT count(*) FROM watchlist_entries WHERE list = $1) WHERE list = $1
@@ -114,6 +124,7 @@ async function writeRows(sql: Sql, list: Watchlist, rows: readonly WatchlistRow[
   );
   await sql(INSERT_ENTRIES, [list, JSON.stringify(entries)]);
   await sql(INSERT_NAMES, [list, JSON.stringify(names)]);
+  await sql(INSERT_WORDS, [names.map((n) => n.name_key)]);
 }
 
 /** The lists imported, with their sizes: for `cli watchlists:list`. */

@@ -64,8 +64,7 @@ export function listItems(list: Watchlist, format: ListFormat, files: ListFiles)
 const distinct = (values: (string | null | undefined)[]) => [
   ...new Set(values.map((v) => v?.replace(/\s+/g, ' ').trim()).filter((v): v is string => !!v)),
 ];
-const countriesOf = (values: (string | null | undefined)[]) =>
-  distinct(values.map((v) => watchlistCountryOf(v)));
+const countriesOf = (values: (string | null | undefined)[]) => distinct(values.map((v) => watchlistCountryOf(v)));
 const yearsOf = (values: (string | null | undefined)[]) => [...new Set(values.flatMap((v) => yearsIn(v)))];
 
 type Built = Omit<WatchlistEntry, 'list'> | { other: string } | { reason: string };
@@ -86,7 +85,9 @@ async function* fromXml(
 ): AsyncIterable<ListItem> {
   const onRoot = (name: string) => {
     if (!roots.includes(name))
-      throw new FileShapeError(`the document element is <${name}>, not <${roots.join('> or <')}>: another list's file?`);
+      throw new FileShapeError(
+        `the document element is <${name}>, not <${roots.join('> or <')}>: another list's file?`,
+      );
   };
   for await (const r of xmlRecords(chunks, new Set(records), onRoot) as AsyncIterable<XmlRecord>) {
     yield 'reason' in r ? r : itemOf(list, r.line, build(r.node));

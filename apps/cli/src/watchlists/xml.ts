@@ -86,7 +86,8 @@ export async function* xmlRecords(
   let depthOutside = 0;
   const names: string[] = []; // open elements outside a record, for matching close tags
   for await (const chunk of withEnd(chunks)) {
-    buf += chunk === null ? decoder.decode() : typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    buf +=
+      chunk === null ? decoder.decode() : typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
     if (!sawRoot && buf.charCodeAt(0) === 0xfeff) buf = buf.slice(1);
     let at = 0;
     for (;;) {

@@ -51,7 +51,6 @@ export class WatchlistEntryEntity {
 
 /** One name of an entry, folded for the name matcher (watchlistNameKey), found by its words or trigrams. */
 @Entity({ name: 'watchlist_names' })
-@Index('watchlist_names_trgm_idx', { synchronize: false })
 @Index('watchlist_names_words_idx', { synchronize: false })
 export class WatchlistNameEntity {
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'watchlist_names_pkey' })
@@ -75,4 +74,12 @@ export class WatchlistNameEntity {
     { name: 'entry_id', referencedColumnName: 'entryId', foreignKeyConstraintName: 'watchlist_names_entry_fkey' },
   ])
   entry?: WatchlistEntryEntity;
+}
+
+/** Every word of the listed names (three letters or more), once: a searched word finds the words like it. */
+@Entity({ name: 'watchlist_words' })
+@Index('watchlist_words_trgm_idx', { synchronize: false })
+export class WatchlistWordEntity {
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'watchlist_words_pkey' })
+  word!: string;
 }

@@ -1,9 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Sanctions lists the operator imports (ADR 0064): one row per list imported, its entries, and each entry's
- * names folded for the name matcher — found by a shared word (GIN on the words) or a like word (pg_trgm's
- * word similarity, GIN trigram). An import replaces a list's entries in one transaction.
+ * Sanctions lists the operator imports (ADR 0064): one row per list imported, its entries, each entry's names
+ * folded for the name matcher (found by their words: GIN), and every word of them (of three letters or more)
+ * once, with a trigram index: a searched word finds the listed words like it ("lukashenka" for "lukashenko"),
+ * then the names holding them. An import replaces a list's entries in one transaction.
  */
 export class Watchlists2164000000000 implements MigrationInterface {
   name = 'Watchlists2164000000000';
@@ -40,13 +41,15 @@ export class Watchlists2164000000000 implements MigrationInterface {
         CONSTRAINT watchlist_names_entry_fkey FOREIGN KEY (list, entry_id)
           REFERENCES watchlist_entries (list, entry_id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX watchlist_names_trgm_idx ON watchlist_names USING gin (name_key gin_trgm_ops)`);
     await q.query(
       `CREATE INDEX watchlist_names_words_idx ON watchlist_names USING gin (string_to_array(name_key, ' '))`,
     );
+    await q.query(`CREATE TABLE watchlist_words (word text CONSTRAINT watchlist_words_pkey PRIMARY KEY)`);
+    await q.query(`CREATE INDEX watchlist_words_trgm_idx ON watchlist_words USING gin (word gin_trgm_ops)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE watchlist_words`);
     await q.query(`DROP TABLE watchlist_names`);
     await q.query(`DROP TABLE watchlist_entries`);
     await q.query(`DROP TABLE watchlists`);

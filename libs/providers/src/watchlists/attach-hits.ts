@@ -43,7 +43,9 @@ export function attachWatchlistHits<K extends LookupKind>(
   screeners: ReadonlySet<string>,
 ): ResultItemByKind[K][] {
   if (kind !== 'person' && kind !== 'company') return items;
-  const screened = sources.some((s) => screeners.has(s.provider) && (s.outcome === 'found' || s.outcome === 'not_found'));
+  const screened = sources.some(
+    (s) => screeners.has(s.provider) && (s.outcome === 'found' || s.outcome === 'not_found'),
+  );
   if (!screened) return items;
   const subjects = items as Subject[];
   const isListed = (i: Subject) => i.sources.every((s) => screeners.has(s)) && (i.watchlist_hits?.length ?? 0) > 0;

@@ -9,7 +9,7 @@ import { nameMatchScore } from '../local/name-match';
  * generated set it keeps the recall of listed names under transliteration, word order, missing middle names
  * and nicknames at or above 0.95 and false hits on 10,000 names not listed at or below 0.5%.
  */
-export const WATCHLIST_THRESHOLD = 0.8;
+export const WATCHLIST_THRESHOLD = 0.85;
 
 /** Years of birth more than this apart are two people (as identity resolution reads them, ADR 0046). */
 const BIRTH_YEAR_SLACK = 1;

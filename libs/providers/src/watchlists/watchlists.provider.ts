@@ -4,6 +4,7 @@ import {
   subjectId,
   untilAborted,
   watchlistNameKey,
+  type WatchlistEntityType,
   type WatchlistIndex,
 } from '@dossier/domain';
 import type { CompanyInput, CompanyResultItem, PersonInput, PersonRecordItem } from '@dossier/contracts';
@@ -18,7 +19,7 @@ import {
 import { nameVariants } from '../identity/nicknames';
 import { ageOf, birthYearsOf } from '../local/local.provider';
 import { scoreOf } from '../subject-score';
-import { matchesOf, type Match, type ScreenedSubject } from './screening';
+import { WATCHLIST_THRESHOLD, matchesOf, type Match, type ScreenedSubject } from './screening';
 
 export const WATCHLISTS_ID = 'watchlists';
 /** Candidate entries read for a name before scoring (the most like it first). */
@@ -48,6 +49,25 @@ const countriesOf = (country: string | undefined) => (country ? [countryKey(coun
 function wordsOf(nameKey: string): string[] {
   const words = nameKey.split(' ').filter((w) => w !== '');
   return [...new Set(words.flatMap((w) => [w, ...nameVariants(w)]))];
+}
+
+/**
+ * The entries of the lists a subject's first name matches at `threshold` or more, best first: candidates from
+ * the index, scored by matchesOf.
+ */
+export async function screenSubject(
+  index: WatchlistIndex,
+  entityType: WatchlistEntityType,
+  subject: ScreenedSubject,
+  threshold = WATCHLIST_THRESHOLD,
+): Promise<Match[]> {
+  const nameKey = watchlistNameKey(entityType, subject.names[0] ?? '');
+  if (nameKey === '') return [];
+  const rows = await index.findEntries(
+    { entity_type: entityType, name_key: nameKey, words: wordsOf(nameKey) },
+    CANDIDATES,
+  );
+  return matchesOf(entityType, subject, rows, threshold);
 }
 
 /** A listed person as a person item: what the list says, the hit on it. */
@@ -127,15 +147,7 @@ export const watchlistsProvider: Provider<'person' | 'company'> = {
       throw new SkippedCall('no watchlist imported (cli watchlists:import <list> FILE)');
     const thisYear = new Date().getUTCFullYear();
     const subject = subjectOf(kind, input, thisYear);
-    const entityType = kind === 'person' ? 'person' : 'organisation';
-    const [name = ''] = subject.names;
-    const nameKey = watchlistNameKey(entityType, name);
-    if (nameKey === '') return { outcome: 'not_found', items: [] };
-    const rows = await index.findEntries(
-      { entity_type: entityType, name_key: nameKey, words: wordsOf(nameKey) },
-      CANDIDATES,
-    );
-    const matches = matchesOf(entityType, subject, rows);
+    const matches = await screenSubject(index, kind === 'person' ? 'person' : 'organisation', subject);
     const items = kind === 'person' ? matches.map((m) => personItem(m, thisYear)) : matches.map(companyItem);
     return { outcome: items.length > 0 ? 'found' : 'not_found', items };
   },
