@@ -43,7 +43,7 @@ describe('watchlist screening (CLI import, gateway + worker)', () => {
         birth_year: 1961,
       }),
     ]);
-    stack = await Stack.start({ label: 'watchlists' });
+    stack = await Stack.start({ label: 'watchlists', env: { SIGNUP_CREDITS: '10' } });
     api = new Api(stack.baseUrl);
   }, 180_000);
   afterAll(async () => {
