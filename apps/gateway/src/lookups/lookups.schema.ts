@@ -520,7 +520,7 @@ export const screenSuccessEnvelope = successEnvelopeOf(
       },
     ],
   },
-  {},
+  { counted: true },
   'watchlists',
 );
 
