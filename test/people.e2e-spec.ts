@@ -376,6 +376,7 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
         ['gleif', 'found'],
         ['companies-house', 'skipped'],
         ['opencorporates', 'skipped'],
+        ['watchlists', 'skipped'],
       ]);
       expect(res.body.results).toHaveLength(1);
       expect(res.body.results[0]).toMatchObject({
