@@ -1,4 +1,5 @@
 import { watchlistRowOf, type WatchlistEntry } from '@dossier/domain';
+import { personItem } from '@dossier/testing';
 import type { CompanyResultItem, PersonResultItem, SourceReport } from '@dossier/contracts';
 import { attachWatchlistHits } from './attach-hits';
 import { WATCHLIST_THRESHOLD, matchesOf } from './screening';
@@ -58,26 +59,8 @@ describe('attachWatchlistHits', () => {
     match_score: 0.95,
     matched_on: ['name' as const],
   };
-  const person = (over: Partial<PersonResultItem>): PersonResultItem => ({
-    id: 'per_x',
-    full_name: 'Rustam Karimov',
-    first_name: 'Rustam',
-    last_name: 'Karimov',
-    aliases: [],
-    emails: [],
-    phones: [],
-    usernames: [],
-    accounts: [],
-    locations: [],
-    age: null,
-    birth_year: null,
-    match_score: 0.75,
-    matched_on: ['name'],
-    sources: ['local'],
-    linked_by: [],
-    kept_apart: [],
-    ...over,
-  });
+  const person = (over: Partial<PersonResultItem>): PersonResultItem =>
+    personItem({ full_name: 'Rustam Karimov', first_name: 'Rustam', last_name: 'Karimov', match_score: 0.75, ...over });
   const listed = person({
     id: 'per_listed',
     full_name: 'KARIMOV, Rustam Bakhtiyorovich',
