@@ -143,7 +143,8 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
 
   it('answers a person or company search that finds nobody with empty results, local not_found, the upstreams that are off skipped, nothing charged', async () => {
     const before = await ledgerState(accountId);
-    // The upstreams that apply to each search, none configured here; a domain reaches no registry.
+    // The upstreams that apply to each search, none configured here; a domain reaches no registry; no
+    // sanctions list is imported, and a search without a name screens none.
     const skipped = (...ids: string[]) =>
       ids.map((provider) => ({ provider, outcome: 'skipped', took_ms: 0, detail: expect.any(String) }));
     const local = { provider: 'local', outcome: 'not_found', took_ms: expect.any(Number) };
@@ -151,13 +152,13 @@ describe('lookups over HTTP (gateway + worker processes, real Redis and Postgres
       [
         '/v1/search/person',
         { name: 'Qzxv Wyxkpl', location: 'Berlin', age_range: '30-40' },
-        [local, ...skipped('pdl')],
+        [local, ...skipped('pdl', 'watchlists')],
       ],
       ['/v1/search/person', { email: 'nobody-here@example.com' }, [local, ...skipped('pdl')]],
       [
         '/v1/search/company',
         { company_name: 'Qzxv Wyxkpl GmbH', country: 'DE' },
-        [local, ...skipped('gleif', 'opencorporates')],
+        [local, ...skipped('gleif', 'opencorporates', 'watchlists')],
       ],
       ['/v1/search/company', { domain: 'nobody-here.example' }, [local]],
     ];

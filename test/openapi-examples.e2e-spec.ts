@@ -272,6 +272,14 @@ describe('every real answer is one the OpenAPI document describes', () => {
     await send('POST', '/v1/search/company', { key, json: {} });
     await send('POST', '/v1/search/company', { key, json: { country: 'GB' } });
     await send('POST', '/v1/search/person', { key, json: { location: 'Springfield, IL' } });
+    await send('POST', '/v1/screen', { key, json: { name: 'Rustam Karimov', birth_year: 1961, country: 'UZ' } });
+    await send('POST', '/v1/screen', { key, json: { name: 'Acme Trading', type: 'company' } });
+    await send('POST', '/v1/screen', {
+      key,
+      json: { name: 'Acme Trading', type: 'company', birth_year: 1961 },
+      semantic: true,
+    });
+    await send('POST', '/v1/screen', { key, json: {} });
     await send('GET', '/v1/searches/{id}', { key, params: { id: phone.body['search_id'] as string } });
     await send('GET', '/v1/searches/{id}', { key, params: { id: pending.body['search_id'] as string } });
     await send('GET', '/v1/searches/{id}', { key, params: { id: 'srch_none' } });

@@ -1,5 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { API_RESULT_FIELDS, Api, Stack, metricValue } from '@dossier/testing';
+import { API_OPTIONAL_RESULT_FIELDS, API_RESULT_FIELDS, Api, Stack, metricValue } from '@dossier/testing';
 
 // The document is walked freely here; every shape that matters is asserted by expect().
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,6 +25,8 @@ const EXPECTED_OPERATIONS = [
   'POST /v1/search/company',
   'POST /v1/verify/email',
   'POST /v1/verify/phone',
+  // Sanctions screening (ADR 0064).
+  'POST /v1/screen',
   'GET /v1/searches',
   'GET /v1/searches/{id}',
   'GET /v1/username/sites',
@@ -301,7 +303,8 @@ describe('operations: OpenAPI, docs, metrics and the queue board (gateway proces
     it('puts the envelopes and result items in components, with every field API.md lists', () => {
       const schemas = doc['components']['schemas'] as Json;
       for (const [id, fields] of Object.entries(API_RESULT_FIELDS)) {
-        expect([id, Object.keys(schemas[id]['properties']).sort()]).toEqual([id, [...fields].sort()]);
+        const optional = API_OPTIONAL_RESULT_FIELDS[id as keyof typeof API_RESULT_FIELDS] ?? [];
+        expect([id, Object.keys(schemas[id]['properties']).sort()]).toEqual([id, [...fields, ...optional].sort()]);
       }
       expect(schemas['PhoneResult']['properties']['line_type']['enum'].sort()).toEqual([...LINE_TYPES].sort());
       expect(schemas['EmailResult']['properties']['deliverability']['enum'].sort()).toEqual([

@@ -123,6 +123,12 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
     expect(res.body.sources).toEqual([
       { provider: 'local', outcome: 'found', took_ms: expect.any(Number) },
       { provider: 'pdl', outcome: 'skipped', took_ms: 0, detail: 'not configured: set PDL_API_KEY' },
+      {
+        provider: 'watchlists',
+        outcome: 'skipped',
+        took_ms: 0,
+        detail: 'no watchlist imported (cli watchlists:import <list> FILE)',
+      },
     ]);
     expect(res.body.credits_remaining).toBe(SIGNUP - 1);
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP - 1, { reserves: 1, captures: 1, releases: 0 }));
@@ -370,6 +376,7 @@ describe('person and company search over HTTP (local index, gateway + worker)', 
         ['gleif', 'found'],
         ['companies-house', 'skipped'],
         ['opencorporates', 'skipped'],
+        ['watchlists', 'skipped'],
       ]);
       expect(res.body.results).toHaveLength(1);
       expect(res.body.results[0]).toMatchObject({

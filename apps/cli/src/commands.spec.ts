@@ -66,6 +66,8 @@ describe('parseCommand', () => {
       'credits:grant',
       'import',
       'demo:seed',
+      'watchlists:import',
+      'watchlists:list',
       'audit:export',
       'suppress:add',
       'suppress:remove',

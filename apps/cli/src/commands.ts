@@ -2,6 +2,8 @@ import { AUDIT_EXPORT_USAGE, givenTwice, parseAuditExportArgs, type AuditExportC
 import { DEMO_DEFAULTS } from './import/demo-defaults';
 import { FORMATS, type ImportFormat, type ImportKind } from './import/readers';
 import { SUPPRESS_OPTIONS, SUPPRESS_USAGE, suppressCommand, type SuppressCommand } from './suppress';
+import { WATCHLISTS, isWatchlist, type Watchlist } from '@dossier/domain';
+import { FORMATS_OF, LIST_FORMATS, type ListFormat } from './watchlists/formats';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -22,6 +24,13 @@ commands:
   demo:seed [--people N] [--companies N] [--if-absent]
                                  the synthetic demo set (source "demo"; 10000 people, 2000 companies);
                                  re-running changes nothing; --if-absent: only when it is not there yet
+  watchlists:import <list> <file> [--format csv|xml|jsonl] [--aliases alt.csv]
+                                 replace a sanctions list (ofac-sdn, un-sc, eu-fsf, uk-sanctions,
+                                 opensanctions) with the entries of its published file, in one
+                                 transaction (format from the extension when not given; --aliases:
+                                 OFAC's alt.csv beside sdn.csv); exit 0 all imported, 1 some lines
+                                 rejected or the import stopped (the list unchanged), 2 usage error
+  watchlists:list                the lists imported: entries, file checksum, when
   ${AUDIT_EXPORT_USAGE}
 ${SUPPRESS_USAGE}
   help [<command>]               this text, or one command's part of it`;
@@ -46,6 +55,8 @@ export type Command =
   | { name: 'credits:grant'; email: string; credits: number; reference: string | null }
   | { name: 'import'; kind: ImportKind; file: string; format: ImportFormat }
   | { name: 'demo:seed'; people: number; companies: number; ifAbsent: boolean }
+  | { name: 'watchlists:import'; list: Watchlist; file: string; format: ListFormat; aliases: string | null }
+  | { name: 'watchlists:list' }
   | AuditExportCommand
   | SuppressCommand;
 
@@ -93,6 +104,11 @@ function commandOf(name: string | undefined, args: string[], defaultRegion: () =
       return importCommand(args);
     case 'demo:seed':
       return demoSeedCommand(args);
+    case 'watchlists:import':
+      return watchlistsImportCommand(args);
+    case 'watchlists:list':
+      expectArgs(name, args, 0, '');
+      return { name };
     case 'audit:export': {
       const parsed = parseAuditExportArgs(args);
       if (typeof parsed === 'string') throw new UsageError(`audit:export: ${parsed}`);
@@ -177,6 +193,24 @@ function importCommand(args: string[]): Command {
   if ((format === 'gleif' || format === 'companies-house') && kind !== 'company')
     throw new UsageError(`import: --format ${format} holds companies: import company ${file} --format ${format}`);
   return { name: 'import', kind, file, format: format as ImportFormat };
+}
+
+function watchlistsImportCommand(args: string[]): Command {
+  const name = 'watchlists:import';
+  const { positional, values } = options(name, args, { values: ['format', 'aliases'], flags: [] });
+  if (positional.length !== 2) throw new UsageError(`${name}: expected <list> <file>`);
+  const [list, file] = positional as [string, string];
+  if (!isWatchlist(list)) throw new UsageError(`${name}: the list is one of ${WATCHLISTS.join(', ')}, not "${list}"`);
+  const format = values.get('format') ?? /\.(csv|xml|jsonl|json|ndjson)$/i.exec(file)?.[1]?.toLowerCase();
+  const read = format === 'json' || format === 'ndjson' ? 'jsonl' : format;
+  if (read === undefined)
+    throw new UsageError(`${name}: cannot tell the format of "${file}" from its name: give --format`);
+  if (!(LIST_FORMATS as readonly string[]).includes(read) || !FORMATS_OF[list].includes(read as ListFormat))
+    throw new UsageError(`${name}: ${list} is read as ${FORMATS_OF[list].join(' or ')}, not "${read}"`);
+  const aliases = values.get('aliases') ?? null;
+  if (aliases !== null && !(list === 'ofac-sdn' && read === 'csv'))
+    throw new UsageError(`${name}: --aliases is OFAC's alt.csv, beside ofac-sdn's sdn.csv`);
+  return { name, list, file, format: read as ListFormat, aliases };
 }
 
 function formatFromExtension(file: string): string {

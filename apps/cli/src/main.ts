@@ -15,6 +15,7 @@ import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
 import { exportAudit } from './audit-export';
 import { runSuppress } from './suppress';
+import { runWatchlists } from './watchlists/watchlists-command';
 
 async function main(argv: string[]): Promise<number> {
   // The environment is read once a command needs it: `help` answers whatever it holds.
@@ -129,6 +130,9 @@ async function run(
           process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
         }
       }
+      case 'watchlists:import':
+      case 'watchlists:list':
+        return await runWatchlists(db, command);
       case 'demo:seed': {
         if (command.ifAbsent && (await demoPresent(db))) {
           console.log('demo:seed: the demo set is there already; nothing to do');

@@ -8,6 +8,7 @@ import { PROVIDERS, rateLimitOf, settingKeysOf, useUpstreamNetwork } from '@doss
 import {
   BatchesRepository,
   LocalIndexRepository,
+  WatchlistRepository,
   SearchesRepository,
   WebhooksRepository,
   creditCounter,
@@ -98,6 +99,7 @@ export class WorkerModule {
               settings,
               {
                 localIndex: new LocalIndexRepository(db),
+                watchlists: new WatchlistRepository(db),
                 unexpected: (provider, error) =>
                   new NestLogger('fan-out').error({ msg: `${provider} failed unexpectedly`, provider, err: error }),
               },

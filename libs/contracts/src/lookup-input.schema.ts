@@ -23,6 +23,10 @@ export const personInputSchema = z
     limit: z.number().int().min(1).max(PERSON_LIMIT_MAX).optional(),
     /** Items scoring below this are not answered, nor counted. */
     min_score: z.number().min(0).max(1).optional(),
+    /** The subject's year of birth (`POST /v1/screen`): a listed entry born more than a year apart is no hit. */
+    birth_year: z.number().int().optional(),
+    /** Screening only (`POST /v1/screen`, ADR 0064): the sanctions lists alone are asked. */
+    screening: z.literal(true).optional(),
     /** Username presence (ADR 0049): only the sites of these names (any case)… */
     sites: z.array(z.string().min(1)).min(1).optional(),
     /** …carrying any of these tags… */
@@ -38,6 +42,8 @@ export const companyInputSchema = z
     domain: z.string().optional(),
     registration_number: z.string().optional(),
     country: z.string().length(2).optional(),
+    /** Screening only (`POST /v1/screen`, ADR 0064): the sanctions lists alone are asked. */
+    screening: z.literal(true).optional(),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERABILITIES, LINE_TYPES, SOURCE_OUTCOMES, type LookupKind } from '@dossier/domain';
+import { DELIVERABILITIES, LINE_TYPES, SOURCE_OUTCOMES, WATCHLISTS, type LookupKind } from '@dossier/domain';
 
 /**
  * THE result contract: each result item as a zod schema, and its TypeScript type inferred from it.
@@ -10,6 +10,27 @@ const score = z.number().min(0).max(1);
 const nstr = z.string().nullable();
 /** An account on an online service: found through a profile (Gravatar) or a username presence check. */
 const accountSchema = z.object({ service: z.string(), username: nstr, url: nstr });
+
+/**
+ * An entry of a sanctions list that a person or company item matches (ADR 0064): which list and entry, the
+ * name it is listed under, its programmes, how well the names match (the local search's name matcher) and
+ * what agreed. Present on person and company items when the lists were screened (`[]`: no hit); absent
+ * when they were not (no list imported, the `watchlists` source failed).
+ */
+export const watchlistHitSchema = z.object({
+  list: z.enum(WATCHLISTS).describe('the list: ofac-sdn, un-sc, eu-fsf, uk-sanctions or opensanctions'),
+  entry_id: z.string().describe("the list's own id of the entry (OFAC's uid, the UN's reference number, …)"),
+  listed_name: z.string().describe('the name of the entry that matched best, as the list writes it'),
+  programme: nstr.describe('the sanctions programmes or regimes it is listed under, `; `-separated'),
+  match_score: score.describe('how well the names match, in [0, 1]; a hit scores WATCHLIST_THRESHOLD or more'),
+  matched_on: z
+    .array(z.enum(['name', 'birth_year', 'country']))
+    .describe('what agreed: the name always; the birth year and country when both sides know them'),
+});
+const watchlistHits = z
+  .array(watchlistHitSchema)
+  .optional()
+  .describe('sanctions-list entries this subject matches; absent when the lists were not screened');
 
 /** A person as one provider's record describes it: what providers answer, before the worker merges them. */
 export const personRecordSchema = z.object({
@@ -29,6 +50,7 @@ export const personRecordSchema = z.object({
   match_score: score,
   matched_on: z.array(z.string()),
   sources: z.array(z.string()),
+  watchlist_hits: watchlistHits,
 });
 
 /** An identifier two records share: an e-mail address, an E.164 phone, a username, or a provider's own identity. */
@@ -78,6 +100,7 @@ export const companyResultSchema = z.object({
   match_score: score,
   matched_on: z.array(z.string()),
   sources: z.array(z.string()),
+  watchlist_hits: watchlistHits,
 });
 
 /**
@@ -253,6 +276,7 @@ export type CompanyResultItem = z.infer<typeof companyResultSchema>;
 export type EmailResultItem = z.infer<typeof emailResultSchema>;
 export type PhoneResultItem = z.infer<typeof phoneResultSchema>;
 export type SourceReport = z.infer<typeof sourceReportSchema>;
+export type WatchlistHit = z.infer<typeof watchlistHitSchema>;
 
 export interface ResultItemByKind {
   person: PersonResultItem;

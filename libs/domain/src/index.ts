@@ -13,3 +13,4 @@ export * from './suppression';
 export * from './text';
 export * from './instant';
 export * from './site-selection';
+export * from './watchlists';

@@ -25,3 +25,5 @@ export * from './entities/batch.entity';
 export * from './batches.repository';
 export * from './outbox.repository';
 export * from './entities/outbox.entity';
+export * from './watchlists.repository';
+export * from './entities/watchlist.entity';

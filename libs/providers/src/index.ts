@@ -21,3 +21,6 @@ export { nameMatchScore } from './local/name-match';
 export { sandboxProvider } from './sandbox/sandbox.provider';
 export { RESOLVER_CANARY, ResolverSanityCache, type ResolverSanity } from './resolver-sanity';
 export { providerStatus } from './provider-status';
+export { watchlistsProvider, WATCHLISTS_ID } from './watchlists/watchlists.provider';
+export { WATCHLIST_THRESHOLD, matchesOf, type ScreenedSubject } from './watchlists/screening';
+export { attachWatchlistHits } from './watchlists/attach-hits';

@@ -3,6 +3,7 @@ import {
   parseRate,
   type LocalIndex,
   type LookupKind,
+  type WatchlistIndex,
   type RateLimit,
   type SourceOutcome,
 } from '@dossier/domain';
@@ -140,6 +141,8 @@ export interface ProviderContext {
   upstream: UpstreamCall;
   /** The operator's imported records (the `local` provider reads them); absent where no database is wired. */
   localIndex?: LocalIndex;
+  /** The sanctions lists the operator imported (the `watchlists` provider reads them, ADR 0064). */
+  watchlists?: WatchlistIndex;
 }
 
 export interface Provider<K extends LookupKind = LookupKind> {
@@ -179,9 +182,12 @@ export interface Provider<K extends LookupKind = LookupKind> {
   /**
    * `accounts` for a provider whose whole answer is the accounts associated with the subject (Gravatar's
    * profile of an address): when the subject is suppressed those go, and with them what it found — its
-   * `found` then reads `not_found` and charges nothing (ADR 0015).
+   * `found` then reads `not_found` and charges nothing (ADR 0015). `watchlist_hits` for a provider whose
+   * items are listed entities carrying sanctions-list hits (`watchlists`): the worker moves each hit onto the
+   * items of the answer that are that subject, suppression never drops them, and a screening-only lookup
+   * (`POST /v1/screen`) asks these providers alone (ADR 0064).
    */
-  readonly findsOnly?: 'accounts';
+  readonly findsOnly?: 'accounts' | 'watchlist_hits';
   /**
    * `true` for the sandbox provider only: it answers test keys' lookups, from synthetic data, and is
    * never called for a live one (ADR 0021).

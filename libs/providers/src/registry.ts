@@ -13,6 +13,7 @@ import { companiesHouseProvider } from './companies-house/companies-house.provid
 import { opencorporatesProvider } from './opencorporates/opencorporates.provider';
 import { pdlProvider } from './pdl/pdl.provider';
 import { sandboxProvider } from './sandbox/sandbox.provider';
+import { watchlistsProvider } from './watchlists/watchlists.provider';
 
 /**
  * THE list of providers. Adding one is its folder plus one line here — nothing else.
@@ -31,6 +32,7 @@ export const PROVIDERS: readonly Provider[] = [
   companiesHouseProvider as Provider,
   opencorporatesProvider as Provider,
   pdlProvider as Provider,
+  watchlistsProvider as Provider,
   sandboxProvider,
 ];
 

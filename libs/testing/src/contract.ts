@@ -78,3 +78,12 @@ export const API_RESULT_FIELDS = {
     'validation_errors',
   ],
 };
+
+/**
+ * Fields a result item has only sometimes, beside API_RESULT_FIELDS: `watchlist_hits` on a person or company item
+ * that was screened against the sanctions lists (ADR 0064; absent: not screened).
+ */
+export const API_OPTIONAL_RESULT_FIELDS: Partial<Record<keyof typeof API_RESULT_FIELDS, readonly string[]>> = {
+  PersonResult: ['watchlist_hits'],
+  CompanyResult: ['watchlist_hits'],
+};

@@ -8,7 +8,7 @@ import {
 } from '@dossier/domain';
 import type { PhoneInput } from '@dossier/contracts';
 import { parseBody } from '../http/validation';
-import { companyBody, personBody, searchBody, verifyEmailBody, verifyPhoneBody } from './lookups.schema';
+import { companyBody, personBody, screenBody, searchBody, verifyEmailBody, verifyPhoneBody } from './lookups.schema';
 import { companyQueryField, personQueryField } from './query-shape';
 import type { AnyLookupRequest, LookupRequest } from './lookups.service';
 
@@ -74,6 +74,19 @@ function searchPhoneRegion(
 export function companyLookup(raw: unknown): LookupRequest<'company'> {
   const { permissible_purpose, ...input } = parseBody(companyBody, raw);
   return { kind: 'company', input, purpose: permissible_purpose ?? null };
+}
+
+/**
+ * `POST /v1/screen` (ADR 0064): a person or company lookup that asks the sanctions lists alone
+ * (`screening: true`), reserved, charged and answered as any lookup of its kind.
+ */
+export function screenLookup(raw: unknown): LookupRequest<'person'> | LookupRequest<'company'> {
+  const { permissible_purpose, type = 'person', name, birth_year, country } = parseBody(screenBody, raw);
+  const purpose = permissible_purpose ?? null;
+  const where = country === undefined ? {} : { country };
+  if (type === 'company') return { kind: 'company', input: { company_name: name, ...where, screening: true }, purpose };
+  const born = birth_year === undefined ? {} : { birth_year };
+  return { kind: 'person', input: { name, ...born, ...where, screening: true }, purpose };
 }
 
 export function emailLookup(raw: unknown): LookupRequest<'email'> {

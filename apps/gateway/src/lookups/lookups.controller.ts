@@ -8,7 +8,7 @@ import { creditHeaders } from '../http/error-envelope';
 import { ApiDoc, type ApiDocOptions } from '../openapi/api-doc.decorator';
 import { LookupCtx } from './lookup-call.decorator';
 import type { LookupOutcome } from './lookup-outcome';
-import { companyLookup, emailLookup, personLookup, phoneLookup, searchLookup } from './lookup-requests';
+import { companyLookup, emailLookup, personLookup, phoneLookup, screenLookup, searchLookup } from './lookup-requests';
 import { LookupsService, type AnyLookupRequest, type LookupCall } from './lookups.service';
 import { sandboxExamples } from './sandbox-examples';
 import {
@@ -18,6 +18,8 @@ import {
   emailSuccessEnvelope,
   pendingEnvelope,
   personBody,
+  screenBody,
+  screenSuccessEnvelope,
   personSuccessEnvelope,
   phoneSuccessEnvelope,
   searchBody,
@@ -127,6 +129,25 @@ export class LookupsController {
   )
   company(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
     return this.run(companyLookup(raw), call, res);
+  }
+
+  @Post('screen')
+  @ApiDoc(
+    lookupDoc(
+      'Sanctions screening',
+      screenBody,
+      screenSuccessEnvelope,
+      'Screens a name against the sanctions lists the operator imported (OFAC SDN, UN Security Council, EU, UK, ' +
+        'OpenSanctions): one result per listed person (or organisation, with `type: company`) whose names match, ' +
+        'each with its `watchlist_hits` — list, entry id, listed name, programme, `match_score` (the local ' +
+        "search's name matcher: nicknames, transliteration, word order; a hit scores 0.85 or more) and " +
+        '`matched_on`. A person search and a company search screen their results the same way. Costs what a ' +
+        'lookup of its kind costs, charged only when it found a listed entity; `sources` says `skipped` while ' +
+        'no list is imported. Suppression never hides a hit.',
+    ),
+  )
+  screen(@Body() raw: unknown, @LookupCtx() call: LookupCall, @Res() res: FastifyReply): Promise<void> {
+    return this.run(screenLookup(raw), call, res);
   }
 
   @Post('verify/email')

@@ -285,6 +285,39 @@ export const companyBody = z
     examples: [{ company_name: 'Balistreri Friesen and Franecki-Schroeder Ltd', country: 'GB' }],
   });
 
+export const SCREEN_TYPES = ['person', 'company'] as const;
+const BIRTH_YEAR_ISSUE = 'must be a year from 1900 to 2100';
+
+/** `POST /v1/screen` (ADR 0064): a name screened against the imported sanctions lists alone. */
+export const screenBody = z
+  .object({
+    name: trimmedText(256).describe("The subject's name: a person's, or an organisation's with `type: company`."),
+    type: z
+      .enum(SCREEN_TYPES, { error: `must be one of ${SCREEN_TYPES.join(', ')}` })
+      .optional()
+      .describe('`person` (default) or `company`: which entries of the lists the name is screened against.'),
+    birth_year: z
+      .number({ error: BIRTH_YEAR_ISSUE })
+      .int(BIRTH_YEAR_ISSUE)
+      .min(1900, BIRTH_YEAR_ISSUE)
+      .max(2100, BIRTH_YEAR_ISSUE)
+      .meta(serverCheck('any value with `type: company`'))
+      .optional()
+      .describe("A person's year of birth: a listed person born more than a year apart from it is no hit."),
+    country: country
+      .optional()
+      .describe(
+        'ISO 3166-1 alpha-2 country code: an entry of that country says so in `matched_on` (it narrows nothing).',
+      ),
+    permissible_purpose: permissiblePurpose.optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.type === 'company' && body.birth_year !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['birth_year'], message: 'applies only to a person (type person)' });
+  })
+  .meta({ examples: [{ name: 'Rustam Karimov', birth_year: 1961, country: 'UZ' }] });
+
 export const verifyEmailBody = z
   .object({ email: trimmedText(320), permissible_purpose: permissiblePurpose.optional() })
   .strict()
@@ -453,6 +486,42 @@ export const companySuccessEnvelope = successEnvelopeOf(
   },
   {},
   'local',
+);
+
+/** `POST /v1/screen`: the listed entities the name matches, each with its hit (ADR 0064). */
+export const screenSuccessEnvelope = successEnvelopeOf(
+  z.union([personResultSchema, companyResultSchema]),
+  {
+    id: 'per_3m0xQ1m2cJmE6m8VtN0a',
+    full_name: 'KARIMOV, Rustam Bakhtiyorovich',
+    first_name: 'Rustam',
+    last_name: 'KARIMOV',
+    aliases: ['KARIMOV, Rustam', 'QARIMOV, Rostam'],
+    emails: [],
+    phones: [],
+    usernames: [],
+    accounts: [],
+    locations: [{ city: null, region: null, country: 'UZ' }],
+    age: 65,
+    birth_year: 1961,
+    match_score: 0.713,
+    matched_on: ['name', 'birth_year', 'country'],
+    sources: ['watchlists'],
+    linked_by: [],
+    kept_apart: [],
+    watchlist_hits: [
+      {
+        list: 'ofac-sdn',
+        entry_id: '9001',
+        listed_name: 'KARIMOV, Rustam Bakhtiyorovich',
+        programme: 'SDGT; IRGC',
+        match_score: 0.95,
+        matched_on: ['name', 'birth_year', 'country'],
+      },
+    ],
+  },
+  { counted: true },
+  'watchlists',
 );
 
 /** `POST /v1/search` and `GET /v1/searches/{id}` answer the envelope of whichever kind the search is. */

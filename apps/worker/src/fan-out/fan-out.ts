@@ -1,4 +1,4 @@
-import type { LocalIndex, LookupKind } from '@dossier/domain';
+import type { LocalIndex, LookupKind, WatchlistIndex } from '@dossier/domain';
 import {
   PERSON_LIMIT_DEFAULT,
   PROVIDER_ITEM_SCHEMAS,
@@ -97,6 +97,8 @@ interface Run<K extends LookupKind> {
 export interface FanOutOptions {
   /** The local index, for the providers that search it. */
   localIndex?: LocalIndex;
+  /** The imported sanctions lists, for the providers that screen names against them (ADR 0064). */
+  watchlists?: WatchlistIndex;
   /**
    * Told of each failure that is not a ProviderError — a provider's bug, an answer off the result contract:
    * the answer says only that the provider "failed unexpectedly", so the operator's log needs the error.
@@ -233,6 +235,7 @@ export class FanOut {
       settings: this.settings,
       upstream: (upstream, call) => this.guards.run(upstream, until, call, { ownTimeoutAt: own }),
       ...(this.options.localIndex ? { localIndex: this.options.localIndex } : {}),
+      ...(this.options.watchlists ? { watchlists: this.options.watchlists } : {}),
     });
     const answer = await this.guards.run(
       { id: provider.id, rateLimit: rateLimitOf(provider, this.settings), breaker: provider.breaker !== false },

@@ -19,7 +19,10 @@ export interface SuppressionList {
  *   (`findsOnly: 'accounts'`, Gravatar) then reads `not_found` and is no longer among the item's sources,
  *   so an address whose only finding was its accounts is not charged, and the answer does not tell
  *   that a profile was there;
- * - phone and company items hold nothing about a person (the phone schema has no owner or caller name).
+ * - phone and company items hold nothing about a person (the phone schema has no owner or caller name);
+ * - a listed entity of a sanctions list (an item only providers with `findsOnly: 'watchlist_hits'` found)
+ *   is never dropped: the list is public, and screening against it is the operator's legal obligation,
+ *   which an opt-out does not lift (ADR 0064). The suppressed subject's own details still go.
  *
  * One check per lookup, after its fan-out: the candidate keys of every item are looked up together (the
  * repository answers the checks of lookups finishing at the same time with one query, each started after
@@ -35,6 +38,8 @@ export class SuppressionFilter {
   constructor(
     private readonly list: SuppressionList,
     private readonly accountsOnly: ReadonlySet<string> = new Set(),
+    /** ids of the providers whose items are sanctions-list entities (`findsOnly: 'watchlist_hits'`). */
+    private readonly listedOnly: ReadonlySet<string> = new Set(),
   ) {}
 
   async apply<K extends LookupKind>(
@@ -52,7 +57,9 @@ export class SuppressionFilter {
       if (listed.size === 0) return outcome;
       const through = new Set<string>(searched.filter((s) => listed.has(s.key)).map((s) => s.field));
       const kept = people.filter(
-        (p, i) => !keysOf[i]!.some((k) => listed.has(k)) && !p.matched_on.some((f) => through.has(f)),
+        (p, i) =>
+          p.sources.every((s) => this.listedOnly.has(s)) ||
+          (!keysOf[i]!.some((k) => listed.has(k)) && !p.matched_on.some((f) => through.has(f))),
       );
       // An item gone leaves no trace: no other item says it was kept apart from it.
       const ids = new Set(kept.map((p) => p.id));

@@ -16,6 +16,8 @@ export class LookupProcessors {
   private readonly suppressions: SuppressionsRepository;
   /** The providers whose answer is only associated accounts (`findsOnly: 'accounts'`). */
   private readonly accountsOnly = new Set(PROVIDERS.filter((p) => p.findsOnly === 'accounts').map((p) => p.id));
+  /** The providers whose items are sanctions-list entities (`findsOnly: 'watchlist_hits'`): never suppressed. */
+  private readonly listedOnly = new Set(PROVIDERS.filter((p) => p.findsOnly === 'watchlist_hits').map((p) => p.id));
 
   constructor(
     private readonly searches: SearchesRepository,
@@ -33,7 +35,7 @@ export class LookupProcessors {
       providersFor(kind, PROVIDERS, 'test'),
       this.searches,
       this.fanOut,
-      new SuppressionFilter(this.suppressions, this.accountsOnly),
+      new SuppressionFilter(this.suppressions, this.accountsOnly, this.listedOnly),
       () => this.relay.wake(),
     );
   }

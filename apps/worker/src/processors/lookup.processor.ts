@@ -11,9 +11,9 @@ import {
   type SearchProgress,
   type SourceReport,
 } from '@dossier/contracts';
-import type { Provider } from '@dossier/providers';
+import { attachWatchlistHits, type Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
-import { narrowed, type FanOut, type FanOutProgress } from '../fan-out/fan-out';
+import { narrowed, outcomeOf, type FanOut, type FanOutProgress, type FanOutResult } from '../fan-out/fan-out';
 import type { SuppressionFilter } from '../fan-out/suppression';
 
 const SETTLE_BATCH_MAX = 100;
@@ -42,11 +42,28 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly onSettled: () => void = () => {},
   ) {
     this.logger = new Logger(`${kind}-lookup`);
+    this.screeners = providers.filter((p) => p.findsOnly === 'watchlist_hits');
+    this.screenerIds = new Set(this.screeners.map((p) => p.id));
     this.settles = new Coalescer((items) => searches.settleMany(items), SETTLE_BATCH_MAX, SETTLE_BATCHES_IN_FLIGHT);
   }
 
   /** Jobs finishing while a settle runs settle together in the next statement (no window: idle, a settle goes at once). */
   private readonly settles: Coalescer<{ searchId: string; outcome: Settlement }, SettleResult>;
+  /** The providers a screening-only lookup asks (`POST /v1/screen`, ADR 0064): the sanctions lists. */
+  private readonly screeners: readonly Provider<K>[];
+  private readonly screenerIds: ReadonlySet<string>;
+
+  /**
+   * What a lookup answers of what its fan-out found (so far): opted-out subjects left out (ADR 0015) — a test
+   * key's synthetic answer is neither the operator's data nor charged, and stays as the docs list it — then the
+   * sanctions-list hits put on the subjects they are (ADR 0064), then a person search's min_score and limit:
+   * what suppression dropped is neither answered nor counted.
+   */
+  private async answerOf(input: LookupJobOf<K>['input'], fanned: FanOutResult<K>, test: boolean) {
+    const kept = test ? fanned : await this.suppression.apply(this.kind, input, fanned);
+    const items = attachWatchlistHits(this.kind, kept.items, kept.sources, this.screenerIds);
+    return narrowed(this.kind, input, items === kept.items ? kept : outcomeOf(items, kept.sources));
+  }
 
   async process(job: Job<unknown>): Promise<LookupJobResult> {
     const parsed = anyLookupJobSchema.safeParse(job.data);
@@ -69,18 +86,14 @@ export class LookupProcessor<K extends LookupKind> {
     // nothing (or knew nothing) is free. BullMQ's retries are for the worker's own failures (Postgres).
     const deadlineAt = data.deadline_at === null ? null : Date.parse(data.deadline_at);
     const test = data.mode === 'test';
-    const fanned = await this.fanOut.run(this.kind, data.input, test ? this.sandbox : this.providers, deadlineAt, {
+    const screening = 'screening' in data.input && data.input.screening === true;
+    const providers = test ? this.sandbox : screening ? this.screeners : this.providers;
+    const fanned = await this.fanOut.run(this.kind, data.input, providers, deadlineAt, {
       live: !test,
       progress: this.progress(data, test),
     });
-    // Opted-out subjects go before anything is stored, answered or charged (ADR 0015). A test key's
-    // synthetic answer is neither the operator's data nor charged: it stays as the docs list it.
-    // Then a person search's min_score and limit: what suppression dropped is neither answered nor counted.
-    const kept = narrowed(
-      this.kind,
-      data.input,
-      test ? fanned : await this.suppression.apply(this.kind, data.input, fanned),
-    );
+    // Opted-out subjects go before anything is stored, answered or charged.
+    const kept = await this.answerOf(data.input, fanned, test);
     const outcome = test ? { ...kept, charge: false } : kept;
     for (const s of outcome.sources) {
       if (s.outcome === 'error')
@@ -129,11 +142,7 @@ export class LookupProcessor<K extends LookupKind> {
       everyMs: PROGRESS_EVERY_MS,
       publish: async (partial) => {
         try {
-          const kept = narrowed(
-            this.kind,
-            data.input,
-            test ? partial : await this.suppression.apply(this.kind, data.input, partial),
-          );
+          const kept = await this.answerOf(data.input, partial, test);
           const progress: SearchProgress = {
             results: kept.items as SearchProgress['results'],
             source_summary: sourceSummary(kept.sources),

@@ -336,8 +336,9 @@ export function resolvePeople(
     const [x, y] = [itemOf.get(a), itemOf.get(b)];
     if (!x || !y || x === y) continue;
     const shared = keys.map(identifierOf);
+    // Each item's reason names its own record first (`a`'s is `reason`): the same answer whatever the order.
     keepApart(x, { item: y.id, shared, reason });
-    keepApart(y, { item: x.id, shared, reason });
+    keepApart(y, { item: x.id, shared, reason: conflictOf(records[b]!.item, records[a]!.item) ?? reason });
   }
   bestFirst(people);
 

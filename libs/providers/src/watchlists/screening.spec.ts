@@ -1,0 +1,131 @@
+import { watchlistRowOf, type WatchlistEntry } from '@dossier/domain';
+import { personItem } from '@dossier/testing';
+import type { CompanyResultItem, PersonResultItem, SourceReport } from '@dossier/contracts';
+import { attachWatchlistHits } from './attach-hits';
+import { WATCHLIST_THRESHOLD, matchesOf } from './screening';
+
+const entry = (over: Partial<WatchlistEntry> = {}): WatchlistEntry => ({
+  list: 'ofac-sdn',
+  entry_id: '9001',
+  entity_type: 'person',
+  name: 'KARIMOV, Rustam Bakhtiyorovich',
+  aliases: ['QARIMOV, Rostam'],
+  programmes: ['SDGT', 'IRGC'],
+  birth_years: [1961],
+  countries: ['UZ'],
+  ...over,
+});
+const subject = (name: string, birth_years: number[] = [], countries: string[] = []) => ({
+  names: [name],
+  birth_years,
+  countries,
+});
+
+describe('matchesOf', () => {
+  const rows = [watchlistRowOf(entry())];
+
+  it.each([
+    ['word order and a missing middle name', 'Rustam Karimov'],
+    ['another romanisation', 'Rostam Qarimov'],
+    ['a typo', 'Rustam Karimow'],
+    ['Cyrillic', 'Рустам Каримов'],
+  ])('finds a listed person under %s', (_, name) => {
+    const [m] = matchesOf('person', subject(name), rows);
+    expect(m?.hit).toMatchObject({ list: 'ofac-sdn', entry_id: '9001', programme: 'SDGT; IRGC', matched_on: ['name'] });
+    expect(m!.hit.match_score).toBeGreaterThanOrEqual(WATCHLIST_THRESHOLD);
+  });
+
+  it('says the birth year and country agreed, and is no hit when the years are more than one apart', () => {
+    expect(matchesOf('person', subject('Rustam Karimov', [1962], ['UZ']), rows)[0]?.hit.matched_on).toEqual([
+      'name',
+      'birth_year',
+      'country',
+    ]);
+    expect(matchesOf('person', subject('Rustam Karimov', [1970]), rows)).toEqual([]);
+  });
+
+  it('finds no other name, nor an organisation for a person', () => {
+    expect(matchesOf('person', subject('Ruslan Kadyrov'), rows)).toEqual([]);
+    expect(matchesOf('organisation', subject('Rustam Karimov'), rows)).toEqual([]);
+  });
+});
+
+describe('attachWatchlistHits', () => {
+  const hit = {
+    list: 'ofac-sdn' as const,
+    entry_id: '9001',
+    listed_name: 'KARIMOV, Rustam Bakhtiyorovich',
+    programme: 'SDGT; IRGC',
+    match_score: 0.95,
+    matched_on: ['name' as const],
+  };
+  const person = (over: Partial<PersonResultItem>): PersonResultItem =>
+    personItem({ full_name: 'Rustam Karimov', first_name: 'Rustam', last_name: 'Karimov', match_score: 0.75, ...over });
+  const listed = person({
+    id: 'per_listed',
+    full_name: 'KARIMOV, Rustam Bakhtiyorovich',
+    aliases: ['QARIMOV, Rostam'],
+    birth_year: 1961,
+    sources: ['watchlists'],
+    watchlist_hits: [hit],
+  });
+  const screened: SourceReport[] = [{ provider: 'watchlists', outcome: 'found', took_ms: 1 }];
+  const screeners = new Set(['watchlists']);
+
+  it('puts the hit on the item that is the listed subject, which then goes', () => {
+    const found = person({ birth_year: 1961, emails: ['r@example.com'] });
+    const out = attachWatchlistHits('person', [found, listed], screened, screeners);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({
+      id: 'per_x',
+      sources: ['local', 'watchlists'],
+      watchlist_hits: [{ entry_id: '9001', programme: 'SDGT; IRGC', matched_on: ['name', 'birth_year'] }],
+    });
+  });
+
+  it('keeps the listed entity apart from a namesake born years apart, who is screened clean', () => {
+    const namesake = person({ birth_year: 1990 });
+    const out = attachWatchlistHits('person', [namesake, listed], screened, screeners);
+    expect(out.map((i) => [i.id, i.watchlist_hits])).toEqual([
+      ['per_x', []],
+      ['per_listed', [hit]],
+    ]);
+  });
+
+  it('leaves unscreened what was not found by its name, and everything when the lists were not screened', () => {
+    const byEmail = person({ matched_on: ['email'] });
+    expect(attachWatchlistHits('person', [byEmail], screened, screeners)[0]!.watchlist_hits).toBeUndefined();
+    const skipped: SourceReport[] = [{ provider: 'watchlists', outcome: 'skipped', took_ms: 0, detail: 'no list' }];
+    expect(attachWatchlistHits('person', [person({})], skipped, screeners)[0]!.watchlist_hits).toBeUndefined();
+  });
+
+  it('screens companies by their name', () => {
+    const company: CompanyResultItem = {
+      id: 'com_x',
+      name: 'Orlando Freight Lines SA',
+      registration_number: null,
+      jurisdiction: null,
+      country: 'PA',
+      domain: null,
+      status: null,
+      incorporated_on: null,
+      address: null,
+      industry: null,
+      match_score: 0.75,
+      matched_on: ['company_name'],
+      sources: ['local'],
+    };
+    const entity = {
+      ...company,
+      id: 'com_listed',
+      name: 'ORLANDO FREIGHT LINES S.A.',
+      sources: ['watchlists'],
+      watchlist_hits: [{ ...hit, entry_id: '9002', listed_name: 'ORLANDO FREIGHT LINES S.A.', programme: 'SDNTK' }],
+    };
+    const out = attachWatchlistHits('company', [company, entity], screened, screeners);
+    expect(out).toHaveLength(1);
+    expect(out[0]!.watchlist_hits).toEqual([
+      expect.objectContaining({ entry_id: '9002', match_score: 1, matched_on: ['name', 'country'] }),
+    ]);
+  });
+});
