@@ -10,6 +10,7 @@ import { SuppressionEntity } from './entities/suppression.entity';
 import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
 import { BatchEntity } from './entities/batch.entity';
 import { OutboxEntity } from './entities/outbox.entity';
+import { CompanyControllerEntity, CompanyParentEntity } from './entities/company-depth.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
@@ -40,6 +41,7 @@ import { SearchResultTotal2120000000000 } from './migrations/2120000000000-searc
 import { SearchProgress2149000000000 } from './migrations/2149000000000-search-progress';
 import { Outbox2150000000000 } from './migrations/2150000000000-outbox';
 import { SqlFunctions2151000000000 } from './migrations/2151000000000-sql-functions';
+import { CompanyDepth2170000000000 } from './migrations/2170000000000-company-depth';
 
 export const ENTITIES = [
   AccountEntity,
@@ -54,6 +56,8 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   BatchEntity,
   OutboxEntity,
+  CompanyControllerEntity,
+  CompanyParentEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,
@@ -86,6 +90,7 @@ export const MIGRATIONS = [
   SearchProgress2149000000000,
   Outbox2150000000000,
   SqlFunctions2151000000000,
+  CompanyDepth2170000000000,
 ];
 
 export interface DataSourceOptions {

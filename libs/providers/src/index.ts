@@ -21,3 +21,6 @@ export { nameMatchScore } from './local/name-match';
 export { sandboxProvider } from './sandbox/sandbox.provider';
 export { RESOLVER_CANARY, ResolverSanityCache, type ResolverSanity } from './resolver-sanity';
 export { providerStatus } from './provider-status';
+export { controllerOf, isPscKind, pscSchema, pscSnapshotLineSchema } from './companies-house/company-people';
+export { companyNumberOf } from './companies-house/companies-house.provider';
+export { RELATIONSHIP_TYPES, relationshipKey, type ParentLevel } from './gleif/gleif-parents';
