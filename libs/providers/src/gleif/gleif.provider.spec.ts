@@ -6,18 +6,12 @@ import { unguardedContext } from '../provider';
 import { gleifProvider } from './gleif.provider';
 
 type LeiPage = FakeAnswer & { body: { data: { attributes: { lei: string; entity: Record<string, unknown> } }[] } };
-const FOUND = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/found.json'), 'utf8'),
-) as LeiPage;
-const EMPTY = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/not-found.json'), 'utf8'),
-) as FakeAnswer;
-const PARENT = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/parent.json'), 'utf8'),
-) as FakeAnswer;
-const NO_PARENT = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/not-ok/parent-404.json'), 'utf8'),
-) as FakeAnswer;
+const fixture = (file: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures', file), 'utf8')) as FakeAnswer;
+const FOUND = fixture('ok/found.json') as LeiPage;
+const EMPTY = fixture('ok/not-found.json');
+const PARENT = fixture('ok/parent.json');
+const NO_PARENT = fixture('not-ok/parent-404.json');
 const BP = FOUND.body.data[0]!;
 
 /** GLEIF's page with the first record's entity changed. */
