@@ -17,7 +17,7 @@ commands:
                                  add n credits (a positive integer) to the account, recorded in the ledger;
                                  with a reference (an invoice number, a ticket) at most once: a re-run
                                  grants nothing and says so. Without one, a re-run grants again
-  import <person|company> <file> [--format jsonl|csv|gleif|companies-house]
+  import <person|company> <file> [--format jsonl|csv|gleif|companies-house|companies-house-psc|gleif-rr]
                                  load records into the local index (format from the file's extension
                                  when not given: .jsonl/.ndjson, .csv); exit 0 all imported, 1 some
                                  lines rejected, 2 usage error
@@ -190,7 +190,7 @@ function importCommand(args: string[]): Command {
   const format = values.get('format') ?? formatFromExtension(file);
   if (!(FORMATS as readonly string[]).includes(format))
     throw new UsageError(`import: --format is one of ${FORMATS.join(', ')}, not "${format}"`);
-  if ((format === 'gleif' || format === 'companies-house') && kind !== 'company')
+  if (format !== 'jsonl' && format !== 'csv' && kind !== 'company')
     throw new UsageError(`import: --format ${format} holds companies: import company ${file} --format ${format}`);
   return { name: 'import', kind, file, format: format as ImportFormat };
 }

@@ -86,6 +86,57 @@ export const personResultSchema = personRecordSchema.extend({
     .describe('other items of this answer that share an identifier with this one but are kept apart, and why'),
 });
 
+/** Where one fact of a company item came from (ADR 0066): the provider and the upstream record's id or link. */
+export const factSourceSchema = z
+  .object({
+    provider: z.string().describe('the provider id, as in `sources`'),
+    record_id: z
+      .string()
+      .describe("the upstream record's id or link (`/company/00102498/appointments/…`, an LEI pair)"),
+  })
+  .describe('where this fact came from');
+
+/** At most this many officers on an item, the serving ones first (ADR 0066). */
+export const MAX_OFFICERS = 50;
+/** At most this many persons with significant control on an item, the current ones first (ADR 0066). */
+export const MAX_CONTROLLERS = 50;
+
+export const officerSchema = z.object({
+  name: z.string(),
+  role: nstr.describe('as the register writes it: `director`, `secretary`, `llp-member`…'),
+  appointed_on: nstr,
+  resigned_on: nstr.describe('null while serving'),
+  nationality: nstr,
+  country_of_residence: nstr,
+  birth_year: z.number().int().nullable().describe('never a full birth date: the register shows month and year'),
+  birth_month: z.number().int().min(1).max(12).nullable(),
+  source: factSourceSchema,
+});
+
+export const CONTROLLER_KINDS = ['individual', 'corporate', 'legal_person', 'other'] as const;
+
+export const controllerSchema = z.object({
+  name: nstr.describe('null where the register withholds it (a super-secure person)'),
+  kind: z.enum(CONTROLLER_KINDS),
+  natures_of_control: z.array(z.string()).describe("the register's codes: `ownership-of-shares-75-to-100-percent`…"),
+  notified_on: nstr,
+  ceased_on: nstr.describe('null while in control'),
+  source: factSourceSchema,
+});
+
+export const parentSchema = z.object({
+  lei: z.string(),
+  name: nstr,
+  source: factSourceSchema,
+});
+
+export const parentsSchema = z
+  .object({
+    direct: parentSchema.nullable().describe('the direct accounting parent; null when none is reported'),
+    ultimate: parentSchema.nullable().describe('the ultimate accounting parent; null when none is reported'),
+  })
+  .describe('GLEIF Level 2 accounting consolidation parents');
+
 export const companyResultSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -101,6 +152,19 @@ export const companyResultSchema = z.object({
   matched_on: z.array(z.string()),
   sources: z.array(z.string()),
   watchlist_hits: watchlistHits,
+  // Additions of ADR 0066: who runs and controls the company, and who consolidates it. null: not looked up,
+  // or the lookup failed; [] (parents with both null): looked up, none reported.
+  officers: z
+    .array(officerSchema)
+    .nullable()
+    .describe(`its officers, serving ones first, at most ${MAX_OFFICERS}; null when not known`),
+  controllers: z
+    .array(controllerSchema)
+    .nullable()
+    .describe(
+      `its persons with significant control, current ones first, at most ${MAX_CONTROLLERS}; null when not known`,
+    ),
+  parents: parentsSchema.nullable().describe('null when not known'),
 });
 
 /**
@@ -273,6 +337,12 @@ export type PersonRecordItem = z.infer<typeof personRecordSchema>;
 export type PersonResultItem = z.infer<typeof personResultSchema>;
 export type SharedIdentifier = z.infer<typeof sharedIdentifierSchema>;
 export type CompanyResultItem = z.infer<typeof companyResultSchema>;
+export type Officer = z.infer<typeof officerSchema>;
+export type Controller = z.infer<typeof controllerSchema>;
+export type ControllerKind = (typeof CONTROLLER_KINDS)[number];
+export type CompanyParent = z.infer<typeof parentSchema>;
+export type CompanyParents = z.infer<typeof parentsSchema>;
+export type FactSource = z.infer<typeof factSourceSchema>;
 export type EmailResultItem = z.infer<typeof emailResultSchema>;
 export type PhoneResultItem = z.infer<typeof phoneResultSchema>;
 export type SourceReport = z.infer<typeof sourceReportSchema>;

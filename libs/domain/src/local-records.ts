@@ -362,10 +362,52 @@ export interface IdentifierHolder {
   birth_year: number | null;
 }
 
+/**
+ * A person with significant control of a UK company, as imported from Companies House's PSC snapshot
+ * (ADR 0066): keyed by (source, external_id: the record's link), found by the company's registration key.
+ */
+export interface ControllerRow {
+  id: string;
+  source: string;
+  external_id: string;
+  company_number: string;
+  /** registrationKey(company_number, 'GB'): as `companies.registration_key` holds a UK number. */
+  registration_key: string;
+  name: string | null;
+  kind: string;
+  natures_of_control: string[];
+  notified_on: string | null;
+  ceased_on: string | null;
+}
+
+/**
+ * An accounting parent of an LEI's entity, as imported from GLEIF's relationship records (ADR 0066): keyed by
+ * (source, external_id: `<child>><type>><parent>`), found by the child's LEI; `level` `direct` or `ultimate`.
+ */
+export interface ParentRow {
+  id: string;
+  source: string;
+  external_id: string;
+  child_lei: string;
+  level: 'direct' | 'ultimate';
+  parent_lei: string;
+}
+
+/** A parent row with the parent's legal name where the index holds its LEI record. */
+export type ParentFound = ParentRow & { parent_name: string | null };
+
 /** The local indexes as the `local` provider and the merge read them: candidates, best name matches first. */
 export interface LocalIndex {
   findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]>;
   findCompanies(search: CompanySearch, limit: number): Promise<CompanyRow[]>;
   /** The records holding each key, at most `limit` per key (enough to tell one holder from several). */
   holdersOf(keys: { email_keys: string[]; phone_keys: string[] }, limit: number): Promise<IdentifierHolder[]>;
+  /**
+   * The imported controllers of the companies with these UK registration keys, and the imported parents of
+   * these LEIs (ADR 0066); absent where no such tables are (the sandbox's records).
+   */
+  companyDepthOf?(
+    registrationKeys: string[],
+    leis: string[],
+  ): Promise<{ controllers: ControllerRow[]; parents: ParentFound[] }>;
 }

@@ -16,6 +16,7 @@ import {
   WatchlistNameEntity,
   WatchlistWordEntity,
 } from './entities/watchlist.entity';
+import { CompanyControllerEntity, CompanyParentEntity } from './entities/company-depth.entity';
 import { Initial1700000000000 } from './migrations/1700000000000-initial';
 import { LocalIndexes1710000000000 } from './migrations/1710000000000-local-indexes';
 import { PersonNameWords1720000000000 } from './migrations/1720000000000-person-name-words';
@@ -47,6 +48,7 @@ import { SearchProgress2149000000000 } from './migrations/2149000000000-search-p
 import { Outbox2150000000000 } from './migrations/2150000000000-outbox';
 import { SqlFunctions2151000000000 } from './migrations/2151000000000-sql-functions';
 import { Watchlists2164000000000 } from './migrations/2164000000000-watchlists';
+import { CompanyDepth2170000000000 } from './migrations/2170000000000-company-depth';
 
 export const ENTITIES = [
   AccountEntity,
@@ -65,6 +67,8 @@ export const ENTITIES = [
   WatchlistEntryEntity,
   WatchlistNameEntity,
   WatchlistWordEntity,
+  CompanyControllerEntity,
+  CompanyParentEntity,
 ];
 export const MIGRATIONS = [
   Initial1700000000000,
@@ -98,6 +102,7 @@ export const MIGRATIONS = [
   Outbox2150000000000,
   SqlFunctions2151000000000,
   Watchlists2164000000000,
+  CompanyDepth2170000000000,
 ];
 
 export interface DataSourceOptions {

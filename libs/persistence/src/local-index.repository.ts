@@ -1,5 +1,14 @@
 import type { DataSource } from 'typeorm';
-import type { CompanyRow, CompanySearch, IdentifierHolder, LocalIndex, PersonRow, PersonSearch } from '@dossier/domain';
+import type {
+  CompanyRow,
+  CompanySearch,
+  ControllerRow,
+  IdentifierHolder,
+  LocalIndex,
+  ParentFound,
+  PersonRow,
+  PersonSearch,
+} from '@dossier/domain';
 import { queryRows } from './sql';
 
 /**
@@ -152,6 +161,20 @@ export const HOLDERS_OF = `
   UNION ALL
   SELECT 'phone' AS field, t.* FROM (${HOLDERS('phone_keys', '$2')}) t`;
 
+/** The imported controllers of companies by UK registration key (ADR 0066), at most 200 a company. */
+export const CONTROLLERS_OF = `
+  SELECT id, source, external_id, company_number, registration_key, name, kind, natures_of_control,
+         to_char(notified_on, 'YYYY-MM-DD') AS notified_on, to_char(ceased_on, 'YYYY-MM-DD') AS ceased_on
+    FROM company_controllers WHERE registration_key = ANY($1::text[])
+   ORDER BY registration_key, id LIMIT 200 * greatest(cardinality($1::text[]), 1)`;
+
+/** The imported parents of LEIs, with the parent's legal name where the index holds its record. */
+export const PARENTS_OF = `
+  SELECT p.id, p.source, p.external_id, p.child_lei, p.level, p.parent_lei,
+         (SELECT c.name FROM companies c WHERE c.lei = p.parent_lei ORDER BY c.id LIMIT 1) AS parent_name
+    FROM company_parents p WHERE p.child_lei = ANY($1::text[])
+   ORDER BY p.child_lei, p.level, p.id`;
+
 export class LocalIndexRepository implements LocalIndex {
   constructor(private readonly db: DataSource) {}
 
@@ -174,6 +197,17 @@ export class LocalIndexRepository implements LocalIndex {
 
   holdersOf(keys: { email_keys: string[]; phone_keys: string[] }, limit: number): Promise<IdentifierHolder[]> {
     return queryRows<IdentifierHolder>(this.db, HOLDERS_OF, [keys.email_keys, keys.phone_keys, limit]);
+  }
+
+  async companyDepthOf(
+    registrationKeys: string[],
+    leis: string[],
+  ): Promise<{ controllers: ControllerRow[]; parents: ParentFound[] }> {
+    const [controllers, parents] = await Promise.all([
+      registrationKeys.length > 0 ? queryRows<ControllerRow>(this.db, CONTROLLERS_OF, [registrationKeys]) : [],
+      leis.length > 0 ? queryRows<ParentFound>(this.db, PARENTS_OF, [leis]) : [],
+    ]);
+    return { controllers, parents };
   }
 
   findCompanies(search: CompanySearch, limit: number): Promise<CompanyRow[]> {

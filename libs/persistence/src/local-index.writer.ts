@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
-import type { CompanyRow, PersonRow } from '@dossier/domain';
+import type { CompanyRow, ControllerRow, ParentRow, PersonRow } from '@dossier/domain';
 
 /**
  * What a write did: rows new to the index, rows whose (source, external id) was there with other values, and
@@ -53,6 +53,28 @@ const COMPANY_COLUMNS: Column<CompanyRow>[] = [
   { name: 'name_key', type: 'text' },
   { name: 'registration_key', type: 'text' },
   { name: 'domain_key', type: 'text' },
+];
+
+const CONTROLLER_COLUMNS: Column<ControllerRow>[] = [
+  { name: 'id', type: 'text' },
+  { name: 'source', type: 'text' },
+  { name: 'external_id', type: 'text' },
+  { name: 'company_number', type: 'text' },
+  { name: 'registration_key', type: 'text' },
+  { name: 'name', type: 'text' },
+  { name: 'kind', type: 'text' },
+  { name: 'natures_of_control', type: 'text[]' },
+  { name: 'notified_on', type: 'date' },
+  { name: 'ceased_on', type: 'date' },
+];
+
+const PARENT_COLUMNS: Column<ParentRow>[] = [
+  { name: 'id', type: 'text' },
+  { name: 'source', type: 'text' },
+  { name: 'external_id', type: 'text' },
+  { name: 'child_lei', type: 'text' },
+  { name: 'level', type: 'text' },
+  { name: 'parent_lei', type: 'text' },
 ];
 
 /**
@@ -214,10 +236,19 @@ export async function writePeople(db: DataSource, rows: readonly PersonRow[]): P
   });
 }
 
-export async function writeCompanies(db: DataSource, rows: readonly CompanyRow[]): Promise<WriteCounts> {
-  if (rows.length === 0) return { imported: 0, updated: 0, superseded: 0 };
-  return inTransaction(db, async (client) => {
-    const { imported, updated, superseded } = await upsertBatch(client, 'companies', COMPANY_COLUMNS, rows);
-    return { imported, updated, superseded };
-  });
+/** Upserts rows of one of the tables keyed by (source, external id) alone, in one transaction per call. */
+function writeKeyed<R extends { id: string }>(table: string, columns: Column<R>[]) {
+  return async (db: DataSource, rows: readonly R[]): Promise<WriteCounts> => {
+    if (rows.length === 0) return { imported: 0, updated: 0, superseded: 0 };
+    return inTransaction(db, async (client) => {
+      const { imported, updated, superseded } = await upsertBatch(client, table, columns, rows);
+      return { imported, updated, superseded };
+    });
+  };
 }
+
+export const writeCompanies = writeKeyed('companies', COMPANY_COLUMNS);
+/** Persons with significant control from the PSC snapshot (ADR 0066). */
+export const writeControllers = writeKeyed('company_controllers', CONTROLLER_COLUMNS);
+/** Accounting parents from GLEIF's relationship records (ADR 0066). */
+export const writeParents = writeKeyed('company_parents', PARENT_COLUMNS);

@@ -6,7 +6,7 @@ import {
   registrationKey,
   subjectId,
 } from '@dossier/domain';
-import type { CompanyInput, CompanyResultItem } from '@dossier/contracts';
+import type { CompanyInput, CompanyParents, CompanyResultItem, Controller, Officer } from '@dossier/contracts';
 import type { ProviderAnswer } from './provider';
 import { nameMatchScore } from './local/name-match';
 import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from './subject-score';
@@ -32,6 +32,10 @@ export interface RegistryCompany {
   incorporated_on: string | null;
   address: string | null;
   industry?: string | null;
+  /** Looked up for the best match only (ADR 0066); absent: not known. */
+  officers?: Officer[] | null;
+  controllers?: Controller[] | null;
+  parents?: CompanyParents | null;
 }
 
 /** How well a record matches the searched fields: the score and the request fields that matched. */
@@ -112,6 +116,9 @@ export function companyItem(source: string, record: RegistryCompany, match: Comp
     match_score: match.match_score,
     matched_on: match.matched_on,
     sources: [source],
+    officers: record.officers ?? null,
+    controllers: record.controllers ?? null,
+    parents: record.parents ?? null,
   };
 }
 

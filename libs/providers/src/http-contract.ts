@@ -2,6 +2,12 @@ import type { LookupKind, SourceOutcome } from '@dossier/domain';
 import type { LookupInputByKind, ProviderItemByKind } from '@dossier/contracts';
 import type { Provider } from './provider';
 
+export interface ContractRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 /** The cases every HTTP provider is run through against a loopback fake of its vendor. */
 export const CONTRACT_CASES = [
   'found',
@@ -59,5 +65,16 @@ export interface HttpContract<K extends LookupKind = LookupKind> {
   /** Further checks of the found answer's items (the fields the vendor's answer maps onto). */
   checkFound?(items: ProviderItemByKind[K][]): void;
   /** Checks of the requests the provider made in the found case (path, query, auth header). */
-  checkRequest?(request: { method: string; url: string; headers: Record<string, string | string[] | undefined> }): void;
+  checkRequest?(request: ContractRequest): void;
+  /** Checks of every request of the found case, in order (a provider that asks more than once). */
+  checkRequests?(requests: ContractRequest[]): void;
+}
+
+/**
+ * A found case's requests as `METHOD url`: the first as asked, the rest (calls made in parallel, which reach
+ * the fake in any order) sorted.
+ */
+export function requestLines(requests: readonly ContractRequest[]): string[] {
+  const [first, ...rest] = requests.map((r) => `${r.method} ${r.url}`);
+  return first === undefined ? [] : [first, ...rest.sort()];
 }

@@ -24,3 +24,6 @@ export { providerStatus } from './provider-status';
 export { watchlistsProvider, WATCHLISTS_ID } from './watchlists/watchlists.provider';
 export { WATCHLIST_THRESHOLD, matchesOf, type ScreenedSubject } from './watchlists/screening';
 export { attachWatchlistHits } from './watchlists/attach-hits';
+export { controllerOf, isPscKind, pscSchema, pscSnapshotLineSchema } from './companies-house/company-people';
+export { companyNumberOf } from './companies-house/companies-house.provider';
+export { RELATIONSHIP_TYPES, relationshipKey, type ParentLevel } from './gleif/gleif-parents';

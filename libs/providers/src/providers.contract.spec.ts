@@ -317,6 +317,7 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
   });
 
   async function check(kase: ContractCase, expected: SourceOutcome, page: FakeAnswer | undefined): Promise<void> {
+    const asked = fake.requests.length;
     const seen = await observe(kase, page);
     expect([kase, page, seen.outcome]).toEqual([kase, page, expected]);
     if (kase === 'found') {
@@ -325,6 +326,7 @@ describe.each(contractFiles)('HTTP provider %s against a fake of its vendor', (f
       contract.checkFound?.(seen.answer!.items);
       const request = fake.requests.at(-1)!;
       contract.checkRequest?.(request);
+      contract.checkRequests?.(fake.requests.slice(asked));
     }
     if (kase === 'not-found') expect(seen.answer?.items ?? []).toEqual([]);
     // An upstream that cannot be reached costs the connect timeout, not the call's 5 s.

@@ -37,6 +37,10 @@ export const API_RESULT_FIELDS = {
     'match_score',
     'matched_on',
     'sources',
+    // Additions of ADR 0066: officers, persons with significant control, parents, each fact with its source.
+    'officers',
+    'controllers',
+    'parents',
   ],
   EmailResult: [
     'email',

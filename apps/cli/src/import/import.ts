@@ -1,14 +1,25 @@
 import { statSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { DataSource } from 'typeorm';
-import { companyRowOf, personRowOf, type CompanyRow, type PersonRow } from '@dossier/domain';
+import {
+  companyRowOf,
+  personRowOf,
+  type CompanyRow,
+  type ControllerRow,
+  type ParentRow,
+  type PersonRow,
+} from '@dossier/domain';
 import {
   MAX_INDEXED_BYTES,
   companyFieldTooLong,
   personFieldTooLong,
   writeCompanies,
+  writeControllers,
+  writeParents,
   writePeople,
+  type WriteCounts,
 } from '@dossier/persistence';
+import { controllerRowOf, parentRowOf } from './depth-records';
 import { BatchWriter } from './batches';
 import { FORMAT_SOURCE, FileShapeError, entries, openFile, type ImportFormat, type ImportKind } from './readers';
 import { companyRecordOf, personRecordOf } from './records';
@@ -25,6 +36,8 @@ export interface ImportSummary {
    */
   superseded: number;
   rejected: number;
+  /** Lines a company-depth file holds that are no such fact (a PSC statement, an inactive relationship). */
+  skipped: number;
   /** The line the reader could not go past (a broken CSV quote): the rest of the file was not read. */
   stoppedAt: number | null;
 }
@@ -77,12 +90,13 @@ export async function importFile(
   // Nothing to read is not a success: a download cut short (or a file being written) would look like one.
   if (size === 0) throw new FileShapeError('the file is empty (0 bytes): nothing to import (a download cut short?)');
   const stream = openFile(path);
-  const lines = { read: 0, rejected: 0, stoppedAt: null as number | null };
+  const lines = { read: 0, rejected: 0, skipped: 0, stoppedAt: null as number | null };
   const summary = (): ImportSummary => ({ ...lines, ...writer.counts });
   const source = FORMAT_SOURCE[format];
   let atEnd = false;
-  const writer = new BatchWriter<PersonRow | CompanyRow>(
-    (rows) => (kind === 'person' ? writePeople(db, rows as PersonRow[]) : writeCompanies(db, rows as CompanyRow[])),
+  const write = writerOf(kind, format);
+  const writer = new BatchWriter<Row>(
+    (rows) => write(db, rows),
     // The stream reads ahead of the lines taken: 100% only once every line was, and none once a broken
     // record stopped the read (the rest of the file was not imported, whatever the stream had buffered).
     () => {
@@ -93,7 +107,11 @@ export async function importFile(
     for await (const entry of entries(kind, format, stream)) {
       if (stop?.aborted) throw new Error(`interrupted (${String(stop.reason)})`);
       lines.read++;
-      const checked = 'reason' in entry ? entry : rowOf(kind, entry.fields, source, defaultRegion);
+      const checked = 'reason' in entry ? entry : lineOf(kind, format, entry.fields, source, defaultRegion);
+      if ('skip' in checked) {
+        lines.skipped++;
+        continue;
+      }
       if ('reason' in checked) {
         lines.rejected++;
         out.rejected(`line ${entry.line}: ${checked.reason}`);
@@ -113,6 +131,29 @@ export async function importFile(
     out.done();
   }
   return summary();
+}
+
+type Row = PersonRow | CompanyRow | ControllerRow | ParentRow;
+
+/** Where a format's rows are written: people, companies, or a company-depth table (ADR 0066). */
+function writerOf(kind: ImportKind, format: ImportFormat): (db: DataSource, rows: Row[]) => Promise<WriteCounts> {
+  if (format === 'companies-house-psc') return (db, rows) => writeControllers(db, rows as ControllerRow[]);
+  if (format === 'gleif-rr') return (db, rows) => writeParents(db, rows as ParentRow[]);
+  return kind === 'person'
+    ? (db, rows) => writePeople(db, rows as PersonRow[])
+    : (db, rows) => writeCompanies(db, rows as CompanyRow[]);
+}
+
+function lineOf(
+  kind: ImportKind,
+  format: ImportFormat,
+  fields: Record<string, unknown>,
+  source: string | null,
+  defaultRegion: string,
+): { row: Row } | { reason: string } | { skip: string } {
+  if (format === 'companies-house-psc') return controllerRowOf(fields, source!);
+  if (format === 'gleif-rr') return parentRowOf(fields, source!);
+  return rowOf(kind, fields, source, defaultRegion);
 }
 
 function rowOf(
@@ -150,7 +191,8 @@ function indexable<R>(row: R, tooLong: string | null): { row: R } | { reason: st
 }
 
 export function summaryLine(s: ImportSummary): string {
-  return `read ${s.read}, imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, superseded ${s.superseded}, rejected ${s.rejected}`;
+  const skipped = s.skipped > 0 ? `, skipped ${s.skipped}` : '';
+  return `read ${s.read}, imported ${s.imported}, updated ${s.updated}, unchanged ${s.unchanged}, superseded ${s.superseded}, rejected ${s.rejected}${skipped}`;
 }
 
 /** A progress bar on a terminal; a plain line at most every 2 s otherwise. Rejected lines go to stderr. */

@@ -8,7 +8,7 @@ import { parse, type Parser } from 'csv-parse';
 export type Entry = { line: number; fields: Record<string, unknown> } | Unreadable;
 type Unreadable = { line: number; reason: string; stopped?: true };
 
-export const FORMATS = ['jsonl', 'csv', 'gleif', 'companies-house'] as const;
+export const FORMATS = ['jsonl', 'csv', 'gleif', 'companies-house', 'companies-house-psc', 'gleif-rr'] as const;
 export type ImportFormat = (typeof FORMATS)[number];
 export type ImportKind = 'person' | 'company';
 
@@ -30,7 +30,20 @@ export const FORMAT_SOURCE: Record<ImportFormat, string | null> = {
   csv: null,
   gleif: 'gleif',
   'companies-house': 'companies-house',
+  'companies-house-psc': 'companies-house',
+  'gleif-rr': 'gleif',
 };
+
+/** The formats that hold a company's depth (ADR 0066), not companies: each writes its own table. */
+export const DEPTH_FORMATS: readonly ImportFormat[] = ['companies-house-psc', 'gleif-rr'];
+
+/** The columns of GLEIF's relationship record (RR-CDF) golden copy CSV that Dossier reads. */
+export const RR_COLUMNS = {
+  start: 'Relationship.StartNode.NodeID',
+  end: 'Relationship.EndNode.NodeID',
+  type: 'Relationship.RelationshipType',
+  status: 'Relationship.RelationshipStatus',
+} as const;
 
 export function entries(kind: ImportKind, format: ImportFormat, stream: ReadStream): AsyncIterable<Entry> {
   switch (format) {
@@ -45,6 +58,14 @@ export function entries(kind: ImportKind, format: ImportFormat, stream: ReadStre
       return mapped(
         csv(stream, ['LEI', 'Entity.LegalName'], (h) => h),
         gleifFields,
+      );
+    case 'companies-house-psc':
+      // One `{"company_number", "data": {…}}` a line, as the snapshot is published.
+      return jsonl(stream);
+    case 'gleif-rr':
+      return mapped(
+        csv(stream, [RR_COLUMNS.start, RR_COLUMNS.end, RR_COLUMNS.type], (h) => h),
+        cells,
       );
     case 'companies-house':
       // The published header has stray spaces (" CompanyNumber", " RegAddress.AddressLine2").

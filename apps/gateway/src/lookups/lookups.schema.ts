@@ -482,7 +482,47 @@ export const companySuccessEnvelope = successEnvelopeOf(
     industry: 'Health',
     match_score: 0.75,
     matched_on: ['company_name', 'country'],
-    sources: ['local'],
+    sources: ['local', 'companies-house', 'gleif'],
+    officers: [
+      {
+        name: 'HAND, Mireille Alessandra',
+        role: 'director',
+        appointed_on: '2019-03-01',
+        resigned_on: null,
+        nationality: 'British',
+        country_of_residence: 'England',
+        birth_year: 1968,
+        birth_month: 7,
+        source: {
+          provider: 'companies-house',
+          record_id: '/company/05689105/appointments/Zx3k1rM9qPaBcDeFgHiJkLmNoPq',
+        },
+      },
+    ],
+    controllers: [
+      {
+        name: 'Balistreri Holdings Limited',
+        kind: 'corporate',
+        natures_of_control: ['ownership-of-shares-75-to-100-percent', 'voting-rights-75-to-100-percent'],
+        notified_on: '2016-04-06',
+        ceased_on: null,
+        source: {
+          provider: 'companies-house',
+          record_id: '/company/05689105/persons-with-significant-control/corporate-entity/Qm8yT2vLkAbCdEfGhIjKlMnOpQr',
+        },
+      },
+    ],
+    parents: {
+      direct: {
+        lei: '213800MBWEIJDM5CU638',
+        name: 'BALISTRERI HOLDINGS LIMITED',
+        source: {
+          provider: 'gleif',
+          record_id: '213800LH1BZH3DI6G760>IS_DIRECTLY_CONSOLIDATED_BY>213800MBWEIJDM5CU638',
+        },
+      },
+      ultimate: null,
+    },
   },
   {},
   'local',

@@ -1,4 +1,4 @@
-import type { HttpContract } from '../http-contract';
+import { requestLines, type HttpContract } from '../http-contract';
 import { companiesHouseProvider } from './companies-house.provider';
 
 const KEY = 'ch-contract-key';
@@ -8,10 +8,16 @@ export const contract: HttpContract<'company'> = {
   kind: 'company',
   input: { company_name: 'BP p.l.c.', country: 'GB' },
   settings: (baseUrl) => ({ COMPANIES_HOUSE_API_KEY: KEY, COMPANIES_HOUSE_BASE_URL: baseUrl }),
-  checkRequest(req) {
-    // The search by name; the key as the Basic auth user name with an empty password.
-    expect(req).toMatchObject({ method: 'GET', url: '/search/companies?q=BP+p.l.c.&items_per_page=10' });
-    expect(req.headers['authorization']).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`);
+  checkRequests(requests) {
+    // The search by name, then the best match's officers and persons with significant control (ADR 0066);
+    // the key as the Basic auth user name with an empty password on each.
+    expect(requestLines(requests)).toEqual([
+      'GET /search/companies?q=BP+p.l.c.&items_per_page=10',
+      'GET /company/00102498/officers?items_per_page=100',
+      'GET /company/00102498/persons-with-significant-control?items_per_page=100',
+    ]);
+    for (const req of requests)
+      expect(req.headers['authorization']).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`);
   },
   checkFound(items) {
     expect(items.map((i) => i.name)).toEqual(['BP P.L.C.', 'BP INTERNATIONAL LIMITED']);
@@ -29,6 +35,10 @@ export const contract: HttpContract<'company'> = {
       match_score: 0.75,
       matched_on: ['company_name', 'country'],
       sources: ['companies-house'],
+      // The fake answers every path with the search page: not an officer or PSC list, so not known.
+      officers: null,
+      controllers: null,
+      parents: null,
     });
   },
 };

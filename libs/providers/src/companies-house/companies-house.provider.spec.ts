@@ -12,6 +12,8 @@ const fixture = (file: string) =>
 const PROFILE = fixture('ok/profile.json');
 const PROFILE_404 = fixture('not-ok/profile-404.json');
 const FOUND = fixture('ok/found.json');
+const OFFICERS = fixture('ok/officers.json');
+const PSC = fixture('ok/psc.json');
 const KEY = 'ch_live_0123456789';
 
 describe('companiesHouseProvider', () => {
@@ -71,8 +73,9 @@ describe('companiesHouseProvider', () => {
 
   it("answers a company number with the company's profile, its SIC codes as the industry", async () => {
     fake.reply((req) => (req.url === '/company/00102498' ? PROFILE : PROFILE_404));
+    const from = fake.requests.length;
     const answer = await lookup({ registration_number: '102498', company_name: 'BP plc' });
-    expect(fake.requests.at(-1)!.url).toBe('/company/00102498');
+    expect(fake.requests[from]!.url).toBe('/company/00102498');
     expect(answer).toEqual({
       outcome: 'found',
       items: [
@@ -90,6 +93,10 @@ describe('companiesHouseProvider', () => {
           match_score: 0.988, // a name and a number that agree: 1 − (1 − 0.75)(1 − 0.95)
           matched_on: ['company_name', 'registration_number'],
           sources: ['companies-house'],
+          // The register's own 404 on the officer and PSC lists: it holds none.
+          officers: [],
+          controllers: [],
+          parents: null,
         },
       ],
       identities: [['companies-house:00102498']],
@@ -102,8 +109,9 @@ describe('companiesHouseProvider', () => {
         ? { ...PROFILE, body: { ...PROFILE.body, company_number: 'SC012345' } }
         : PROFILE_404,
     );
+    const from = fake.requests.length;
     const answer = await lookup({ registration_number: 'SC12345' });
-    expect(fake.requests.at(-1)!.url).toBe('/company/SC012345');
+    expect(fake.requests[from]!.url).toBe('/company/SC012345');
     expect(answer.items.map((i) => [i.registration_number, i.matched_on])).toEqual([
       ['SC012345', ['registration_number']],
     ]);
@@ -139,7 +147,87 @@ describe('companiesHouseProvider', () => {
     expect(fake.requests.slice(from).map((r) => new URL(r.url, fake.url).pathname)).toEqual([
       '/company/SC999999',
       '/search/companies',
+      '/company/00102498/officers',
+      '/company/00102498/persons-with-significant-control',
     ]);
+  });
+
+  it("gives the best match its officers and PSCs, serving ones first, each with its record's link", async () => {
+    fake.reply((req) =>
+      req.url.startsWith('/company/00102498/officers')
+        ? OFFICERS
+        : req.url.startsWith('/company/00102498/persons-with-significant-control')
+          ? PSC
+          : PROFILE,
+    );
+    const [item] = (await lookup({ registration_number: '00102498' })).items;
+    expect(item!.officers).toEqual([
+      {
+        name: 'BP SECRETARIAL SERVICES LIMITED',
+        role: 'corporate-secretary',
+        appointed_on: '2020-06-30',
+        resigned_on: null,
+        nationality: null,
+        country_of_residence: null,
+        birth_year: null,
+        birth_month: null,
+        source: {
+          provider: 'companies-house',
+          record_id: '/company/00102498/appointments/Hh1Gg2Ff3Ee4Dd5Cc6Bb7Aa8Zz9',
+        },
+      },
+      {
+        name: 'GILVARY, Brian',
+        role: 'director',
+        appointed_on: '2012-01-01',
+        resigned_on: null,
+        nationality: 'British',
+        country_of_residence: 'England',
+        birth_year: 1962,
+        birth_month: 3,
+        source: {
+          provider: 'companies-house',
+          record_id: '/company/00102498/appointments/Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1',
+        },
+      },
+      expect.objectContaining({ name: 'LOONEY, Bernard', resigned_on: '2023-09-12', birth_year: 1970, birth_month: 8 }),
+    ]);
+    // Never a full birth date: only the month and year the register shows.
+    expect(JSON.stringify(item!.officers)).not.toMatch(/date_of_birth|"day"/);
+    expect(item!.controllers).toEqual([
+      {
+        name: 'BP Holdings Limited',
+        kind: 'corporate',
+        natures_of_control: ['ownership-of-shares-75-to-100-percent', 'voting-rights-75-to-100-percent'],
+        notified_on: '2019-11-30',
+        ceased_on: null,
+        source: {
+          provider: 'companies-house',
+          record_id: '/company/00102498/persons-with-significant-control/corporate-entity/Ps9Cc8Oo7Rr6Pp5Oo4Rr3Aa2Tt1',
+        },
+      },
+      expect.objectContaining({ name: 'Mr John Edward Smith', kind: 'individual', ceased_on: '2019-11-30' }),
+    ]);
+  });
+
+  it('leaves officers and PSCs unknown (null) when their calls fail, and still answers the company', async () => {
+    for (const failing of [{ status: 500, body: '' }, { status: 429, body: '' }, { hang: true }] as FakeAnswer[]) {
+      fake.reply((req) => (req.url === '/company/00102498' ? PROFILE : failing));
+      const answer = await companiesHouseProvider.lookup(
+        'company',
+        { registration_number: '00102498' },
+        {
+          ...unguardedContext(AbortSignal.timeout(5000), {
+            COMPANIES_HOUSE_API_KEY: KEY,
+            COMPANIES_HOUSE_BASE_URL: fake.url,
+          }),
+          // The lookup's deadline, as the fan-out's guard ends each further call at it.
+          upstream: (_u, call) => call(AbortSignal.timeout(300)),
+        },
+      );
+      expect(answer.outcome).toBe('found');
+      expect(answer.items[0]).toMatchObject({ name: 'BP P.L.C.', officers: null, controllers: null });
+    }
   });
 
   it('writes a named building apart from its street, as the register does', async () => {

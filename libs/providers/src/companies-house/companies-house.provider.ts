@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import { padUkPrefixedNumber } from '@dossier/domain';
-import type { CompanyInput } from '@dossier/contracts';
+import type { CompanyInput, CompanyResultItem } from '@dossier/contracts';
 import { isoDate, joinAddress, searchByNumberThenName, statusOf, type RegistryCompany } from '../company-item';
 import { baseUrlOf, checkBaseUrl, expectJson, request, type UpstreamResponse } from '../http';
-import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
+import { rateLimitOf, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { controllerOf, controllersOf, officerListSchema, officersOf, pscListSchema } from './company-people';
 
 const ID = 'companies-house';
 const DEFAULT_BASE_URL = 'https://api.company-information.service.gov.uk';
 /** Search results asked for: the best of them are scored and answered. */
 const PAGE_SIZE = 10;
+/** Officers and PSCs asked for (the API's largest page): the serving ones of them are answered first. */
+const PEOPLE_PAGE_SIZE = 100;
 
 const addressSchema = z.object({
   care_of: z.string().nullish(),
@@ -140,14 +143,12 @@ export const companiesHouseProvider: Provider<'company'> = {
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {
     const base = baseUrlOf(ctx.settings, 'COMPANIES_HOUSE_BASE_URL', DEFAULT_BASE_URL);
     const auth = Buffer.from(`${ctx.settings['COMPANIES_HOUSE_API_KEY'] ?? ''}:`).toString('base64');
-    const get = async (path: string): Promise<UpstreamResponse> => {
-      const res = await request(
+    const get = (path: string, signal = ctx.signal): Promise<UpstreamResponse> =>
+      request(
         ID,
         { url: `${base}${path}`, headers: { accept: 'application/json', authorization: `Basic ${auth}` } },
-        ctx.signal,
+        signal,
       );
-      return res;
-    };
     /** The company's profile; none for a number the register cannot hold or does not (its own 404). */
     const byNumber = async (value: string): Promise<RegistryCompany[]> => {
       const number = companyNumberOf(value);
@@ -181,11 +182,51 @@ export const companiesHouseProvider: Provider<'company'> = {
         }),
       );
     };
-    return searchByNumberThenName(
+    const answer = await searchByNumberThenName(
       ID,
       input,
       (by) => ('number' in by ? byNumber(by.number) : byName(by.name)),
       PAGE_SIZE,
     );
+    const best = answer.items[0];
+    if (best?.registration_number) answer.items[0] = await withPeople(best, best.registration_number, get, ctx);
+    return answer;
   },
 };
+
+/**
+ * The best match with its officers and persons with significant control (ADR 0066): two more calls, each
+ * through the provider's shared rate limit and within the lookup's deadline. One that fails (or that the
+ * limit or the deadline refuses) leaves its facts null — not known — and never fails the item; a company
+ * with none (an empty list, or the API's own 404) has [].
+ */
+async function withPeople(
+  item: CompanyResultItem,
+  number: string,
+  get: (path: string, signal: AbortSignal) => Promise<UpstreamResponse>,
+  ctx: ProviderContext,
+): Promise<CompanyResultItem> {
+  const guarded = <S extends typeof officerListSchema | typeof pscListSchema>(
+    path: string,
+    schema: S,
+  ): Promise<z.output<S> | null> =>
+    ctx
+      .upstream({ id: ID, rateLimit: rateLimitOf(companiesHouseProvider, ctx.settings) }, async (signal) => {
+        const found = expectJson(ID, await get(path, signal), schema, {
+          notFound: { status: [404], body: errorsSchema },
+          reset: RESET,
+        });
+        return (found ?? { items: [] }) as z.output<S>;
+      })
+      .catch(() => null);
+  const page = `items_per_page=${PEOPLE_PAGE_SIZE}`;
+  const [officers, pscs] = await Promise.all([
+    guarded(`/company/${number}/officers?${page}`, officerListSchema),
+    guarded(`/company/${number}/persons-with-significant-control?${page}`, pscListSchema),
+  ]);
+  return {
+    ...item,
+    officers: officers && officersOf(number, officers),
+    controllers: pscs && controllersOf((pscs.items ?? []).map((p, i) => controllerOf(number, p, i))),
+  };
+}

@@ -1,4 +1,4 @@
-import type { HttpContract } from '../http-contract';
+import { requestLines, type HttpContract } from '../http-contract';
 import { gleifProvider } from './gleif.provider';
 
 export const contract: HttpContract<'company'> = {
@@ -6,13 +6,14 @@ export const contract: HttpContract<'company'> = {
   kind: 'company',
   input: { company_name: 'BP p.l.c.' },
   settings: (baseUrl) => ({ GLEIF_BASE_URL: baseUrl }),
-  checkRequest(req) {
-    // By name (legal and other names), ten records, as JSON:API.
-    expect(req).toMatchObject({
-      method: 'GET',
-      url: '/lei-records?filter%5Bentity.names%5D=BP+p.l.c.&page%5Bsize%5D=10',
-    });
-    expect(req.headers['accept']).toBe('application/vnd.api+json');
+  checkRequests(requests) {
+    // By name (legal and other names), ten records, as JSON:API; then the best match's parents (ADR 0066).
+    expect(requestLines(requests)).toEqual([
+      'GET /lei-records?filter%5Bentity.names%5D=BP+p.l.c.&page%5Bsize%5D=10',
+      'GET /lei-records/213800LBDB8WB3QGVN21/direct-parent',
+      'GET /lei-records/213800LBDB8WB3QGVN21/ultimate-parent',
+    ]);
+    for (const req of requests) expect(req.headers['accept']).toBe('application/vnd.api+json');
   },
   checkFound(items) {
     expect(items.map((i) => i.name)).toEqual(['BP P.L.C.', 'BP INTERNATIONAL LIMITED']);
@@ -30,6 +31,10 @@ export const contract: HttpContract<'company'> = {
       match_score: 0.75,
       matched_on: ['company_name'],
       sources: ['gleif'],
+      // The fake answers every path with the search page: not a parent's record, so not known.
+      officers: null,
+      controllers: null,
+      parents: null,
     });
   },
 };

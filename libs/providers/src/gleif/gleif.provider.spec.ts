@@ -6,12 +6,12 @@ import { unguardedContext } from '../provider';
 import { gleifProvider } from './gleif.provider';
 
 type LeiPage = FakeAnswer & { body: { data: { attributes: { lei: string; entity: Record<string, unknown> } }[] } };
-const FOUND = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/found.json'), 'utf8'),
-) as LeiPage;
-const EMPTY = JSON.parse(
-  readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures/ok/not-found.json'), 'utf8'),
-) as FakeAnswer;
+const fixture = (file: string) =>
+  JSON.parse(readFileSync(join(REPO_ROOT, 'libs/providers/src/gleif/fixtures', file), 'utf8')) as FakeAnswer;
+const FOUND = fixture('ok/found.json') as LeiPage;
+const EMPTY = fixture('ok/not-found.json');
+const PARENT = fixture('ok/parent.json');
+const NO_PARENT = fixture('not-ok/parent-404.json');
 const BP = FOUND.body.data[0]!;
 
 /** GLEIF's page with the first record's entity changed. */
@@ -31,9 +31,12 @@ describe('gleifProvider', () => {
 
   const lookup = (input: CompanyInput) =>
     gleifProvider.lookup('company', input, unguardedContext(AbortSignal.timeout(5000), { GLEIF_BASE_URL: fake.url }));
-  /** The query parameters of the requests made since `from`. */
+  /** The query parameters of the searches made since `from` (not the parent calls that follow one). */
   const queries = (from: number) =>
-    fake.requests.slice(from).map((r: SeenRequest) => Object.fromEntries(new URL(r.url, fake.url).searchParams));
+    fake.requests
+      .slice(from)
+      .filter((r) => !r.url.endsWith('-parent'))
+      .map((r: SeenRequest) => Object.fromEntries(new URL(r.url, fake.url).searchParams));
 
   it('is on unless GLEIF_ENABLED=false, and refuses a malformed base URL or switch at boot', () => {
     expect(gleifProvider.isConfigured({})).toBe(true);
@@ -146,6 +149,45 @@ describe('gleifProvider', () => {
     await expect(lookup({ company_name: 'BP' })).resolves.toEqual({ outcome: 'not_found', items: [] });
     fake.reply(FOUND);
     await expect(lookup({ company_name: 'Royal Dutch Shell' })).resolves.toEqual({ outcome: 'not_found', items: [] });
+  });
+
+  it("gives the best match its direct and ultimate parent (Level 2), each with the relationship's key", async () => {
+    fake.reply((req) => (req.url.endsWith('-parent') ? PARENT : FOUND));
+    const from = fake.requests.length;
+    const [item] = (await lookup({ company_name: 'BP International Limited' })).items;
+    expect(item!.name).toBe('BP INTERNATIONAL LIMITED');
+    const parent = (level: string) => ({
+      lei: '213800LBDB8WB3QGVN21',
+      name: 'BP P.L.C.',
+      source: { provider: 'gleif', record_id: `549300HS2O6PKL6QM186>${level}>213800LBDB8WB3QGVN21` },
+    });
+    expect(item!.parents).toEqual({
+      direct: parent('IS_DIRECTLY_CONSOLIDATED_BY'),
+      ultimate: parent('IS_ULTIMATELY_CONSOLIDATED_BY'),
+    });
+    expect(
+      fake.requests
+        .slice(from + 1)
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(['/lei-records/549300HS2O6PKL6QM186/direct-parent', '/lei-records/549300HS2O6PKL6QM186/ultimate-parent']);
+  });
+
+  it("says none reported (null parents) on GLEIF's 404, and not known (parents: null) when a call fails", async () => {
+    fake.reply((req) => (req.url.endsWith('-parent') ? NO_PARENT : FOUND));
+    const [top] = (await lookup({ company_name: 'BP p.l.c.' })).items;
+    expect(top!.parents).toEqual({ direct: null, ultimate: null });
+    for (const failing of [
+      { status: 500, body: '' },
+      { status: 404, body: '' },
+    ] as FakeAnswer[]) {
+      fake.reply((req) =>
+        req.url.endsWith('ultimate-parent') ? failing : req.url.endsWith('-parent') ? PARENT : FOUND,
+      );
+      const answer = await lookup({ company_name: 'BP p.l.c.' });
+      expect(answer.outcome).toBe('found');
+      expect(answer.items[0]!.parents).toBeNull();
+    }
   });
 
   it('refuses a record whose LEI is not one (malformed)', async () => {

@@ -9,7 +9,8 @@ import {
   type RegistryCompany,
 } from '../company-item';
 import { baseUrlOf, baseUrlReach, checkBaseUrl, checkSwitch, expectJson, request } from '../http';
-import type { Provider, ProviderAnswer, ProviderContext } from '../provider';
+import { rateLimitOf, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
+import { parentsFromApi } from './gleif-parents';
 
 const ID = 'gleif';
 const DEFAULT_BASE_URL = 'https://api.gleif.org/api/v1';
@@ -97,7 +98,9 @@ export const gleifProvider: Provider<'company'> = {
 
   async lookup(_kind, input: CompanyInput, ctx: ProviderContext): Promise<ProviderAnswer<'company'>> {
     const base = baseUrlOf(ctx.settings, 'GLEIF_BASE_URL', DEFAULT_BASE_URL);
-    return searchByNumberThenName(
+    const get = (path: string, signal = ctx.signal) =>
+      request(ID, { url: `${base}${path}`, headers: { accept: 'application/vnd.api+json' } }, signal);
+    const answer = await searchByNumberThenName(
       ID,
       input,
       async (by) => {
@@ -106,14 +109,21 @@ export const gleifProvider: Provider<'company'> = {
         );
         query.set('page[size]', String(PAGE_SIZE));
         if (input.country) query.set('filter[entity.legalAddress.country]', input.country.toUpperCase());
-        const res = await request(
-          ID,
-          { url: `${base}/lei-records?${query.toString()}`, headers: { accept: 'application/vnd.api+json' } },
-          ctx.signal,
+        return expectJson(ID, await get(`/lei-records?${query.toString()}`), leiRecordsSchema)!.data.map(
+          registryCompany,
         );
-        return expectJson(ID, res, leiRecordsSchema)!.data.map(registryCompany);
       },
       PAGE_SIZE,
     );
+    // The best match's direct and ultimate parent (ADR 0066): two more calls through the shared rate limit,
+    // within the deadline; a failure leaves `parents` null, never the item.
+    const best = answer.items[0];
+    const lei = answer.identities?.[0]?.find((i) => i.startsWith('lei:'))?.slice(4);
+    if (best && lei) {
+      const limit = { id: ID, rateLimit: rateLimitOf(gleifProvider, ctx.settings) };
+      const parents = await parentsFromApi(lei, get, (call) => ctx.upstream(limit, call));
+      answer.items[0] = { ...best, parents };
+    }
+    return answer;
   },
 };

@@ -20,6 +20,7 @@ import { nameMatchScore } from './name-match';
 import { nameVariants } from '../identity/nicknames';
 import { NAME_FLOOR, companyMatchedOn, placeAndAgeOf, scoreOf, type Evidence } from '../subject-score';
 import { companyEvidence, statusOf } from '../company-item';
+import { withImportedDepth } from './company-depth';
 
 const ID = 'local';
 /**
@@ -132,7 +133,7 @@ export async function searchCompanies(
     items.push(companyItem(row, scoreOf(evidence), evidence, search.country !== null));
     if (row.lei) leis.set(row.id, row.lei);
   }
-  const found = best(items);
+  const found = await withImportedDepth(index, best(items), leis);
   return { items: found, identities: found.map((i) => (leis.has(i.id) ? [`lei:${leis.get(i.id)}`] : [])) };
 }
 
@@ -179,6 +180,9 @@ function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCount
     match_score: score,
     matched_on: companyMatchedOn(evidence, byCountry),
     sources: [ID],
+    officers: null,
+    controllers: null,
+    parents: null,
   };
 }
 
@@ -197,6 +201,12 @@ function indexOf(ctx: ProviderContext): LocalIndex {
     findCompanies: (search, limit) =>
       untilAborted(index.findCompanies(search, limit), ctx.signal, () => deadlinePassed(ID, ctx.signal)),
     holdersOf: (keys, limit) => index.holdersOf(keys, limit),
+    ...(index.companyDepthOf
+      ? {
+          companyDepthOf: (keys: string[], leis: string[]) =>
+            untilAborted(index.companyDepthOf!(keys, leis), ctx.signal, () => deadlinePassed(ID, ctx.signal)),
+        }
+      : {}),
   };
 }
 

@@ -18,6 +18,9 @@ const company = (over: Partial<CompanyResultItem>): CompanyResultItem => ({
   match_score: 0.5,
   matched_on: ['company_name'],
   sources: ['local'],
+  officers: null,
+  controllers: null,
+  parents: null,
   ...over,
 });
 

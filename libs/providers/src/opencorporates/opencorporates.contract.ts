@@ -34,6 +34,10 @@ export const contract: HttpContract<'company'> = {
       match_score: 0.75,
       matched_on: ['company_name', 'country'],
       sources: ['opencorporates'],
+      // Not read from OpenCorporates (ADR 0066).
+      officers: null,
+      controllers: null,
+      parents: null,
     });
   },
 };

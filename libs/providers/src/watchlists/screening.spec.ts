@@ -114,6 +114,9 @@ describe('attachWatchlistHits', () => {
       match_score: 0.75,
       matched_on: ['company_name'],
       sources: ['local'],
+      officers: null,
+      controllers: null,
+      parents: null,
     };
     const entity = {
       ...company,

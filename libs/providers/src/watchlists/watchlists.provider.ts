@@ -110,6 +110,9 @@ function companyItem({ row, hit }: Match): CompanyResultItem {
     match_score: scoreOf([['name', hit.match_score]]),
     matched_on: hit.matched_on.map((f) => (f === 'name' ? 'company_name' : f)),
     sources: [WATCHLISTS_ID],
+    officers: null,
+    controllers: null,
+    parents: null,
     watchlist_hits: [hit],
   };
 }
