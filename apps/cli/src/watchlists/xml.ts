@@ -1,9 +1,10 @@
+import { SaxesParser, type SaxesTag } from 'saxes';
+
 /**
- * The records of a large XML file, read as a stream (ADR 0064): each element named in `records` as a small
- * tree, with the line it starts on, in constant memory beyond one record. Enough XML for the lists'
- * published files — elements, attributes, text, CDATA, comments, processing instructions, a DOCTYPE without
- * an internal subset, the five named entities and character references; namespace prefixes are dropped.
- * Not a validating parser: a close tag that does not match its open one ends the read with its line.
+ * The records of a large XML file, read as a stream (ADR 0064) with saxes, a non-validating streaming XML
+ * parser: each element named in `records` as a small tree, with the line it starts on, in constant memory
+ * beyond one record. Namespace prefixes are dropped; a file that is not well-formed XML ends the read with
+ * the line saxes stopped at.
  */
 
 export interface XmlNode {
@@ -15,58 +16,16 @@ export interface XmlNode {
 
 export type XmlRecord = { line: number; node: XmlNode } | { line: number; reason: string; stopped: true };
 
-const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (whole, ref: string) => {
-    if (ref.startsWith('#x')) return String.fromCodePoint(parseInt(ref.slice(2), 16));
-    if (ref.startsWith('#')) return String.fromCodePoint(parseInt(ref.slice(1), 10));
-    return NAMED[ref] ?? whole;
-  });
-}
-
 const localName = (qualified: string) => qualified.slice(qualified.indexOf(':') + 1);
 
-function attributesOf(source: string): Record<string, string> {
+function attributesOf(tag: SaxesTag): Record<string, string> {
   const attrs: Record<string, string> = {};
-  for (const m of source.matchAll(/([^\s=/]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
-    const name = m[1]!;
+  for (const [name, value] of Object.entries(tag.attributes)) {
     if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
-    attrs[localName(name)] = decodeEntities(m[2] ?? m[3] ?? '');
+    attrs[localName(name)] = typeof value === 'string' ? value : value.value;
   }
   return attrs;
 }
-
-/** Where a markup construct that starts at `at` ends (the index after it), or -1 when more text is needed. */
-function endOf(buf: string, at: number): number {
-  const ends: [string, string][] = [
-    ['<!--', '-->'],
-    ['<![CDATA[', ']]>'],
-    ['<?', '?>'],
-  ];
-  for (const [open, close] of ends) {
-    if (buf.startsWith(open, at)) {
-      const end = buf.indexOf(close, at + open.length);
-      return end < 0 ? -1 : end + close.length;
-    }
-  }
-  // A tag: up to the first `>` outside quotes.
-  let quote: string | null = null;
-  for (let i = at + 1; i < buf.length; i++) {
-    const c = buf[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '>') return i + 1;
-  }
-  return -1;
-}
-
-const count = (text: string) => {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-};
 
 /**
  * The elements named `records` (local names), wherever they are, each with everything inside it. `root`:
@@ -77,101 +36,64 @@ export async function* xmlRecords(
   records: ReadonlySet<string>,
   onRoot: (name: string) => void,
 ): AsyncIterable<XmlRecord> {
-  let buf = '';
-  let line = 1;
-  let sawRoot = false;
+  const parser = new SaxesParser({ position: true });
   const stack: XmlNode[] = []; // the record being built, outermost first
-  const decoder = new TextDecoder('utf-8');
+  const done: XmlRecord[] = [];
   let recordLine = 0;
-  let depthOutside = 0;
-  const names: string[] = []; // open elements outside a record, for matching close tags
-  for await (const chunk of withEnd(chunks)) {
-    buf +=
-      chunk === null ? decoder.decode() : typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    if (!sawRoot && buf.charCodeAt(0) === 0xfeff) buf = buf.slice(1);
-    let at = 0;
-    for (;;) {
-      const lt = buf.indexOf('<', at);
-      if (lt < 0) {
-        // Text up to the end: kept until its element closes (it may go on in the next chunk).
-        if (chunk === null && buf.slice(at).trim() !== '' && stack.length > 0)
-          yield { line, reason: 'invalid XML: the file ends inside an element', stopped: true };
-        break;
-      }
-      const text = buf.slice(at, lt);
-      if (stack.length > 0 && text !== '') stack[stack.length - 1]!.text += decodeEntities(text);
-      line += count(text);
-      const end = endOf(buf, lt);
-      if (end < 0) {
-        at = lt;
-        if (chunk === null) {
-          yield { line, reason: 'invalid XML: the file ends inside a tag', stopped: true };
-          return;
-        }
-        break;
-      }
-      const markup = buf.slice(lt, end);
-      const startLine = line;
-      line += count(markup);
-      at = end;
-      if (markup.startsWith('<![CDATA[')) {
-        if (stack.length > 0) stack[stack.length - 1]!.text += markup.slice(9, -3);
-        continue;
-      }
-      if (markup.startsWith('<!') || markup.startsWith('<?')) continue;
-      const closing = markup.startsWith('</');
-      const selfClosing = !closing && markup.endsWith('/>');
-      const inner = markup.slice(closing ? 2 : 1, selfClosing ? -2 : -1).trim();
-      const space = inner.search(/\s/);
-      const name = localName(space < 0 ? inner : inner.slice(0, space));
-      if (!sawRoot && !closing) {
-        sawRoot = true;
+  let sawRoot = false;
+  let failure: { line: number; reason: string } | null = null;
+  let rootError: unknown = null;
+  parser.on('opentag', (tag) => {
+    if (failure) return; // nothing after the first error counts
+    const name = localName(tag.name);
+    if (!sawRoot) {
+      sawRoot = true;
+      try {
         onRoot(name);
-      }
-      if (closing) {
-        if (stack.length > 0) {
-          const node = stack.pop()!;
-          if (node.name !== name) {
-            yield { line: startLine, reason: `invalid XML: </${name}> closes <${node.name}>`, stopped: true };
-            return;
-          }
-          if (stack.length === 0) yield { line: recordLine, node };
-        } else {
-          const open = names.pop();
-          depthOutside--;
-          if (open !== name) {
-            yield { line: startLine, reason: `invalid XML: </${name}> closes <${open ?? 'nothing'}>`, stopped: true };
-            return;
-          }
-        }
-        continue;
-      }
-      const node: XmlNode = { name, attrs: attributesOf(space < 0 ? '' : inner.slice(space)), children: [], text: '' };
-      if (stack.length > 0) {
-        stack[stack.length - 1]!.children.push(node);
-        if (!selfClosing) stack.push(node);
-      } else if (records.has(name)) {
-        recordLine = startLine;
-        if (selfClosing) yield { line: startLine, node };
-        else stack.push(node);
-      } else if (!selfClosing) {
-        names.push(name);
-        depthOutside++;
+      } catch (err) {
+        rootError = err;
       }
     }
-    buf = buf.slice(at);
-    if (chunk === null) break;
+    const node: XmlNode = { name, attrs: attributesOf(tag), children: [], text: '' };
+    if (stack.length > 0) {
+      stack[stack.length - 1]!.children.push(node);
+      stack.push(node);
+    } else if (records.has(name)) {
+      recordLine = parser.line;
+      stack.push(node);
+    }
+  });
+  parser.on('closetag', () => {
+    if (failure) return;
+    const node = stack.pop();
+    if (node && stack.length === 0) done.push({ line: recordLine, node });
+  });
+  const addText = (text: string) => {
+    if (!failure && stack.length > 0) stack[stack.length - 1]!.text += text;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('error', (err) => {
+    failure ??= { line: parser.line, reason: `invalid XML: ${err.message.replace(/^(?:[^:]*:)?\d+:\d+: /, '')}` };
+  });
+  const decoder = new TextDecoder('utf-8');
+  const drain = function* (): Generator<XmlRecord> {
+    if (rootError !== null) throw rootError;
+    yield* done.splice(0);
+  };
+  for await (const chunk of chunks) {
+    parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    yield* drain();
+    if (failure) {
+      yield { ...(failure as { line: number; reason: string }), stopped: true };
+      return;
+    }
   }
-  if (stack.length > 0 || depthOutside > 0)
-    yield { line, reason: 'invalid XML: the file ends before its elements are closed', stopped: true };
+  parser.write(decoder.decode());
+  parser.close();
+  yield* drain();
+  if (failure) yield { ...(failure as { line: number; reason: string }), stopped: true };
 }
-
-/** The chunks, then null once they are done. */
-async function* withEnd(chunks: AsyncIterable<Buffer | string>): AsyncIterable<Buffer | string | null> {
-  yield* chunks;
-  yield null;
-}
-
 /** The first child of `node` with this name, down a path of names: `child(n, 'akaList', 'aka')`. */
 export function child(node: XmlNode | undefined, ...path: string[]): XmlNode | undefined {
   let at = node;
