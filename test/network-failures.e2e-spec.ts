@@ -148,7 +148,7 @@ describe('lookups behind a resolver that lies and a keyless upstream that cannot
     const reports = line['providers'] as Record<string, (Status & { worker: string }) | null>;
     expect(Object.keys(reports).sort()).toEqual(['company', 'email', 'person', 'phone']);
     expect(reports['company']).toMatchObject({
-      on: ['local'],
+      on: ['local', 'watchlists'],
       unreachable: { gleif: `no connection to 127.0.0.1 within ${CONNECT_MS} ms (UPSTREAM_CONNECT_TIMEOUT_MS)` },
       worker: expect.stringMatching(new RegExp(`/${stack.workers[0]!.pid}$`)),
     });
@@ -158,6 +158,8 @@ describe('lookups behind a resolver that lies and a keyless upstream that cannot
     });
     expect(reports['phone']!.on).toEqual(['libphonenumber']);
     expect(line.level).toBe('info');
-    expect(line.msg).toMatch(/^providers, as the workers report them — person: on: local.* \| company: on: local;/);
+    expect(line.msg).toMatch(
+      /^providers, as the workers report them — person: on: local.* \| company: on: local, watchlists;/,
+    );
   });
 });

@@ -112,6 +112,7 @@ describe('company registries and People Data Labs against fakes of their vendors
         gleif: 'found',
         'companies-house': 'found',
         opencorporates: 'skipped',
+        watchlists: 'skipped',
       });
       expect(res.body.sources.find((s) => s.provider === 'opencorporates')).toMatchObject({
         detail: 'not configured: set OPENCORPORATES_API_TOKEN',
@@ -259,6 +260,7 @@ describe('company registries and People Data Labs against fakes of their vendors
         gleif: 'not_found',
         'companies-house': 'not_found',
         opencorporates: 'skipped',
+        watchlists: 'skipped',
       });
       expect(spent).toBe(0);
     });
@@ -298,6 +300,12 @@ describe('company registries and People Data Labs against fakes of their vendors
       expect(res.body.sources).toEqual([
         { provider: 'local', outcome: 'not_found', took_ms: expect.any(Number) },
         { provider: 'pdl', outcome: 'found', took_ms: expect.any(Number) },
+        {
+          provider: 'watchlists',
+          outcome: 'skipped',
+          took_ms: 0,
+          detail: 'no watchlist imported (cli watchlists:import <list> FILE)',
+        },
       ]);
       expect(res.body.results).toEqual([
         expect.objectContaining({
