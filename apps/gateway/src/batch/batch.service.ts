@@ -108,7 +108,7 @@ export class BatchService {
       // free, so retrying runs it again, and no batch.completed is ever sent for it. A batch that stands is
       // answered as it is; its released items read failed (`unavailable`, nothing charged).
       const reserved = created.reserved.map((search) => ({ search, request: requestOf.get(search.id)! }));
-      const queued = reserved.length === 0 || (await this.submission.enqueue(reserved, call, batchId)) === 'queued';
+      const queued = (await this.submission.enqueue(reserved, call, batchId)) === 'queued';
       // `Prefer: respond-async` answers 202 at once (API.md), as a single lookup does, however fast the items run.
       if (queued && call.prefer.respondAsync) return asQueued();
       try {

@@ -130,9 +130,9 @@ export class SubmissionService {
    * flight could reach Redis after the take-back, and its job run a released search. When an add failed,
    * every job is taken back (an add whose reply was lost did reach Redis, ADR 0006) and the searches no worker
    * runs are released, failed and charged nothing (with their batch, when that was all of them: one
-   * transaction). `queued`: every job is queued. `released`: every search went back (and its batch, if any):
-   * the caller answers 503, nothing charged. `stands`: a worker runs some job, a job settled its search first,
-   * or Postgres failed too (the reconciler releases the rest): answered as it stands.
+   * transaction). `queued`: every job is queued. When every search went back (and its batch, if any), it throws
+   * `unavailable`: the caller answers 503, nothing charged. `stands`: a worker runs some job, a job settled its
+   * search first, or Postgres failed too (the reconciler releases the rest): answered as it stands.
    */
   async enqueue(reserved: readonly Reserved[], call: LookupCall, batchId: string | null) {
     const adds = await Promise.allSettled(reserved.map((r) => this.enqueueJob(r, call)));
@@ -203,7 +203,7 @@ export class SubmissionService {
   ): Promise<Map<string, SearchState>> {
     const deadline = Date.now() + this.waitS(call) * 1000;
     const states = new Map<string, SearchState>();
-    const settled = (id: string) => states.get(id)?.status !== undefined && states.get(id)!.status !== 'pending';
+    const settled = (id: string) => (states.get(id)?.status ?? 'pending') !== 'pending';
     // Without every cost (a replay), a carried outcome cannot answer alone: read first, as without a watch.
     let read = watch === null || costs.size < ids.length;
     for (;;) {
@@ -225,7 +225,6 @@ export class SubmissionService {
       if (event?.outcome && cost !== undefined) {
         states.set(event.search_id, carried(event, cost));
         read = false;
-        if (ids.every(settled)) return states;
       } else {
         read = true;
       }
