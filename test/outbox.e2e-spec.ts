@@ -62,7 +62,12 @@ describe('outbox: events survive a SIGKILL between the settle and the publish (g
         [accountId],
       );
       expect(settled.length).toBeGreaterThan(0);
-      const waiting = await sql<{ search_id: string }>(`SELECT search_id FROM outbox ORDER BY search_id`);
+      // This stack's rows (ADR 0067: other stacks on the database have their own relays).
+      const relay = stack.env['QUEUE_PREFIX']!;
+      const waiting = await sql<{ search_id: string }>(
+        `SELECT search_id FROM outbox WHERE relay = $1 ORDER BY search_id`,
+        [relay],
+      );
       expect(waiting.map((r) => r.search_id)).toEqual(settled.map((r) => r.id));
       expect(hook.received).toHaveLength(0);
 
@@ -70,7 +75,7 @@ describe('outbox: events survive a SIGKILL between the settle and the publish (g
       await stack.startWorker({ LOOKUP_QUEUES: 'phone' });
       const events = await hook.events<{ search_id?: string; batch_id?: string }>(3, 'the three events');
       await waitFor(
-        () => sql<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`),
+        () => sql<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE relay = $1`, [relay]),
         ([r]) => r!.n === 0,
         { timeoutMs: 10_000, what: 'an empty outbox' },
       );

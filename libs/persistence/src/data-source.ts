@@ -49,6 +49,7 @@ import { Outbox2150000000000 } from './migrations/2150000000000-outbox';
 import { SqlFunctions2151000000000 } from './migrations/2151000000000-sql-functions';
 import { Watchlists2164000000000 } from './migrations/2164000000000-watchlists';
 import { CompanyDepth2170000000000 } from './migrations/2170000000000-company-depth';
+import { OutboxRelay2180000000000 } from './migrations/2180000000000-outbox-relay';
 
 export const ENTITIES = [
   AccountEntity,
@@ -103,6 +104,7 @@ export const MIGRATIONS = [
   SqlFunctions2151000000000,
   Watchlists2164000000000,
   CompanyDepth2170000000000,
+  OutboxRelay2180000000000,
 ];
 
 export interface DataSourceOptions {
@@ -114,6 +116,12 @@ export interface DataSourceOptions {
    * none — migrations, which build indexes over the whole local index.
    */
   queryTimeoutMs?: number | null;
+  /**
+   * The outbox relay this process is (ADR 0067): its QUEUE_PREFIX, set as `dossier.relay` on every
+   * connection. The outbox rows its settles write carry it, and its relay claims only those, so two
+   * deployments (or test stacks) on one database never queue each other's events. Letters, digits, `_ - { }`.
+   */
+  relay?: string;
 }
 
 /** pg_trgm's `%` threshold on every connection (see createDataSource). */
@@ -129,6 +137,16 @@ export const NAME_SIMILARITY_THRESHOLD = 0.4;
 function queryTimeouts(ms: number | null): { query_timeout?: number; statement_timeout?: number } {
   if (ms === null) return {};
   return { query_timeout: ms, statement_timeout: ms - Math.min(1000, Math.ceil(ms / 10)) };
+}
+
+/** The connection's startup settings: pg_trgm's threshold, and the outbox relay when the process is one. */
+function startupOptions(relay: string | undefined): string {
+  const settings = [`-c pg_trgm.similarity_threshold=${NAME_SIMILARITY_THRESHOLD}`];
+  if (relay !== undefined) {
+    if (!/^[A-Za-z0-9_{}-]{1,64}$/.test(relay)) throw new Error(`outbox relay name ${JSON.stringify(relay)}`);
+    settings.push(`-c dossier.relay=${relay}`);
+  }
+  return settings.join(' ');
 }
 
 /** Schema changes come from migrations only: never `synchronize`. */
@@ -149,7 +167,7 @@ function createDataSource(options: DataSourceOptions): DataSource {
       // The local name search's fuzzy path (`%`): pg_trgm's GIN scan prunes by this threshold, so 0.4
       // (not the default 0.3) keeps most typos and initials while a common first name no longer makes it
       // recheck thousands of rows (ADR 0012; measured with `npm run bench -- --data`).
-      options: `-c pg_trgm.similarity_threshold=${NAME_SIMILARITY_THRESHOLD}`,
+      options: startupOptions(options.relay),
     },
   });
 }

@@ -10,9 +10,13 @@ export interface OutboxRow {
   announce: boolean;
 }
 
+/** This connection's rows (ADR 0067): those settled by processes of the same relay (QUEUE_PREFIX). */
+const OWN_ROWS = `relay IS NOT DISTINCT FROM current_setting('dossier.relay', true)`;
+
 /**
- * The transactional outbox (ADR 0062). Rows are written by the statement that settles a search (settleAll);
- * `relay` hands them to a publisher and deletes those it published, in one transaction.
+ * The transactional outbox (ADR 0062). Rows are written by the statement that settles a search (settleAll),
+ * each carrying its process's relay name (ADR 0067); `relay` hands this relay's rows to a publisher and
+ * deletes those it published, in one transaction.
  */
 export class OutboxRepository {
   constructor(private readonly db: DataSource) {}
@@ -30,7 +34,8 @@ export class OutboxRepository {
   ): Promise<{ claimed: number; published: number; failures: unknown[] }> {
     return inTransaction(this.db, async (sql) => {
       const rows = await sql<OutboxRow>(
-        `SELECT id, search_id, event, announce FROM outbox ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, search_id, event, announce FROM outbox WHERE ${OWN_ROWS}
+         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       const outcomes = await Promise.allSettled(rows.map((row) => publish(row)));
@@ -41,9 +46,11 @@ export class OutboxRepository {
     });
   }
 
-  /** How many rows wait (the relay's backlog, for metrics and tests). */
+  /** How many of this relay's rows wait (its backlog, for metrics and tests). */
   async backlog(): Promise<number> {
-    const rows = await inTransaction(this.db, (sql) => sql<{ n: string }>(`SELECT count(*) AS n FROM outbox`));
+    const rows = await inTransaction(this.db, (sql) =>
+      sql<{ n: string }>(`SELECT count(*) AS n FROM outbox WHERE ${OWN_ROWS}`),
+    );
     return Number(rows[0]!.n);
   }
 }

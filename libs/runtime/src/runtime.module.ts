@@ -29,7 +29,7 @@ export interface RuntimeOptions {
   /** When this process's coalesced Redis writes leave (ADR 0026). */
   flush: WriteFlush;
   /** Opens the pool (persistence's `openDataSource`: the runtime does not import persistence). */
-  openDataSource: (options: { url: string; poolSize: number; applicationName: string }) => Promise<DataSource>;
+  openDataSource: (options: { url: string; poolSize: number; applicationName: string; relay: string }) => Promise<DataSource>;
 }
 
 /**
@@ -59,6 +59,8 @@ export class RuntimeModule implements OnApplicationShutdown {
               url: config.databaseUrl,
               poolSize: config.dbPoolSize,
               applicationName: `dossier-${service}`,
+              // Outbox rows this process settles are its relay's (ADR 0067).
+              relay: config.queuePrefix,
             }),
         },
         { provide: REDIS_CONNECTIONS, useFactory: () => RedisConnections.open(config.redis, flush) },

@@ -177,6 +177,39 @@ describe('outbox and relay (real Postgres and Redis)', () => {
     expect(await outbox.backlog()).toBe(0);
   });
 
+  it("claims only its own relay's rows: two stacks on one database never queue each other's events", async () => {
+    const open = (relay: string) => openDataSource({ url: database.url, poolSize: 2, applicationName: relay, relay });
+    const [a, b] = [await open('stack-a'), await open('stack-b')];
+    try {
+      const { accountId } = await account(['search.completed']);
+      const [ofA, ofB, ofNone] = [await reserved(accountId), await reserved(accountId), await reserved(accountId)];
+      await new SearchesRepository(a).settle(ofA, succeeded);
+      await new SearchesRepository(b).settle(ofB, succeeded);
+      await searches.settle(ofNone, succeeded);
+      const owners = await queryRows<{ search_id: string; relay: string | null }>(
+        db,
+        `SELECT search_id, relay FROM outbox ORDER BY id`,
+      );
+      expect(owners).toEqual([
+        { search_id: ofA, relay: 'stack-a' },
+        { search_id: ofB, relay: 'stack-b' },
+        { search_id: ofNone, relay: null },
+      ]);
+      const claimed = async (source: DataSource) => {
+        const seen: string[] = [];
+        await new OutboxRepository(source).relay(100, async (row) => void seen.push(row.search_id));
+        return seen;
+      };
+      expect(await new OutboxRepository(b).backlog()).toBe(1);
+      expect(await claimed(b)).toEqual([ofB]);
+      expect(await claimed(a)).toEqual([ofA]);
+      expect(await claimed(db)).toEqual([ofNone]);
+      expect(await rows()).toEqual([]);
+    } finally {
+      await Promise.all([a.destroy(), b.destroy()]);
+    }
+  });
+
   it('dates a batch by its last search settled, the same for every completer, however late each reads it', async () => {
     const { accountId } = await account();
     const { batchId, ids } = await batchOf(accountId, 2);

@@ -21,6 +21,10 @@ export class OutboxEntity {
   @Column({ type: 'boolean' })
   announce!: boolean;
 
+  /** The relay that claims it (ADR 0067): the settling connection's `dossier.relay`, its QUEUE_PREFIX. */
+  @Column({ type: 'text', nullable: true, default: () => "current_setting('dossier.relay', true)" })
+  relay!: string | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 }
