@@ -72,6 +72,18 @@ describe('local index writer', () => {
     ]);
   });
 
+  it('writes a name once per person when an alias folds to the full name', async () => {
+    const row = personRowOf({
+      ...ada,
+      external_id: 'p-alias',
+      full_name: 'José Díaz',
+      aliases: ['Jose Diaz', 'JOSÉ DÍAZ'],
+    });
+    expect(await writePeople(db, [row])).toEqual({ imported: 1, updated: 0, superseded: 0 });
+    const names = await db.query(`SELECT name_key, is_alias FROM person_names WHERE person_id = $1`, [row.id]);
+    expect(names).toEqual([{ name_key: 'jose diaz', is_alias: false }]);
+  });
+
   it('keeps every character COPY must escape, and the last of duplicates in one batch', async () => {
     const odd = {
       source,

@@ -119,17 +119,22 @@ async function* lines(stream: ReadStream): AsyncIterable<string | null> {
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     let start = afterCr && chunk[0] === LF ? 1 : 0;
     afterCr = false;
+    // Each break's next position, looked for again only once passed: a file without CRs is not searched
+    // to the chunk's end for one at every line.
+    let lf = -2;
+    let cr = -2;
     for (;;) {
-      const lf = chunk.indexOf(LF, start);
-      const cr = chunk.indexOf(CR, start);
+      if (lf !== -1 && lf < start) lf = chunk.indexOf(LF, start);
+      if (cr !== -1 && cr < start) cr = chunk.indexOf(CR, start);
       const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (end === -1) break;
       if (size + end - start > MAX_RECORD_BYTES) {
         yield null;
         return;
       }
-      parts.push(chunk.subarray(start, end));
-      yield Buffer.concat(parts).toString('utf8');
+      yield parts.length === 0
+        ? chunk.toString('utf8', start, end)
+        : Buffer.concat([...parts, chunk.subarray(start, end)]).toString('utf8');
       parts = [];
       size = 0;
       start = end + 1;
