@@ -10,6 +10,7 @@ import { SuppressionEntity } from './entities/suppression.entity';
 import { WebhookDeliveryEntity, WebhookEntity } from './entities/webhook.entity';
 import { BatchEntity } from './entities/batch.entity';
 import { OutboxEntity } from './entities/outbox.entity';
+import { PersonWordEntity } from './entities/person-word.entity';
 import {
   WatchlistEntity,
   WatchlistEntryEntity,
@@ -50,6 +51,7 @@ import { SqlFunctions2151000000000 } from './migrations/2151000000000-sql-functi
 import { Watchlists2164000000000 } from './migrations/2164000000000-watchlists';
 import { CompanyDepth2170000000000 } from './migrations/2170000000000-company-depth';
 import { OutboxRelay2180000000000 } from './migrations/2180000000000-outbox-relay';
+import { PersonWords2190000000000 } from './migrations/2190000000000-person-words';
 
 export const ENTITIES = [
   AccountEntity,
@@ -64,6 +66,7 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   BatchEntity,
   OutboxEntity,
+  PersonWordEntity,
   WatchlistEntity,
   WatchlistEntryEntity,
   WatchlistNameEntity,
@@ -105,6 +108,7 @@ export const MIGRATIONS = [
   Watchlists2164000000000,
   CompanyDepth2170000000000,
   OutboxRelay2180000000000,
+  PersonWords2190000000000,
 ];
 
 export interface DataSourceOptions {

@@ -37,7 +37,7 @@ const IN_COUNTRY = (p: string) =>
 
 /**
  * The statement for a name of `groups` words (two letters or more): each word is $11, $12, … — the word and
- * the names it may be written as (nicknames: "bob" also finds "robert") — and the words path takes names
+ * the names it may be written as (nicknames: "bob" also finds "robert"), widened when it is a typo (`widened`) — and the words path takes names
  * holding one of each group (GIN `&&`, one index scan for all of them), one holding every word as searched
  * ($8) first. With no word (initials only), the words path finds nothing and the fuzzy one runs. Only when
  * both find nobody, the _partial path_: names holding all groups but one (a typo in one word of a name with
@@ -47,10 +47,12 @@ const IN_COUNTRY = (p: string) =>
  * turn it into a scan of `people` however many names it expects a path to find).
  */
 export function findPeopleSql(groups: number): string {
-  const words = Array.from({ length: groups }, (_, i) => `string_to_array(name_key, ' ') && $${11 + i}::text[]`);
+  const indexes = Array.from({ length: groups }, (_, i) => i);
+  const words = indexes.map((i) => `string_to_array(name_key, ' ') && (SELECT g FROM group_${i})`);
   const allButOne = words.map((_, skip) => `(${words.filter((__, i) => i !== skip).join(' AND ')})`);
   return `
-  WITH exact AS MATERIALIZED (
+  WITH ${indexes.map((i) => `group_${i} AS MATERIALIZED (SELECT ${widened(`$${11 + i}::text[]`)} AS g),`).join('\n  ')}
+  exact AS MATERIALIZED (
     SELECT person_id, (CASE WHEN string_to_array(name_key, ' ') @> $8::text[] THEN 1.0 ELSE 0.9 END)::real AS sim
       FROM person_names
      WHERE ${words.length > 0 ? words.join(' AND ') : 'false'} AND name_key ~ ALL ($9::text[])
@@ -91,6 +93,29 @@ export function findPeopleSql(groups: number): string {
    WHERE p.id = ANY (ARRAY(SELECT id FROM hits))
      AND (p.birth_year IS NULL OR p.birth_year BETWEEN $5 AND $6)
      AND ${IN_COUNTRY('p')}`;
+}
+
+/** Searched words shorter than this are not widened: two edits make most short words another. */
+const WIDEN_MIN_LETTERS = 5;
+/** The most stored words a searched word is widened to. */
+const WIDEN_WORDS = 5;
+
+/**
+ * A group of the words path (a searched word and its nicknames, first the word) widened when none of its
+ * words is in person_words, so that no name can hold it — a typo (ADR 0070): the stored words like it by
+ * trigram similarity (`%`, the connection's threshold, through person_words' index) and at most two edits
+ * from it (a swap of two letters is two), the most similar WIDEN_WORDS. The words path then finds
+ * "Gonzalo Halvorson" for "Gonzalo Halvroson" by the words index in about a millisecond, where trigram
+ * similarity over every name took tens at a million people; it runs only when this finds nobody.
+ */
+function widened(group: string): string {
+  return `${group} || ARRAY(
+    SELECT w.word FROM person_words w
+     WHERE length((${group})[1]) >= ${WIDEN_MIN_LETTERS}
+       AND NOT EXISTS (SELECT 1 FROM person_words s WHERE s.word = ANY (${group}))
+       AND w.word % (${group})[1] AND levenshtein_less_equal(w.word, (${group})[1], 2) <= 2
+     ORDER BY similarity(w.word, (${group})[1]) DESC, w.word
+     LIMIT ${WIDEN_WORDS})`;
 }
 
 /** A company searched for in country $4 (null: anywhere): its country, or a jurisdiction of it (US-DE is in US). */

@@ -220,7 +220,8 @@ async function inTransaction<T>(db: DataSource, work: (client: PgClient) => Prom
 /**
  * Upserts people by (source, external id), with their searchable names, in one transaction per call
  * (importers call it once per batch): COPY into staging, one upsert, then the names of the people
- * inserted or replaced.
+ * inserted or replaced, and their words new to person_words (never deleted: a word no name holds any more
+ * only widens a search to nobody).
  */
 export async function writePeople(db: DataSource, rows: readonly PersonRow[]): Promise<WriteCounts> {
   if (rows.length === 0) return { imported: 0, updated: 0, superseded: 0 };
@@ -229,6 +230,7 @@ export async function writePeople(db: DataSource, rows: readonly PersonRow[]): P
     if (written.length > 0) {
       const byId = new Map(rows.map((r) => [r.id, r]));
       const lines: string[] = [];
+      const words = new Set<string>();
       for (const id of written) {
         // A name key once per person (the primary key), its first occurrence kept.
         const seen = new Set<string>();
@@ -236,10 +238,16 @@ export async function writePeople(db: DataSource, rows: readonly PersonRow[]): P
           if (seen.has(n.name_key)) continue;
           seen.add(n.name_key);
           lines.push(`${copyText(id)}\t${copyText(n.name_key)}\t${n.is_alias ? 't' : 'f'}\n`);
+          for (const word of n.name_key.split(' ')) if (word !== '') words.add(word);
         }
       }
       if (updated > 0) await client.query(`DELETE FROM person_names WHERE person_id = ANY($1::text[])`, [written]);
       await copyInto(client, 'person_names (person_id, name_key, is_alias)', lines);
+      // The names' words (ADR 0070), sorted: two imports adding the same words take their locks in one order.
+      await client.query(
+        `INSERT INTO person_words (word) SELECT unnest($1::text[]) ON CONFLICT (word) DO NOTHING`,
+        [[...words].sort()],
+      );
     }
     return { imported, updated, superseded };
   });
