@@ -20,7 +20,9 @@ import {
  *
  * - No answer is a 5xx, and every answer is a status the operation documents, with a body its schema accepts.
  * - A valid request is accepted, or refused for the state of the account (a refusal of `STATE_REFUSALS`), or
- *   by a check the document marks on the fields it names (`x-server-check`): a 400 naming only such fields.
+ *   by a check no JSON Schema can state, which the document marks on the fields it names (`x-server-check`):
+ *   a 400 naming only such fields. Those marks are exactly `SERVER_ONLY` (ADR 0069): a new one is a
+ *   decision, made here, not a way for a check the document could state to slip by.
  * - An invalid one is refused with a 4xx, in the error envelope.
  */
 const SEED = Number(process.env['FUZZ_SEED'] ?? 54);
@@ -37,6 +39,31 @@ const STATE_REFUSALS: Record<string, number> = {
   email_taken: 409,
   idempotency_conflict: 409,
   rate_limited: 429,
+};
+
+/**
+ * Every field the document marks `x-server-check`, by operation, and why JSON Schema cannot state its check.
+ * The run prints how many valid requests each one refused.
+ */
+const SERVER_ONLY: Record<string, Record<string, string>> = {
+  'POST /v1/auth/keys': { mode: 'the key the request is made with (a test key makes test keys only)' },
+  'GET /v1/searches': {
+    until: 'later than `since`: parameters are not compared',
+    cursor: 'a `next_cursor` this server answered',
+  },
+  'POST /v1/search': {
+    query: "checked as the field its `type` and shape pick: a phone's possibility among them",
+    sites: "names on the workers' site list, read at run time",
+    tags: "tags on the workers' site list, read at run time",
+  },
+  'POST /v1/search/person': {
+    age_range: 'lower bound not above the upper: numbers are not compared',
+    phone: "libphonenumber's possible lengths, in a region read from `country` or `location`",
+    sites: "names on the workers' site list, read at run time",
+    tags: "tags on the workers' site list, read at run time",
+  },
+  'POST /v1/verify/phone': { phone: "libphonenumber's possible lengths, in the region of `country`" },
+  'POST /v1/webhooks': { url: "a host that resolves to an address webhooks may reach; the account's webhook limit" },
 };
 
 interface Tally {
@@ -56,6 +83,9 @@ describe('the OpenAPI document drives a fuzz run against the real gateway and wo
   const tallies = new Map<string, Tally>();
   /** What went wrong, each with the operation and the kind of problem it is (counted in the summary). */
   const problems: { where: string; kind: string; text: string }[] = [];
+  /** Valid requests refused by a server-only check, by operation and field (a request naming two counts for each). */
+  const serverOnlyRefusals = new Map<string, number>();
+  const refusedValid: GeneratedRequest[] = [];
 
   beforeAll(async () => {
     stack = await Stack.start({
@@ -100,10 +130,17 @@ describe('the OpenAPI document drives a fuzz run against the real gateway and wo
     const sum = (pick: (t: Tally) => Map<string, number>) => all.reduce((n, t) => n + total(pick(t)), 0);
     const kinds = new Map<string, number>();
     for (const p of problems) kinds.set(`${p.where}: ${p.kind}`, (kinds.get(`${p.where}: ${p.kind}`) ?? 0) + 1);
+    const serverOnly = Object.entries(SERVER_ONLY).flatMap(([where, fields]) =>
+      Object.entries(fields).map(
+        ([field, why]) => `\n  ${where} ${field}: ${serverOnlyRefusals.get(`${where} ${field}`) ?? 0} (${why})`,
+      ),
+    );
     console.log(
       `OpenAPI fuzz (seed ${SEED}): ${all.length} operations, ${sum((t) => t.valid)} valid and ` +
         `${sum((t) => t.invalid)} invalid requests, ${problems.length} problems\n${rows.join('\n')}` +
-        [...kinds].map(([kind, n]) => `\n  problem: ${kind} ×${n}`).join(''),
+        [...kinds].map(([kind, n]) => `\n  problem: ${kind} ×${n}`).join('') +
+        `\nValid requests refused by a check only the server makes: ${refusedValid.length}; by field:` +
+        serverOnly.join(''),
     );
   });
 
@@ -177,8 +214,12 @@ describe('the OpenAPI document drives a fuzz run against the real gateway and wo
     if (code && STATE_REFUSALS[code] === res.status && (code !== 'not_found' || hasPathId)) return outcome;
     const checked = doc.serverChecked(operation);
     const fields = ((res.body?.['error']?.['details'] ?? []) as Json[]).map((d) => d['field'] as string);
-    if (code === 'validation_error' && fields.length > 0 && fields.every((f) => checked.has(f)))
-      return `${outcome} (${fields.join(', ')})`;
+    if (code === 'validation_error' && fields.length > 0 && fields.every((f) => checked.has(f))) {
+      refusedValid.push(request);
+      for (const field of new Set(fields))
+        serverOnlyRefusals.set(`${where} ${field}`, (serverOnlyRefusals.get(`${where} ${field}`) ?? 0) + 1);
+      return `${outcome} (${[...new Set(fields)].join(', ')})`;
+    }
     problem('a valid request was refused', ` (fields marked x-server-check: ${[...checked].join(', ') || 'none'})`);
     return outcome;
   }
@@ -196,6 +237,18 @@ describe('the OpenAPI document drives a fuzz run against the real gateway and wo
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   }
+
+  it('marks exactly the fields of SERVER_ONLY x-server-check', () => {
+    const marked = Object.fromEntries(
+      doc.operations
+        .map((op) => [`${op.method.toUpperCase()} ${op.path}`, [...doc.serverChecked(op)].sort()] as const)
+        .filter(([, fields]) => fields.length > 0),
+    );
+    const expected = Object.fromEntries(
+      Object.entries(SERVER_ONLY).map(([where, fields]) => [where, Object.keys(fields).sort()]),
+    );
+    expect(marked).toEqual(expected);
+  });
 
   it('sends valid and invalid requests to every operation; each answer is one the document allows', async () => {
     // Requests that create come first, so that those naming what was created find it; deletions last.

@@ -183,7 +183,7 @@ export function valuesOf(doc: OpenApiDocument, node: Json): fc.Arbitrary<unknown
 function shapeOf(doc: OpenApiDocument, schema: Json): fc.Arbitrary<unknown> {
   if ('const' in schema) return fc.constant(schema['const']);
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]));
-  const anyOf = schema['anyOf'] as Json[] | undefined;
+  const anyOf = (schema['anyOf'] ?? schema['oneOf']) as Json[] | undefined;
   if (anyOf && !anyOf.every(isRequiredOnly)) return fc.oneof(...anyOf.map((branch) => valuesOf(doc, branch)));
   switch (schema['type']) {
     case 'boolean':
@@ -227,11 +227,17 @@ const FORMATS: Record<string, fc.Arbitrary<string>> = {
 
 const isRequiredOnly = (branch: Json) => Object.keys(branch).length === 1 && Array.isArray(branch['required']);
 
+/** The keys of an object schema's `anyOf` or `oneOf` of `required` branches (one of them / exactly one). */
+function requiredBranches(schema: Json, list: 'anyOf' | 'oneOf'): string[][] {
+  const branches = (schema[list] ?? []) as Json[];
+  return branches.every(isRequiredOnly) ? branches.map((b) => b['required'] as string[]) : [];
+}
+
 function objectsOf(doc: OpenApiDocument, schema: Json): fc.Arbitrary<Record<string, unknown>> {
   const properties = (schema['properties'] ?? {}) as Record<string, Json>;
   const model = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, valuesOf(doc, v)]));
   const required = (schema['required'] ?? []) as string[];
-  const branches = ((schema['anyOf'] ?? []) as Json[]).map((b) => b['required'] as string[]);
+  const branches = [...requiredBranches(schema, 'anyOf'), ...requiredBranches(schema, 'oneOf')];
   const withKeys = (keys: string[]) => fc.record(model, { requiredKeys: [...new Set([...required, ...keys])] });
   return branches.length > 0 ? fc.oneof(...branches.map(withKeys)) : withKeys([]);
 }
@@ -429,9 +435,33 @@ export function invalidRequestsOf(
     );
     for (const key of (body['required'] ?? []) as string[])
       mutations.push(fc.constant(withBody(`body.${key} missing`, without([key]))));
-    const anyOfKeys = ((body['anyOf'] ?? []) as Json[]).flatMap((b) => (b['required'] ?? []) as string[]);
-    if (anyOfKeys.length > 0)
-      mutations.push(fc.constant(withBody(`none of body.${anyOfKeys.join(', ')}`, without(anyOfKeys))));
+    for (const list of ['anyOf', 'oneOf'] as const) {
+      const keys = requiredBranches(body, list).flat();
+      if (keys.length > 0) mutations.push(fc.constant(withBody(`none of body.${keys.join(', ')}`, without(keys))));
+    }
+    // Exactly one of a field and its alias (`password`, `passwort`): both, the second unlike the first.
+    const aliases = requiredBranches(body, 'oneOf').flat();
+    if (aliases.length > 1)
+      mutations.push(
+        fc.constant(
+          withBody(`more than one of body.${aliases.join(', ')}`, (f) => {
+            const given = aliases.map((k) => f[k]).find((v): v is string => typeof v === 'string');
+            if (given === undefined) return f;
+            const unlike = given.slice(0, -1) + (given.endsWith('#') ? '$' : '#');
+            for (const key of aliases) f[key] ??= unlike;
+            return f;
+          }),
+        ),
+      );
+    // A field present without what it depends on (`sites` without `username`).
+    for (const [key, needs] of Object.entries((body['dependentRequired'] ?? {}) as Record<string, string[]>)) {
+      const values = valuesOf(doc, ((body['properties'] ?? {}) as Json)[key] as Json);
+      mutations.push(
+        values.map((value) =>
+          withBody(`body.${key} without ${needs.join(', ')}`, (f) => without(needs)({ ...f, [key]: value })),
+        ),
+      );
+    }
     for (const [key, schema] of Object.entries((body['properties'] ?? {}) as Record<string, Json>)) {
       const values = refusedValuesOf(doc, schema);
       if (values)

@@ -20,6 +20,14 @@ const KEY_ID = /^key_[0-9A-Za-z]{1,64}$/;
 const BUSY =
   ' `503 unavailable` (with `Retry-After`) when this server is already hashing as many passwords as it queues (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_MAX_WAITING): retry after it.';
 
+/**
+ * The alias, as the schema states it (`oneOf`, ADR 0069): exactly one of the two. JSON Schema cannot say
+ * "both when equal", which the server also takes.
+ */
+const PASSWORT =
+  ' The schema allows one of `password` and `passwort`; both are taken only when they are the same ' +
+  'password (400 validation_error naming `passwort` when they differ).';
+
 @Controller('v1')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
@@ -32,6 +40,7 @@ export class AuthController {
     summary: 'Create an account',
     description:
       'Returns the first API key (shown once) and the signup credit grant. `passwort` is accepted as an alias of `password`.' +
+      PASSWORT +
       BUSY,
     auth: false,
     body: registerBody,
@@ -59,7 +68,7 @@ export class AuthController {
     tag: 'auth',
     summary: 'Log in and get a new API key',
     description:
-      `\`passwort\` is accepted as an alias of \`password\`, as at register. Every login issues a new key; the account keeps its ${LOGIN_KEYS_KEPT} most recently used login keys, and a login past that revokes the least recently used of them (keys made by register or \`POST /v1/auth/keys\` are never revoked this way).` +
+      `\`passwort\` is accepted as an alias of \`password\`, as at register.${PASSWORT} Every login issues a new key; the account keeps its ${LOGIN_KEYS_KEPT} most recently used login keys, and a login past that revokes the least recently used of them (keys made by register or \`POST /v1/auth/keys\` are never revoked this way).` +
       BUSY,
     auth: false,
     body: loginBody,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_MODES } from '@dossier/domain';
-import { anyOfRequired, serverCheck, trimmedPattern, trimmedText } from '../http/validation';
+import { oneOfRequired, serverCheck, trimmedPattern, trimmedText } from '../http/validation';
 
 const str = () => z.string({ error: 'must be a string' });
 
@@ -22,7 +22,9 @@ const loginPasswordField = str().min(1, 'must be a non-empty string').max(128, '
 
 /**
  * `email` plus `password` or its alias `passwort` (the German rendering of the same request), as
- * register and login both take them: one of the two is required, both are fine when they agree.
+ * register and login both take them: one of the two is required, both are fine when they agree. The
+ * document states "exactly one" (`oneOf`): JSON Schema cannot compare two values, and a request it allows
+ * must be one the server takes (ADR 0069); the server still takes both when they agree.
  */
 function credentials(password: typeof passwordField) {
   return z
@@ -31,10 +33,7 @@ function credentials(password: typeof passwordField) {
       password: password
         .optional()
         .describe('compared in Unicode NFC: an accent typed composed or decomposed is the same character (ADR 0043)'),
-      passwort: password
-        .meta(serverCheck('a `passwort` that differs from `password` when both are sent', ['correct horse battery']))
-        .optional()
-        .describe('alias of `password`; send one of the two'),
+      passwort: password.optional().describe('alias of `password`; send one of the two, not both'),
     })
     .strict()
     .superRefine((v, ctx) => {
@@ -48,7 +47,7 @@ function credentials(password: typeof passwordField) {
         ctx.addIssue({ code: 'custom', path: ['passwort'], message: 'differs from password; send only one of them' });
       }
     })
-    .meta(anyOfRequired(['password', 'passwort']))
+    .meta(oneOfRequired(['password', 'passwort']))
     .transform((v) => ({ email: v.email, password: (v.password ?? v.passwort) as string }));
 }
 

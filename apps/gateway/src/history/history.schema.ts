@@ -42,7 +42,11 @@ export const historyQuery = z
       .optional()
       .describe('searches per page, 1–100 (default 20)'),
     cursor: once('text')
-      .meta(serverCheck('text that is not a `next_cursor` this server answered'))
+      // decodeCursor's first test (base64url, at most 400 characters); what it holds, no pattern can state.
+      .meta({
+        pattern: '^[A-Za-z0-9_-]{1,400}$',
+        ...serverCheck('text that is not a `next_cursor` this server answered'),
+      })
       .optional()
       .describe('`next_cursor` of the previous page; send the same filters with it'),
   })

@@ -195,6 +195,11 @@ export function anyOfRequired(keys: readonly string[]): { anyOf: { required: str
   return { anyOf: keys.map((key) => ({ required: [key] })) };
 }
 
+/** "Exactly one of `keys`" as JSON Schema, for a body's `.meta()` (a field and its alias). */
+export function oneOfRequired(keys: readonly string[]): { oneOf: { required: string[] }[] } {
+  return { oneOf: keys.map((key) => ({ required: [key] })) };
+}
+
 /**
  * Validates a parsed JSON body against a strict schema, or throws `validation_error` naming each field.
  * Text Postgres cannot store is refused first, in any string or key at any depth, before a schema (or

@@ -12,7 +12,7 @@ import {
   sourceSummary,
   sourceSummarySchema,
 } from '@dossier/contracts';
-import { anyOfRequired, matchesTrimmed, serverCheck, trimmedText } from '../http/validation';
+import { anyOfRequired, matchesTrimmed, serverCheck, trimmedPattern, trimmedText } from '../http/validation';
 
 const COUNTRY_ISSUE = 'must be an ISO 3166-1 alpha-2 country code such as US or DE';
 
@@ -55,30 +55,48 @@ const ageRange = matchesTrimmed(
   .meta(serverCheck('a range whose lower bound is above its upper one ("40-30")', ['30-40', '65+', '-25']))
   .describe('"30-40", "65+" or "-25"');
 
+/**
+ * What the document states a domain is: an ASCII domain name of two or more labels (letters, digits and
+ * inner hyphens, at most 63 each; the top-level one starting with a letter), at most 253 characters, with
+ * an optional trailing dot, optionally after a scheme (`https://`) and before a port under 10000 and a path,
+ * query or fragment without blanks. Every such text is one normalizeDomain reads (a test holds it there);
+ * the server also takes what the pattern leaves out — an internationalised name, a user@ part, blanks
+ * inside a path — so a client may send more than the document shows, never less (ADR 0069).
+ */
+export const DOMAIN_PATTERN =
+  '^\\s*(?:[A-Za-z][A-Za-z0-9+.-]*://)?(?![A-Za-z0-9.-]{254})' + hostPattern() + '(?::\\d{1,4})?(?:[/?#]\\S*)?\\s*$';
+
+/**
+ * An ASCII host name of two or more labels, as a pattern: letters, digits and inner hyphens, at most 63 each,
+ * the top-level one starting with a letter (a numeric one is an address), an optional trailing dot. No label
+ * starts `xn--`: that is punycode, which domainToASCII refuses when it does not decode.
+ */
+function hostPattern(): string {
+  const label = (first: string) => `(?![Xx][Nn]--)${first}(?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?`;
+  return `(?:${label('[A-Za-z0-9]')}\\.)+${label('[A-Za-z]')}\\.?`;
+}
+
 /** A domain, or a URL on it (`https://www.acme.com/about` searches `acme.com`). */
 const domain = trimmedText(2048)
   .refine((v) => normalizeDomain(v) !== null, 'must be a domain name such as example.com, or a URL on it')
-  .meta(
-    serverCheck(
-      'text whose host (read as a URL, `http://` assumed) is not a domain name of two or more labels with a ' +
-        'non-numeric top-level one',
-      ['example.com', 'https://www.example.com/about'],
-    ),
-  )
+  .meta({ pattern: DOMAIN_PATTERN, examples: ['example.com', 'https://www.example.com/about'] })
   .describe('example.com, or a URL such as https://www.example.com/about');
+
+/**
+ * What the document states a person's e-mail address is: an ASCII dot-atom local part of at most 64
+ * characters, an @ and a host name as a company `domain` has (254 characters in all, once trimmed). Every
+ * such address is one parseEmail calls syntax-valid (a test holds it there); the server also takes what the
+ * pattern leaves out — a quoted local part, non-ASCII text, an internationalised domain (ADR 0069).
+ */
+export const PERSON_EMAIL_PATTERN =
+  "^\\s*(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@" +
+  hostPattern() +
+  '\\s*$';
 
 /** An address a person search can match: what `POST /v1/verify/email` would call syntax-valid. */
 const emailAddress = trimmedText(254)
   .refine((v) => parseEmail(v).syntaxValid, 'must be an e-mail address such as grace.hopper@example.com')
-  // What every such address has: text, an @, a domain (the last @ splits them; a quoted local part may hold @).
-  .meta({
-    pattern: '^\\s*[^\\s@][\\s\\S]*@[^@]*[^@\\s]\\s*$',
-    ...serverCheck(
-      'an address POST /v1/verify/email would call not syntax-valid (RFC 5321: a dot-atom or quoted local part ' +
-        'of at most 64 octets, a domain name, at most 254 octets)',
-      ['grace.hopper@example.com'],
-    ),
-  });
+  .meta({ pattern: PERSON_EMAIL_PATTERN, examples: ['grace.hopper@example.com'] });
 
 /** A company's registration number as registries write them: letters, digits, spaces and - . / */
 const registrationNumber = matchesTrimmed(
@@ -104,18 +122,15 @@ const TOP_ISSUE = `must be a whole number from 1 to ${TOP_MAX}`;
 /**
  * Username presence's choice of sites (ADR 0049), as Maigret chooses: the sites named, of those the ones
  * carrying any of the tags, of those the `top` most popular — each only when given. Names and tags the
- * worker's site list does not have are refused (`GET /v1/username/sites` lists them).
+ * worker's site list does not have are refused (`GET /v1/username/sites` lists them). Each needs a username
+ * to check (selectionNeedsUsername), which the bodies' `dependentRequired`/`dependentSchemas` state.
  */
-/** The cross-field rule on `sites`, `tags` and `top`: they choose the sites a username is checked on. */
-const ONLY_WITH_A_USERNAME =
-  'any value on a search without a username to check (`username`, or `POST /v1/search` of type `username` or ' +
-  '`person` with an @handle)';
 const siteSelection = {
   sites: z
     .array(trimmedText(100), { error: 'must be an array of site names' })
     .min(1, 'must name at least one site')
     .max(MAX_SITES, `must name at most ${MAX_SITES} sites`)
-    .meta(serverCheck(`${ONLY_WITH_A_USERNAME}; a name no site of the person workers' list has`))
+    .meta(serverCheck("a name no site of the person workers' list has (the workers' list, read at run time)"))
     .optional()
     .describe(
       'Username presence: check only these sites (names as `GET /v1/username/sites` lists them, in any case); ' +
@@ -125,7 +140,7 @@ const siteSelection = {
     .array(trimmedText(50).toLowerCase(), { error: 'must be an array of tags' })
     .min(1, 'must name at least one tag')
     .max(MAX_TAGS, `must name at most ${MAX_TAGS} tags`)
-    .meta(serverCheck(`${ONLY_WITH_A_USERNAME}; a tag no site of the person workers' list carries`))
+    .meta(serverCheck("a tag no site of the person workers' list carries (the workers' list, read at run time)"))
     .optional()
     .describe(
       'Username presence: check only the sites carrying any of these tags — categories such as `coding`, ' +
@@ -136,7 +151,6 @@ const siteSelection = {
     .int(TOP_ISSUE)
     .min(1, TOP_ISSUE)
     .max(TOP_MAX, TOP_ISSUE)
-    .meta(serverCheck(ONLY_WITH_A_USERNAME))
     .optional()
     .describe(
       "Username presence: check only the N most popular of the sites chosen (by Maigret's popularity rank; " +
@@ -144,6 +158,16 @@ const siteSelection = {
     ),
 };
 const SITE_SELECTION_KEYS = ['sites', 'tags', 'top'] as const;
+
+/**
+ * The rule of selectionNeedsUsername as JSON Schema: the same dependency (`dependentRequired`,
+ * `dependentSchemas`) for each of `sites`, `tags` and `top` — present, it needs a username to check.
+ */
+const selectionDependsOn = <T>(dependency: T): Record<string, T> =>
+  Object.fromEntries(SITE_SELECTION_KEYS.map((key) => [key, dependency]));
+
+/** A person search's query the person endpoint reads as its `username`: an @handle (query-shape.ts). */
+export const AT_HANDLE = /^@(?!\.{1,2}$)[^\s@/]+$/;
 
 /** `sites`, `tags` and `top` choose username sites: without a username to check they mean nothing, and are refused. */
 const selectionNeedsUsername =
@@ -188,7 +212,16 @@ export const searchBody = z
       'applies only to a username search (type username, or person with an @handle as query)',
     ),
   )
-  .meta({ examples: [{ query: '+14155552671', type: 'phone' }] });
+  .meta({
+    // A person query that is not an @handle goes to another field, and the person endpoint then refuses them.
+    dependentSchemas: selectionDependsOn({
+      anyOf: [
+        { properties: { type: { const: 'username' } } },
+        { properties: { type: { const: 'person' }, query: { pattern: trimmedPattern(AT_HANDLE) } } },
+      ],
+    }),
+    examples: [{ query: '+14155552671', type: 'phone' }],
+  });
 
 const atLeastOne =
   <K extends string>(keys: readonly K[], field: K) =>
@@ -267,6 +300,7 @@ export const personBody = z
   )
   .meta({
     ...anyOfRequired(PERSON_KEYS),
+    dependentRequired: selectionDependsOn(['username']),
     examples: [{ name: 'Gonzalo Halvorson', location: 'South Jillville, NM', permissible_purpose: 'employment' }],
   });
 
@@ -301,7 +335,6 @@ export const screenBody = z
       .int(BIRTH_YEAR_ISSUE)
       .min(1900, BIRTH_YEAR_ISSUE)
       .max(2100, BIRTH_YEAR_ISSUE)
-      .meta(serverCheck('any value with `type: company`'))
       .optional()
       .describe("A person's year of birth: a listed person born more than a year apart from it is no hit."),
     country: country
@@ -316,7 +349,11 @@ export const screenBody = z
     if (body.type === 'company' && body.birth_year !== undefined)
       ctx.addIssue({ code: 'custom', path: ['birth_year'], message: 'applies only to a person (type person)' });
   })
-  .meta({ examples: [{ name: 'Rustam Karimov', birth_year: 1961, country: 'UZ' }] });
+  .meta({
+    // Only a person has a year of birth: `type` absent (a person) or `person`.
+    dependentSchemas: { birth_year: { properties: { type: { const: 'person' } } } },
+    examples: [{ name: 'Rustam Karimov', birth_year: 1961, country: 'UZ' }],
+  });
 
 export const verifyEmailBody = z
   .object({ email: trimmedText(320), permissible_purpose: permissiblePurpose.optional() })

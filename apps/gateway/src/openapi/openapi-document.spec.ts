@@ -1,13 +1,23 @@
 import { validate } from '@readme/openapi-parser';
+import Ajv2020 from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { STORABLE_TEXT_PATTERN, isStorableText, type ErrorCode } from '@dossier/domain';
+import { STORABLE_TEXT_PATTERN, isStorableText, normalizeDomain, parseEmail, type ErrorCode } from '@dossier/domain';
 import type { ApiDocOptions } from './api-doc.decorator';
 import { documentRoutes, type FoundRoute } from './documented-route';
 import { buildOpenApiDocument } from './openapi-document';
-import { emailField, registerBody } from '../auth/auth.schema';
+import { emailField, loginBody, registerBody } from '../auth/auth.schema';
 import { trimmedPattern } from '../http/validation';
-import { HANDLE, phoneSuccessEnvelope, verifyPhoneBody } from '../lookups/lookups.schema';
+import {
+  DOMAIN_PATTERN,
+  HANDLE,
+  PERSON_EMAIL_PATTERN,
+  personBody,
+  phoneSuccessEnvelope,
+  screenBody,
+  searchBody,
+  verifyPhoneBody,
+} from '../lookups/lookups.schema';
 
 // These tests start from what route-discovery reads out of Nest's metadata; the e2e tests cover the
 // document the real gateway serves (and send every example in it).
@@ -430,5 +440,127 @@ describe('the patterns the document states for the server’s checks', () => {
       RUNS,
     );
     expect(['0', ' 0', 'a@b'].map((t) => patterns.every((p) => documented(p)(t)))).toEqual([false, false, false]);
+  });
+});
+
+/**
+ * ADR 0069: a request the document allows is one the server takes. Where a pattern states less than the
+ * server takes (a domain, a person's e-mail address), every text it matches passes the server's check; where
+ * a rule joins fields (`oneOf`, `dependentRequired`, `dependentSchemas`), every body the document's schema
+ * accepts, the zod schema accepts too.
+ */
+describe('what the document allows, the server takes', () => {
+  const RUNS = { seed: 54, numRuns: 2_000 };
+  const ajv = new Ajv2020({ strict: false });
+  const documentOf = (schema: z.ZodType) =>
+    ajv.compile(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json);
+  /** Text from `pattern` without its lookaheads (fast-check cannot generate from one), kept when it matches. */
+  const matching = (pattern: string) =>
+    fc
+      .stringMatching(new RegExp(pattern.replace(/\(\?[=!][^)]*\)/g, ''), 'u'), { size: 'small' })
+      .filter((t) => new RegExp(pattern, 'u').test(t));
+
+  it('a company domain: every text its pattern matches is one normalizeDomain reads', () => {
+    fc.assert(
+      fc.property(matching(DOMAIN_PATTERN), (text) => normalizeDomain(text) !== null),
+      RUNS,
+    );
+    const documented = (t: string) => new RegExp(DOMAIN_PATTERN, 'u').test(t);
+    expect(
+      ['example.com', ' https://www.Example.co.uk/about?x=1 ', 'a-b.c0m.', 'acme.com:8080/x'].map(documented),
+    ).toEqual([true, true, true, true]);
+    // A numeric top-level label (an address), one label, punycode, a user@ part: not stated, if taken at all.
+    expect(['1.2.3.4', 'localhost', 'xn--zz.com', 'me@example.com', 'exa mple.com'].map(documented)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it("a person's e-mail address: every text its pattern matches is one parseEmail calls syntax-valid", () => {
+    fc.assert(
+      fc.property(fc.oneof(matching(PERSON_EMAIL_PATTERN), fc.emailAddress()), (text) =>
+        new RegExp(PERSON_EMAIL_PATTERN, 'u').test(text) ? parseEmail(text).syntaxValid : true,
+      ),
+      RUNS,
+    );
+    const documented = (t: string) => new RegExp(PERSON_EMAIL_PATTERN, 'u').test(t);
+    expect(['grace.hopper@example.com', ' a+b@x.io ', `${'a'.repeat(64)}@x.io`].map(documented)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(['0', 'a@b', '.a@x.io', 'a..b@x.io', `${'a'.repeat(65)}@x.io`, 'a@1.2'].map(documented)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('password or passwort: the document allows exactly one; the server takes each of those bodies', () => {
+    for (const body of [registerBody, loginBody]) {
+      const documented = documentOf(body);
+      const email = 'grace@example.com';
+      const pw = 'correct horse battery';
+      expect(documented({ email, password: pw })).toBe(true);
+      expect(documented({ email, passwort: pw })).toBe(true);
+      expect(documented({ email })).toBe(false);
+      // Both are taken when they agree, which JSON Schema cannot compare; the document allows neither.
+      expect(documented({ email, password: pw, passwort: pw })).toBe(false);
+      expect(body.safeParse({ email, password: pw, passwort: `${pw}!` }).success).toBe(false);
+      expect(body.safeParse({ email, passwort: pw }).success).toBe(true);
+    }
+  });
+
+  /** Bodies over a few fields, each present or not: Ajv on the document's schema accepts ⇒ zod accepts. */
+  const impliesTaken = (schema: z.ZodType, fields: Record<string, fc.Arbitrary<unknown>>) => {
+    const documented = documentOf(schema);
+    let allowed = 0;
+    fc.assert(
+      fc.property(fc.record(fields, { requiredKeys: [] }), (body) => {
+        if (!documented(body)) return true;
+        allowed++;
+        return schema.safeParse(body).success;
+      }),
+      { seed: 54, numRuns: 500 },
+    );
+    return allowed;
+  };
+
+  it('sites, tags and top: the document allows them only with a username to check, as the server does', () => {
+    const selection = { sites: fc.constant(['GitHub']), tags: fc.constant(['coding']), top: fc.constant(5) };
+    expect(
+      impliesTaken(personBody, {
+        ...selection,
+        name: fc.constant('Grace Hopper'),
+        username: fc.constantFrom('gracehopper', '@gh'),
+      }),
+    ).toBeGreaterThan(50);
+    expect(
+      impliesTaken(searchBody, {
+        ...selection,
+        type: fc.constantFrom('person', 'username', 'company', 'email', 'phone'),
+        query: fc.constantFrom('@gracehopper', ' @gh ', 'Grace Hopper', '@a/b', '@..', 'grace@example.com'),
+      }),
+    ).toBeGreaterThan(20);
+    expect(documentOf(personBody)({ name: 'Grace Hopper', sites: ['GitHub'] })).toBe(false);
+    expect(documentOf(searchBody)({ query: 'Grace Hopper', type: 'person', top: 5 })).toBe(false);
+    expect(documentOf(searchBody)({ query: '@gracehopper', type: 'person', top: 5 })).toBe(true);
+  });
+
+  it('birth_year: the document allows it only for a person, as the server does', () => {
+    expect(
+      impliesTaken(screenBody, {
+        name: fc.constant('Rustam Karimov'),
+        type: fc.constantFrom('person', 'company'),
+        birth_year: fc.constant(1961),
+      }),
+    ).toBeGreaterThan(50);
+    expect(documentOf(screenBody)({ name: 'Acme', type: 'company', birth_year: 1961 })).toBe(false);
   });
 });
