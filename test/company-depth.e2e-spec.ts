@@ -114,6 +114,27 @@ describe('company depth: officers, persons with significant control and parents 
     expect(after.ledger_sum).toBe(after.balance);
   });
 
+  it('says which records gave each field: both where the register and GLEIF agree, the register first', async () => {
+    companiesHouse.reply(companiesHouseAnswer());
+    const res = await search();
+    expect(res.status).toBe(200);
+    const [item] = res.body.results;
+    const profile = { provider: 'companies-house', record_id: `/company/${NUMBER}` };
+    const leiRecord = { provider: 'gleif', record_id: `/lei-records/${LEI}` };
+    // GLEIF's creation date (1955-01-18) and legal address differ from the profile's shown: not credited.
+    expect(item).toMatchObject({ incorporated_on: '1909-04-14', address: "1 St James's Square, London, SW1Y 4PD" });
+    expect(item!['field_sources']).toEqual({
+      name: [profile, leiRecord],
+      registration_number: [profile, leiRecord],
+      jurisdiction: [profile, leiRecord],
+      country: [profile, leiRecord],
+      status: [profile, leiRecord],
+      incorporated_on: [profile],
+      address: [profile],
+      industry: [profile],
+    });
+  });
+
   it('still answers the company when the officer and PSC calls fail: those facts are null, not empty', async () => {
     companiesHouse.reply(companiesHouseAnswer({ status: 503, body: '' }));
     const res = await search();

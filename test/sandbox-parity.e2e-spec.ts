@@ -65,7 +65,12 @@ const SEARCHES: readonly Search[] = [
  */
 function semantics(items: readonly ResultItem[]): Record<string, unknown>[] {
   const rest = items.map((item) =>
-    Object.fromEntries(Object.entries(item).filter(([field]) => !['id', 'sources', 'age'].includes(field))),
+    Object.fromEntries(
+      Object.entries(item)
+        .filter(([field]) => !['id', 'sources', 'age'].includes(field))
+        // Which fields a record is credited with: the records are the source's own (ADR 0068).
+        .map(([field, value]) => [field, field === 'field_sources' ? Object.keys(value as object).sort() : value]),
+    ),
   );
   return rest.sort((a, b) => Number(b['match_score']) - Number(a['match_score']) || cmp(a, b));
 }
@@ -133,6 +138,18 @@ describe('the sandbox answers as live does over the same records (gateway + work
     }
     expect(liveItems.map((i) => i.sources)).toEqual(liveItems.map(() => ['local']));
     expect(testItems.map((i) => i.sources)).toEqual(testItems.map(() => ['sandbox']));
+    // Each company field credited to a record of the item's one source (ADR 0068).
+    const credited = (items: readonly (PersonResultItem | CompanyResultItem)[]) => [
+      ...new Set(
+        items
+          .flatMap((i) => ('field_sources' in i ? Object.values(i.field_sources).flat() : []))
+          .map((s) => s!.provider),
+      ),
+    ];
+    if (kind === 'company') {
+      expect(credited(liveItems)).toEqual(liveItems.length > 0 ? ['local'] : []);
+      expect(credited(testItems)).toEqual(testItems.length > 0 ? ['sandbox'] : []);
+    }
     // The local index's outcome is the sandbox's: found when there are items, not_found when there are none.
     const outcome = (res: Envelope, provider: string) => res.sources.find((s) => s.provider === provider)?.outcome;
     expect(outcome(asTest!.body, 'sandbox')).toBe(outcome(asLive!.body, 'local'));

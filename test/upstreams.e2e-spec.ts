@@ -244,6 +244,12 @@ describe('company registries and People Data Labs against fakes of their vendors
             sources: ['companies-house', 'local'],
           }),
         ]);
+        // The name and number shown are the register's; the local record wrote them otherwise (ADR 0068).
+        const profileRecord = { provider: 'companies-house', record_id: '/company/SC098765' };
+        const fieldSources = res.body.results[0]!['field_sources'] as Record<string, unknown[]>;
+        expect(fieldSources).toMatchObject({ name: [profileRecord], registration_number: [profileRecord] });
+        expect(fieldSources['jurisdiction']![0]).toEqual(profileRecord);
+        expect(fieldSources['address']).toEqual([profileRecord]);
       } finally {
         await db.query(`DELETE FROM companies WHERE source = $1`, [source]);
         await db.destroy();

@@ -137,6 +137,42 @@ export const parentsSchema = z
   })
   .describe('GLEIF Level 2 accounting consolidation parents');
 
+/** The fields of a company item that `field_sources` credits (ADR 0068). */
+export const COMPANY_SOURCED_FIELDS = [
+  'name',
+  'registration_number',
+  'jurisdiction',
+  'country',
+  'domain',
+  'status',
+  'incorporated_on',
+  'address',
+  'industry',
+] as const;
+export type CompanySourcedField = (typeof COMPANY_SOURCED_FIELDS)[number];
+
+const fieldSourceListSchema = z
+  .array(factSourceSchema)
+  .min(1)
+  .optional()
+  .describe('every record that gave exactly the value shown, first the one it was taken from');
+
+/**
+ * Where each field of a company item came from (ADR 0068): a field with a value lists every record merged into
+ * the item that gave exactly that value, first the one it was taken from; a field without one is absent.
+ */
+export const fieldSourcesSchema = z
+  .object(
+    Object.fromEntries(COMPANY_SOURCED_FIELDS.map((f) => [f, fieldSourceListSchema])) as Record<
+      CompanySourcedField,
+      typeof fieldSourceListSchema
+    >,
+  )
+  .describe(
+    'Where each field came from: for each field with a value, every record that gave exactly that value ' +
+      '(`{provider, record_id}`), first the one it was taken from; a field without a value is absent.',
+  );
+
 export const companyResultSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -165,6 +201,8 @@ export const companyResultSchema = z.object({
       `its persons with significant control, current ones first, at most ${MAX_CONTROLLERS}; null when not known`,
     ),
   parents: parentsSchema.nullable().describe('null when not known'),
+  // Addition of ADR 0068: the provider and upstream record of each field's value.
+  field_sources: fieldSourcesSchema,
 });
 
 /**
@@ -343,6 +381,7 @@ export type ControllerKind = (typeof CONTROLLER_KINDS)[number];
 export type CompanyParent = z.infer<typeof parentSchema>;
 export type CompanyParents = z.infer<typeof parentsSchema>;
 export type FactSource = z.infer<typeof factSourceSchema>;
+export type FieldSources = z.infer<typeof fieldSourcesSchema>;
 export type EmailResultItem = z.infer<typeof emailResultSchema>;
 export type PhoneResultItem = z.infer<typeof phoneResultSchema>;
 export type SourceReport = z.infer<typeof sourceReportSchema>;

@@ -14,6 +14,7 @@ import {
 function record(fields: Partial<RegistryCompany> = {}): RegistryCompany {
   return {
     externalId: '00102498',
+    recordId: '/company/00102498',
     identities: ['companies-house:00102498'],
     names: ['BP P.L.C.', 'THE BRITISH PETROLEUM COMPANY P.L.C.'],
     registration_number: '00102498',
@@ -107,6 +108,20 @@ describe('registryAnswer', () => {
     expect(registryAnswer('gleif', { company_name: 'Shell' }, [record()], 10)).toEqual({
       outcome: 'not_found',
       items: [],
+    });
+  });
+
+  it('credits each field the record gives to the provider and the record (field_sources, ADR 0068)', () => {
+    const [item] = registryAnswer('companies-house', { company_name: 'BP' }, [record()], 10).items;
+    const house = [{ provider: 'companies-house', record_id: '/company/00102498' }];
+    expect(item!.field_sources).toEqual({
+      name: house,
+      registration_number: house,
+      jurisdiction: house,
+      country: house,
+      status: house,
+      incorporated_on: house,
+      address: house,
     });
   });
 
@@ -210,5 +225,12 @@ describe('company status', () => {
       statusOf('active'),
       statusOf('voluntary-arrangement'),
     ]);
+    // Each field credited to its row, `<source>:<external id>` (ADR 0068).
+    expect(answer.items.map((i) => 'field_sources' in i && i.field_sources.status)).toEqual(
+      expect.arrayContaining([
+        [{ provider: 'local', record_id: 'ch-csv:1' }],
+        [{ provider: 'local', record_id: 'gleif-csv:2' }],
+      ]),
+    );
   });
 });

@@ -10,6 +10,7 @@ import type { CompanyInput, CompanyParents, CompanyResultItem, Controller, Offic
 import type { ProviderAnswer } from './provider';
 import { nameMatchScore } from './local/name-match';
 import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from './subject-score';
+import { sourcedBy } from './field-sources';
 
 /**
  * What a company registry (GLEIF, OpenCorporates, Companies House) says about one company, before it is
@@ -19,6 +20,11 @@ import { NAME_FLOOR, companyMatchedOn, scoreOf, type Evidence } from './subject-
 export interface RegistryCompany {
   /** The vendor's own id of the record (the LEI, the company number, `us_de/1234567`). */
   externalId: string;
+  /**
+   * The record's id or link as the vendor's API names it, for `field_sources` (ADR 0068): `/company/00102498`,
+   * `/lei-records/<LEI>`, `/companies/us_de/1234567`.
+   */
+  recordId: string;
   /** Identities beyond the shown fields, for merging: `lei:<LEI>`, `<provider>:<vendor id>`. */
   identities: string[];
   names: string[];
@@ -102,7 +108,7 @@ export function matchCompany(input: CompanyInput, record: RegistryCompany): Comp
 
 /** A registry's record as a company item crediting `source`, its id stable per (source, vendor id). */
 export function companyItem(source: string, record: RegistryCompany, match: CompanyMatch): CompanyResultItem {
-  return {
+  const item = {
     id: subjectId('company', source, record.externalId),
     name: record.names[0] ?? '',
     registration_number: record.registration_number,
@@ -120,6 +126,7 @@ export function companyItem(source: string, record: RegistryCompany, match: Comp
     controllers: record.controllers ?? null,
     parents: record.parents ?? null,
   };
+  return { ...item, field_sources: sourcedBy(item, { provider: source, record_id: record.recordId }) };
 }
 
 /**

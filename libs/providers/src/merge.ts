@@ -9,6 +9,7 @@ import {
 } from '@dossier/contracts';
 import { bestFirst, firstKnown, keyOrNone, mergeSubject, unionSources, type Ranked } from './merge-fields';
 import { resolvePeople, type PersonCandidate, type SharedIdentifiers } from './identity/resolve-people';
+import { mergedFieldSources } from './field-sources';
 
 /** One provider's items, with the provider's precedence (higher wins where merged values disagree). */
 export interface Contribution<K extends LookupKind> {
@@ -131,7 +132,8 @@ function mergeEmail(ranked: Ranked<EmailResultItem>): EmailResultItem {
 /**
  * Companies are one subject when they share a registration number in a register (registerOf: `us_de`,
  * `US-DE` and "Delaware" are one, "England and Wales", "Scotland" and `GB` one, Delaware and New York
- * two), keyed as that register writes it (`SC12345` is `SC012345` in GB) — or an LEI, or a domain.
+ * two), keyed as that register writes it (`SC12345` is `SC012345` in GB) — or an LEI, or a domain. Each
+ * field shown says which of the group's records gave that value (mergedFieldSources, ADR 0068).
  */
 function mergeCompanies(ranked: Contribution<'company'>[]): CompanyResultItem[] {
   const keyed = keyedItems<CompanyResultItem>(ranked, (c) => {
@@ -143,7 +145,12 @@ function mergeCompanies(ranked: Contribution<'company'>[]): CompanyResultItem[] 
       ...keyOrNone('domain', c.domain ? normalizeDomain(c.domain) : null),
     ];
   });
-  return bestFirst(groupsOf(keyed).map((g) => mergeSubject(g, {})));
+  return bestFirst(
+    groupsOf(keyed).map((group) => {
+      const merged = mergeSubject(group, {});
+      return { ...merged, field_sources: mergedFieldSources(group, merged) };
+    }),
+  );
 }
 
 type Keyed<T> = { precedence: number; item: T; keys: string[] };

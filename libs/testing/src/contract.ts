@@ -41,6 +41,8 @@ export const API_RESULT_FIELDS = {
     'officers',
     'controllers',
     'parents',
+    // Addition of ADR 0068: the provider and upstream record of each field's value.
+    'field_sources',
   ],
   EmailResult: [
     'email',

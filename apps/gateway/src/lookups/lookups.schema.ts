@@ -504,6 +504,11 @@ export const personSuccessEnvelope = successEnvelopeOf(
   'local',
 );
 
+// The records the example's fields came from (ADR 0068): the register's profile, the LEI record, the demo set's row.
+const CH_PROFILE = { provider: 'companies-house', record_id: '/company/05689105' };
+const GLEIF_RECORD = { provider: 'gleif', record_id: '/lei-records/213800LH1BZH3DI6G760' };
+const LOCAL_RECORD = { provider: 'local', record_id: 'demo:demo-company-0000003' };
+
 export const companySuccessEnvelope = successEnvelopeOf(
   companyResultSchema,
   {
@@ -559,6 +564,17 @@ export const companySuccessEnvelope = successEnvelopeOf(
         },
       },
       ultimate: null,
+    },
+    field_sources: {
+      name: [CH_PROFILE, LOCAL_RECORD],
+      registration_number: [CH_PROFILE, GLEIF_RECORD, LOCAL_RECORD],
+      jurisdiction: [CH_PROFILE, GLEIF_RECORD, LOCAL_RECORD],
+      country: [CH_PROFILE, GLEIF_RECORD, LOCAL_RECORD],
+      domain: [LOCAL_RECORD],
+      status: [CH_PROFILE, GLEIF_RECORD, LOCAL_RECORD],
+      incorporated_on: [CH_PROFILE, LOCAL_RECORD],
+      address: [CH_PROFILE],
+      industry: [LOCAL_RECORD],
     },
   },
   {},

@@ -3,6 +3,9 @@ import { companiesHouseProvider } from './companies-house.provider';
 
 const KEY = 'ch-contract-key';
 
+/** Where each field came from: the company's profile (ADR 0068). */
+const PROFILE_RECORD = [{ provider: 'companies-house', record_id: '/company/00102498' }];
+
 export const contract: HttpContract<'company'> = {
   provider: companiesHouseProvider,
   kind: 'company',
@@ -39,6 +42,15 @@ export const contract: HttpContract<'company'> = {
       officers: null,
       controllers: null,
       parents: null,
+      field_sources: {
+        name: PROFILE_RECORD,
+        registration_number: PROFILE_RECORD,
+        jurisdiction: PROFILE_RECORD,
+        country: PROFILE_RECORD,
+        status: PROFILE_RECORD,
+        incorporated_on: PROFILE_RECORD,
+        address: PROFILE_RECORD,
+      },
     });
   },
 };

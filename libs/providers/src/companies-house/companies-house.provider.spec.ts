@@ -97,6 +97,19 @@ describe('companiesHouseProvider', () => {
           officers: [],
           controllers: [],
           parents: null,
+          // Each field from the profile, by its link (ADR 0068).
+          field_sources: Object.fromEntries(
+            [
+              'name',
+              'registration_number',
+              'jurisdiction',
+              'country',
+              'status',
+              'incorporated_on',
+              'address',
+              'industry',
+            ].map((field) => [field, [{ provider: 'companies-house', record_id: '/company/00102498' }]]),
+          ),
         },
       ],
       identities: [['companies-house:00102498']],

@@ -95,6 +95,8 @@ function registryCompany(fields: {
 }): RegistryCompany {
   return {
     externalId: fields.number,
+    // The profile's own link (`links.self`), as the register's API names it.
+    recordId: `/company/${fields.number}`,
     identities: [`${ID}:${fields.number}`],
     names: [fields.name],
     registration_number: fields.number,

@@ -1,6 +1,9 @@
 import { requestLines, type HttpContract } from '../http-contract';
 import { gleifProvider } from './gleif.provider';
 
+/** Where each field came from: the LEI record (ADR 0068). */
+const LEI_RECORD = [{ provider: 'gleif', record_id: '/lei-records/213800LBDB8WB3QGVN21' }];
+
 export const contract: HttpContract<'company'> = {
   provider: gleifProvider,
   kind: 'company',
@@ -35,6 +38,15 @@ export const contract: HttpContract<'company'> = {
       officers: null,
       controllers: null,
       parents: null,
+      field_sources: {
+        name: LEI_RECORD,
+        registration_number: LEI_RECORD,
+        jurisdiction: LEI_RECORD,
+        country: LEI_RECORD,
+        status: LEI_RECORD,
+        incorporated_on: LEI_RECORD,
+        address: LEI_RECORD,
+      },
     });
   },
 };

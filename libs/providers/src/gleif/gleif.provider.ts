@@ -52,6 +52,7 @@ function registryCompany(record: LeiRecord): RegistryCompany {
   const country = legal?.country?.trim().toUpperCase() || null;
   return {
     externalId: lei,
+    recordId: `/lei-records/${lei}`,
     identities: [`lei:${lei}`],
     names: [
       entity.legalName.name,

@@ -21,6 +21,7 @@ import { nameVariants } from '../identity/nicknames';
 import { NAME_FLOOR, companyMatchedOn, placeAndAgeOf, scoreOf, type Evidence } from '../subject-score';
 import { companyEvidence, statusOf } from '../company-item';
 import { withImportedDepth } from './company-depth';
+import { sourcedBy } from '../field-sources';
 
 const ID = 'local';
 /**
@@ -164,8 +165,12 @@ function personItem(
   };
 }
 
+/**
+ * A company row as an item; each field it gives credited to the row's record in the index, `<source>:<external id>`
+ * (its key: an external id is unique within its import source only — `companies-house:00102498`, ADR 0068).
+ */
 function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCountry: boolean): CompanyResultItem {
-  return {
+  const item = {
     id: row.id,
     name: row.name,
     registration_number: row.registration_number,
@@ -184,6 +189,7 @@ function companyItem(row: CompanyRow, score: number, evidence: Evidence, byCount
     controllers: null,
     parents: null,
   };
+  return { ...item, field_sources: sourcedBy(item, { provider: ID, record_id: `${row.source}:${row.external_id}` }) };
 }
 
 function best<T extends { match_score: number; id: string }>(items: T[], max = MAX_ITEMS): T[] {

@@ -1,10 +1,19 @@
 import type { CompanyResultItem } from '@dossier/contracts';
 import { personItem } from '@dossier/testing';
 import { mergeItems } from '../merge';
+import { sourcedBy } from '../field-sources';
 
 const person = personItem;
 
-const company = (over: Partial<CompanyResultItem>): CompanyResultItem => ({
+/** A provider's company item; unless `over` says otherwise, each field with a value credited to its record `id`. */
+const company = (over: Partial<CompanyResultItem>): CompanyResultItem => {
+  const item: CompanyResultItem = { ...companyFields, field_sources: {}, ...over };
+  return over.field_sources
+    ? item
+    : { ...item, field_sources: sourcedBy(item, { provider: item.sources[0]!, record_id: item.id }) };
+};
+
+const companyFields = {
   id: 'com_x',
   name: 'Acme Widgets Ltd',
   registration_number: null,
@@ -21,8 +30,7 @@ const company = (over: Partial<CompanyResultItem>): CompanyResultItem => ({
   officers: null,
   controllers: null,
   parents: null,
-  ...over,
-});
+};
 
 describe('merging people', () => {
   it('makes one item of people sharing an e-mail (any case), scalars by precedence, lists unioned', () => {
@@ -290,5 +298,99 @@ describe('merging companies', () => {
         ['g2', ['gleif', 'local']],
       ]),
     );
+  });
+
+  describe('field_sources (ADR 0068)', () => {
+    const house = company({
+      id: '/company/01234567',
+      name: 'ACME WIDGETS LIMITED',
+      registration_number: '01234567',
+      jurisdiction: 'GB',
+      status: null,
+      sources: ['companies-house'],
+    });
+    const gleif = company({
+      id: '/lei-records/5493001KJTIIGC8Y1R12',
+      name: 'ACME WIDGETS LIMITED',
+      registration_number: '01234567',
+      jurisdiction: 'GB',
+      status: 'active',
+      sources: ['gleif'],
+    });
+    const local = company({
+      id: 'companies-house:01234567',
+      name: 'Acme Widgets Ltd',
+      registration_number: '1234567',
+      jurisdiction: 'GB',
+      status: 'dissolved',
+      domain: 'acme.example',
+      sources: ['local'],
+    });
+    const at = (provider: string, record_id: string) => ({ provider, record_id });
+
+    it('lists every record that gave the value shown, the one it was taken from first; none that gave another', () => {
+      // Given lowest precedence first: the merge ranks them.
+      const [merged] = mergeItems('company', [
+        { precedence: 10, items: [local] },
+        { precedence: 15, items: [gleif] },
+        { precedence: 20, items: [house] },
+      ]);
+      expect(merged).toMatchObject({ name: 'ACME WIDGETS LIMITED', status: 'active', domain: 'acme.example' });
+      expect(merged!.field_sources).toEqual({
+        name: [at('companies-house', '/company/01234567'), at('gleif', '/lei-records/5493001KJTIIGC8Y1R12')],
+        registration_number: [
+          at('companies-house', '/company/01234567'),
+          at('gleif', '/lei-records/5493001KJTIIGC8Y1R12'),
+        ],
+        jurisdiction: [
+          at('companies-house', '/company/01234567'),
+          at('gleif', '/lei-records/5493001KJTIIGC8Y1R12'),
+          at('local', 'companies-house:01234567'),
+        ],
+        // Companies House does not know it: GLEIF's value is shown, and the local record's other value is not credited.
+        status: [at('gleif', '/lei-records/5493001KJTIIGC8Y1R12')],
+        domain: [at('local', 'companies-house:01234567')],
+      });
+    });
+
+    it('credits only the record shown where two disagree, and names no field without a value', () => {
+      const [merged] = mergeItems('company', [
+        { precedence: 10, items: [local] },
+        { precedence: 20, items: [house] },
+      ]);
+      expect(merged!.name).toBe('ACME WIDGETS LIMITED');
+      expect(merged!.field_sources.name).toEqual([at('companies-house', '/company/01234567')]);
+      expect(merged!.field_sources.registration_number).toEqual([at('companies-house', '/company/01234567')]);
+      // Companies House knows no status: the local record's is shown, credited to it.
+      expect(merged!.field_sources.status).toEqual([at('local', 'companies-house:01234567')]);
+      // Neither knows the country, the address, the industry…: those fields are absent.
+      expect(Object.keys(merged!.field_sources).sort()).toEqual([
+        'domain',
+        'jurisdiction',
+        'name',
+        'registration_number',
+        'status',
+      ]);
+    });
+
+    it('keeps each record once, and what an item already credited to several', () => {
+      const twice = company({
+        ...house,
+        id: 'com_twice',
+        field_sources: { name: [at('companies-house', '/company/01234567'), at('local', 'demo:1')] },
+      });
+      const [merged] = mergeItems('company', [
+        { precedence: 20, items: [house] },
+        { precedence: 10, items: [twice] },
+      ]);
+      expect(merged!.field_sources.name).toEqual([at('companies-house', '/company/01234567'), at('local', 'demo:1')]);
+    });
+
+    it("credits a record's fields with a value only: null and '' are not values", () => {
+      expect(sourcedBy({ ...house, name: '', address: null }, at('p', 'r'))).toEqual({
+        registration_number: [at('p', 'r')],
+        jurisdiction: [at('p', 'r')],
+      });
+    });
   });
 });

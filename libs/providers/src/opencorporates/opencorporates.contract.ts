@@ -1,6 +1,9 @@
 import type { HttpContract } from '../http-contract';
 import { opencorporatesProvider } from './opencorporates.provider';
 
+/** Where each field came from: the company's OpenCorporates page (ADR 0068). */
+const OC_RECORD = [{ provider: 'opencorporates', record_id: '/companies/us_de/4785398' }];
+
 export const contract: HttpContract<'company'> = {
   provider: opencorporatesProvider,
   kind: 'company',
@@ -38,6 +41,15 @@ export const contract: HttpContract<'company'> = {
       officers: null,
       controllers: null,
       parents: null,
+      field_sources: {
+        name: OC_RECORD,
+        registration_number: OC_RECORD,
+        jurisdiction: OC_RECORD,
+        country: OC_RECORD,
+        status: OC_RECORD,
+        incorporated_on: OC_RECORD,
+        address: OC_RECORD,
+      },
     });
   },
 };

@@ -46,6 +46,8 @@ function registryCompany(company: Company): RegistryCompany {
   return {
     // Company numbers are unique within a jurisdiction only: OpenCorporates' own id is both.
     externalId: `${company.jurisdiction_code}/${company.company_number}`,
+    // The path of its `opencorporates_url` (`https://opencorporates.com/companies/gb/00102498`).
+    recordId: `/companies/${company.jurisdiction_code}/${company.company_number}`,
     identities: [`${ID}:${company.jurisdiction_code}/${company.company_number}`],
     names: [company.name, ...(company.previous_names ?? []).map((p) => p.company_name)],
     registration_number: company.company_number,

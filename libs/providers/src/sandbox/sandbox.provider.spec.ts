@@ -185,6 +185,14 @@ describe('sandbox provider', () => {
     }
   });
 
+  it("credits its companies' fields to itself, each to its synthetic record (ADR 0068)", async () => {
+    const { items } = await lookup('company', { company_name: 'Sandbox' });
+    const credited = items.flatMap((item) => ('field_sources' in item ? Object.values(item.field_sources).flat() : []));
+    expect(credited.length).toBeGreaterThan(0);
+    for (const source of credited)
+      expect(source).toEqual({ provider: 'sandbox', record_id: expect.stringMatching(/^sandbox:/) });
+  });
+
   it('matches the same input written differently (national format, case, spaces)', async () => {
     const national = await lookup('phone', { phone: '(555) 555-0100', country: 'US' });
     expect(national.items).toEqual([expect.objectContaining({ e164: '+15555550100', valid: true })]);

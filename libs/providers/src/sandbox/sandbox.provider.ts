@@ -15,6 +15,7 @@ import { emailItem } from '../email-item';
 import { deadlinePassed, type Provider, type ProviderAnswer, type ProviderContext } from '../provider';
 import { numberFields, parsePhoneInput, verdictOf } from '../phone-input';
 import { localProvider } from '../local/local.provider';
+import { creditedTo } from '../field-sources';
 
 const SANDBOX = SANDBOX_SOURCE;
 
@@ -85,7 +86,7 @@ function checkAnswer(kind: 'phone' | 'email', input: PhoneInput | EmailInput): P
 
 /**
  * A person or company answer: the live `local` provider's (searchPeople, searchCompanies and their scoring)
- * over the synthetic records, each item crediting the sandbox. `age` is the live one's too: this year's, by
+ * over the synthetic records, each item (and each company field's record, ADR 0068) crediting the sandbox. `age` is the live one's too: this year's, by
  * the same clock.
  */
 async function searchAnswer(
@@ -94,7 +95,14 @@ async function searchAnswer(
   ctx: ProviderContext,
 ): Promise<ProviderAnswer<'person' | 'company'>> {
   const answer = await localProvider.lookup(kind, input, { ...ctx, localIndex: INDEX });
-  return { ...answer, items: answer.items.map((item) => ({ ...item, sources: [SANDBOX] })) };
+  return {
+    ...answer,
+    items: answer.items.map((item) =>
+      'field_sources' in item
+        ? { ...item, sources: [SANDBOX], field_sources: creditedTo(item.field_sources, SANDBOX) }
+        : { ...item, sources: [SANDBOX] },
+    ),
+  };
 }
 
 /**

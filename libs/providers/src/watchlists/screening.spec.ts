@@ -117,6 +117,7 @@ describe('attachWatchlistHits', () => {
       officers: null,
       controllers: null,
       parents: null,
+      field_sources: { name: [{ provider: 'local', record_id: 'demo:1' }] },
     };
     const entity = {
       ...company,

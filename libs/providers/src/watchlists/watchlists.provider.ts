@@ -17,6 +17,7 @@ import {
   type ProviderContext,
 } from '../provider';
 import { nameVariants } from '../identity/nicknames';
+import { sourcedBy } from '../field-sources';
 import { ageOf, birthYearsOf } from '../local/local.provider';
 import { scoreOf } from '../subject-score';
 import { WATCHLIST_THRESHOLD, matchesOf, type Match, type ScreenedSubject } from './screening';
@@ -96,7 +97,7 @@ function personItem({ row, hit }: Match, thisYear: number): PersonRecordItem {
 
 /** A listed organisation as a company item. */
 function companyItem({ row, hit }: Match): CompanyResultItem {
-  return {
+  const item = {
     id: subjectId('company', `watchlist:${row.list}`, row.entry_id),
     name: row.name,
     registration_number: null,
@@ -114,6 +115,10 @@ function companyItem({ row, hit }: Match): CompanyResultItem {
     controllers: null,
     parents: null,
     watchlist_hits: [hit],
+  };
+  return {
+    ...item,
+    field_sources: sourcedBy(item, { provider: WATCHLISTS_ID, record_id: `${row.list}:${row.entry_id}` }),
   };
 }
 
