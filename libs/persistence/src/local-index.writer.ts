@@ -123,11 +123,15 @@ export function companyFieldTooLong(row: CompanyRow): string | null {
 
 // ---- COPY's text format ----
 
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_SPECIALS = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
 /** A value in COPY's text format: `\N` for null; backslash, tab and line breaks escaped. */
 function copyText(value: string | null): string {
-  return value === null
-    ? '\\N'
-    : value.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!);
+  if (value === null) return '\\N';
+  // Most values have nothing to escape: a test is far cheaper than a replace with a callback.
+  return COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIALS, (c) => COPY_ESCAPES[c]!) : value;
 }
 
 /** A text[] literal: every element double-quoted, `"` and `\` escaped. */
