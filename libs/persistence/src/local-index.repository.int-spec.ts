@@ -24,7 +24,8 @@ describe('local index queries', () => {
   /** Random words of 4–9 letters from the row number, so names share trigrams as real names do. */
   const WORDS = `substr(md5(i::text), 1, 4 + i % 6) || ' ' || substr(md5((i * 7)::text), 1, 5 + i % 4)`;
 
-  const plan = async (sql: string, params: unknown[], explain = 'EXPLAIN') => {
+  /** The plans of statements (SQL, parameters, EXPLAIN options), all read over one set of rows. */
+  const plans = async (statements: [sql: string, params: unknown[], explain?: string][]) => {
     const runner = db.createQueryRunner();
     await runner.startTransaction();
     try {
@@ -36,6 +37,11 @@ describe('local index queries', () => {
       await runner.query(
         `INSERT INTO person_names (person_id, name_key, is_alias)
          SELECT 'plan-' || i, ${WORDS}, false FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await runner.query(
+        `INSERT INTO person_words (word)
+         SELECT DISTINCT w FROM person_names, unnest(string_to_array(name_key, ' ')) AS w
+          WHERE person_id LIKE 'plan-%' ON CONFLICT DO NOTHING`,
       );
       await runner.query(
         `INSERT INTO companies (id, source, external_id, name, name_key, registration_key, domain_key, country)
@@ -50,16 +56,26 @@ describe('local index queries', () => {
         'people_phone_keys_idx',
         'people_username_keys_idx',
         'companies_name_trgm_idx',
+        'person_words_trgm_idx',
       ])
         await runner.query(`SELECT gin_clean_pending_list($1::regclass)`, [index]);
-      await runner.query('ANALYZE people, person_names, companies');
-      const rows = (await runner.query(`${explain} ${sql}`, params)) as { 'QUERY PLAN': string }[];
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
+      await runner.query('ANALYZE people, person_names, person_words, companies');
+      const texts: string[] = [];
+      for (const [sql, params, explain = 'EXPLAIN'] of statements) {
+        const rows = (await runner.query(`${explain} ${sql}`, params)) as { 'QUERY PLAN': string }[];
+        texts.push(rows.map((r) => r['QUERY PLAN']).join('\n'));
+      }
+      return texts;
     } finally {
       await runner.rollbackTransaction();
       await runner.release();
     }
   };
+
+  /** WORDS's md5 of row number `i`. */
+  const md5 = (i: number) => createHash('md5').update(String(i)).digest('hex');
+
+  const plan = async (sql: string, params: unknown[], explain?: string) => (await plans([[sql, params, explain]]))[0]!;
 
   it('find people by name, e-mail, phone and username through their indexes', async () => {
     const text = await plan(findPeopleSql(2), [
@@ -84,7 +100,29 @@ describe('local index queries', () => {
       'people_username_keys_idx',
     ])
       expect([index, text.includes(index)]).toEqual([index, true]);
-    expect(text).not.toMatch(/Seq Scan on (people|person_names)/);
+    expect(text).not.toMatch(/Seq Scan on (people|person_names|person_words)/);
+  });
+
+  it('widen a typo to the stored words near it: the words index finds the name, the trigram scan never runs', async () => {
+    // Person plan-3's name, as WORDS makes it, and its second word with a letter left out.
+    const [given, family] = [md5(3).slice(0, 7), md5(21).slice(0, 8)];
+    const typo = family.slice(0, 4) + family.slice(5);
+    const searched = [given, typo];
+    const params = [searched.join(' '), null, null, null, 1800, 2200, 25, searched, [], null, [given], [typo]];
+    const analyze = 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)';
+    // A word with nothing stored near it is not widened: the trigram scan looks for the name.
+    const farOff = [given, 'zzzzqqqq'];
+    const [text, far] = await plans([
+      [findPeopleSql(2), params, analyze],
+      [
+        findPeopleSql(2),
+        [farOff.join(' '), null, null, null, 1800, 2200, 25, farOff, [], null, [given], ['zzzzqqqq']],
+        analyze,
+      ],
+    ]);
+    expect(text).toMatch(/Index Scan on person_names_words_idx \(actual rows=[1-9]/);
+    expect(text).toMatch(/Index Scan on person_names_trgm_idx \(never executed\)/);
+    expect(far).toMatch(/Index Scan on person_names_trgm_idx \(actual rows=/);
   });
 
   it('find the holders of e-mail addresses and phones through their indexes', async () => {
@@ -103,13 +141,14 @@ describe('local index queries', () => {
 
   it('look for companies like a name by similarity only when none holds it by word similarity', async () => {
     // A name of the table (row 1's) is held: the similarity scan is never run.
-    const md5 = (i: number) => createHash('md5').update(String(i)).digest('hex');
     const name = `${md5(1).slice(0, 5)} ${md5(7).slice(0, 6)}`;
-    const found = await plan(FIND_COMPANIES, [name, null, null, null, 200], 'EXPLAIN (ANALYZE, COSTS OFF)');
+    const [found, missed] = await plans([
+      [FIND_COMPANIES, [name, null, null, null, 200], 'EXPLAIN (ANALYZE, COSTS OFF)'],
+      [FIND_COMPANIES, ['zzzz qqqq', null, null, null, 200], 'EXPLAIN (ANALYZE, COSTS OFF)'],
+    ]);
     expect(found).toMatch(/CTE alike[\s\S]*Bitmap Index Scan on companies_name_trgm_idx \(never executed\)/);
     expect(found).toMatch(/Bitmap Index Scan on companies_name_trgm_idx \(actual/);
     // A name none holds: both scans run, each through the trigram index.
-    const missed = await plan(FIND_COMPANIES, ['zzzz qqqq', null, null, null, 200], 'EXPLAIN (ANALYZE, COSTS OFF)');
     expect(missed).not.toMatch(/never executed/);
     expect(missed.split('companies_name_trgm_idx').length - 1).toBeGreaterThanOrEqual(2);
     expect(missed).not.toMatch(/Seq Scan on companies/);
