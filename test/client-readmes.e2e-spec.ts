@@ -1,7 +1,18 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Api, REPO_ROOT, Stack, ownDatabase, runCli, runCommand, sql, switchDatabase } from '@dossier/testing';
+import {
+  Api,
+  LoopbackSites,
+  REPO_ROOT,
+  SHIPPED_SITES_FILE,
+  Stack,
+  ownDatabase,
+  runCli,
+  runCommand,
+  sql,
+  switchDatabase,
+} from '@dossier/testing';
 
 /**
  * The four client READMEs' examples, run as they are written against a gateway and worker serving the demo
@@ -9,7 +20,9 @@ import { Api, REPO_ROOT, Stack, ownDatabase, runCli, runCommand, sql, switchData
  * on its own (a file in a folder where the client is installed as its README says), with DOSSIER_BASE_URL
  * naming the service and DOSSIER_API_KEY a fresh account's key, and must exit 0 having run at least one
  * lookup, every one of which found something. A block fenced "```<language> fragment" (a webhook receiver
- * inside a web framework, an install line) is part of a larger program: it is only checked to parse.
+ * inside a web framework, an install line) is part of a larger program: it is only checked to parse. Username
+ * presence checks a few sites of the shipped list copied to loopback (as `npm start` checks the whole list on the
+ * network), so that a username example choosing sites (`top`) has sites to choose from.
  */
 interface Language {
   /** The fence's info string. */
@@ -119,6 +132,7 @@ function exec(
 describe('client READMEs: every example runs as written against the demo set and finds something', () => {
   let stack: Stack;
   let api: Api;
+  let sites: LoopbackSites | undefined;
   let dropDatabase: () => Promise<void>;
   let restoreDatabase: () => void;
   const dir = mkdtempSync(join(tmpdir(), 'dossier-client-readmes-'));
@@ -130,11 +144,29 @@ describe('client READMEs: every example runs as written against the demo set and
     // As `npm start` does: the demo set the examples search.
     const seeded = await runCli(['demo:seed', '--if-absent'], { DATABASE_URL: database.url });
     if (seeded.code !== 0) throw new Error(`demo:seed failed: ${seeded.stderr}`);
-    stack = await Stack.start({ label: 'client-readmes' });
+    // The first 30 sites of the shipped list, each on loopback, about half showing a profile of gonzalo_halvorson.
+    const shipped = JSON.parse(readFileSync(SHIPPED_SITES_FILE, 'utf8')) as Record<string, unknown>;
+    const subset = Object.fromEntries(
+      Object.entries(shipped)
+        .filter(([name]) => !name.startsWith('$'))
+        .slice(0, 30),
+    );
+    writeFileSync(join(dir, 'shipped-subset.json'), JSON.stringify(subset));
+    sites = await LoopbackSites.start({
+      handle: 'gonzalo_halvorson',
+      seed: 40,
+      latencyMs: [10, 50],
+      hangShare: 0,
+      foundShare: 0.5,
+      file: join(dir, 'shipped-subset.json'),
+    });
+    writeFileSync(join(dir, 'sites.json'), JSON.stringify(sites.list));
+    stack = await Stack.start({ label: 'client-readmes', workerEnv: { USERNAME_SITES_FILE: join(dir, 'sites.json') } });
     api = new Api(stack.baseUrl);
   }, 180_000);
   afterAll(async () => {
     await stack?.stop();
+    await sites?.close();
     restoreDatabase?.();
     await dropDatabase?.();
     rmSync(dir, { recursive: true, force: true });

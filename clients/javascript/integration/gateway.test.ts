@@ -88,6 +88,10 @@ describe('Dossier gateway (integration)', () => {
     const generic = await client.search({ query: 'John Smith', type: 'person' });
     assert.deepEqual(generic.results, []);
     assert.equal(generic.credits_remaining, credits);
+    // No sanctions list is imported: a screen finds no one, and costs nothing.
+    const screened = await client.screen({ name: 'John Smith', birth_year: 1970, country: 'US' });
+    assert.equal(screened.status, 'success');
+    assert.deepEqual(screened.results, []);
     assert.equal((await client.account()).credits_remaining, credits);
   });
 
@@ -101,6 +105,15 @@ describe('Dossier gateway (integration)', () => {
         JSON.stringify(err.details),
       );
       assert.ok(err.request_id);
+      return true;
+    });
+    // `top` chooses the sites a username is checked on: without a username the gateway refuses it, naming it.
+    await assert.rejects(client.searchPerson({ name: 'John Smith', top: 5 }), (err: unknown) => {
+      assert.ok(err instanceof ValidationError, `got ${String(err)}`);
+      assert.ok(
+        err.details.some((d) => d.field === 'top'),
+        JSON.stringify(err.details),
+      );
       return true;
     });
     await assert.rejects(client.searchPerson({ location: 'Austin, TX' }), (err: unknown) => {

@@ -20,6 +20,7 @@ import type {
   PersonSearchParams,
   PhoneResult,
   RegisterResponse,
+  ScreenParams,
   SearchHistoryParams,
   SearchHistoryItem,
   SearchHistoryResponse,
@@ -272,7 +273,8 @@ export class Client {
   /**
    * Searches with either the generic form (`query`, `type`, `country` → `POST /v1/search`) or
    * person fields (`name`, `email`, `phone`, `username`, `location`, `age_range` →
-   * `POST /v1/search/person`). Mixing the two forms throws a `TypeError`.
+   * `POST /v1/search/person`). Mixing the two forms throws a `TypeError`. `sites`, `tags` and `top`
+   * choose the sites a username is checked on, in either form.
    */
   async search(params: SearchParams, options?: LookupOptions): Promise<SearchResult<AnyResult>> {
     const body = compact(params) as Record<string, unknown>;
@@ -286,7 +288,10 @@ export class Client {
     return this.lookup(generic.length > 0 ? '/v1/search' : '/v1/search/person', body, options);
   }
 
-  /** `POST /v1/search/person`: at least one of name, email, phone, username. */
+  /**
+   * `POST /v1/search/person`: at least one of name, email, phone, username. With a username, `sites`, `tags` and
+   * `top` choose the sites it is checked on (`{ username: 'gonzalo_halvorson', top: 50 }`).
+   */
   searchPerson(params: PersonSearchParams, options?: LookupOptions): Promise<SearchResult<PersonResult>> {
     return this.lookup('/v1/search/person', compact(params), options);
   }
@@ -294,6 +299,16 @@ export class Client {
   /** `POST /v1/search/company`: at least one of company_name, domain, registration_number. */
   searchCompany(params: CompanySearchParams, options?: LookupOptions): Promise<SearchResult<CompanyResult>> {
     return this.lookup('/v1/search/company', compact(params), options);
+  }
+
+  /**
+   * `POST /v1/screen`: a name screened against the imported sanctions lists alone (ADR 0064). `screen('Rustam
+   * Karimov')` or `screen({ name, type, birth_year, country })`. Each item is a listed entity the name matches,
+   * with its `watchlist_hits`; charged as a person (or company) lookup, only with a hit.
+   */
+  screen(params: string | ScreenParams, options?: LookupOptions): Promise<SearchResult<PersonResult | CompanyResult>> {
+    const body = typeof params === 'string' ? { name: params } : compact(params);
+    return this.lookup('/v1/screen', body, options);
   }
 
   /** `POST /v1/verify/email`: `verifyEmail('a@example.com')` or `verifyEmail({ email, permissible_purpose })`. */

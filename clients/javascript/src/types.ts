@@ -18,8 +18,24 @@ export interface PurposeParam {
   permissible_purpose?: string;
 }
 
+/**
+ * Username presence's choice of sites (ADR 0049), for a search with a username: a person search with `username`,
+ * or the generic form with `type: "username"` (or `"person"` and an `@handle` as `query`). Each applies only when
+ * given: the sites named, of those the ones carrying any of the tags, of those the `top` most popular. Without
+ * any, every site is checked. A name or tag no site has is a `ValidationError` naming `sites` or `tags`
+ * (`GET /v1/username/sites` lists them); any of them without a username is one too.
+ */
+export interface UsernameSiteParams {
+  /** Check only these sites (1–1000 names, in any case), e.g. `['GitHub', 'Reddit']`. */
+  sites?: string[];
+  /** Check only the sites carrying any of these tags (1–100): categories (`coding`, `gaming`) or country codes (`de`). */
+  tags?: string[];
+  /** Check only the N most popular of the sites chosen (a whole number from 1 to 10 000). */
+  top?: number;
+}
+
 /** Body of `POST /v1/search` (the generic form). */
-export interface GenericSearchParams extends PurposeParam {
+export interface GenericSearchParams extends PurposeParam, UsernameSiteParams {
   /** 1–256 characters; the main field of the lookup chosen by `type`. */
   query: string;
   type: SearchType;
@@ -27,8 +43,11 @@ export interface GenericSearchParams extends PurposeParam {
   country?: string;
 }
 
-/** Body of `POST /v1/search/person`. At least one of name, email, phone, username. */
-export interface PersonSearchParams extends PurposeParam {
+/**
+ * Body of `POST /v1/search/person`. At least one of name, email, phone, username; `sites`, `tags` and `top` only
+ * with `username`.
+ */
+export interface PersonSearchParams extends PurposeParam, UsernameSiteParams {
   name?: string;
   email?: string;
   phone?: string;
@@ -46,6 +65,18 @@ export interface CompanySearchParams extends PurposeParam {
   company_name?: string;
   domain?: string;
   registration_number?: string;
+  country?: string;
+}
+
+/** Body of `POST /v1/screen` (ADR 0064): a name screened against the imported sanctions lists alone. */
+export interface ScreenParams extends PurposeParam {
+  /** The subject's name: a person's, or an organisation's with `type: "company"` (1–256 characters). */
+  name: string;
+  /** `person` (default) or `company`: which entries of the lists the name is screened against. */
+  type?: 'person' | 'company';
+  /** A person's year of birth (1900–2100): a listed person born more than a year apart is no hit. Not with `company`. */
+  birth_year?: number;
+  /** ISO 3166-1 alpha-2: an entry of that country says so in `matched_on` (it narrows nothing). */
   country?: string;
 }
 
@@ -100,7 +131,79 @@ export interface PersonResult {
   linked_by?: { record: string; sources: string[]; to: string; on: SharedIdentifier[] }[];
   /** Other items of this answer that share an identifier with this one but are kept apart, and why. */
   kept_apart?: { item: string; shared: SharedIdentifier[]; reason: string }[];
+  /** Sanctions-list entries this person matches (`[]`: screened, no hit); absent when the lists were not screened. */
+  watchlist_hits?: WatchlistHit[];
 }
+
+/** The sanctions lists a `WatchlistHit` can name. */
+export type Watchlist = 'ofac-sdn' | 'un-sc' | 'eu-fsf' | 'uk-sanctions' | 'opensanctions';
+
+/** An entry of a sanctions list that a person or company item matches (ADR 0064). */
+export interface WatchlistHit {
+  list: Watchlist | (string & {});
+  /** The list's own id of the entry. */
+  entry_id: string;
+  /** The name of the entry that matched best, as the list writes it. */
+  listed_name: string;
+  /** The programmes or regimes it is listed under, `; `-separated. */
+  programme: string | null;
+  /** How well the names match, in [0, 1]. */
+  match_score: number;
+  /** What agreed: the name always; the birth year and country when both sides know them. */
+  matched_on: ('name' | 'birth_year' | 'country')[];
+}
+
+/** Where one fact of a company item came from: the provider and the upstream record's id or link. */
+export interface FactSource {
+  provider: string;
+  record_id: string;
+}
+
+/** An officer of a company (ADR 0066). */
+export interface CompanyOfficer {
+  name: string;
+  /** As the register writes it: `director`, `secretary`, `llp-member`… */
+  role: string | null;
+  appointed_on: string | null;
+  /** null while serving. */
+  resigned_on: string | null;
+  nationality: string | null;
+  country_of_residence: string | null;
+  birth_year: number | null;
+  birth_month: number | null;
+  source: FactSource;
+}
+
+/** A person with significant control over a company (ADR 0066). */
+export interface CompanyController {
+  /** null where the register withholds it. */
+  name: string | null;
+  kind: 'individual' | 'corporate' | 'legal_person' | 'other';
+  natures_of_control: string[];
+  notified_on: string | null;
+  /** null while in control. */
+  ceased_on: string | null;
+  source: FactSource;
+}
+
+/** An accounting consolidation parent (GLEIF Level 2). */
+export interface CompanyParent {
+  lei: string;
+  name: string | null;
+  source: FactSource;
+}
+
+/** The fields of a company item that `field_sources` credits. */
+export type CompanySourcedField =
+  | 'name'
+  | 'registration_number'
+  | 'jurisdiction'
+  | 'country'
+  | 'domain'
+  | 'status'
+  | 'incorporated_on'
+  | 'address'
+  | 'industry';
 
 /** An identifier two person records share. */
 export interface SharedIdentifier {
@@ -122,6 +225,16 @@ export interface CompanyResult {
   match_score: number;
   matched_on: string[];
   sources: string[];
+  /** Sanctions-list entries this company matches (`[]`: screened, no hit); absent when the lists were not screened. */
+  watchlist_hits?: WatchlistHit[];
+  /** Its officers, serving ones first (at most 50); null when not known. */
+  officers?: CompanyOfficer[] | null;
+  /** Its persons with significant control, current ones first (at most 50); null when not known. */
+  controllers?: CompanyController[] | null;
+  /** Its accounting consolidation parents; null when not known. */
+  parents?: { direct: CompanyParent | null; ultimate: CompanyParent | null } | null;
+  /** Where each field with a value came from: every record that gave exactly that value, first the one it was taken from. */
+  field_sources?: Partial<Record<CompanySourcedField, FactSource[]>>;
 }
 
 export interface EmailResult {
@@ -218,6 +331,23 @@ export interface SuccessEnvelope<T = AnyResult> {
   total_results?: number;
   credits_remaining: number;
   sources: SourceReport[];
+  /** How many entries of `sources` had each outcome (every outcome, 0 where none had it). */
+  source_summary?: SourceSummary;
+}
+
+/** The counts of an answer's `sources` by outcome. */
+export type SourceSummary = Record<SourceOutcome, number>;
+
+/** What a pending search has found so far (a username search: the accounts found on the sites that answered). */
+export interface SearchProgress {
+  /** The items found so far, as `results` will hold them. */
+  results: PersonResult[];
+  /** How many sources (sites) have answered so far, by outcome. */
+  source_summary: SourceSummary;
+  /** How many sources (sites) have still to answer. */
+  sources_pending: number;
+  /** When the worker wrote this (RFC 3339). */
+  updated_at: string;
 }
 
 /** `202` body: accepted (credits reserved) and still running. */
@@ -225,6 +355,8 @@ export interface PendingEnvelope {
   status: 'pending';
   search_id: string;
   credits_remaining: number;
+  /** What the search has found so far; absent until the worker has written some. */
+  progress?: SearchProgress;
 }
 
 /** The `RateLimit-*` headers of an answer (`result.rateLimit`): `null` for one absent or not a whole number. */

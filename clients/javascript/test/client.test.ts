@@ -258,6 +258,20 @@ describe('Client basics', () => {
     assert.equal(last().path, '/v1/search/person');
     assert.deepEqual(last().body, { username: 'jsmith', permissible_purpose: 'employment' });
 
+    // Username presence's choice of sites goes with either form, as given.
+    await client.search({ query: 'gracehopper', type: 'username', sites: ['GitHub', 'Reddit'], tags: ['coding'], top: 5 });
+    assert.equal(last().path, '/v1/search');
+    assert.deepEqual(last().body, {
+      query: 'gracehopper',
+      type: 'username',
+      sites: ['GitHub', 'Reddit'],
+      tags: ['coding'],
+      top: 5,
+    });
+    await client.search({ username: 'gracehopper', top: 50 });
+    assert.equal(last().path, '/v1/search/person');
+    assert.deepEqual(last().body, { username: 'gracehopper', top: 50 });
+
     const count = fake.requests.length;
     await assert.rejects(client.search({ query: 'x', type: 'person', name: 'y' } as never), TypeError);
     assert.equal(fake.requests.length, count, 'a mixed search is refused before any request');
@@ -266,6 +280,20 @@ describe('Client basics', () => {
   test('each method hits its path with its method and body', async () => {
     const calls: [() => Promise<unknown>, string, string, unknown][] = [
       [() => client.searchPerson({ name: 'J' }), 'POST', '/v1/search/person', { name: 'J' }],
+      [
+        () => client.searchPerson({ username: 'gracehopper', sites: ['GitHub'], tags: ['coding', 'de'], top: 10 }),
+        'POST',
+        '/v1/search/person',
+        { username: 'gracehopper', sites: ['GitHub'], tags: ['coding', 'de'], top: 10 },
+      ],
+      [() => client.screen('Rustam Karimov'), 'POST', '/v1/screen', { name: 'Rustam Karimov' }],
+      [
+        () => client.screen({ name: 'Rustam Karimov', birth_year: 1961, country: 'UZ', type: 'person', permissible_purpose: 'kyc' }),
+        'POST',
+        '/v1/screen',
+        { name: 'Rustam Karimov', birth_year: 1961, country: 'UZ', type: 'person', permissible_purpose: 'kyc' },
+      ],
+      [() => client.screen({ name: 'Acme Ltd', type: 'company' }), 'POST', '/v1/screen', { name: 'Acme Ltd', type: 'company' }],
       [() => client.searchCompany({ domain: 'acme.com' }), 'POST', '/v1/search/company', { domain: 'acme.com' }],
       [() => client.verifyEmail('a@example.com'), 'POST', '/v1/verify/email', { email: 'a@example.com' }],
       [

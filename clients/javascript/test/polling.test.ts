@@ -44,6 +44,66 @@ describe('202 polling', () => {
     );
   });
 
+  test('screen() is a lookup: sent with an Idempotency-Key, retried with it, its 202 polled to the envelope', async () => {
+    const hit = {
+      list: 'ofac-sdn',
+      entry_id: '9001',
+      listed_name: 'KARIMOV, Rustam Bakhtiyorovich',
+      programme: 'SDGT',
+      match_score: 0.95,
+      matched_on: ['name', 'birth_year'],
+    };
+    const item = { id: 'per_1', full_name: 'KARIMOV, Rustam', match_score: 0.9, watchlist_hits: [hit] };
+    await withFake(
+      sequence(
+        { status: 503, body: errorBody('unavailable', 'busy'), headers: { 'Retry-After': '0' } },
+        accepted('srch_scr1'),
+        { status: 200, body: { ...success([item], 97, 'srch_scr1'), total_results: 1 } },
+      ),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const result = await client.screen({ name: 'Rustam Karimov', birth_year: 1961 });
+        assert.equal(result.status, 'success');
+        assert.equal(result.raw.status === 'success' && result.raw.total_results, 1);
+        const first = result.results[0]!;
+        assert.deepEqual('watchlist_hits' in first ? first.watchlist_hits : null, [hit]);
+        assert.deepEqual(
+          fake.requests.map((r) => `${r.method} ${r.path}`),
+          ['POST /v1/screen', 'POST /v1/screen', 'GET /v1/searches/srch_scr1'],
+        );
+        const key = fake.requests[0]!.headers['idempotency-key'];
+        assert.equal(fake.requests[1]!.headers['idempotency-key'], key, 'the retry sends the same key');
+        assert.equal(result.idempotencyKey, key);
+        assert.deepEqual(fake.requests[0]!.body, { name: 'Rustam Karimov', birth_year: 1961 });
+      },
+    );
+  });
+
+  test("a pending username search shows its progress, and the finished one its source_summary", async () => {
+    const summary = { found: 1, not_found: 3, unknown: 0, rate_limited: 0, blocked: 0, timeout: 1, error: 0, skipped: 0 };
+    const progress = {
+      results: [{ id: 'per_u', full_name: null, accounts: [{ service: 'GitHub', username: 'gh', url: null }] }],
+      source_summary: { ...summary, timeout: 0 },
+      sources_pending: 1,
+      updated_at: '2026-12-07T00:00:00.000Z',
+    };
+    await withFake(
+      sequence({ status: 202, body: { ...pending('srch_u1'), progress }, headers: { 'Retry-After': '0' } }, {
+        status: 200,
+        body: { ...success([], 97, 'srch_u1'), source_summary: summary },
+      }),
+      async (fake) => {
+        const client = new Client({ apiKey: KEY, baseUrl: fake.url, ...FAST });
+        const started = await client.searchPerson({ username: 'gh', tags: ['coding'], top: 5 }, { wait: false });
+        assert.equal(started.pending, true);
+        assert.equal(started.raw.status === 'pending' && started.raw.progress?.sources_pending, 1);
+        assert.deepEqual(fake.requests[0]!.body, { username: 'gh', tags: ['coding'], top: 5 });
+        const done = await client.getSearch('srch_u1');
+        assert.deepEqual(done.raw.status === 'success' && done.raw.source_summary, summary);
+      },
+    );
+  });
+
   test('polling honours Retry-After of the 202', async () => {
     await withFake(
       sequence(accepted('srch_p', '0.2'), { status: 200, body: success([], 98, 'srch_p') }),

@@ -214,9 +214,10 @@ describe('retries', () => {
       await client.searchCompany({ company_name: 'Acme' });
       await client.verifyEmail('a@example.com');
       await client.verifyPhone('+14155552671');
+      await client.screen('Rustam Karimov');
       const keys = fake.requests.map((r) => r.headers['idempotency-key']);
       for (const key of keys) assert.match(String(key), UUID_V4);
-      assert.equal(new Set(keys).size, 5, 'distinct calls, distinct keys');
+      assert.equal(new Set(keys).size, 6, 'distinct calls, distinct keys');
       await client.getSearch('srch_ok1');
       assert.equal(fake.requests.at(-1)!.headers['idempotency-key'], undefined);
     });

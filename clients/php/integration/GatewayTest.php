@@ -166,6 +166,14 @@ final class GatewayTest extends TestCase
         } catch (ValidationException $e) {
             $this->assertContains('type', array_column($e->getDetails(), 'field'));
         }
+
+        // top: chooses the sites a username is checked on: without a username the gateway refuses it, naming it.
+        try {
+            $client->searchPerson(name: 'John Smith', top: 5);
+            $this->fail('expected ValidationException');
+        } catch (ValidationException $e) {
+            $this->assertContains('top', array_column($e->getDetails(), 'field'));
+        }
         $this->assertSame(3, $client->account()->creditsRemaining);
     }
 
@@ -261,6 +269,10 @@ final class GatewayTest extends TestCase
         $generic = $client->search(query: 'John Smith', type: 'person', country: 'US');
         $this->assertSame([], $generic->results);
         $this->assertSame(3, $generic->creditsRemaining);
+
+        // No sanctions list is imported: a screen finds no one, and costs nothing.
+        $screened = $client->screen('John Smith', birthYear: 1970, country: 'US');
+        $this->assertSame(['success', [], 3], [$screened->status, $screened->results, $screened->creditsRemaining]);
     }
 
     public function testABatchWithAValidPhoneAndAnInvalidItem(): void

@@ -156,7 +156,8 @@ final class Client
      *  - generic: search(query: 'Gonzalo Halvorson', type: 'person', country: 'US') → POST /v1/search
      *    (type is person, company, email, phone or username);
      *  - person fields: search(name: 'Gonzalo Halvorson', location: 'South Jillville, NM') → POST /v1/search/person.
-     * The two forms cannot be mixed in one call.
+     * The two forms cannot be mixed in one call. $sites, $tags and $top choose the sites a username is checked on,
+     * in either form (type "username", or a username): see searchPerson().
      *
      * Common options of every lookup:
      *  - permissiblePurpose: stored in the audit trail (e.g. "employment");
@@ -168,6 +169,9 @@ final class Client
      *  - requestId: your own id for the call, sent as X-Request-Id on every request it makes (retries and polls
      *    included) and echoed by the gateway ($result->requestId); every other method takes it too. 1–128 of
      *    A-Z a-z 0-9 . _ ~ : @ + = / -, else InvalidArgumentException before anything is sent.
+     *
+     * @param list<string>|null $sites
+     * @param list<string>|null $tags
      */
     public function search(
         ?string $query = null,
@@ -184,6 +188,9 @@ final class Client
         bool $wait = true,
         ?float $pollTimeout = null,
         ?string $requestId = null,
+        ?array $sites = null,
+        ?array $tags = null,
+        ?int $top = null,
     ): SearchResult {
         $generic = self::compact(['query' => $query, 'type' => $type, 'country' => $country]);
         $person = self::compact([
@@ -195,7 +202,7 @@ final class Client
                 'search() takes either query/type/country or person fields (name, email, phone, username, location, ageRange), not both',
             );
         }
-        $purpose = self::compact(['permissible_purpose' => $permissiblePurpose]);
+        $purpose = self::siteSelection($sites, $tags, $top) + self::compact(['permissible_purpose' => $permissiblePurpose]);
         if ($generic !== []) {
             return $this->lookup('/v1/search', $generic + $purpose, $idempotencyKey, $wait, $pollTimeout, $requestId);
         }
@@ -203,7 +210,18 @@ final class Client
         return $this->lookup('/v1/search/person', $person + $purpose, $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
-    /** POST /v1/search/person. At least one of name, email, phone, username is required. */
+    /**
+     * POST /v1/search/person. At least one of name, email, phone, username is required.
+     *
+     * With a username, $sites (site names), $tags (categories such as "coding", country codes such as "de") and
+     * $top (the N most popular) choose the sites it is checked on; without them, every site of the server's list.
+     * A name or tag no site has is a ValidationException (GET /v1/username/sites lists them). The envelope's
+     * $result['source_summary'] counts sources by outcome; a pending search's $result['progress'] shows the
+     * accounts found so far.
+     *
+     * @param list<string>|null $sites
+     * @param list<string>|null $tags
+     */
     public function searchPerson(
         ?string $name = null,
         ?string $email = null,
@@ -216,10 +234,38 @@ final class Client
         bool $wait = true,
         ?float $pollTimeout = null,
         ?string $requestId = null,
+        ?array $sites = null,
+        ?array $tags = null,
+        ?int $top = null,
     ): SearchResult {
         return $this->lookup('/v1/search/person', self::compact([
             'name' => $name, 'email' => $email, 'phone' => $phone, 'username' => $username,
-            'location' => $location, 'age_range' => $ageRange, 'permissible_purpose' => $permissiblePurpose,
+            'location' => $location, 'age_range' => $ageRange,
+        ]) + self::siteSelection($sites, $tags, $top) + self::compact([
+            'permissible_purpose' => $permissiblePurpose,
+        ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
+    }
+
+    /**
+     * POST /v1/screen: $name screened against the sanctions lists the operator imported, alone. $type is "person"
+     * (the server's default) or "company"; $birthYear (a person's) rules out entries born more than a year apart;
+     * $country (ISO alpha-2) is reported in matched_on and narrows nothing. Each result is a listed entity the
+     * name matches, with its watchlist_hits; charged as a person or company lookup, only with a hit.
+     */
+    public function screen(
+        string $name,
+        ?string $type = null,
+        ?int $birthYear = null,
+        ?string $country = null,
+        ?string $permissiblePurpose = null,
+        ?string $idempotencyKey = null,
+        bool $wait = true,
+        ?float $pollTimeout = null,
+        ?string $requestId = null,
+    ): SearchResult {
+        return $this->lookup('/v1/screen', self::compact([
+            'name' => $name, 'type' => $type, 'birth_year' => $birthYear, 'country' => $country,
+            'permissible_purpose' => $permissiblePurpose,
         ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
 
@@ -694,12 +740,36 @@ final class Client
     /**
      * Drops null values: the API rejects unknown fields and nulls, so absent options are never sent.
      *
-     * @param array<string, string|null> $fields
-     * @return array<string, string>
+     * @param array<string, string|int|null> $fields
+     * @return array<string, string|int>
      */
     private static function compact(array $fields): array
     {
-        return array_filter($fields, static fn (?string $v): bool => $v !== null);
+        return array_filter($fields, static fn (string|int|null $v): bool => $v !== null);
+    }
+
+    /**
+     * Username presence's choice of sites as the body carries it: $sites and $tags as JSON arrays (their values,
+     * whatever their keys), $top as given; absent ones left out.
+     *
+     * @param array<array-key, string>|null $sites
+     * @param array<array-key, string>|null $tags
+     * @return array<string, list<string>|int>
+     */
+    private static function siteSelection(?array $sites, ?array $tags, ?int $top): array
+    {
+        $chosen = [];
+        if ($sites !== null) {
+            $chosen['sites'] = array_values($sites);
+        }
+        if ($tags !== null) {
+            $chosen['tags'] = array_values($tags);
+        }
+        if ($top !== null) {
+            $chosen['top'] = $top;
+        }
+
+        return $chosen;
     }
 
     /**

@@ -18,7 +18,10 @@ use Dossier\Internal\Headers;
  *   $result->replayed          true when the server answered an Idempotency-Key replay
  *   $result->idempotencyKey    the Idempotency-Key the lookup was sent with (null for getSearch())
  *
- * Array access and the raw body work as on every Response: $result['credits_remaining'], $result->rawBody.
+ * Array access and the raw body work as on every Response: $result['credits_remaining'], $result->rawBody. Other
+ * envelope fields are read that way: $result['source_summary'] (how many sources had each outcome),
+ * $result['total_results'] (a person search), and while pending $result['progress'] (the results found so far,
+ * source_summary, sources_pending, updated_at) when the search reports it.
  */
 class SearchResult extends Response
 {

@@ -226,6 +226,9 @@ class Client:
         username: Optional[str] = None,
         location: Optional[str] = None,
         age_range: Optional[str] = None,
+        sites: Optional[Sequence[str]] = None,
+        tags: Optional[Sequence[str]] = None,
+        top: Optional[int] = None,
         permissible_purpose: Optional[str] = None,
         idempotency_key: Optional[str] = None,
         wait: bool = True,
@@ -240,6 +243,9 @@ class Client:
           ``POST /v1/search/person`` (same as :meth:`search_person`).
 
         Mixing the two forms, or giving neither, raises ``ValueError``.
+
+        ``sites``, ``tags`` and ``top`` choose the sites a username is checked on,
+        in either form (``type="username"``, or a ``username``): see :meth:`search_person`.
         """
         person = {
             "name": name,
@@ -264,7 +270,7 @@ class Client:
         path, fields = ("/v1/search/person", person) if has_person else ("/v1/search", generic)
         return self._lookup(
             path,
-            fields,
+            {**fields, **_site_selection(sites, tags, top)},
             permissible_purpose=permissible_purpose,
             idempotency_key=idempotency_key,
             wait=wait,
@@ -281,6 +287,9 @@ class Client:
         username: Optional[str] = None,
         location: Optional[str] = None,
         age_range: Optional[str] = None,
+        sites: Optional[Sequence[str]] = None,
+        tags: Optional[Sequence[str]] = None,
+        top: Optional[int] = None,
         permissible_purpose: Optional[str] = None,
         idempotency_key: Optional[str] = None,
         wait: bool = True,
@@ -289,7 +298,15 @@ class Client:
     ) -> SearchResult:
         """``POST /v1/search/person``: at least one of name, email, phone, username
         (the server answers ``ValidationError`` on ``name`` otherwise).
-        ``age_range`` looks like ``"30-40"``, ``"65+"`` or ``"-25"``."""
+        ``age_range`` looks like ``"30-40"``, ``"65+"`` or ``"-25"``.
+
+        With a ``username``, ``sites`` (site names), ``tags`` (categories such as
+        ``"coding"``, country codes such as ``"de"``) and ``top`` (the N most
+        popular) choose the sites it is checked on; without them, every site of
+        the server's list. A name or tag no site has is a ``ValidationError``
+        (``GET /v1/username/sites`` lists them). The envelope's
+        ``raw["source_summary"]`` counts ``sources`` by outcome; a pending
+        search's ``raw["progress"]`` shows the accounts found so far."""
         return self._lookup(
             "/v1/search/person",
             {
@@ -299,6 +316,7 @@ class Client:
                 "username": username,
                 "location": location,
                 "age_range": age_range,
+                **_site_selection(sites, tags, top),
             },
             permissible_purpose=permissible_purpose,
             idempotency_key=idempotency_key,
@@ -330,6 +348,36 @@ class Client:
                 "registration_number": registration_number,
                 "country": country,
             },
+            permissible_purpose=permissible_purpose,
+            idempotency_key=idempotency_key,
+            wait=wait,
+            poll_timeout=poll_timeout,
+            request_id=request_id,
+        )
+
+    def screen(
+        self,
+        name: str,
+        *,
+        type: Optional[str] = None,
+        birth_year: Optional[int] = None,
+        country: Optional[str] = None,
+        permissible_purpose: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        wait: bool = True,
+        poll_timeout: Optional[float] = None,
+        request_id: Optional[str] = None,
+    ) -> SearchResult:
+        """``POST /v1/screen``: ``name`` screened against the sanctions lists the
+        operator imported, alone. ``type`` is ``"person"`` (the server's default)
+        or ``"company"``; ``birth_year`` (a person's) rules out entries born more
+        than a year apart; ``country`` (ISO alpha-2) is reported in ``matched_on``
+        and narrows nothing. Each result is a listed entity the name matches, with
+        its ``watchlist_hits``; charged as a person or company lookup, only with
+        a hit."""
+        return self._lookup(
+            "/v1/screen",
+            {"name": name, "type": type, "birth_year": birth_year, "country": country},
             permissible_purpose=permissible_purpose,
             idempotency_key=idempotency_key,
             wait=wait,
@@ -568,7 +616,7 @@ class Client:
     def _lookup(
         self,
         path: str,
-        fields: Mapping[str, Optional[str]],
+        fields: Mapping[str, Any],
         *,
         permissible_purpose: Optional[str],
         idempotency_key: Optional[str],
@@ -673,6 +721,22 @@ class Client:
             self._transport.sleep(min(interval, MAX_RETRY_AFTER, remaining))
             result = refetch(result)
         return result
+
+
+def _site_selection(
+    sites: Optional[Sequence[str]], tags: Optional[Sequence[str]], top: Optional[int]
+) -> Dict[str, Any]:
+    """Username presence's choice of sites as the body carries it: ``sites`` and
+    ``tags`` as JSON arrays (a tuple is sent as one), ``top`` as given; absent
+    ones left out."""
+    chosen: Dict[str, Any] = {}
+    if sites is not None:
+        chosen["sites"] = list(sites) if isinstance(sites, (list, tuple)) else sites
+    if tags is not None:
+        chosen["tags"] = list(tags) if isinstance(tags, (list, tuple)) else tags
+    if top is not None:
+        chosen["top"] = top
+    return chosen
 
 
 def _segment(name: str, value: object) -> str:

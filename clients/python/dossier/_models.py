@@ -180,6 +180,14 @@ class SearchResult(_Settling):
             (``None`` for ``get_search``).
         replayed: ``True`` when the server answered an earlier request with the
             same ``Idempotency-Key`` (nothing charged again).
+
+    Other envelope fields are read from ``raw`` (``result["field"]``):
+    ``source_summary`` (how many ``sources`` had each outcome), ``total_results``
+    (a person search: items before ``limit``), and while pending ``progress``
+    (``results`` found so far, ``source_summary``, ``sources_pending``,
+    ``updated_at``) when the search reports it. Items may carry the optional
+    fields of the API reference: ``watchlist_hits`` (person, company),
+    ``officers``, ``controllers``, ``parents``, ``field_sources`` (company).
     """
 
     def __init__(self, raw: Dict[str, Any], **kw: Any) -> None:

@@ -160,6 +160,10 @@ class LookupsTest(unittest.TestCase):
         with self.assertRaises(dossier.ValidationError) as ctx3:
             client.search(query="John Smith", type="planet")
         self.assertIn("type", [d["field"] for d in ctx3.exception.details])
+        # top chooses the sites a username is checked on: without a username the gateway refuses it, naming it.
+        with self.assertRaises(dossier.ValidationError) as ctx4:
+            client.search_person("John Smith", top=5)
+        self.assertIn("top", [d["field"] for d in ctx4.exception.details])
         self.assertEqual(client.account().credits_remaining, 3)
 
     def test_person_search_returns_no_results_and_spends_nothing(self) -> None:
@@ -174,6 +178,9 @@ class LookupsTest(unittest.TestCase):
         self.assertEqual(generic.results, [])
         company = client.search_company("Acme Widgets Ltd", country="GB")
         self.assertEqual((company.results, company.credits_spent), ([], 0))
+        # No sanctions list is imported: a screen finds no one, and costs nothing.
+        screened = client.screen("John Smith", birth_year=1970, country="US")
+        self.assertEqual((screened.status, screened.results, screened.credits_spent), ("success", [], 0))
         self.assertEqual(client.account().credits_remaining, 3)
 
     def test_an_email_verification_answers_one_result_even_when_no_source_can_tell(self) -> None:

@@ -108,6 +108,10 @@ class IntegrationTest < Minitest::Test
     err = assert_raises(Dossier::ValidationError) { client.search_person(location: "Austin, TX") }
     assert_includes err.details.map { |d| d["field"] }, "name"
 
+    # top: chooses the sites a username is checked on: without a username the gateway refuses it, naming it.
+    err = assert_raises(Dossier::ValidationError) { client.search_person("John Smith", top: 5) }
+    assert_includes err.details.map { |d| d["field"] }, "top"
+
     assert_equal SIGNUP_CREDITS, client.account.credits_remaining
   end
 
@@ -207,6 +211,9 @@ class IntegrationTest < Minitest::Test
     assert_equal [], generic.results
     company = client.search_company(company_name: "Acme Inc", country: "US")
     assert_equal [], company.results
+    # No sanctions list is imported: a screen finds no one, and costs nothing.
+    screened = client.screen("John Smith", birth_year: 1970, country: "US")
+    assert_equal ["success", []], [screened.status, screened.results]
 
     assert_equal SIGNUP_CREDITS, client.account.credits_remaining
   end

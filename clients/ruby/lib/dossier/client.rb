@@ -158,14 +158,16 @@ module Dossier
 
     # Generic form:  search(query: "+14155552671", type: "phone", country: "US")            => POST /v1/search
     # Person form:   search(name: "Gonzalo Halvorson", location: "South Jillville, NM")  => POST /v1/search/person
-    # Mixing the two forms raises ArgumentError.
+    # Mixing the two forms raises ArgumentError. sites:, tags: and top: choose the sites a username is checked on,
+    # in either form (type: "username", or username:): see search_person.
     def search(positional_query = nil, query: nil, type: nil, country: nil, name: nil, email: nil, phone: nil,
-               username: nil, location: nil, age_range: nil, permissible_purpose: nil, idempotency_key: nil,
-               wait: true, poll_timeout: nil, request_id: nil)
+               username: nil, location: nil, age_range: nil, sites: nil, tags: nil, top: nil,
+               permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil, request_id: nil)
       query = main_value(:query, positional_query, query)
       generic = { query: query, type: type, country: country }
       person = { name: name, email: email, phone: phone, username: username, location: location,
                  age_range: age_range }
+      selection = { sites: sites, tags: tags, top: top }
       options = { permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
                   poll_timeout: poll_timeout, request_id: request_id }
       if generic.values.any? { |v| !v.nil? }
@@ -173,20 +175,39 @@ module Dossier
           raise ArgumentError, "give either query/type/country or person fields (#{PERSON_FIELDS.join(', ')}), not both"
         end
 
-        lookup("/v1/search", generic, **options)
+        lookup("/v1/search", generic.merge(selection), **options)
       else
-        lookup("/v1/search/person", person, **options)
+        lookup("/v1/search/person", person.merge(selection), **options)
       end
     end
 
     # POST /v1/search/person. At least one of name, email, phone, username.
     #   search_person("Gonzalo Halvorson", location: "South Jillville, NM")   # or search_person(name: "Gonzalo Halvorson", …)
+    # With a username, sites: (site names), tags: (categories such as "coding", country codes such as "de") and
+    # top: (the N most popular) choose the sites it is checked on; without them, every site of the server's list.
+    # A name or tag no site has is a ValidationError (GET /v1/username/sites lists them). result["source_summary"]
+    # counts sources by outcome; a pending search's result["progress"] shows the accounts found so far.
+    #   search_person(username: "gonzalo_halvorson", top: 20)
     def search_person(positional_name = nil, name: nil, email: nil, phone: nil, username: nil, location: nil,
-                      age_range: nil, permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil,
-                      request_id: nil)
+                      age_range: nil, sites: nil, tags: nil, top: nil, permissible_purpose: nil, idempotency_key: nil,
+                      wait: true, poll_timeout: nil, request_id: nil)
       name = main_value(:name, positional_name, name)
       lookup("/v1/search/person",
-             { name: name, email: email, phone: phone, username: username, location: location, age_range: age_range },
+             { name: name, email: email, phone: phone, username: username, location: location, age_range: age_range,
+               sites: sites, tags: tags, top: top },
+             permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
+             poll_timeout: poll_timeout, request_id: request_id)
+    end
+
+    # POST /v1/screen: a name screened against the sanctions lists the operator imported, alone. type: "person"
+    # (the server's default) or "company"; birth_year: (a person's) rules out entries born more than a year apart;
+    # country: (ISO alpha-2) is reported in matched_on and narrows nothing. Each result is a listed entity the name
+    # matches, with its "watchlist_hits"; charged as a person or company lookup, only with a hit.
+    #   screen("Rustam Karimov", birth_year: 1961)   # or screen(name: "Rustam Karimov", …)
+    def screen(positional_name = nil, name: nil, type: nil, birth_year: nil, country: nil, permissible_purpose: nil,
+               idempotency_key: nil, wait: true, poll_timeout: nil, request_id: nil)
+      name = main_value(:name, positional_name, name, required: true)
+      lookup("/v1/screen", { name: name, type: type, birth_year: birth_year, country: country },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
              poll_timeout: poll_timeout, request_id: request_id)
     end
