@@ -23,3 +23,4 @@ export * from './blackhole';
 export * from './openapi-requests';
 export * from './loopback-sites';
 export * from './faults';
+export * from './in-turns';
