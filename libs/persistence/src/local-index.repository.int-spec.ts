@@ -150,7 +150,7 @@ describe('local index queries', () => {
     expect(found).toMatch(/Bitmap Index Scan on companies_name_trgm_idx \(actual/);
     // A name none holds: both scans run, each through the trigram index.
     expect(missed).not.toMatch(/never executed/);
-    expect(missed.split('companies_name_trgm_idx').length - 1).toBeGreaterThanOrEqual(2);
+    expect(missed!.split('companies_name_trgm_idx').length - 1).toBeGreaterThanOrEqual(2);
     expect(missed).not.toMatch(/Seq Scan on companies/);
   });
 });
