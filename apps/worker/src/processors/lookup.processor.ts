@@ -3,6 +3,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { Coalescer, SEARCH_ID_PATTERN, type LookupKind, type WatchlistIndex } from '@dossier/domain';
 import {
   INLINE_OUTCOME_MAX_BYTES,
+  PERSON_LIMIT_DEFAULT,
   LOOKUP_RESULT_VERSION,
   anyLookupJobSchema,
   sourceSummary,
@@ -73,7 +74,8 @@ export class LookupProcessor<K extends LookupKind> {
   private async answerOf(input: LookupJobOf<K>['input'], fanned: FanOutResult<K>, test: boolean, final: boolean) {
     const kept = test ? fanned : await this.suppression.apply(this.kind, input, fanned);
     const index = final && !test ? this.watchlists : undefined;
-    const screened = await attachWatchlistHits(this.kind, kept.items, kept.sources, this.screenerIds, index);
+    const limit = 'limit' in input && input.limit !== undefined ? input.limit : PERSON_LIMIT_DEFAULT;
+    const screened = await attachWatchlistHits(this.kind, kept.items, kept.sources, this.screenerIds, index, limit);
     const answer = narrowed(this.kind, input, outcomeOf(screened.items, screened.sources));
     // Screening is not a lookup: its report never makes one charged that would not be without it.
     return { ...answer, charge: answer.charge && chargeable(answer.items, kept.sources) };

@@ -108,6 +108,13 @@ describe('attachWatchlistHits: items not found by their name (real Postgres)', (
       ]);
     });
 
+    it("screens no item past the search's limit (the best first): it stays unscreened", async () => {
+      const items = [byEmail('Ada Lovelace'), byEmail('Viktor But'), byEmail('Victor Bout')];
+      const out = await attachWatchlistHits('person', items, local, screeners, index, 2);
+      expect(out.items.map((i) => i.watchlist_hits?.length)).toEqual([0, 1, undefined]);
+      expect(calls).toEqual({ one: 0, many: 1 });
+    });
+
     it('reports not_found when no item is listed', async () => {
       const out = await attachWatchlistHits('person', [byEmail('Ada Lovelace')], local, screeners, index);
       expect(out.items[0]!.watchlist_hits).toEqual([]);

@@ -44,6 +44,8 @@ export interface ScreenedAnswer<K extends LookupKind> {
 
 /** The most the query screening the items not found by name may take (the provider's own timeout). */
 const SCREEN_TIMEOUT_MS = watchlistsProvider.defaultTimeoutMs;
+/** The most items screened by query when the search names no limit (a company search): a local search's most. */
+const MAX_SCREENED = 25;
 /** The report's detail when those items could not be screened: no outcome claims they were. */
 const UNSCREENED = 'the items not found by their name could not be screened';
 
@@ -58,9 +60,10 @@ const UNSCREENED = 'the items not found by their name could not be screened';
  * - Items found by their name are screened against the listed entities the provider answered (no query).
  * - Items found otherwise (an e-mail, a phone, a username, a domain, a registration number) are screened
  *   against the lists with `index`, all of them in one statement (screenSubjects), within the provider's
- *   timeout. The provider's report then says `found` when any item has a hit, else `not_found`; a search the
- *   provider did not apply to (no name searched) gains that report. Without `index` (a progress write) they
- *   wait for the answer.
+ *   timeout — at most `limit` of them, the best (a person search's `limit`; 25 for a company search: any
+ *   further item stays unscreened). The provider's report then says `found` when any item has a hit, else
+ *   `not_found`; a search the provider did not apply to (no name searched) gains that report. Without `index`
+ *   (a progress write) they wait for the answer.
  * - Nothing is screened, and no item has `watchlist_hits`, when no screener runs for this worker, when no
  *   list is imported (the provider's `skipped`, or the query says so), or when the provider could not read the
  *   lists (its `error` or `timeout`). A query that fails leaves its items without `watchlist_hits` and the
@@ -75,6 +78,8 @@ export async function attachWatchlistHits<K extends LookupKind>(
   sources: readonly SourceReport[],
   screeners: ReadonlySet<string>,
   index?: WatchlistIndex,
+  /** The most items the answer holds (a person search's `limit`): those past it are not screened. */
+  limit = MAX_SCREENED,
 ): Promise<ScreenedAnswer<K>> {
   if ((kind !== 'person' && kind !== 'company') || screeners.size === 0) return { items, sources: [...sources] };
   const report = sources.find((s) => screeners.has(s.provider));
@@ -85,7 +90,7 @@ export async function attachWatchlistHits<K extends LookupKind>(
   if (!index || (report !== undefined && !byName))
     return { items: named as ResultItemByKind[K][], sources: [...sources] };
   const provider = report?.provider ?? [...screeners][0]!;
-  const screened = await hitsByQuery(entityType, named, index, provider, screeners);
+  const screened = await hitsByQuery(entityType, named, index, provider, screeners, limit);
   if (screened === null) return { items: named as ResultItemByKind[K][], sources: [...sources] };
   const failed = 'failed' in screened;
   const reported: SourceReport = failed
@@ -161,8 +166,11 @@ async function hitsByQuery(
   index: WatchlistIndex,
   provider: string,
   screeners: ReadonlySet<string>,
+  limit: number,
 ): Promise<QueryScreening | null> {
-  const unscreened = subjects.filter((i) => i.watchlist_hits === undefined && namesOf(i).length > 0);
+  // Best first: the items a search's `limit` keeps are among the first `limit` that are not listed entities.
+  const kept = subjects.filter((i) => !isListed(i, screeners)).slice(0, limit);
+  const unscreened = kept.filter((i) => i.watchlist_hits === undefined && namesOf(i).length > 0);
   if (unscreened.length === 0) return null;
   const started = Date.now();
   let matches: Match[][] | null;
