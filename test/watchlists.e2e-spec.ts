@@ -138,6 +138,17 @@ describe('watchlist screening (CLI import, gateway + worker)', () => {
         watchlist_hits: [expect.objectContaining({ entry_id: '9001', matched_on: ['name', 'birth_year', 'country'] })],
       }),
     ]);
+    // Found by his e-mail alone, his record is screened by its own name (ADR 0071), charged as any lookup once.
+    const byEmail = await api.post<Envelope>('/v1/search/person', { email: 'rustam.karimov@example.com' }, { key });
+    expect(byEmail.body.results).toEqual([
+      expect.objectContaining({
+        full_name: 'Rustam Karimov',
+        sources: ['local', 'watchlists'],
+        watchlist_hits: [expect.objectContaining({ entry_id: '9001', matched_on: ['name', 'birth_year', 'country'] })],
+      }),
+    ]);
+    expect(byEmail.body.sources).toContainEqual(expect.objectContaining({ provider: 'watchlists', outcome: 'found' }));
+    expect(byEmail.body.credits_remaining).toBe(found.body.credits_remaining - 1);
     const suppressed = await runCli(['suppress:add', '--name', 'Rustam Karimov', '--birth-year', '1961'], env);
     expect(suppressed).toMatchObject({ code: 0 });
     const after = await search();

@@ -85,13 +85,19 @@ export class WorkerModule {
           useFactory: (registry: Registry) => new ProviderMetrics(registry),
         },
         {
+          provide: WatchlistRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new WatchlistRepository(db),
+        },
+        {
           provide: FanOut,
-          inject: [REDIS, ProviderMetrics, PROVIDER_SETTINGS, DATA_SOURCE],
+          inject: [REDIS, ProviderMetrics, PROVIDER_SETTINGS, DATA_SOURCE, WatchlistRepository],
           useFactory: (
             redis: RedisClient,
             metrics: ProviderMetrics,
             settings: Record<string, string | undefined>,
             db: DataSource,
+            watchlists: WatchlistRepository,
           ) =>
             new FanOut(
               new UpstreamGuards(new RedisTokenBucket(redis), config.queuePrefix, config.upstreams, metrics),
@@ -99,7 +105,7 @@ export class WorkerModule {
               settings,
               {
                 localIndex: new LocalIndexRepository(db),
-                watchlists: new WatchlistRepository(db),
+                watchlists,
                 unexpected: (provider, error) =>
                   new NestLogger('fan-out').error({ msg: `${provider} failed unexpectedly`, provider, err: error }),
               },

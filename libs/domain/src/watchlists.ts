@@ -103,4 +103,16 @@ export interface WatchlistIndex {
   lists(): Promise<string[]>;
   /** Candidate entries for a name: sharing a word with it, or like it by trigram similarity; at most `limit`. */
   findEntries(search: WatchlistSearch, limit: number): Promise<WatchlistRow[]>;
+  /**
+   * findEntries for several names in one statement (ADR 0071): each search's candidates (at most `limit` each),
+   * in the searches' order, and whether any list is imported at all.
+   */
+  findEntriesOfMany(searches: readonly WatchlistSearch[], limit: number): Promise<WatchlistCandidates>;
+}
+
+/** What findEntriesOfMany answers: `imported` false when no list is imported (then no search found anything). */
+export interface WatchlistCandidates {
+  imported: boolean;
+  /** The candidates of `searches[i]` at `i`. */
+  entries: WatchlistRow[][];
 }

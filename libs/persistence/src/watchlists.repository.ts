@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Watchlist, WatchlistIndex, WatchlistRow, WatchlistSearch } from '@dossier/domain';
+import type { Watchlist, WatchlistCandidates, WatchlistIndex, WatchlistRow, WatchlistSearch } from '@dossier/domain';
 import { inTransaction, queryRows, type Sql } from './sql';
 
 /**
@@ -26,6 +26,42 @@ export const FIND_WATCHLIST_ENTRIES = `
             FROM watchlist_names n WHERE n.list = e.list AND n.entry_id = e.entry_id) AS names
     FROM named h JOIN watchlist_entries e ON e.list = h.list AND e.entry_id = h.entry_id`;
 
+/**
+ * FIND_WATCHLIST_ENTRIES for several names in one statement (ADR 0071): the same two steps, per search ($1: a
+ * JSON array of {i, entity_type, name_key, words, alike}, $2 the limit of each), each entry once with the searches
+ * that found it, and whether any list is imported — one row (no list: no search runs).
+ */
+export const FIND_WATCHLIST_ENTRIES_OF_MANY = `
+  WITH q AS MATERIALIZED (
+    SELECT s.i, s.entity_type, s.name_key,
+           ARRAY(SELECT jsonb_array_elements_text(s.words)) AS words,
+           ARRAY(SELECT jsonb_array_elements_text(s.alike)) AS alike
+      FROM jsonb_to_recordset($1::jsonb) AS s(i int, entity_type text, name_key text, words jsonb, alike jsonb)
+     WHERE EXISTS (SELECT 1 FROM watchlists)
+  ),
+  found AS MATERIALIZED (
+    SELECT h.list, h.entry_id, array_agg(DISTINCT q.i) AS searches
+      FROM q CROSS JOIN LATERAL (
+        SELECT n.list, n.entry_id, max(similarity(n.name_key, q.name_key)) AS sim FROM watchlist_names n
+         WHERE n.entity_type = q.entity_type
+           AND string_to_array(n.name_key, ' ') && (q.words || (
+             SELECT coalesce(array_agg(DISTINCT w.word), '{}')
+               FROM unnest(q.alike) AS l(word) JOIN watchlist_words w ON w.word % l.word))
+         GROUP BY n.list, n.entry_id
+         ORDER BY sim DESC
+         LIMIT $2
+      ) h
+     GROUP BY h.list, h.entry_id
+  )
+  SELECT EXISTS (SELECT 1 FROM watchlists) AS imported,
+         coalesce(jsonb_agg(jsonb_build_object(
+           'list', e.list, 'entry_id', e.entry_id, 'entity_type', e.entity_type, 'name', e.name,
+           'aliases', e.aliases, 'programmes', e.programmes, 'birth_years', e.birth_years, 'countries', e.countries,
+           'names', (SELECT jsonb_agg(jsonb_build_object('name', n.name, 'name_key', n.name_key))
+                       FROM watchlist_names n WHERE n.list = e.list AND n.entry_id = e.entry_id),
+           'searches', f.searches)), '[]') AS entries
+    FROM found f JOIN watchlist_entries e ON e.list = f.list AND e.entry_id = f.entry_id`;
+
 /** Words shorter than this are found as written only: their trigrams say little. */
 const MIN_ALIKE = 3;
 
@@ -39,15 +75,31 @@ export class WatchlistRepository implements WatchlistIndex {
   }
 
   findEntries(search: WatchlistSearch, limit: number): Promise<WatchlistRow[]> {
-    const like = [...new Set(search.name_key.split(' ').filter((w) => w.length >= MIN_ALIKE))];
     return queryRows<WatchlistRow>(this.db, FIND_WATCHLIST_ENTRIES, [
       search.entity_type,
       search.name_key,
       search.words,
       limit,
-      like,
+      likeWordsOf(search),
     ]);
   }
+
+  async findEntriesOfMany(searches: readonly WatchlistSearch[], limit: number): Promise<WatchlistCandidates> {
+    const entries: WatchlistRow[][] = searches.map(() => []);
+    const json = searches.map((s, i) => ({ i, ...s, alike: likeWordsOf(s) }));
+    const [row] = await queryRows<{ imported: boolean; entries: (WatchlistRow & { searches: number[] })[] }>(
+      this.db,
+      FIND_WATCHLIST_ENTRIES_OF_MANY,
+      [JSON.stringify(json), limit],
+    );
+    for (const { searches: found, ...entry } of row?.entries ?? []) for (const i of found) entries[i]?.push(entry);
+    return { imported: row?.imported ?? false, entries };
+  }
+}
+
+/** The searched words long enough to be looked for by their trigrams. */
+function likeWordsOf(search: WatchlistSearch): string[] {
+  return [...new Set(search.name_key.split(' ').filter((w) => w.length >= MIN_ALIKE))];
 }
 
 /** What a list's import left: how many entries it has now, and how many it had before. */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { LookupKind } from '@dossier/domain';
 import { PROVIDERS, providersFor } from '@dossier/providers';
-import { SearchesRepository, SuppressionsRepository } from '@dossier/persistence';
+import { SearchesRepository, SuppressionsRepository, WatchlistRepository } from '@dossier/persistence';
 import { DATA_SOURCE } from '../infra/tokens';
 import { FanOut } from '../fan-out/fan-out';
 import { SuppressionFilter } from '../fan-out/suppression';
@@ -24,6 +24,8 @@ export class LookupProcessors {
     @Inject(DATA_SOURCE) db: DataSource,
     private readonly fanOut: FanOut,
     private readonly relay: OutboxRelayService,
+    /** The imported sanctions lists, which the fan-out's `watchlists` provider reads too. */
+    private readonly watchlists: WatchlistRepository,
   ) {
     this.suppressions = new SuppressionsRepository(db);
   }
@@ -37,6 +39,7 @@ export class LookupProcessors {
       this.fanOut,
       new SuppressionFilter(this.suppressions, this.accountsOnly, this.listedOnly),
       () => this.relay.wake(),
+      this.watchlists,
     );
   }
 }

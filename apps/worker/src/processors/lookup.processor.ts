@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { Coalescer, SEARCH_ID_PATTERN, type LookupKind } from '@dossier/domain';
+import { Coalescer, SEARCH_ID_PATTERN, type LookupKind, type WatchlistIndex } from '@dossier/domain';
 import {
   INLINE_OUTCOME_MAX_BYTES,
+  PERSON_LIMIT_DEFAULT,
   LOOKUP_RESULT_VERSION,
   anyLookupJobSchema,
   sourceSummary,
@@ -13,7 +14,14 @@ import {
 } from '@dossier/contracts';
 import { attachWatchlistHits, type Provider } from '@dossier/providers';
 import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
-import { narrowed, outcomeOf, type FanOut, type FanOutProgress, type FanOutResult } from '../fan-out/fan-out';
+import {
+  chargeable,
+  narrowed,
+  outcomeOf,
+  type FanOut,
+  type FanOutProgress,
+  type FanOutResult,
+} from '../fan-out/fan-out';
 import type { SuppressionFilter } from '../fan-out/suppression';
 
 const SETTLE_BATCH_MAX = 100;
@@ -40,6 +48,8 @@ export class LookupProcessor<K extends LookupKind> {
     private readonly suppression: SuppressionFilter,
     /** Called when a settle wrote an outbox row (ADR 0062): wakes the relay that queues its events. */
     private readonly onSettled: () => void = () => {},
+    /** The imported sanctions lists: an answer's items not found by their name are screened against them. */
+    private readonly watchlists?: WatchlistIndex,
   ) {
     this.logger = new Logger(`${kind}-lookup`);
     this.screeners = providers.filter((p) => p.findsOnly === 'watchlist_hits');
@@ -56,13 +66,19 @@ export class LookupProcessor<K extends LookupKind> {
   /**
    * What a lookup answers of what its fan-out found (so far): opted-out subjects left out (ADR 0015) — a test
    * key's synthetic answer is neither the operator's data nor charged, and stays as the docs list it — then the
-   * sanctions-list hits put on the subjects they are (ADR 0064), then a person search's min_score and limit:
-   * what suppression dropped is neither answered nor counted.
+   * sanctions-list hits put on the subjects they are (ADR 0064) and, for the final answer of a live lookup, the
+   * items not found by their name screened against the lists (ADR 0071: one query; a progress write does not
+   * query), then a person search's min_score and limit: what suppression dropped is neither answered nor
+   * counted, nor screened.
    */
-  private async answerOf(input: LookupJobOf<K>['input'], fanned: FanOutResult<K>, test: boolean) {
+  private async answerOf(input: LookupJobOf<K>['input'], fanned: FanOutResult<K>, test: boolean, final: boolean) {
     const kept = test ? fanned : await this.suppression.apply(this.kind, input, fanned);
-    const items = attachWatchlistHits(this.kind, kept.items, kept.sources, this.screenerIds);
-    return narrowed(this.kind, input, items === kept.items ? kept : outcomeOf(items, kept.sources));
+    const index = final && !test ? this.watchlists : undefined;
+    const limit = 'limit' in input && input.limit !== undefined ? input.limit : PERSON_LIMIT_DEFAULT;
+    const screened = await attachWatchlistHits(this.kind, kept.items, kept.sources, this.screenerIds, index, limit);
+    const answer = narrowed(this.kind, input, outcomeOf(screened.items, screened.sources));
+    // Screening is not a lookup: its report never makes one charged that would not be without it.
+    return { ...answer, charge: answer.charge && chargeable(answer.items, kept.sources) };
   }
 
   async process(job: Job<unknown>): Promise<LookupJobResult> {
@@ -93,7 +109,7 @@ export class LookupProcessor<K extends LookupKind> {
       progress: this.progress(data, test),
     });
     // Opted-out subjects go before anything is stored, answered or charged.
-    const kept = await this.answerOf(data.input, fanned, test);
+    const kept = await this.answerOf(data.input, fanned, test, true);
     const outcome = test ? { ...kept, charge: false } : kept;
     for (const s of outcome.sources) {
       if (s.outcome === 'error')
@@ -142,7 +158,7 @@ export class LookupProcessor<K extends LookupKind> {
       everyMs: PROGRESS_EVERY_MS,
       publish: async (partial) => {
         try {
-          const kept = await this.answerOf(data.input, partial, test);
+          const kept = await this.answerOf(data.input, partial, test, false);
           const progress: SearchProgress = {
             results: kept.items as SearchProgress['results'],
             source_summary: sourceSummary(kept.sources),

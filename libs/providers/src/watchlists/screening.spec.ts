@@ -1,4 +1,4 @@
-import { watchlistRowOf, type WatchlistEntry } from '@dossier/domain';
+import { watchlistRowOf, type WatchlistEntry, type WatchlistIndex } from '@dossier/domain';
 import { personItem } from '@dossier/testing';
 import type { CompanyResultItem, PersonResultItem, SourceReport } from '@dossier/contracts';
 import { attachWatchlistHits } from './attach-hits';
@@ -72,9 +72,9 @@ describe('attachWatchlistHits', () => {
   const screened: SourceReport[] = [{ provider: 'watchlists', outcome: 'found', took_ms: 1 }];
   const screeners = new Set(['watchlists']);
 
-  it('puts the hit on the item that is the listed subject, which then goes', () => {
+  it('puts the hit on the item that is the listed subject, which then goes', async () => {
     const found = person({ birth_year: 1961, emails: ['r@example.com'] });
-    const out = attachWatchlistHits('person', [found, listed], screened, screeners);
+    const out = (await attachWatchlistHits('person', [found, listed], screened, screeners)).items;
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({
       id: 'per_x',
@@ -83,23 +83,27 @@ describe('attachWatchlistHits', () => {
     });
   });
 
-  it('keeps the listed entity apart from a namesake born years apart, who is screened clean', () => {
+  it('keeps the listed entity apart from a namesake born years apart, who is screened clean', async () => {
     const namesake = person({ birth_year: 1990 });
-    const out = attachWatchlistHits('person', [namesake, listed], screened, screeners);
+    const out = (await attachWatchlistHits('person', [namesake, listed], screened, screeners)).items;
     expect(out.map((i) => [i.id, i.watchlist_hits])).toEqual([
       ['per_x', []],
       ['per_listed', [hit]],
     ]);
   });
 
-  it('leaves unscreened what was not found by its name, and everything when the lists were not screened', () => {
+  it('leaves unscreened what was not found by its name, and everything when the lists were not screened', async () => {
     const byEmail = person({ matched_on: ['email'] });
-    expect(attachWatchlistHits('person', [byEmail], screened, screeners)[0]!.watchlist_hits).toBeUndefined();
+    expect(
+      (await attachWatchlistHits('person', [byEmail], screened, screeners)).items[0]!.watchlist_hits,
+    ).toBeUndefined();
     const skipped: SourceReport[] = [{ provider: 'watchlists', outcome: 'skipped', took_ms: 0, detail: 'no list' }];
-    expect(attachWatchlistHits('person', [person({})], skipped, screeners)[0]!.watchlist_hits).toBeUndefined();
+    expect(
+      (await attachWatchlistHits('person', [person({})], skipped, screeners)).items[0]!.watchlist_hits,
+    ).toBeUndefined();
   });
 
-  it('screens companies by their name', () => {
+  it('screens companies by their name', async () => {
     const company: CompanyResultItem = {
       id: 'com_x',
       name: 'Orlando Freight Lines SA',
@@ -126,10 +130,42 @@ describe('attachWatchlistHits', () => {
       sources: ['watchlists'],
       watchlist_hits: [{ ...hit, entry_id: '9002', listed_name: 'ORLANDO FREIGHT LINES S.A.', programme: 'SDNTK' }],
     };
-    const out = attachWatchlistHits('company', [company, entity], screened, screeners);
+    const out = (await attachWatchlistHits('company', [company, entity], screened, screeners)).items;
     expect(out).toHaveLength(1);
     expect(out[0]!.watchlist_hits).toEqual([
       expect.objectContaining({ entry_id: '9002', match_score: 1, matched_on: ['name', 'country'] }),
     ]);
+  });
+});
+
+describe('attachWatchlistHits: the items not found by their name, when the lists cannot be read', () => {
+  const failing: WatchlistIndex = {
+    lists: () => Promise.reject(new Error('connection refused')),
+    findEntries: () => Promise.reject(new Error('connection refused')),
+    findEntriesOfMany: () => Promise.reject(new Error('connection refused')),
+  };
+  const byEmail = personItem({ full_name: 'Viktor Bout', matched_on: ['email'] });
+  const local: SourceReport = { provider: 'local', outcome: 'found', took_ms: 1 };
+  const screeners = new Set(['watchlists']);
+
+  it('leaves them unscreened and says so: never found or not_found', async () => {
+    const out = await attachWatchlistHits('person', [byEmail], [local], screeners, failing);
+    expect(out.items[0]!.watchlist_hits).toBeUndefined();
+    expect(out.sources).toEqual([
+      local,
+      { provider: 'watchlists', outcome: 'error', took_ms: expect.any(Number), detail: expect.stringContaining('not') },
+    ]);
+    const named: SourceReport = { provider: 'watchlists', outcome: 'not_found', took_ms: 2 };
+    const after = await attachWatchlistHits('person', [byEmail], [local, named], screeners, failing);
+    expect(after.sources[1]).toMatchObject({ provider: 'watchlists', outcome: 'error' });
+  });
+
+  it('does not query without an index (a progress write), nor without a screener', async () => {
+    const out = await attachWatchlistHits('person', [byEmail], [local], screeners);
+    expect(out).toEqual({ items: [byEmail], sources: [local] });
+    expect(await attachWatchlistHits('person', [byEmail], [local], new Set(), failing)).toEqual({
+      items: [byEmail],
+      sources: [local],
+    });
   });
 });

@@ -6,6 +6,8 @@ import {
   watchlistNameKey,
   type WatchlistEntityType,
   type WatchlistIndex,
+  type WatchlistRow,
+  type WatchlistSearch,
 } from '@dossier/domain';
 import type { CompanyInput, CompanyResultItem, PersonInput, PersonRecordItem } from '@dossier/contracts';
 import {
@@ -52,6 +54,12 @@ function wordsOf(nameKey: string): string[] {
   return [...new Set(words.flatMap((w) => [w, ...nameVariants(w)]))];
 }
 
+/** What the index is asked for a name: its folded key and its words with their nicknames; null for no name. */
+function searchOf(entityType: WatchlistEntityType, name: string): WatchlistSearch | null {
+  const nameKey = watchlistNameKey(entityType, name);
+  return nameKey === '' ? null : { entity_type: entityType, name_key: nameKey, words: wordsOf(nameKey) };
+}
+
 /**
  * The entries of the lists a subject's first name matches at `threshold` or more, best first: candidates from
  * the index, scored by matchesOf.
@@ -62,13 +70,34 @@ export async function screenSubject(
   subject: ScreenedSubject,
   threshold = WATCHLIST_THRESHOLD,
 ): Promise<Match[]> {
-  const nameKey = watchlistNameKey(entityType, subject.names[0] ?? '');
-  if (nameKey === '') return [];
-  const rows = await index.findEntries(
-    { entity_type: entityType, name_key: nameKey, words: wordsOf(nameKey) },
-    CANDIDATES,
+  const search = searchOf(entityType, subject.names[0] ?? '');
+  if (search === null) return [];
+  return matchesOf(entityType, subject, await index.findEntries(search, CANDIDATES), threshold);
+}
+
+/** A subject's names read as candidates for it: its first this many (a name and its aliases). */
+const NAMES_SCREENED = 5;
+
+/**
+ * screenSubject for several subjects in one statement (ADR 0071): each one's entries, from candidates for each
+ * of its names (the first NAMES_SCREENED) — or null when no list is imported.
+ */
+export async function screenSubjects(
+  index: WatchlistIndex,
+  entityType: WatchlistEntityType,
+  subjects: readonly ScreenedSubject[],
+): Promise<Match[][] | null> {
+  const searches = subjects.map((s) =>
+    [...new Set(s.names.slice(0, NAMES_SCREENED))].flatMap((n) => searchOf(entityType, n) ?? []),
   );
-  return matchesOf(entityType, subject, rows, threshold);
+  const found = await index.findEntriesOfMany(searches.flat(), CANDIDATES);
+  if (!found.imported) return null;
+  let at = 0;
+  return subjects.map((subject, i) => {
+    const own = found.entries.slice(at, (at += searches[i]!.length)).flat();
+    const rows = new Map<string, WatchlistRow>(own.map((row) => [`${row.list}:${row.entry_id}`, row]));
+    return matchesOf(entityType, subject, [...rows.values()]);
+  });
 }
 
 /** A listed person as a person item: what the list says, the hit on it. */
@@ -128,7 +157,11 @@ function indexOf(ctx: ProviderContext): WatchlistIndex {
   const index = ctx.watchlists;
   if (!index) throw new ProviderError('unrecoverable', 'this worker has no watchlist index');
   const bounded = <T>(p: Promise<T>) => untilAborted(p, ctx.signal, () => deadlinePassed(WATCHLISTS_ID, ctx.signal));
-  return { lists: () => bounded(index.lists()), findEntries: (s, limit) => bounded(index.findEntries(s, limit)) };
+  return {
+    lists: () => bounded(index.lists()),
+    findEntries: (s, limit) => bounded(index.findEntries(s, limit)),
+    findEntriesOfMany: (s, limit) => bounded(index.findEntriesOfMany(s, limit)),
+  };
 }
 
 /**
