@@ -274,7 +274,8 @@ export class Client {
    * Searches with either the generic form (`query`, `type`, `country` → `POST /v1/search`) or
    * person fields (`name`, `email`, `phone`, `username`, `location`, `age_range` →
    * `POST /v1/search/person`). Mixing the two forms throws a `TypeError`. `sites`, `tags` and `top`
-   * choose the sites a username is checked on, in either form.
+   * choose the sites a username is checked on, in either form. `country` is read as the generic form's: for a
+   * person search narrowed to a country, use `searchPerson()`.
    */
   async search(params: SearchParams, options?: LookupOptions): Promise<SearchResult<AnyResult>> {
     const body = compact(params) as Record<string, unknown>;
@@ -290,7 +291,10 @@ export class Client {
 
   /**
    * `POST /v1/search/person`: at least one of name, email, phone, username. With a username, `sites`, `tags` and
-   * `top` choose the sites it is checked on (`{ username: 'gonzalo_halvorson', top: 50 }`).
+   * `top` choose the sites it is checked on (`{ username: 'gonzalo_halvorson', top: 50 }`). `country` keeps people
+   * known there (and reads a national `phone` there), `limit` (1–100, default 25) and `min_score` (0–1) cut the
+   * answer, all sent as given: `{ name: 'Gonzalo Halvorson', country: 'US', limit: 10, min_score: 0.5 }`. The
+   * result's `total_results` says how many items passed `min_score` before `limit` cut them.
    */
   searchPerson(params: PersonSearchParams, options?: LookupOptions): Promise<SearchResult<PersonResult>> {
     return this.lookup('/v1/search/person', compact(params), options);

@@ -123,6 +123,11 @@ export class SearchResult<T = AnyResult> extends PendingAware {
   readonly credits_remaining: number;
   /** One entry per provider tried (empty while pending). */
   readonly sources: SourceReport[];
+  /**
+   * A person search: how many items passed `min_score` before `limit` cut them; `null` for other kinds, while
+   * pending, and for a person search settled before the server counted them.
+   */
+  readonly total_results: number | null;
   /** The parsed JSON body exactly as received. */
   readonly raw: SuccessEnvelope<T> | PendingEnvelope;
 
@@ -135,6 +140,7 @@ export class SearchResult<T = AnyResult> extends PendingAware {
     this.results = body.status === 'success' && Array.isArray(body.results) ? body.results : [];
     this.credits_remaining = body.credits_remaining;
     this.sources = body.status === 'success' && Array.isArray(body.sources) ? body.sources : [];
+    this.total_results = body.status === 'success' && typeof body.total_results === 'number' ? body.total_results : null;
   }
 
   /** camelCase alias of `search_id`. */
@@ -145,6 +151,11 @@ export class SearchResult<T = AnyResult> extends PendingAware {
   /** camelCase alias of `credits_remaining`. */
   get creditsRemaining(): number {
     return this.credits_remaining;
+  }
+
+  /** camelCase alias of `total_results`. */
+  get totalResults(): number | null {
+    return this.total_results;
   }
 
   /** `X-Credits-Spent` of this answer (`0` on an idempotent replay), or `null` when absent. */
@@ -189,6 +200,8 @@ export class BatchItem<T = AnyResult> {
   readonly sources: SourceReport[];
   /** The balance the item's envelope carries, or `null` when it has none (an item error). */
   readonly credits_remaining: number | null;
+  /** A person search: how many items passed `min_score` before `limit` cut them; otherwise `null`. */
+  readonly total_results: number | null;
   /** For an item in error, the typed error its code maps to; otherwise `null`. */
   readonly error: APIError | null;
   /** The item exactly as received. */
@@ -202,6 +215,7 @@ export class BatchItem<T = AnyResult> {
     this.results = Array.isArray(item['results']) ? (item['results'] as T[]) : [];
     this.sources = Array.isArray(item['sources']) ? (item['sources'] as SourceReport[]) : [];
     this.credits_remaining = typeof item['credits_remaining'] === 'number' ? item['credits_remaining'] : null;
+    this.total_results = typeof item['total_results'] === 'number' ? item['total_results'] : null;
     this.error = this.status === 'error' ? errorFromBatchItem(raw) : null;
   }
 
@@ -228,6 +242,11 @@ export class BatchItem<T = AnyResult> {
   /** camelCase alias of `credits_remaining`. */
   get creditsRemaining(): number | null {
     return this.credits_remaining;
+  }
+
+  /** camelCase alias of `total_results`. */
+  get totalResults(): number | null {
+    return this.total_results;
   }
 
   /** The item as received, for `JSON.stringify(item)`. */

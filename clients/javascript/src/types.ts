@@ -55,6 +55,15 @@ export interface PersonSearchParams extends PurposeParam, UsernameSiteParams {
   location?: string;
   /** `"30-40"`, `"65+"` or `"-25"`. */
   age_range?: string;
+  /**
+   * ISO 3166-1 alpha-2, e.g. `US`: keeps people known in that country or of no known country, and is the region a
+   * national `phone` is read in.
+   */
+  country?: string;
+  /** How many items to answer at most, best first: a whole number from 1 to 100 (the server's default is 25). */
+  limit?: number;
+  /** From 0 to 1: items whose `match_score` is below it are neither answered nor counted in `total_results`. */
+  min_score?: number;
 }
 
 /** `search()` takes either the generic form or person fields. */

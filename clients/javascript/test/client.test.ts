@@ -60,6 +60,8 @@ describe('Client basics', () => {
         return { status: 200, body: success([EMAIL_RESULT], 40) };
       if (req.path.startsWith('/v1/searches/'))
         return { status: 200, body: success([], 5, req.path.slice('/v1/searches/'.length)) };
+      if (req.path === '/v1/search/person' && (req.body as { limit?: number } | undefined)?.limit === 10)
+        return { status: 200, body: { ...success([], 41), total_results: 42 } };
       return {
         status: 200,
         body: success([PHONE_RESULT], 41),
@@ -275,6 +277,26 @@ describe('Client basics', () => {
     const count = fake.requests.length;
     await assert.rejects(client.search({ query: 'x', type: 'person', name: 'y' } as never), TypeError);
     assert.equal(fake.requests.length, count, 'a mixed search is refused before any request');
+  });
+
+  test('searchPerson() sends country, limit and min_score as given; total_results is read back', async () => {
+    const found = await client.searchPerson({
+      name: 'Gonzalo Halvorson',
+      phone: '(512) 555-0199',
+      country: 'US',
+      limit: 10,
+      min_score: 0.5,
+    });
+    assert.equal(last().path, '/v1/search/person');
+    assert.equal(
+      last().rawBody,
+      '{"name":"Gonzalo Halvorson","phone":"(512) 555-0199","country":"US","limit":10,"min_score":0.5}',
+    );
+    assert.equal(found.total_results, 42);
+    assert.equal(found.totalResults, 42);
+    const uncounted = await client.searchPerson({ name: 'Gonzalo Halvorson', limit: 1 });
+    assert.deepEqual(last().body, { name: 'Gonzalo Halvorson', limit: 1 });
+    assert.equal(uncounted.total_results, null);
   });
 
   test('each method hits its path with its method and body', async () => {

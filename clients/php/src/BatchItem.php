@@ -18,6 +18,7 @@ use Dossier\Exception\ApiException;
  *   $item->results           the lookup's results (empty unless success)
  *   $item->sources           [['provider' => …, 'outcome' => …, 'took_ms' => …], …]
  *   $item->creditsRemaining  the balance the item's envelope carries, when it has one
+ *   $item->totalResults      a person search: how many items passed min_score before limit cut them, else null
  *   $item->error             for an error item: the ApiException subclass its code maps to
  *                            (ValidationException, InsufficientCreditsException, …), not thrown; else null
  *   $item->data              the item as received
@@ -31,6 +32,7 @@ final class BatchItem
     /** @var list<array<string, mixed>> */
     public readonly array $sources;
     public readonly ?int $creditsRemaining;
+    public readonly ?int $totalResults;
     public readonly ?ApiException $error;
     public readonly bool $ok;
     public readonly bool $pending;
@@ -47,6 +49,7 @@ final class BatchItem
         $this->results = is_array($data['results'] ?? null) ? array_values($data['results']) : [];
         $this->sources = is_array($data['sources'] ?? null) ? array_values($data['sources']) : [];
         $this->creditsRemaining = is_int($data['credits_remaining'] ?? null) ? $data['credits_remaining'] : null;
+        $this->totalResults = is_int($data['total_results'] ?? null) ? $data['total_results'] : null;
         $this->error = $this->failed ? ApiException::fromBatchItem($data) : null;
     }
 

@@ -219,6 +219,13 @@ final class Client
      * $result['source_summary'] counts sources by outcome; a pending search's $result['progress'] shows the
      * accounts found so far.
      *
+     * $country (ISO alpha-2, e.g. "US") keeps people known in that country or of no known country, and is the region
+     * a national $phone is read in; $limit (a whole number from 1 to 100; the server's default is 25) is how many
+     * items to answer at most, best first; $minScore (0 to 1) drops items whose match_score is below it. All three
+     * are sent as given (a value out of range is the server's ValidationException naming it). $result->totalResults
+     * says how many items passed min_score before limit cut them:
+     * searchPerson('Gonzalo Halvorson', country: 'US', limit: 10, minScore: 0.5).
+     *
      * @param list<string>|null $sites
      * @param list<string>|null $tags
      */
@@ -237,11 +244,15 @@ final class Client
         ?array $sites = null,
         ?array $tags = null,
         ?int $top = null,
+        ?string $country = null,
+        ?int $limit = null,
+        ?float $minScore = null,
     ): SearchResult {
         return $this->lookup('/v1/search/person', self::compact([
             'name' => $name, 'email' => $email, 'phone' => $phone, 'username' => $username,
             'location' => $location, 'age_range' => $ageRange,
         ]) + self::siteSelection($sites, $tags, $top) + self::compact([
+            'country' => $country, 'limit' => $limit, 'min_score' => $minScore,
             'permissible_purpose' => $permissiblePurpose,
         ]), $idempotencyKey, $wait, $pollTimeout, $requestId);
     }
@@ -740,12 +751,12 @@ final class Client
     /**
      * Drops null values: the API rejects unknown fields and nulls, so absent options are never sent.
      *
-     * @param array<string, string|int|null> $fields
-     * @return array<string, string|int>
+     * @param array<string, string|int|float|null> $fields
+     * @return array<string, string|int|float>
      */
     private static function compact(array $fields): array
     {
-        return array_filter($fields, static fn (string|int|null $v): bool => $v !== null);
+        return array_filter($fields, static fn (string|int|float|null $v): bool => $v !== null);
     }
 
     /**

@@ -290,6 +290,9 @@ class Client:
         sites: Optional[Sequence[str]] = None,
         tags: Optional[Sequence[str]] = None,
         top: Optional[int] = None,
+        country: Optional[str] = None,
+        limit: Optional[int] = None,
+        min_score: Optional[float] = None,
         permissible_purpose: Optional[str] = None,
         idempotency_key: Optional[str] = None,
         wait: bool = True,
@@ -306,7 +309,16 @@ class Client:
         the server's list. A name or tag no site has is a ``ValidationError``
         (``GET /v1/username/sites`` lists them). The envelope's
         ``raw["source_summary"]`` counts ``sources`` by outcome; a pending
-        search's ``raw["progress"]`` shows the accounts found so far."""
+        search's ``raw["progress"]`` shows the accounts found so far.
+
+        ``country`` (ISO 3166-1 alpha-2, e.g. ``"US"``) keeps people known in
+        that country or of no known country, and is the region a national
+        ``phone`` is read in. ``limit`` (a whole number from 1 to 100; the
+        server's default is 25) is how many items to answer at most, best first;
+        ``min_score`` (0 to 1) drops items whose ``match_score`` is below it.
+        :attr:`SearchResult.total_results` says how many items passed
+        ``min_score`` before ``limit`` cut them. All three are sent as given (a
+        value out of range is the server's ``ValidationError`` naming it)."""
         return self._lookup(
             "/v1/search/person",
             {
@@ -317,6 +329,9 @@ class Client:
                 "location": location,
                 "age_range": age_range,
                 **_site_selection(sites, tags, top),
+                "country": country,
+                "limit": limit,
+                "min_score": min_score,
             },
             permissible_purpose=permissible_purpose,
             idempotency_key=idempotency_key,

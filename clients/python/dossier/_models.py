@@ -175,6 +175,9 @@ class SearchResult(_Settling):
             (always a list; empty while pending).
         credits_remaining: the balance after this call's charge.
         sources: one ``{"provider", "outcome", "took_ms"}`` per provider tried.
+        total_results: a person search: how many items passed ``min_score``
+            before ``limit`` cut them (``None`` for other kinds, while pending,
+            and for a person search settled before the server counted them).
         credits_spent: ``X-Credits-Spent`` (``None`` if absent).
         idempotency_key: the ``Idempotency-Key`` the lookup was sent with
             (``None`` for ``get_search``).
@@ -182,8 +185,7 @@ class SearchResult(_Settling):
             same ``Idempotency-Key`` (nothing charged again).
 
     Other envelope fields are read from ``raw`` (``result["field"]``):
-    ``source_summary`` (how many ``sources`` had each outcome), ``total_results``
-    (a person search: items before ``limit``), and while pending ``progress``
+    ``source_summary`` (how many ``sources`` had each outcome), and while pending ``progress``
     (``results`` found so far, ``source_summary``, ``sources_pending``,
     ``updated_at``) when the search reports it. Items may carry the optional
     fields of the API reference: ``watchlist_hits`` (person, company),
@@ -195,6 +197,7 @@ class SearchResult(_Settling):
         self.search_id: str = str(raw.get("search_id", ""))
         self.results: List[Dict[str, Any]] = dict_list(raw.get("results"))
         self.sources: List[Dict[str, Any]] = dict_list(raw.get("sources"))
+        self.total_results: Optional[int] = opt_int(raw.get("total_results"))
 
     @property
     def credits_spent(self) -> Optional[int]:

@@ -188,13 +188,19 @@ module Dossier
     # A name or tag no site has is a ValidationError (GET /v1/username/sites lists them). result["source_summary"]
     # counts sources by outcome; a pending search's result["progress"] shows the accounts found so far.
     #   search_person(username: "gonzalo_halvorson", top: 20)
+    # country: (ISO alpha-2, e.g. "US") keeps people known in that country or of no known country, and is the region a
+    # national phone: is read in; limit: (a whole number from 1 to 100; the server's default is 25) is how many items
+    # to answer at most, best first; min_score: (0 to 1) drops items whose "match_score" is below it. All three are
+    # sent as given (a value out of range is the server's ValidationError naming it). result.total_results says how
+    # many items passed min_score before limit cut them.
+    #   search_person("Gonzalo Halvorson", country: "US", limit: 10, min_score: 0.5)
     def search_person(positional_name = nil, name: nil, email: nil, phone: nil, username: nil, location: nil,
-                      age_range: nil, sites: nil, tags: nil, top: nil, permissible_purpose: nil, idempotency_key: nil,
-                      wait: true, poll_timeout: nil, request_id: nil)
+                      age_range: nil, sites: nil, tags: nil, top: nil, country: nil, limit: nil, min_score: nil,
+                      permissible_purpose: nil, idempotency_key: nil, wait: true, poll_timeout: nil, request_id: nil)
       name = main_value(:name, positional_name, name)
       lookup("/v1/search/person",
              { name: name, email: email, phone: phone, username: username, location: location, age_range: age_range,
-               sites: sites, tags: tags, top: top },
+               sites: sites, tags: tags, top: top, country: country, limit: limit, min_score: min_score },
              permissible_purpose: permissible_purpose, idempotency_key: idempotency_key, wait: wait,
              poll_timeout: poll_timeout, request_id: request_id)
     end

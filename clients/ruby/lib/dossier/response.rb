@@ -43,6 +43,12 @@ module Dossier
     def sources
       body["sources"] || []
     end
+
+    # A person search: how many items passed min_score before limit cut them (Integer); nil for other kinds, while
+    # pending, and for a person search settled before the server counted them.
+    def total_results
+      body["total_results"]
+    end
   end
 
   # A successful answer. The parsed JSON body is a Hash with String keys, available whole as
@@ -182,7 +188,7 @@ module Dossier
   end
 
   # The envelope of a lookup (or of GET /v1/searches/{id}):
-  # status ("success" or "pending"), search_id, results, credits_remaining, sources.
+  # status ("success" or "pending"), search_id, results, credits_remaining, sources, total_results (a person search).
   class SearchResult < SettlingResponse
     include SearchFields
   end
