@@ -50,6 +50,7 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
     try {
       await db.query('VACUUM ANALYZE people');
       await db.query('VACUUM ANALYZE person_names');
+      await db.query('VACUUM ANALYZE person_words');
       lines.push(...(await sizes(db)));
     } finally {
       await db.end();

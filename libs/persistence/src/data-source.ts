@@ -143,9 +143,19 @@ function queryTimeouts(ms: number | null): { query_timeout?: number; statement_t
   return { query_timeout: ms, statement_timeout: ms - Math.min(1000, Math.ceil(ms / 10)) };
 }
 
-/** The connection's startup settings: pg_trgm's threshold, and the outbox relay when the process is one. */
+/**
+ * pg_trgm's `<<%` threshold on every connection: the candidates a typed word no name holds may be widened to
+ * (ADR 0070). Low, as a swap of two letters leaves a short word few trigrams in common ("jones" and "joens"
+ * share 2 of 10: 0.2); the edit distance then decides. Nothing else uses `<<%`.
+ */
+export const WORD_WIDENING_THRESHOLD = 0.2;
+
+/** The connection's startup settings: pg_trgm's thresholds, and the outbox relay when the process is one. */
 function startupOptions(relay: string | undefined): string {
-  const settings = [`-c pg_trgm.similarity_threshold=${NAME_SIMILARITY_THRESHOLD}`];
+  const settings = [
+    `-c pg_trgm.similarity_threshold=${NAME_SIMILARITY_THRESHOLD}`,
+    `-c pg_trgm.strict_word_similarity_threshold=${WORD_WIDENING_THRESHOLD}`,
+  ];
   if (relay !== undefined) {
     if (!/^[A-Za-z0-9_{}-]{1,64}$/.test(relay)) throw new Error(`outbox relay name ${JSON.stringify(relay)}`);
     settings.push(`-c dossier.relay=${relay}`);

@@ -95,26 +95,33 @@ export function findPeopleSql(groups: number): string {
      AND ${IN_COUNTRY('p')}`;
 }
 
-/** Searched words shorter than this are not widened: two edits make most short words another. */
+/** Searched words shorter than this are widened only to a swap of two neighbouring letters ("jhon": "john"). */
 const WIDEN_MIN_LETTERS = 5;
 /** The most stored words a searched word is widened to. */
 const WIDEN_WORDS = 5;
 
 /**
  * A group of the words path (a searched word and its nicknames, first the word) widened when none of its
- * words is in person_words, so that no name can hold it — a typo (ADR 0070): the stored words like it by
- * trigram similarity (`%`, the connection's threshold, through person_words' index) and at most two edits
- * from it (a swap of two letters is two), the most similar WIDEN_WORDS. The words path then finds
- * "Gonzalo Halvorson" for "Gonzalo Halvroson" by the words index in about a millisecond, where trigram
- * similarity over every name took tens at a million people; it runs only when this finds nobody.
+ * words is in person_words, so that no name can hold it — a typo (ADR 0070) — to the stored words nearest it:
+ * first those it becomes by swapping two neighbouring letters (words of 4 letters or more: "joens" is
+ * "jones"), then, for WIDEN_MIN_LETTERS or more, those sharing trigrams with it (`<<%` at the connection's
+ * WORD_WIDENING_THRESHOLD, through person_words' index) at most two edits from it, fewest edits first; at most
+ * WIDEN_WORDS. The words path then finds "Gonzalo Halvorson" for "Gonzalo Halvroson" by the words index in
+ * about a millisecond, where trigram similarity over every name took tens at a million people and seconds
+ * at ten million; that runs only when this finds nobody.
  */
 function widened(group: string): string {
+  const typed = `(${group})[1]`;
+  const swaps = `ARRAY(SELECT overlay(${typed} PLACING substr(${typed}, i + 1, 1) || substr(${typed}, i, 1) FROM i FOR 2)
+                   FROM generate_series(1, length(${typed}) - 1) AS i)`;
   return `${group} || ARRAY(
     SELECT w.word FROM person_words w
-     WHERE length((${group})[1]) >= ${WIDEN_MIN_LETTERS}
+     WHERE length(${typed}) >= 4
        AND NOT EXISTS (SELECT 1 FROM person_words s WHERE s.word = ANY (${group}))
-       AND w.word % (${group})[1] AND levenshtein_less_equal(w.word, (${group})[1], 2) <= 2
-     ORDER BY similarity(w.word, (${group})[1]) DESC, w.word
+       AND (w.word = ANY (${swaps})
+            OR (length(${typed}) >= ${WIDEN_MIN_LETTERS} AND ${typed} <<% w.word
+                AND levenshtein_less_equal(w.word, ${typed}, 2) <= 2))
+     ORDER BY w.word = ANY (${swaps}) DESC, levenshtein(w.word, ${typed}), similarity(w.word, ${typed}) DESC, w.word
      LIMIT ${WIDEN_WORDS})`;
 }
 
