@@ -114,15 +114,18 @@ function widened(group: string): string {
   const typed = `(${group})[1]`;
   const swaps = `ARRAY(SELECT overlay(${typed} PLACING substr(${typed}, i + 1, 1) || substr(${typed}, i, 1) FROM i FOR 2)
                    FROM generate_series(1, length(${typed}) - 1) AS i)`;
-  return `${group} || ARRAY(
-    SELECT w.word FROM person_words w
-     WHERE length(${typed}) >= 4
-       AND NOT EXISTS (SELECT 1 FROM person_words s WHERE s.word = ANY (${group}))
-       AND (w.word = ANY (${swaps})
-            OR (length(${typed}) >= ${WIDEN_MIN_LETTERS} AND ${typed} <<% w.word
-                AND levenshtein_less_equal(w.word, ${typed}, 2) <= 2))
-     ORDER BY w.word = ANY (${swaps}) DESC, levenshtein(w.word, ${typed}), similarity(w.word, ${typed}) DESC, w.word
-     LIMIT ${WIDEN_WORDS})`;
+  // CASE and COALESCE run a branch's subquery only when they reach it: a word typed right costs one probe of
+  // the primary key, a swap one more, and only a word that is neither looks through the trigram index.
+  return `${group} || CASE
+    WHEN length(${typed}) < 4 OR EXISTS (SELECT 1 FROM person_words s WHERE s.word = ANY (${group})) THEN '{}'::text[]
+    ELSE coalesce(
+      nullif(ARRAY(SELECT w.word FROM person_words w WHERE w.word = ANY (${swaps}) ORDER BY w.word LIMIT ${WIDEN_WORDS}), '{}'),
+      CASE WHEN length(${typed}) >= ${WIDEN_MIN_LETTERS} THEN ARRAY(
+        SELECT w.word FROM person_words w
+         WHERE ${typed} <<% w.word AND levenshtein_less_equal(w.word, ${typed}, 2) <= 2
+         ORDER BY levenshtein(w.word, ${typed}), similarity(w.word, ${typed}) DESC, w.word
+         LIMIT ${WIDEN_WORDS}) ELSE '{}'::text[] END)
+    END`;
 }
 
 /** A company searched for in country $4 (null: anywhere): its country, or a jurisdiction of it (US-DE is in US). */
