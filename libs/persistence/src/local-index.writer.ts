@@ -183,7 +183,11 @@ async function upsertBatch<R extends { id: string }>(
     `CREATE TEMP TABLE IF NOT EXISTS ${stage} (seq integer, ${columns.map((c) => `${c.name} ${c.type}`).join(', ')})
      ON COMMIT DELETE ROWS`,
   );
-  await copyInto(client, `${stage} (seq, ${names.join(', ')})`, rows.map((row, i) => copyLine(columns, row, i)));
+  await copyInto(
+    client,
+    `${stage} (seq, ${names.join(', ')})`,
+    rows.map((row, i) => copyLine(columns, row, i)),
+  );
   const cols = names.join(', ');
   const { rows: counts } = await client.query<{ imported: number; updated: number; written: string[] }>(
     `WITH latest AS (
@@ -248,10 +252,9 @@ export async function writePeople(db: DataSource, rows: readonly PersonRow[]): P
       if (updated > 0) await client.query(`DELETE FROM person_names WHERE person_id = ANY($1::text[])`, [written]);
       await copyInto(client, 'person_names (person_id, name_key, is_alias)', lines);
       // The names' words (ADR 0070), sorted: two imports adding the same words take their locks in one order.
-      await client.query(
-        `INSERT INTO person_words (word) SELECT unnest($1::text[]) ON CONFLICT (word) DO NOTHING`,
-        [[...words].sort()],
-      );
+      await client.query(`INSERT INTO person_words (word) SELECT unnest($1::text[]) ON CONFLICT (word) DO NOTHING`, [
+        [...words].sort(),
+      ]);
     }
     return { imported, updated, superseded };
   });

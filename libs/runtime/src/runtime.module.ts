@@ -29,7 +29,12 @@ export interface RuntimeOptions {
   /** When this process's coalesced Redis writes leave (ADR 0026). */
   flush: WriteFlush;
   /** Opens the pool (persistence's `openDataSource`: the runtime does not import persistence). */
-  openDataSource: (options: { url: string; poolSize: number; applicationName: string; relay: string }) => Promise<DataSource>;
+  openDataSource: (options: {
+    url: string;
+    poolSize: number;
+    applicationName: string;
+    relay: string;
+  }) => Promise<DataSource>;
 }
 
 /**
