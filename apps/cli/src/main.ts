@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function run(
   command: Exclude<Command, { name: 'help' }>,
-  { databaseUrl, defaultRegion }: CliConfig,
+  { databaseUrl, defaultRegion, queuePrefix }: CliConfig,
 ): Promise<number> {
   // Migrations build indexes over every imported record, and an import's upserts are as large as its
   // batches: the CLI's statements have no 10 s cap.
@@ -49,6 +49,8 @@ async function run(
     poolSize: 2,
     applicationName: 'dossier-cli',
     queryTimeoutMs: null,
+    // The deployment's outbox relay (ADR 0067): rows waiting when db:migrate adds the column become its.
+    relay: queuePrefix,
   });
   try {
     switch (command.name) {

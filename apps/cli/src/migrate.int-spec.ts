@@ -36,6 +36,29 @@ describe('CLI db:migrate (real Postgres)', () => {
     }
   });
 
+  it("gives the outbox rows waiting at the upgrade to the deployment's relay (ADR 0067), new rows by default", async () => {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      // The database as it was before the relay column, with one event waiting.
+      await client.query(`ALTER TABLE outbox DROP COLUMN relay`);
+      await client.query(`DELETE FROM migrations WHERE name = 'OutboxRelay2180000000000'`);
+      await client.query(`INSERT INTO outbox (search_id, event, announce) VALUES ('srch_waiting', 'search.failed', true)`);
+      const run = await runCli(['db:migrate'], { DATABASE_URL: url, QUEUE_PREFIX: 'prod-a' });
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, 'applied: OutboxRelay2180000000000\n', '']);
+      await client.query(`INSERT INTO outbox (search_id, event, announce) VALUES ('srch_unnamed', 'search.failed', true)`);
+      const { rows } = await client.query(`SELECT search_id, relay FROM outbox ORDER BY id`);
+      expect(rows).toEqual([
+        { search_id: 'srch_waiting', relay: 'prod-a' },
+        { search_id: 'srch_unnamed', relay: null },
+      ]);
+    } finally {
+      await client.query(`DELETE FROM outbox`);
+      await client.end();
+    }
+  });
+
   it('says it cannot reach Postgres, naming DATABASE_URL (never its password), exit 1, when nothing listens there', async () => {
     const port = await freePort(); // nothing listens there
     const run = await runCli(['db:migrate'], { DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${port}/dossier` });
