@@ -50,8 +50,17 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
   afterEach(() => fixture.killWorkers());
   afterAll(() => fixture?.close());
 
-  /** This deployment's outbox relay (ADR 0067): what a gateway of this stack writes on the rows it settles. */
-  const relay = () => stack.env['QUEUE_PREFIX']!;
+  /** A connection as a gateway of this stack has: its outbox rows are this stack's relay's (ADR 0067). */
+  const openAsStack = (applicationName: string) =>
+    openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName, relay: stack.env['QUEUE_PREFIX']! });
+
+  /** The relay marks a batch completed when it sends its batch.completed, just after the last settle. */
+  const waitForBatchCompleted = (batchId: string, timeoutMs: number, what: string) =>
+    waitFor(
+      () => sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batchId]),
+      (rows) => (rows[0]?.completed_at ?? null) !== null,
+      { timeoutMs, what },
+    );
 
   const waitForJob = (id: string, state: string, timeoutMs = 15_000) =>
     waitFor(
@@ -186,7 +195,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
   it('reconciles a batch whose gateway died after reserving it: its items fail, are released, and the batch completes', async () => {
     const { key, accountId } = await api.register(SIGNUP);
     // A batch as a gateway that died between the commit and the enqueue leaves it: reserved, recorded, no job.
-    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e-batch', relay: relay() });
+    const db = await openAsStack('crash-e2e-batch');
     const batchId = newId.batch();
     try {
       const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);
@@ -233,12 +242,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
       { timeoutMs: 20_000, what: 'the reconciler to settle the batch' },
     );
     expect(done.body.items.map((i) => i.error?.code)).toEqual(['unavailable', 'validation_error', 'unavailable']);
-    // The relay marks the batch completed when it sends its batch.completed, just after the last settle.
-    await waitFor(
-      () => sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batchId]),
-      (rows) => (rows[0]?.completed_at ?? null) !== null,
-      { timeoutMs: 10_000, what: 'the relay to mark the batch completed' },
-    );
+    await waitForBatchCompleted(batchId, 10_000, 'the relay to mark the batch completed');
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
   });
 
@@ -246,7 +250,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     const { key, accountId } = await api.register(SIGNUP);
     // As a gateway leaves a batch when queueing failed after another item's job had settled: every search
     // settled, the last ones by the gateway's release, which runs no completion check.
-    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e-open', relay: relay() });
+    const db = await openAsStack('crash-e2e-open');
     const batchId = newId.batch();
     try {
       const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);
@@ -272,11 +276,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     expect(await sql(`SELECT completed_at FROM batches WHERE id = $1`, [batchId])).toEqual([{ completed_at: null }]);
 
     await stack.startWorker({ LOOKUP_QUEUES: 'person', RECONCILE_AFTER_S: '5', RECONCILE_INTERVAL_MS: '500' });
-    await waitFor(
-      () => sql<{ completed_at: Date | null }>(`SELECT completed_at FROM batches WHERE id = $1`, [batchId]),
-      (rows) => (rows[0]?.completed_at ?? null) !== null,
-      { timeoutMs: 20_000, what: 'the reconciler to complete the batch' },
-    );
+    await waitForBatchCompleted(batchId, 20_000, 'the reconciler to complete the batch');
     expect(await ledgerState(accountId)).toEqual(settled(SIGNUP, { reserves: 2, captures: 0, releases: 2 }));
   });
 
@@ -286,7 +286,7 @@ describe('worker crashes and the reconciler (gateway + worker processes, real Re
     const live = await submitAsync(key);
 
     // An orphan: reserved through the real repository code, as a gateway that died before enqueueing would leave it.
-    const db = await openDataSource({ url: testEnv.databaseUrl, poolSize: 1, applicationName: 'crash-e2e', relay: relay() });
+    const db = await openAsStack('crash-e2e');
     const orphan = newId.search();
     try {
       const [apiKey] = await sql<{ id: string }>(`SELECT id FROM api_keys WHERE account_id = $1`, [accountId]);

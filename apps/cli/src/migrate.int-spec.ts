@@ -44,10 +44,14 @@ describe('CLI db:migrate (real Postgres)', () => {
       // The database as it was before the relay column, with one event waiting.
       await client.query(`ALTER TABLE outbox DROP COLUMN relay`);
       await client.query(`DELETE FROM migrations WHERE name = 'OutboxRelay2180000000000'`);
-      await client.query(`INSERT INTO outbox (search_id, event, announce) VALUES ('srch_waiting', 'search.failed', true)`);
+      await client.query(
+        `INSERT INTO outbox (search_id, event, announce) VALUES ('srch_waiting', 'search.failed', true)`,
+      );
       const run = await runCli(['db:migrate'], { DATABASE_URL: url, QUEUE_PREFIX: 'prod-a' });
       expect([run.code, run.stdout, run.stderr]).toEqual([0, 'applied: OutboxRelay2180000000000\n', '']);
-      await client.query(`INSERT INTO outbox (search_id, event, announce) VALUES ('srch_unnamed', 'search.failed', true)`);
+      await client.query(
+        `INSERT INTO outbox (search_id, event, announce) VALUES ('srch_unnamed', 'search.failed', true)`,
+      );
       const { rows } = await client.query(`SELECT search_id, relay FROM outbox ORDER BY id`);
       expect(rows).toEqual([
         { search_id: 'srch_waiting', relay: 'prod-a' },

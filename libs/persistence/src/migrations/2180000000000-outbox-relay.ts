@@ -10,9 +10,8 @@ export class OutboxRelay2180000000000 implements MigrationInterface {
   name = 'OutboxRelay2180000000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE outbox ADD COLUMN relay text`);
-    await q.query(`UPDATE outbox SET relay = current_setting('dossier.relay', true)`);
-    await q.query(`ALTER TABLE outbox ALTER COLUMN relay SET DEFAULT current_setting('dossier.relay', true)`);
+    // The default is evaluated once for the rows already there: the migrating connection's setting.
+    await q.query(`ALTER TABLE outbox ADD COLUMN relay text DEFAULT current_setting('dossier.relay', true)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
