@@ -1,4 +1,5 @@
-import { Coalescer, mapLimit, settledBefore, Slots } from './async';
+import { jest } from '@jest/globals';
+import { Coalescer, deadlineSignal, mapLimit, settledBefore, Slots } from './async';
 
 /** A promise the test settles by hand. */
 function gate<T>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -148,5 +149,29 @@ describe('settledBefore', () => {
     await expect(settledBefore(Promise.reject(new Error('refused')), new AbortController().signal)).rejects.toThrow(
       'refused',
     );
+  });
+});
+
+describe('deadlineSignal', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('aborts at its deadline with a TimeoutError, as AbortSignal.timeout does', () => {
+    jest.useFakeTimers();
+    const { signal } = deadlineSignal(50);
+    jest.advanceTimersByTime(49);
+    expect(signal.aborted).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('never fires once cleared: no timer is left behind the work it bounded', () => {
+    jest.useFakeTimers();
+    const { signal, clear } = deadlineSignal(50);
+    expect(jest.getTimerCount()).toBe(1);
+    clear();
+    expect(jest.getTimerCount()).toBe(0);
+    jest.advanceTimersByTime(1_000);
+    expect(signal.aborted).toBe(false);
   });
 });

@@ -25,6 +25,21 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?:
 }
 
 /**
+ * A signal that aborts `ms` from now with a `TimeoutError`, and `clear()` to drop it once the work it bounds
+ * has ended. AbortSignal.timeout's timer cannot be cleared: each one still fires at its deadline (seconds
+ * after a lookup that answered in milliseconds) and builds its DOMException and stack then, for nobody.
+ */
+export function deadlineSignal(ms: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+  );
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/**
  * `work` over every item, at most `limit` at a time, the results in the items' order. `work` reports its
  * own failures in its result: a rejection rejects the whole (the items still running go on, unawaited).
  */

@@ -10,7 +10,7 @@ import {
   type CircuitBreakerPolicy,
   type IBackoff,
 } from 'cockatiel';
-import { untilAborted } from '@dossier/domain';
+import { deadlineSignal, untilAborted } from '@dossier/domain';
 import type { RedisTokenBucket } from '@dossier/runtime';
 import { ProviderError, SkippedCall, type RateLimit } from '@dossier/providers';
 
@@ -97,7 +97,7 @@ export class UpstreamGuards {
     }
     const breaker = upstream.breaker === false ? null : this.breaker(upstream.id);
     const budgetMs = Math.max(1, deadlineAt - Date.now());
-    const signal = AbortSignal.timeout(budgetMs);
+    const { signal, clear } = deadlineSignal(budgetMs);
     const callers = deadlineAt < ownTimeoutAt;
     /** What the caller's deadline ended (anything but the upstream's own answer), as the caller's timeout. */
     const ours = (error: unknown): unknown =>
@@ -144,6 +144,8 @@ export class UpstreamGuards {
         throw ours(timedOut(upstream.id, error));
       }
       throw error;
+    } finally {
+      clear();
     }
   }
 

@@ -1,5 +1,6 @@
 import {
   countryKey,
+  deadlineSignal,
   untilAborted,
   watchlistRowOf,
   type LookupKind,
@@ -174,11 +175,14 @@ async function hitsByQuery(
   if (unscreened.length === 0) return null;
   const started = Date.now();
   let matches: Match[][] | null;
+  const deadline = deadlineSignal(SCREEN_TIMEOUT_MS);
   try {
     const screening = screenSubjects(index, entityType, unscreened.map(screenedOf));
-    matches = await untilAborted(screening, AbortSignal.timeout(SCREEN_TIMEOUT_MS));
+    matches = await untilAborted(screening, deadline.signal);
   } catch (error) {
     return { failed: reportOfFailure(provider, error, Date.now() - started) };
+  } finally {
+    deadline.clear();
   }
   if (matches === null) return null;
   const found = new Map(unscreened.map((item, i) => [item, matches[i]!]));
