@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { runCli } from '@dossier/testing';
 import { demoPeople } from '../apps/cli/src/import/demo';
-import { registerAccounts, startGateway, startWorker, stopApp } from './apps';
+import { registerAccounts, startGateway, startProfiles, startWorker, stopApp, stopProfiles } from './apps';
 import type { BenchContext } from './context';
 import { procRss } from './cpu';
 import { failureCount, percentile, rate, tooManyFailures } from './drive';
@@ -71,6 +71,8 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
           inflight: INFLIGHT,
           procs: { gateway: gateway.app.pid, worker: worker.app.pid },
           selfLabel: `load generator (${ctx.opts.client})`,
+          atStart: () => startProfiles(ctx, [gateway, worker]),
+          atEnd: () => stopProfiles(ctx, [gateway, worker]),
         },
         op,
       );
