@@ -9,7 +9,7 @@ import type {
   PersonRow,
   PersonSearch,
 } from '@dossier/domain';
-import { queryRows } from './sql';
+import { queryGeneric, queryRows } from './sql';
 
 /**
  * Candidates from the local indexes, every path through an index (never a table scan): names by pg_trgm
@@ -218,7 +218,7 @@ export class LocalIndexRepository implements LocalIndex {
 
   findPeople(search: PersonSearch, limit: number): Promise<PersonRow[]> {
     const { words, groups, initials } = wordsOf(search);
-    return queryRows<PersonRow>(this.db, findPeopleSql(groups.length), [
+    return queryGeneric<PersonRow>(this.db, findPeopleSql(groups.length), [
       search.name_key,
       search.email_key,
       search.phone_key,
