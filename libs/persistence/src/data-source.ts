@@ -150,11 +150,18 @@ function queryTimeouts(ms: number | null): { query_timeout?: number; statement_t
  */
 export const WORD_WIDENING_THRESHOLD = 0.2;
 
-/** The connection's startup settings: pg_trgm's thresholds, and the outbox relay when the process is one. */
+/**
+ * The connection's startup settings: pg_trgm's thresholds; no JIT compilation and no parallel workers (ADR 0072:
+ * at ten million people the person search's estimated cost passes `jit_above_cost` and the planner's parallel
+ * thresholds, and a search that runs in 1–6 ms spent about 60 ms compiling and 40 ms starting workers); and the
+ * outbox relay when the process is one.
+ */
 function startupOptions(relay: string | undefined): string {
   const settings = [
     `-c pg_trgm.similarity_threshold=${NAME_SIMILARITY_THRESHOLD}`,
     `-c pg_trgm.strict_word_similarity_threshold=${WORD_WIDENING_THRESHOLD}`,
+    '-c jit=off',
+    '-c max_parallel_workers_per_gather=0',
   ];
   if (relay !== undefined) {
     if (!/^[A-Za-z0-9_{}-]{1,64}$/.test(relay)) throw new Error(`outbox relay name ${JSON.stringify(relay)}`);

@@ -3,7 +3,7 @@ import { testEnv } from '@dossier/testing';
 import { openDataSource } from './data-source';
 import { queryGeneric, queryRows } from './sql';
 
-describe('queryGeneric against the real Postgres', () => {
+describe('queryGeneric and the connection settings against the real Postgres', () => {
   let db: DataSource;
 
   beforeAll(async () => {
@@ -42,6 +42,14 @@ describe('queryGeneric against the real Postgres', () => {
       [1, 2].map(() => queryRows<{ mode: string }>(db, `SELECT current_setting('plan_cache_mode') AS mode`)),
     );
     expect(modes.flat().map((m) => m.mode)).toEqual(['auto', 'auto']);
+  });
+
+  it('runs every connection without JIT compilation or parallel workers (ADR 0072)', async () => {
+    const [settings] = await queryRows<{ jit: string; workers: string }>(
+      db,
+      `SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
+    );
+    expect(settings).toEqual({ jit: 'off', workers: '0' });
   });
 
   it('refuses a value it cannot write as a literal, sending nothing', async () => {
