@@ -6,7 +6,8 @@
  * (its free plan's 100 a minute) is raised out of the way: the phase measures how much waiting the
  * service overlaps, not the vendor's plan. `--latency-kind company` runs company searches against GLEIF. Reports req/s, p50/p99, the apps' RSS at full load, where the
  * jobs spent their time, and every source's outcome counted over the whole run: a `timeout` or `skipped`
- * there is our own queueing cutting an upstream short, or its breaker opened by it.
+ * there is our own queueing cutting an upstream short, or its breaker opened by it. Then the same searches once
+ * more with the upstream answering at once, the phase's reference (ADR 0073): what this machine's CPU allows them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,18 +128,24 @@ export function latencyPhase(): Phase {
       const load = LOADS[opts.latencyKind]();
       const fake = await FakeUpstream.start({ record: false });
       let calls = 0;
+      let upstreamMs = UPSTREAM_MS;
       fake.reply(() => {
         calls++;
-        return { status: 200, body: load.answer, delayMs: UPSTREAM_MS * (1 - JITTER + 2 * JITTER * Math.random()) };
+        return { status: 200, body: load.answer, delayMs: upstreamMs * (1 - JITTER + 2 * JITTER * Math.random()) };
       });
+      const counted = async (concurrency: number | null, label: string): Promise<LatencyRun> => {
+        const before = calls;
+        const run = await measure(ctx, load, fake.url, concurrency, label);
+        run.lines.push(`  ${load.upstream} calls made: ${(calls - before).toLocaleString('en-US')} (one per search)`);
+        return run;
+      };
       let runs: LatencyRun[];
+      let reference: LatencyRun;
       try {
-        runs = await runSweep(ctx, opts.latencyConcurrency, true, async (concurrency) => {
-          const before = calls;
-          const run = await measure(ctx, load, fake.url, concurrency);
-          run.lines.push(`  ${load.upstream} calls made: ${(calls - before).toLocaleString('en-US')} (one per search)`);
-          return run;
-        });
+        runs = await runSweep(ctx, opts.latencyConcurrency, true, (concurrency) => counted(concurrency, 'latency'));
+        // The same searches with the upstream answering at once (ADR 0073): what the CPU allows them.
+        upstreamMs = 0;
+        reference = await counted(null, `latency reference (${load.upstream} answering at once)`);
       } finally {
         await fake.close();
       }
@@ -149,12 +156,14 @@ export function latencyPhase(): Phase {
           `latency: ${opts.latencyInflight} ${load.kind} searches in flight, ${load.upstream} on loopback answering ` +
             `after ${UPSTREAM_MS} ms ± ${JITTER * 100} % (its rate limit out of the way); measured ${opts.latencyMeasureMs / 1000} s`,
           ...runs.flatMap((r) => r.lines),
+          ...reference.lines,
         ],
         rate: rate(first.result),
         latency: latencyOf(first.result),
         ceiling: opts.latencyInflight / (UPSTREAM_MS / 1000),
+        reference: rate(reference.result),
         rss: first.rss,
-        failed: runs.some((r) => tooManyFailures(r.result)),
+        failed: [...runs, reference].some((r) => tooManyFailures(r.result)),
       };
     },
   };
@@ -181,12 +190,16 @@ async function untilDone(baseUrl: string, key: string, accepted: string, tally: 
   }
 }
 
-/** One window through a fresh gateway and worker, the kind's worker concurrency pinned, or at its default (null). */
+/**
+ * One window through a fresh gateway and worker, the kind's worker concurrency pinned, or at its default (null);
+ * `label` starts its lines.
+ */
 async function measure(
   ctx: BenchContext,
   load: SlowLoad,
   upstreamUrl: string,
   concurrency: number | null,
+  label: string,
 ): Promise<LatencyRun> {
   const { opts } = ctx;
   const concurrencyKey = `WORKER_CONCURRENCY_${load.kind.toUpperCase()}`;
@@ -227,7 +240,7 @@ async function measure(
         result,
         rss: atLoad,
         lines: [
-          `latency POST ${load.path} (${opts.latencyInflight} in flight, ${concurrencyKey} ` +
+          `${label} POST ${load.path} (${opts.latencyInflight} in flight, ${concurrencyKey} ` +
             `${concurrency ?? 'at its default'}): ${fmtRate(result)}  ` +
             `errors/non-200 ${errors}${errors ? ` (${fmtFailures(result)})` : ''}`,
           ...lines,

@@ -19,9 +19,14 @@ export interface PhaseReport {
   latency?: { p50: number; p99: number };
   /**
    * The most its rate could be if nothing but its upstream's latency bounded it (in flight ÷ the upstream's
-   * latency): the latency phase's ratio divides by the lower of this and the end-to-end rate.
+   * latency): the latency phase's ratio divides by the lower of this and `reference`.
    */
   ceiling?: number;
+  /**
+   * The rate of the same operations with the upstream answering at once, in the same run: what this machine's
+   * CPU allows them (the latency phase, ADR 0073).
+   */
+  reference?: number;
   /** RSS of its processes after the run, by label, for the summary line. */
   rss: { label: string; rss: Rss | null }[];
   /** More than 1% of its operations failed: the bench exits with 1. */
