@@ -19,17 +19,21 @@ function statementName(text: string): string {
 }
 
 /**
- * Runs one hand-written SQL statement as a named prepared statement and returns its rows. The
- * connection comes through TypeORM's public API: a QueryRunner lends a pooled connection
- * (`connect()` returns the driver's client) and gives it back on `release()`. See ADR 0010.
+ * `work` on a pooled connection, given back when it ends. The connection comes through TypeORM's public API:
+ * a QueryRunner lends it (`connect()` returns the driver's client) and takes it back on `release()`. See ADR 0010.
  */
-export async function queryRows<T>(db: DataSource, text: string, params: unknown[] = []): Promise<T[]> {
+async function onPooled<C, R>(db: DataSource, work: (client: C) => Promise<R>): Promise<R> {
   const runner = db.createQueryRunner();
   try {
-    return await onClient((await runner.connect()) as PgClient)<T>(text, params);
+    return await work((await runner.connect()) as C);
   } finally {
     await runner.release();
   }
+}
+
+/** Runs one hand-written SQL statement as a named prepared statement and returns its rows. */
+export function queryRows<T>(db: DataSource, text: string, params: unknown[] = []): Promise<T[]> {
+  return onPooled(db, (client: PgClient) => onClient(client)<T>(text, params));
 }
 
 /** A pooled `pg` client as queryGeneric uses it: the simple query protocol, and its literal escaping. */
@@ -49,10 +53,8 @@ const preparedOn = new WeakMap<object, Set<string>>();
  * under its generic plan, which runs as fast. Values go in as literals escaped by `pg` itself:
  * strings, finite numbers, null (and undefined, as `pg` takes it), and arrays of strings.
  */
-export async function queryGeneric<T>(db: DataSource, text: string, params: readonly Literal[]): Promise<T[]> {
-  const runner = db.createQueryRunner();
-  try {
-    const client = (await runner.connect()) as SimpleClient;
+export function queryGeneric<T>(db: DataSource, text: string, params: readonly Literal[]): Promise<T[]> {
+  return onPooled(db, async (client: SimpleClient) => {
     const args = params.map((v) => literal(client, v)).join(', ');
     const name = `${statementName(text)}_g`;
     let prepared = preparedOn.get(client);
@@ -65,9 +67,7 @@ export async function queryGeneric<T>(db: DataSource, text: string, params: read
       `SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE ${name}${args === '' ? '' : `(${args})`}`,
     );
     return (Array.isArray(results) ? results[results.length - 1]! : results).rows as T[];
-  } finally {
-    await runner.release();
-  }
+  });
 }
 
 /** A value queryGeneric writes into its EXECUTE. */
