@@ -10,6 +10,7 @@ import {
 import { existsSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseCommand, UsageError, USAGE, usageOf, type Command } from './commands';
+import { WRITERS } from './import/batches';
 import { ImportInterrupted, consoleOutput, importFile, summaryLine } from './import/import';
 import { demoPresent, seedDemo } from './import/demo';
 import { FileShapeError } from './import/readers';
@@ -43,10 +44,10 @@ async function run(
   { databaseUrl, defaultRegion, queuePrefix }: CliConfig,
 ): Promise<number> {
   // Migrations build indexes over every imported record, and an import's upserts are as large as its
-  // batches: the CLI's statements have no 10 s cap.
+  // batches: the CLI's statements have no 10 s cap. A connection for each batch an import writes at once.
   const db = await openDataSource({
     url: databaseUrl,
-    poolSize: 2,
+    poolSize: WRITERS,
     applicationName: 'dossier-cli',
     queryTimeoutMs: null,
     // The deployment's outbox relay (ADR 0067): rows waiting when db:migrate adds the column become its.

@@ -52,6 +52,7 @@ import { Watchlists2164000000000 } from './migrations/2164000000000-watchlists';
 import { CompanyDepth2170000000000 } from './migrations/2170000000000-company-depth';
 import { OutboxRelay2180000000000 } from './migrations/2180000000000-outbox-relay';
 import { PersonWords2190000000000 } from './migrations/2190000000000-person-words';
+import { PersonNamesCascade2200000000000 } from './migrations/2200000000000-person-names-cascade';
 
 export const ENTITIES = [
   AccountEntity,
@@ -109,6 +110,7 @@ export const MIGRATIONS = [
   CompanyDepth2170000000000,
   OutboxRelay2180000000000,
   PersonWords2190000000000,
+  PersonNamesCascade2200000000000,
 ];
 
 export interface DataSourceOptions {

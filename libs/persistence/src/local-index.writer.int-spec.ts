@@ -603,4 +603,37 @@ describe('local index writer', () => {
       await runner.release();
     }
   });
+  it('writes two batches of different people at once, sharing words, and a person deleted takes its names along', async () => {
+    const person = (k: number): PersonRecord => ({
+      source,
+      external_id: `pair-${k}`,
+      full_name: `Quill Pairwise ${k}`,
+    });
+    // Two connections, the same new words in both (the case that could deadlock): both commit.
+    const [a, b] = await Promise.all([
+      writePeople(
+        db,
+        [0, 2, 4].map((k) => personRowOf(person(k))),
+      ),
+      writePeople(
+        db,
+        [1, 3, 5].map((k) => personRowOf(person(k))),
+      ),
+    ]);
+    expect([a.imported, b.imported]).toEqual([3, 3]);
+    const names = `SELECT count(*)::int AS n FROM person_names n JOIN people p ON p.id = n.person_id
+                    WHERE p.source = $1 AND p.external_id LIKE 'pair-%'`;
+    expect(await db.query(names, [source])).toEqual([{ n: 6 }]);
+    expect(await db.query(`SELECT word FROM person_words WHERE word IN ('quill', 'pairwise') ORDER BY word`)).toEqual([
+      { word: 'pairwise' },
+      { word: 'quill' },
+    ]);
+
+    const ids = (await db.query(`SELECT id FROM people WHERE source = $1 AND external_id LIKE 'pair-%'`, [source])) as {
+      id: string;
+    }[];
+    await db.query(`DELETE FROM people WHERE source = $1 AND external_id IN ('pair-0', 'pair-1')`, [source]);
+    const left = `SELECT count(*)::int AS n FROM person_names WHERE person_id = ANY ($1::text[])`;
+    expect(await db.query(left, [ids.map((r) => r.id)])).toEqual([{ n: 4 }]);
+  });
 });

@@ -142,15 +142,20 @@ export function* demoCompanies(count: number): Generator<CompanyRecord> {
   }
 }
 
-async function writeAll<R, Row>(
+async function writeAll<R, Row extends { id: string }>(
   records: Iterable<R>,
   rowOf: (r: R) => Row,
   write: (rows: Row[]) => Promise<WriteCounts>,
 ): Promise<WriteCounts> {
   const writer = new BatchWriter(write);
-  for (const r of records) await writer.push(rowOf(r));
-  const { imported, updated, superseded } = await writer.finish();
-  return { imported, updated, superseded };
+  try {
+    for (const r of records) await writer.push(rowOf(r));
+    const { imported, updated, superseded } = await writer.finish();
+    return { imported, updated, superseded };
+  } catch (error) {
+    await writer.settle(); // no write left running on a connection the caller is about to close
+    throw error;
+  }
 }
 
 /** Writes the demo set; its people's phones are read as an import reads them (personRowOf, `defaultRegion`). */

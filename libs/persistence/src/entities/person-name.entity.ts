@@ -1,7 +1,9 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { PersonRecordEntity } from './person-record.entity';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** One name a person goes by (the full name, and each alias), folded, for fuzzy search with pg_trgm. */
+/**
+ * One name a person goes by (the full name, and each alias), folded, for fuzzy search with pg_trgm. Written
+ * with its person, in the same transaction; deleted with it by a trigger (no foreign key: ADR 0074).
+ */
 @Entity({ name: 'person_names' })
 @Index('person_names_trgm_idx', { synchronize: false })
 @Index('person_names_words_idx', { synchronize: false })
@@ -14,8 +16,4 @@ export class PersonNameEntity {
 
   @Column({ type: 'boolean', name: 'is_alias' })
   isAlias!: boolean;
-
-  @ManyToOne(() => PersonRecordEntity, { onDelete: 'CASCADE', nullable: false })
-  @JoinColumn({ name: 'person_id', foreignKeyConstraintName: 'person_names_person_id_fkey' })
-  person?: PersonRecordEntity;
 }
