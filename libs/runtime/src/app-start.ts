@@ -1,7 +1,7 @@
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { Logger as PinoNestLogger, PinoLogger, type Params } from 'nestjs-pino';
 import type { Logger } from 'pino';
-import { tuneHeap } from './heap';
+import { collectOnce, tuneHeap } from './heap';
 import { createRootLogger, type LogFormat, type LogLevel } from './logger';
 import { StopWhileStarting } from './stop-signals';
 
@@ -25,7 +25,8 @@ export interface AppStart {
 
 /**
  * What the gateway's and the worker's `main` do first, once their config is loaded: V8's heap settings
- * (tuneHeap), the process's logger, and the stop signals taken from `@dossier/runtime/before-nest`.
+ * (tuneHeap; collectOnce once the app is created), the process's logger, and the stop signals taken from
+ * `@dossier/runtime/before-nest`.
  */
 export function startApp(
   service: 'gateway' | 'worker',
@@ -40,6 +41,7 @@ export function startApp(
     async create(factory) {
       const app = await factory(new PinoNestLogger(new PinoLogger(params), params));
       app.useLogger(app.get(PinoNestLogger));
+      collectOnce();
       return app;
     },
   };

@@ -52,6 +52,23 @@ describe('tuneHeap', () => {
   );
 });
 
+describe('collectOnce (ADR 0075)', () => {
+  it('runs a full collection and leaves gc unexposed, to the process and to contexts made after', () => {
+    const script = `
+      const vm = require('node:vm');
+      const { collectOnce } = require(${JSON.stringify(BUILT)});
+      let ref;
+      (() => { ref = new WeakRef({ held: new Array(1000).fill(1) }); })();
+      // A WeakRef's target is kept until the end of the turn that made it.
+      setImmediate(() => {
+        collectOnce();
+        console.log(JSON.stringify({ cleared: ref.deref() === undefined, own: typeof gc, fresh: vm.runInNewContext('typeof gc') }));
+      });`;
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ cleared: true, own: 'undefined', fresh: 'undefined' });
+  });
+});
+
 describe('appNodeFlags (ADR 0029, ADR 0033)', () => {
   const FRAME = '--experimental-async-context-frame';
 
