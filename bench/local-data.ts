@@ -155,7 +155,7 @@ async function copyFloor(ctx: BenchContext, dir: string, count: number, importRa
     for (const k of lanes)
       for (const table of PERSON_TABLES) {
         const id = table === 'people' ? 'id' : 'person_id';
-        const rows = `SELECT * FROM ${table} WHERE abs(hashtext(${id})) % ${WRITERS} = ${k}`;
+        const rows = `SELECT * FROM ${table} WHERE (hashtext(${id}) & 2147483647) % ${WRITERS} = ${k}`;
         await pipeline(db.query(copyTo(`COPY (${rows}) TO STDOUT`)), createWriteStream(part(table, k)));
       }
     await pipeline(db.query(copyTo('COPY person_words TO STDOUT')), createWriteStream(part('person_words', 0)));
