@@ -51,7 +51,7 @@ export class BatchWriter<Row extends { id: string }> {
   async push(row: Row, line = 0): Promise<void> {
     this.batch.push(row);
     this.batchThrough = line;
-    if (this.writes[0]?.outcome !== undefined) this.retireSettled();
+    this.retireSettled();
     if (this.batch.length >= BATCH) await this.flush();
   }
 
