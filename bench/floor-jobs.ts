@@ -6,7 +6,9 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { blockingRedisOptions, failFastRedisOptions } from '@dossier/runtime';
 import { JOB_NAMES, lookupJobOptions, lookupQueueOptions } from '@dossier/contracts';
-import type { Outcome } from './drive';
+
+/** A round trip's outcome: the job's return value once it completed, or why it did not. */
+export type RoundTrip = { returnvalue: unknown } | string;
 
 /** The queue both phases use (under the bench's prefix); the no-op worker consumes it. */
 export const FLOOR_QUEUE = 'bench-floor';
@@ -24,7 +26,7 @@ export class FloorProducer {
   constructor(redisUrl: string, prefix: string) {
     this.queue = new Queue(FLOOR_QUEUE, lookupQueueOptions(prefix, failFastRedisOptions(redisUrl)));
     this.events = new QueueEvents(FLOOR_QUEUE, { connection: blockingRedisOptions(redisUrl), prefix });
-    this.events.on('completed', ({ jobId }) => this.completions.settle(jobId, true));
+    this.events.on('completed', ({ jobId, returnvalue }) => this.completions.settle(jobId, { returnvalue }));
     this.events.on('failed', ({ jobId, failedReason }) =>
       this.completions.settle(jobId, `job failed: ${failedReason}`),
     );
@@ -35,7 +37,7 @@ export class FloorProducer {
   }
 
   /** Enqueues job `id` for `phone` and resolves with its outcome once its completion event arrives. */
-  async roundTrip(id: string, phone: string): Promise<Outcome> {
+  async roundTrip(id: string, phone: string): Promise<RoundTrip> {
     const done = this.completions.expect(id);
     try {
       await this.queue.add(JOB_NAMES.phone, lookupJob(id, phone), { ...this.jobOptions, jobId: id });
@@ -55,7 +57,7 @@ export class FloorProducer {
 
 /** Jobs waiting for their completion event; one sweep fails those that waited too long. */
 class Completions {
-  private readonly waiting = new Map<string, { done: (o: Outcome) => void; deadline: number }>();
+  private readonly waiting = new Map<string, { done: (o: RoundTrip) => void; deadline: number }>();
   private readonly sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, w] of this.waiting) {
@@ -63,11 +65,11 @@ class Completions {
     }
   }, SWEEP_INTERVAL_MS);
 
-  expect(jobId: string): Promise<Outcome> {
+  expect(jobId: string): Promise<RoundTrip> {
     return new Promise((done) => this.waiting.set(jobId, { done, deadline: Date.now() + COMPLETION_TIMEOUT_MS }));
   }
 
-  settle(jobId: string, outcome: Outcome): void {
+  settle(jobId: string, outcome: RoundTrip): void {
     const w = this.waiting.get(jobId);
     if (!w) return;
     this.waiting.delete(jobId);

@@ -5,6 +5,10 @@
  * much work, so its rate divided by the raw rate is a ceiling for the ratio on this machine: the
  * summary prints both. One window per --raw-concurrency value (like the raw phase), the best making
  * the figure; skipped with --skip-raw.
+ *
+ * `durable`: the durable floor (ADR 0076), the same with each lookup's money made durable as the
+ * product must (floor-ledger.ts: its reservation before the job is queued, its settle before it
+ * completes, through the credits module): the floor of a metered lookup, `durable_ratio`'s denominator.
  */
 import { resolve } from 'node:path';
 import { type AppProcess, freePort, REPO_ROOT } from '@dossier/testing';
@@ -19,11 +23,13 @@ import { startNoopWorker } from './raw-bullmq';
 const FRONT = resolve(REPO_ROOT, 'dist/bench/http-floor-front.js');
 const PATH = '/v1/verify/phone';
 
-export const httpFloor: Phase = {
-  key: 'floor',
-  enabled: (opts) => !opts.skipRaw,
-  run: (ctx) => run(ctx),
-};
+export function httpFloor(durable = false): Phase {
+  return {
+    key: durable ? 'durable' : 'floor',
+    enabled: (opts) => !opts.skipRaw,
+    run: (ctx) => run(ctx, durable ? ctx.dbUrl : null),
+  };
+}
 
 interface FloorRun {
   concurrency: number;
@@ -31,14 +37,16 @@ interface FloorRun {
   lines: string[];
 }
 
-async function run(ctx: BenchContext): Promise<PhaseReport> {
+async function run(ctx: BenchContext, databaseUrl: string | null): Promise<PhaseReport> {
   const { opts } = ctx;
+  const name = databaseUrl === null ? 'http floor' : 'durable floor';
+  const ledger = databaseUrl === null ? [] : ['--database-url', databaseUrl];
   const port = await freePort();
   const front = ctx.start(
-    'http-floor-front',
+    databaseUrl === null ? 'http-floor-front' : 'durable-floor-front',
     FRONT,
     {},
-    { args: ['--redis-url', ctx.config.redisUrl, '--prefix', ctx.prefix, '--port', String(port)] },
+    { args: ['--redis-url', ctx.config.redisUrl, '--prefix', ctx.prefix, '--port', String(port), ...ledger] },
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   const load = poster(opts.client, baseUrl, PATH, opts.inflight);
@@ -48,9 +56,9 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
     const bodies = PHONES.map((p) => Buffer.from(JSON.stringify({ phone: p.phone })));
     const op = postOp(load, bodies, ['floor']);
     runs = await runSweep(ctx, opts.rawConcurrency, true, async (concurrency) => {
-      const worker = await startNoopWorker(ctx, concurrency);
+      const worker = await startNoopWorker(ctx, concurrency, databaseUrl);
       try {
-        return await measure(ctx, front, worker, op, concurrency);
+        return await measure(ctx, name, front, worker, op, concurrency);
       } finally {
         await ctx.stop(worker);
       }
@@ -59,9 +67,9 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
     load.close();
     await ctx.stop(front);
   }
-  const best = bestRun(runs, 'http floor');
+  const best = bestRun(runs, name);
   const lines = [loadGenDescription(opts.client), ...runs.flatMap((r) => r.lines)];
-  if (runs.length > 1) lines.push(`best http floor: no-op worker concurrency ${best.concurrency}`);
+  if (runs.length > 1) lines.push(`best ${name}: no-op worker concurrency ${best.concurrency}`);
   return {
     lines,
     rate: rate(best.result),
@@ -73,6 +81,7 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
 
 async function measure(
   ctx: BenchContext,
+  name: string,
   front: AppProcess,
   worker: AppProcess,
   op: (i: number) => Promise<Outcome>,
@@ -94,7 +103,7 @@ async function measure(
     concurrency,
     result,
     lines: [
-      `http floor: POST ${PATH} → the raw round trip (${opts.inflight} in flight, no-op worker concurrency ${concurrency}): ${fmtRate(result)}` +
+      `${name}: POST ${PATH} → ${name === 'http floor' ? 'the raw round trip' : 'reserve, the raw round trip, settle'} (${opts.inflight} in flight, no-op worker concurrency ${concurrency}): ${fmtRate(result)}` +
         (failureCount(result) ? `  failures: ${fmtFailures(result)}` : ''),
       ...lines,
     ],

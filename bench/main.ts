@@ -2,9 +2,10 @@
  * `npm run bench`: the raw BullMQ round-trip floor, the same round trip behind a bare HTTP endpoint
  * (ADR 0031) and the end-to-end `POST /v1/verify/phone` path, side by side, on this machine (64 in
  * flight, each at every worker concurrency of the sweep, then 1 in flight for latency, then the
- * end-to-end path scaled out to two gateways and two workers); the last line is
- * `ratio=<best e2e req/s ÷ best HTTP floor req/s>` at 64 in flight (issue 43: the product's own work against
- * the bare relay; raw stays on its own line).
+ * end-to-end path scaled out to two gateways and two workers); the last two lines are
+ * `durable_ratio=<best e2e req/s ÷ best durable floor req/s>` (ADR 0076: the product's own work against a relay
+ * that also makes each lookup's money durable) and `ratio=<best e2e req/s ÷ best HTTP floor req/s>` at 64 in
+ * flight (issue 43: against the bare relay; raw stays on its own line).
  *
  *   node dist/bench/main.js [--seconds 8] [--warmup 2] [--e2e-warmup 10] [--inflight 64] [--worker-concurrency 16,64]
  *                           [--raw-concurrency 16,64] [--client http|fetch] [--accounts 1]
@@ -41,7 +42,9 @@ const PHASES: readonly Phase[] = [
   // Each at every --raw-concurrency / --worker-concurrency value: the ratio divides best by best.
   rawBullmq({ sweep: true }),
   // The raw round trip behind a bare HTTP endpoint, next to raw (the ratio's ceiling, ADR 0031).
-  httpFloor,
+  httpFloor(),
+  // The same with each lookup's reservation and settle made durable (durable_ratio's denominator, ADR 0076).
+  httpFloor(true),
   e2eLookups({ sweep: true }),
   // The same pair one at a time: latency, not throughput.
   rawBullmq({ key: 'raw-1', inflight: 1 }),
@@ -59,6 +62,8 @@ const ONE_IN_FLIGHT = ['raw-1', 'e2e-1'];
 
 /** The last line: `ratio=<numerator's rate ÷ denominator's rate>` (NaN when one was skipped). */
 const RATIO = { numerator: 'e2e', denominator: 'floor' } as const;
+/** The line before it: end to end against the durable floor (ADR 0076: the target, ≥ 0.5). */
+const DURABLE_RATIO = { numerator: 'e2e', denominator: 'durable' } as const;
 
 async function main(): Promise<number> {
   let opts: BenchOptions;
@@ -125,7 +130,7 @@ function settingsLine(opts: BenchOptions): string {
 }
 
 /**
- * RSS (the ratio's numerator's processes first), the duration, and the `ratio=` line last; a phase
+ * RSS (the ratio's numerator's processes first), the duration, `durable_ratio=`, and the `ratio=` line last; a phase
  * that did not run (--only, --skip-raw) reads "not run", and a ratio without one of its rates is NaN.
  */
 function summaryLines(reports: Map<string, PhaseReport>, started: number, inflight: number): string[] {
@@ -145,10 +150,15 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
     const l = reports.get(key)?.latency;
     return l ? `p50 ${l.p50.toFixed(2)} ms  p99 ${l.p99.toFixed(2)} ms` : 'not run';
   };
-  const [e2e, floor, raw] = [rateOf(RATIO.numerator), rateOf(RATIO.denominator), rateOf('raw')];
+  const [e2e, floor, raw, durable] = [
+    rateOf(RATIO.numerator),
+    rateOf(RATIO.denominator),
+    rateOf('raw'),
+    rateOf(DURABLE_RATIO.denominator),
+  ];
   return [
-    `at ${inflight} in flight, each its sweep's best: raw ${reqs('raw')} — http floor ${reqs(RATIO.denominator)} — end to end ${reqs(RATIO.numerator)}`,
-    `http floor (the raw round trip behind a bare HTTP endpoint) = ${(floor / raw).toFixed(2)} of raw; end to end = ${(e2e / raw).toFixed(2)} of raw`,
+    `at ${inflight} in flight, each its sweep's best: raw ${reqs('raw')} — http floor ${reqs(RATIO.denominator)} — durable floor ${reqs(DURABLE_RATIO.denominator)} — end to end ${reqs(RATIO.numerator)}`,
+    `http floor (the raw round trip behind a bare HTTP endpoint) = ${(floor / raw).toFixed(2)} of raw; durable floor (the same with each lookup's reservation and settle) = ${(durable / floor).toFixed(2)} of the http floor; end to end = ${(e2e / raw).toFixed(2)} of raw`,
     `at 1 in flight: raw ${one('raw-1')} — end to end ${one('e2e-1')}`,
     ...(reports.has('latency') ? [latencyLine(reports.get('latency')!, rateOf(RATIO.numerator))] : []),
     ...(reports.has('scale-out')
@@ -162,6 +172,7 @@ function summaryLines(reports: Map<string, PhaseReport>, started: number, inflig
         ]
       : []),
     took,
+    `durable_ratio=${(e2e / durable).toFixed(2)}`,
     `ratio=${(e2e / floor).toFixed(2)}`,
   ];
 }

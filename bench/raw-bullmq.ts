@@ -16,7 +16,11 @@ import { PHONES } from './phones';
 const NOOP_WORKER = resolve(REPO_ROOT, 'dist/bench/noop-worker.js');
 
 /** Starts the no-op worker on the floor's queue at `concurrency` and waits until it consumes. */
-export async function startNoopWorker(ctx: BenchContext, concurrency: number): Promise<AppProcess> {
+export async function startNoopWorker(
+  ctx: BenchContext,
+  concurrency: number,
+  databaseUrl: string | null = null,
+): Promise<AppProcess> {
   const healthPort = await freePort();
   const worker = ctx.start(
     'noop-worker',
@@ -26,6 +30,7 @@ export async function startNoopWorker(ctx: BenchContext, concurrency: number): P
       args: [
         ...['--redis-url', ctx.config.redisUrl, '--prefix', ctx.prefix, '--queue', FLOOR_QUEUE],
         ...['--concurrency', String(concurrency), '--health-port', String(healthPort)],
+        ...(databaseUrl === null ? [] : ['--database-url', databaseUrl]),
       ],
     },
   );
@@ -84,7 +89,10 @@ async function measure(ctx: BenchContext, inflight: number, concurrency: number)
     await producer.waitUntilReady();
     worker = await startNoopWorker(ctx, concurrency);
     const runId = `r${Date.now().toString(36)}c${concurrency}`;
-    const op = (i: number): Promise<Outcome> => producer.roundTrip(`${runId}-${i}`, PHONES[i % PHONES.length]!.phone);
+    const op = async (i: number): Promise<Outcome> => {
+      const outcome = await producer.roundTrip(`${runId}-${i}`, PHONES[i % PHONES.length]!.phone);
+      return typeof outcome === 'string' ? outcome : true;
+    };
     const { result, lines: windowLines } = await measureWindow(
       ctx,
       { warmupMs: opts.warmupMs, inflight, procs: { 'noop-worker': worker.pid }, selfLabel: 'bench (producer)' },

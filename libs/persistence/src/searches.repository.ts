@@ -44,6 +44,10 @@ export interface SearchView {
 const RESERVE_BATCH_MAX = 64;
 /** …and this many batches (connections) at once. */
 const RESERVE_BATCHES_IN_FLIGHT = 2;
+/** Settles of one `settleCoalescer()` share a statement: at most this many per batch… */
+const SETTLE_BATCH_MAX = 100;
+/** …and this many statements at once; calls made meanwhile wait and go together. */
+const SETTLE_BATCHES_IN_FLIGHT = 2;
 
 const VIEW_COLUMNS = `s.id, s.account_id, s.kind, s.status, s.cost, s.charged, s.results, s.result_total, s.sources, s.error,
   s.progress, s.request_hash, s.created_at, s.completed_at, a.balance`;
@@ -131,6 +135,14 @@ export class SearchesRepository {
     );
     for (const m of moved) this.credits(m);
     return results;
+  }
+
+  /**
+   * settleMany() for calls made one at a time: those made while SETTLE_BATCHES_IN_FLIGHT statements run go
+   * together in the next (no window: idle, a settle goes at once). The worker has one per lookup kind.
+   */
+  settleCoalescer(): Coalescer<SettleItem, SettleResult> {
+    return new Coalescer((items) => this.settleMany(items), SETTLE_BATCH_MAX, SETTLE_BATCHES_IN_FLIGHT);
   }
 
   /** Releases searches whose jobs could not be queued, and voids their batch when that was all of it (credits.ts). */

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { Coalescer, SEARCH_ID_PATTERN, type LookupKind, type WatchlistIndex } from '@dossier/domain';
+import { SEARCH_ID_PATTERN, type LookupKind, type WatchlistIndex } from '@dossier/domain';
 import {
   INLINE_OUTCOME_MAX_BYTES,
   PERSON_LIMIT_DEFAULT,
@@ -13,7 +13,7 @@ import {
   type SourceReport,
 } from '@dossier/contracts';
 import { attachWatchlistHits, type Provider } from '@dossier/providers';
-import type { SearchesRepository, SettleResult, Settlement } from '@dossier/persistence';
+import type { SearchesRepository } from '@dossier/persistence';
 import {
   chargeable,
   narrowed,
@@ -24,11 +24,8 @@ import {
 } from '../fan-out/fan-out';
 import type { SuppressionFilter } from '../fan-out/suppression';
 
-const SETTLE_BATCH_MAX = 100;
 /** How often at most a running search's progress is written (ADR 0049): what `GET /v1/searches/{id}` shows. */
 export const PROGRESS_EVERY_MS = 1000;
-/** Settle statements of one process running at once; calls made meanwhile wait and go together. */
-const SETTLE_BATCHES_IN_FLIGHT = 2;
 
 /**
  * Processes one kind's jobs: parse the payload with the shared schema, fan out to the kind's
@@ -54,11 +51,11 @@ export class LookupProcessor<K extends LookupKind> {
     this.logger = new Logger(`${kind}-lookup`);
     this.screeners = providers.filter((p) => p.findsOnly === 'watchlist_hits');
     this.screenerIds = new Set(this.screeners.map((p) => p.id));
-    this.settles = new Coalescer((items) => searches.settleMany(items), SETTLE_BATCH_MAX, SETTLE_BATCHES_IN_FLIGHT);
+    this.settles = searches.settleCoalescer();
   }
 
   /** Jobs finishing while a settle runs settle together in the next statement (no window: idle, a settle goes at once). */
-  private readonly settles: Coalescer<{ searchId: string; outcome: Settlement }, SettleResult>;
+  private readonly settles: ReturnType<SearchesRepository['settleCoalescer']>;
   /** The providers a screening-only lookup asks (`POST /v1/screen`, ADR 0064): the sanctions lists. */
   private readonly screeners: readonly Provider<K>[];
   private readonly screenerIds: ReadonlySet<string>;
