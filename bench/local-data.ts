@@ -122,7 +122,7 @@ async function importTimed(
   into: string,
 ): Promise<{ line: string; rate: number }> {
   const started = performance.now();
-  const imported = await runCli(['import', 'person', file], { DATABASE_URL: ctx.dbUrl });
+  const imported = await runCli(['import', 'person', file], { DATABASE_URL: ctx.dbUrl }, ctx.signal);
   const seconds = (performance.now() - started) / 1000;
   if (imported.code !== 0)
     throw new Error(`cli import exited with ${String(imported.code)}: ${imported.stderr.slice(-2000)}`);

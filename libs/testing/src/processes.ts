@@ -225,10 +225,13 @@ export class Stack {
 export async function runCli(
   args: string[],
   env: Record<string, string> = {},
+  /** Aborted: the CLI gets SIGTERM and this rejects (the bench's Ctrl-C, during a long import). */
+  signal?: AbortSignal,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [DIST.cli, ...args], {
     env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: env['DATABASE_URL'] ?? testEnv.databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    signal,
   });
   let stdout = '';
   let stderr = '';
