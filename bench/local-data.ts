@@ -2,15 +2,16 @@
  * `--data [N]`: the local index at scale. N demo people (default 1,000,000) are written to a JSONL file
  * and loaded through the real import path (`cli import person FILE`, a process of its own), then again by
  * plain COPY (the import's floor, `import_ratio`), then a tenth as many into the populated index (`populated_ratio`:
- * its rate over the first import's), then person searches by name go through the real gateway
- * and worker at that size, and the indexes' sizes are read from Postgres. Only with --data: loading a
- * million records takes minutes.
+ * its rate over the first import's); the indexes' sizes are read from Postgres, and person searches by name go
+ * through the real gateway and worker at that size, then again with only the first tenth of the people stored
+ * (`search_scale_ratio`: the p95s' ratio, ADR 0078). Only with --data: loading a million records takes minutes.
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -27,7 +28,7 @@ import { measureWindow, type Phase, type PhaseReport } from './phase';
 
 /** Searches in flight: a handful of callers, as latency (not throughput) is what this phase reads. */
 const INFLIGHT = 4;
-/** Distinct searched names: every 97th person's, half of them with a typo. */
+/** Distinct searched names, half of them with a typo (see writeDemoFile). */
 const QUERIES = 2_000;
 
 export function localData(): Phase {
@@ -43,74 +44,135 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-data-'));
   const file = join(dir, 'people.jsonl');
   const lines: string[] = [];
+  // The scale reference's people: the first tenth; the names searched are theirs, so both windows search the same.
+  const reference = Math.max(100, Math.round(count / 10));
   try {
-    const queries = await writeDemoFile(file, count, 'bench');
+    const queries = await writeDemoFile(file, count, 'bench', reference);
     const imported = await importTimed(ctx, file, count, 'into an empty index');
     lines.push(imported.line, await copyFloor(ctx, dir, count, imported.rate));
     // Then a tenth as many again, under another source (new records, the same names: namesakes), into
     // the index the first import filled.
     const more = Math.max(100, Math.round(count / 10));
-    await writeDemoFile(file, more, 'bench-more');
-    const populated = await importTimed(ctx, file, more, `into the populated index (${count} people)`);
+    const moreFile = join(dir, 'more.jsonl');
+    await writeDemoFile(moreFile, more, 'bench-more', more);
+    const populated = await importTimed(ctx, moreFile, more, `into the populated index (${count} people)`);
     // ADR 0077: the issue's 10,000 and 20,000 records/s, as a share that holds on any machine.
     lines.push(
       `${populated.line}; populated_ratio=${(populated.rate / imported.rate).toFixed(2)} of the empty import's`,
     );
-    const db = new Client({ connectionString: ctx.dbUrl });
-    await db.connect();
-    try {
-      await db.query('VACUUM ANALYZE people');
-      await db.query('VACUUM ANALYZE person_names');
-      await db.query('VACUUM ANALYZE person_words');
-      // The imports' dirty pages written now, not by the checkpointer during the search window; then the
-      // kernel's own writeback of them (its flusher threads' CPU is nobody's in the window's accounting).
-      await db.query('CHECKPOINT');
-      execFileSync('sync');
-      lines.push(...(await sizes(db)));
-    } finally {
-      await db.end();
-    }
-
-    const worker = await startWorker(ctx, { LOOKUP_QUEUES: 'person' });
-    const gateway = await startGateway(ctx);
-    const load = poster(ctx.opts.client, gateway.baseUrl, '/v1/search/person', INFLIGHT);
-    try {
-      const bodies = queries.map((name) => Buffer.from(JSON.stringify({ name })));
-      const op = postOp(load, bodies, await registerAccounts(gateway, 1));
-      const { result, lines: window } = await measureWindow(
-        ctx,
-        {
-          warmupMs: ctx.opts.warmupMs,
-          inflight: INFLIGHT,
-          procs: { gateway: gateway.app.pid, worker: worker.app.pid },
-          selfLabel: `load generator (${ctx.opts.client})`,
-          atStart: () => startProfiles(ctx, [gateway, worker]),
-          atEnd: () => stopProfiles(ctx, [gateway, worker]),
-        },
-        op,
-      );
-      const p = (n: number) => percentile(result.latencies, n).toFixed(1);
-      lines.push(
-        `person search by name through the gateway at ${count} people (${INFLIGHT} in flight, ${queries.length} names, half with a typo): ` +
-          `${rate(result).toFixed(0)} req/s  p50 ${p(50)} ms  p95 ${p(95)} ms  p99 ${p(99)} ms  errors/non-200 ${failureCount(result)}`,
-        ...window,
-      );
-      return {
-        lines,
-        rate: rate(result),
-        rss: [
-          { label: 'search gateway', rss: procRss(gateway.app.pid) },
-          { label: 'search worker', rss: procRss(worker.app.pid) },
-        ],
-        failed: tooManyFailures(result),
-      };
-    } finally {
-      load.close();
-      await stopApp(ctx, gateway);
-      await stopApp(ctx, worker);
-    }
+    lines.push(...(await settled(ctx, true)));
+    const full = await searchWindow(ctx, queries, count + more, true);
+    lines.push(...full.lines);
+    // The scale reference (ADR 0078): the same names searched again with only the first tenth of the people stored.
+    const head = join(dir, 'reference.jsonl');
+    await copyHead(file, head, reference);
+    await withDb(ctx, (db) => db.query('TRUNCATE people, person_names, person_words'));
+    const loaded = await runCli(['import', 'person', head], { DATABASE_URL: ctx.dbUrl }, ctx.signal);
+    if (loaded.code !== 0)
+      throw new Error(`cli import exited with ${String(loaded.code)}: ${loaded.stderr.slice(-2000)}`);
+    await settled(ctx, false);
+    const small = await searchWindow(ctx, queries, reference, false);
+    lines.push(
+      ...small.lines,
+      `search_scale_ratio=${(full.p95 / small.p95).toFixed(2)}: p95 at ${count + more} people ÷ p95 at ${reference}, the same names (target ≤ 2, ADR 0078)`,
+    );
+    return {
+      lines,
+      rate: full.rate,
+      rss: full.rss,
+      failed: full.failed || small.failed,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function withDb<T>(ctx: BenchContext, work: (db: Client) => Promise<T>): Promise<T> {
+  const db = new Client({ connectionString: ctx.dbUrl });
+  await db.connect();
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
+}
+
+/** The imports' statistics and dirty pages settled before a search window; `report`: the tables' sizes too. */
+async function settled(ctx: BenchContext, report: boolean): Promise<string[]> {
+  return withDb(ctx, async (db) => {
+    await db.query('VACUUM ANALYZE people');
+    await db.query('VACUUM ANALYZE person_names');
+    await db.query('VACUUM ANALYZE person_words');
+    // The imports' dirty pages written now, not by the checkpointer during the search window; then the
+    // kernel's own writeback of them (its flusher threads' CPU is nobody's in the window's accounting).
+    await db.query('CHECKPOINT');
+    execFileSync('sync');
+    return report ? sizes(db) : [];
+  });
+}
+
+/** The first `count` lines of `from` into `to`. */
+async function copyHead(from: string, to: string, count: number): Promise<void> {
+  const out = createWriteStream(to);
+  const input = createReadStream(from);
+  let left = count;
+  try {
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      if (left-- === 0) break;
+      if (!out.write(`${line}\n`)) await once(out, 'drain');
+    }
+  } finally {
+    input.destroy();
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Person searches by `queries` through a fresh gateway and worker, INFLIGHT at once: its lines and p95. */
+async function searchWindow(
+  ctx: BenchContext,
+  queries: string[],
+  people: number,
+  profiled: boolean,
+): Promise<{ lines: string[]; rate: number; p95: number; rss: PhaseReport['rss']; failed: boolean }> {
+  const worker = await startWorker(ctx, { LOOKUP_QUEUES: 'person' });
+  const gateway = await startGateway(ctx);
+  const load = poster(ctx.opts.client, gateway.baseUrl, '/v1/search/person', INFLIGHT);
+  try {
+    const bodies = queries.map((name) => Buffer.from(JSON.stringify({ name })));
+    const op = postOp(load, bodies, await registerAccounts(gateway, 1));
+    const { result, lines: window } = await measureWindow(
+      ctx,
+      {
+        warmupMs: ctx.opts.warmupMs,
+        inflight: INFLIGHT,
+        procs: { gateway: gateway.app.pid, worker: worker.app.pid },
+        selfLabel: `load generator (${ctx.opts.client})`,
+        ...(profiled
+          ? { atStart: () => startProfiles(ctx, [gateway, worker]), atEnd: () => stopProfiles(ctx, [gateway, worker]) }
+          : {}),
+      },
+      op,
+    );
+    const p = (n: number) => percentile(result.latencies, n).toFixed(1);
+    return {
+      lines: [
+        `person search by name through the gateway at ${people} people (${INFLIGHT} in flight, ${queries.length} names, half with a typo): ` +
+          `${rate(result).toFixed(0)} req/s  p50 ${p(50)} ms  p95 ${p(95)} ms  p99 ${p(99)} ms  errors/non-200 ${failureCount(result)}`,
+        ...window,
+      ],
+      rate: rate(result),
+      p95: percentile(result.latencies, 95),
+      rss: [
+        { label: 'search gateway', rss: procRss(gateway.app.pid) },
+        { label: 'search worker', rss: procRss(worker.app.pid) },
+      ],
+      failed: tooManyFailures(result),
+    };
+  } finally {
+    load.close();
+    await stopApp(ctx, gateway);
+    await stopApp(ctx, worker);
   }
 }
 
@@ -184,15 +246,19 @@ async function copyFloor(ctx: BenchContext, dir: string, count: number, importRa
   }
 }
 
-/** Writes `count` demo people as JSONL under `source`; returns the names to search. */
-async function writeDemoFile(file: string, count: number, source: string): Promise<string[]> {
+/**
+ * Writes `count` demo people as JSONL under `source`; returns the names to search: QUERIES of the first `from`
+ * people's, evenly spaced (the scale reference stores only those), every other one with a typo.
+ */
+async function writeDemoFile(file: string, count: number, source: string, from: number): Promise<string[]> {
   const out = createWriteStream(file);
   const queries: string[] = [];
+  const every = Math.max(1, Math.floor(from / QUERIES));
   let chunk = '';
   let i = 0;
   for (const person of demoPeople(count)) {
     chunk += `${JSON.stringify({ ...person, source })}\n`;
-    if (i % 97 === 0 && queries.length < QUERIES)
+    if (i < from && i % every === 0 && queries.length < QUERIES)
       queries.push(queries.length % 2 ? typo(person.full_name) : person.full_name);
     if (++i % 2_000 === 0) {
       if (!out.write(chunk)) await once(out, 'drain');
