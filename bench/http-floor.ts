@@ -39,7 +39,10 @@ interface FloorRun {
 
 async function run(ctx: BenchContext, databaseUrl: string | null): Promise<PhaseReport> {
   const { opts } = ctx;
-  const name = databaseUrl === null ? 'http floor' : 'durable floor';
+  const [name, does] =
+    databaseUrl === null
+      ? ['http floor', 'the raw round trip']
+      : ['durable floor', 'reserve, the raw round trip, settle'];
   const ledger = databaseUrl === null ? [] : ['--database-url', databaseUrl];
   const port = await freePort();
   const front = ctx.start(
@@ -58,7 +61,7 @@ async function run(ctx: BenchContext, databaseUrl: string | null): Promise<Phase
     runs = await runSweep(ctx, opts.rawConcurrency, true, async (concurrency) => {
       const worker = await startNoopWorker(ctx, concurrency, databaseUrl);
       try {
-        return await measure(ctx, name, front, worker, op, concurrency);
+        return await measure(ctx, `${name}: POST ${PATH} → ${does}`, front, worker, op, concurrency);
       } finally {
         await ctx.stop(worker);
       }
@@ -81,7 +84,8 @@ async function run(ctx: BenchContext, databaseUrl: string | null): Promise<Phase
 
 async function measure(
   ctx: BenchContext,
-  name: string,
+  /** What the window's line starts with: which floor, and what each request does. */
+  title: string,
   front: AppProcess,
   worker: AppProcess,
   op: (i: number) => Promise<Outcome>,
@@ -103,7 +107,7 @@ async function measure(
     concurrency,
     result,
     lines: [
-      `${name}: POST ${PATH} → ${name === 'http floor' ? 'the raw round trip' : 'reserve, the raw round trip, settle'} (${opts.inflight} in flight, no-op worker concurrency ${concurrency}): ${fmtRate(result)}` +
+      `${title} (${opts.inflight} in flight, no-op worker concurrency ${concurrency}): ${fmtRate(result)}` +
         (failureCount(result) ? `  failures: ${fmtFailures(result)}` : ''),
       ...lines,
     ],

@@ -44,37 +44,35 @@ async function run(ctx: BenchContext): Promise<PhaseReport> {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-data-'));
   const file = join(dir, 'people.jsonl');
   const lines: string[] = [];
-  // The scale reference's people: the first tenth; the names searched are theirs, so both windows search the same.
-  const reference = Math.max(100, Math.round(count / 10));
+  // A tenth: the people imported again into the populated index, and the scale reference's (the first tenth of the
+  // file; the names searched are theirs, so both windows search the same).
+  const tenth = Math.max(100, Math.round(count / 10));
   try {
-    const queries = await writeDemoFile(file, count, 'bench', reference);
+    const queries = await writeDemoFile(file, count, 'bench', tenth);
     const imported = await importTimed(ctx, file, count, 'into an empty index');
     lines.push(imported.line, await copyFloor(ctx, dir, count, imported.rate));
     // Then a tenth as many again, under another source (new records, the same names: namesakes), into
     // the index the first import filled.
-    const more = Math.max(100, Math.round(count / 10));
     const moreFile = join(dir, 'more.jsonl');
-    await writeDemoFile(moreFile, more, 'bench-more', more);
-    const populated = await importTimed(ctx, moreFile, more, `into the populated index (${count} people)`);
+    await writeDemoFile(moreFile, tenth, 'bench-more', tenth);
+    const populated = await importTimed(ctx, moreFile, tenth, `into the populated index (${count} people)`);
     // ADR 0077: the issue's 10,000 and 20,000 records/s, as a share that holds on any machine.
     lines.push(
       `${populated.line}; populated_ratio=${(populated.rate / imported.rate).toFixed(2)} of the empty import's`,
     );
     lines.push(...(await settled(ctx, true)));
-    const full = await searchWindow(ctx, queries, count + more, true);
+    const full = await searchWindow(ctx, queries, count + tenth, true);
     lines.push(...full.lines);
     // The scale reference (ADR 0078): the same names searched again with only the first tenth of the people stored.
     const head = join(dir, 'reference.jsonl');
-    await copyHead(file, head, reference);
+    await copyHead(file, head, tenth);
     await withDb(ctx, (db) => db.query('TRUNCATE people, person_names, person_words'));
-    const loaded = await runCli(['import', 'person', head], { DATABASE_URL: ctx.dbUrl }, ctx.signal);
-    if (loaded.code !== 0)
-      throw new Error(`cli import exited with ${String(loaded.code)}: ${loaded.stderr.slice(-2000)}`);
+    await importPeople(ctx, head);
     await settled(ctx, false);
-    const small = await searchWindow(ctx, queries, reference, false);
+    const small = await searchWindow(ctx, queries, tenth, false);
     lines.push(
       ...small.lines,
-      `search_scale_ratio=${(full.p95 / small.p95).toFixed(2)}: p95 at ${count + more} people ÷ p95 at ${reference}, the same names (target ≤ 2, ADR 0078)`,
+      `search_scale_ratio=${(full.p95 / small.p95).toFixed(2)}: p95 at ${count + tenth} people ÷ p95 at ${tenth}, the same names (target ≤ 2, ADR 0078)`,
     );
     return {
       lines,
@@ -184,15 +182,21 @@ async function importTimed(
   into: string,
 ): Promise<{ line: string; rate: number }> {
   const started = performance.now();
-  const imported = await runCli(['import', 'person', file], { DATABASE_URL: ctx.dbUrl }, ctx.signal);
+  const summary = await importPeople(ctx, file);
   const seconds = (performance.now() - started) / 1000;
-  if (imported.code !== 0)
-    throw new Error(`cli import exited with ${String(imported.code)}: ${imported.stderr.slice(-2000)}`);
   const rate = count / seconds;
   return {
-    line: `local index: imported ${count} demo people ${into} through \`cli import person\` in ${seconds.toFixed(1)} s: ${Math.round(rate)} records/s (${imported.stdout.trim()})`,
+    line: `local index: imported ${count} demo people ${into} through \`cli import person\` in ${seconds.toFixed(1)} s: ${Math.round(rate)} records/s (${summary})`,
     rate,
   };
+}
+
+/** `cli import person FILE` into the bench database; what it printed. Throws when it fails. */
+async function importPeople(ctx: BenchContext, file: string): Promise<string> {
+  const imported = await runCli(['import', 'person', file], { DATABASE_URL: ctx.dbUrl }, ctx.signal);
+  if (imported.code !== 0)
+    throw new Error(`cli import exited with ${String(imported.code)}: ${imported.stderr.slice(-2000)}`);
+  return imported.stdout.trim();
 }
 
 /** The tables an import of people fills, in the order they are loaded (person_words once, after). */
